@@ -1,0 +1,136 @@
+package deferral
+
+import (
+	"fmt"
+
+	"github.com/toolshelf/toolshelf/registry"
+)
+
+// State is what a plan decided for a tool.
+type State uint8
+
+// The three states.
+const (
+	// Resident tools have their full definition in tools[] every turn.
+	Resident State = iota + 1
+	// Deferred tools appear by name in the tool_search index; their schema
+	// is loaded by tool_search and they are called through defer_execute.
+	Deferred
+	// Hidden tools are absent everywhere: tools[], the index, search
+	// results; defer_execute answers as if they did not exist.
+	Hidden
+)
+
+func (s State) String() string {
+	switch s {
+	case Resident:
+		return "resident"
+	case Deferred:
+		return "deferred"
+	case Hidden:
+		return "hidden"
+	}
+	return "unknown"
+}
+
+// Decision is the plan's verdict on one tool and why.
+type Decision struct {
+	Name  string
+	State State
+	// Reason says which rule, flag, group setting or default decided, in
+	// words a harness author can act on.
+	Reason string
+	// Layer and Rule name the override rule that decided, if one did.
+	Layer, Rule string
+}
+
+func (d Decision) String() string {
+	return fmt.Sprintf("%s: %s (%s)", d.Name, d.State, d.Reason)
+}
+
+// Plan is the result of [Policy.Plan]: a decision for every tool of a
+// snapshot, in snapshot order, plus the entry tools when anything is
+// deferred. A Plan is immutable.
+type Plan struct {
+	snap      *registry.Snapshot
+	view      View
+	decisions []Decision
+	index     map[string]int
+	resident  []*registry.Tool
+	deferred  []*registry.Tool
+	hidden    []*registry.Tool
+}
+
+func (p *Plan) finish() {
+	for _, t := range p.snap.Tools() {
+		switch p.decisions[p.index[t.Name]].State {
+		case Resident:
+			p.resident = append(p.resident, t)
+		case Deferred:
+			p.deferred = append(p.deferred, t)
+		default:
+			p.hidden = append(p.hidden, t)
+		}
+	}
+	if len(p.deferred) > 0 {
+		reason := fmt.Sprintf("auto-pinned: %d tools are deferred", len(p.deferred))
+		for _, n := range []string{registry.ToolSearchName, registry.DeferExecuteName} {
+			p.index[n] = len(p.decisions)
+			p.decisions = append(p.decisions, Decision{Name: n, State: Resident, Reason: reason})
+		}
+	}
+}
+
+// Snapshot returns the snapshot the plan was computed from.
+func (p *Plan) Snapshot() *registry.Snapshot { return p.snap }
+
+// View returns the view the plan was computed for.
+func (p *Plan) View() View { return p.view }
+
+// EntryTools reports whether tool_search and defer_execute are exposed: true
+// exactly when at least one tool is deferred.
+func (p *Plan) EntryTools() bool { return len(p.deferred) > 0 }
+
+// Resident returns the resident registry tools in snapshot order. The entry
+// tools are not registry tools and are not included; see [Plan.EntryTools].
+func (p *Plan) Resident() []*registry.Tool { return p.resident }
+
+// Deferred returns the deferred tools in snapshot order.
+func (p *Plan) Deferred() []*registry.Tool { return p.deferred }
+
+// Hidden returns the hidden tools in snapshot order.
+func (p *Plan) Hidden() []*registry.Tool { return p.hidden }
+
+// Decisions returns every decision: the snapshot's tools in order, then the
+// entry tools when present.
+func (p *Plan) Decisions() []Decision { return append([]Decision(nil), p.decisions...) }
+
+// State returns the state of name; unknown names are Hidden.
+func (p *Plan) State(name string) State {
+	if i, ok := p.index[name]; ok {
+		return p.decisions[i].State
+	}
+	return Hidden
+}
+
+// Visible returns the tool if the plan shows it (resident or deferred).
+// Hidden and unknown tools are indistinguishable here, by design.
+func (p *Plan) Visible(name string) (*registry.Tool, bool) {
+	i, ok := p.index[name]
+	if !ok || p.decisions[i].State == Hidden {
+		return nil, false
+	}
+	t, ok := p.snap.Tool(name)
+	return t, ok
+}
+
+// Explain returns the decision for name and why, for harness authors
+// debugging "why is my tool not visible?". It reports false for a name the
+// snapshot does not hold.
+func (p *Plan) Explain(name string) (Decision, bool) {
+	i, ok := p.index[name]
+	if !ok {
+		return Decision{}, false
+	}
+	return p.decisions[i], true
+}

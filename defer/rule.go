@@ -1,0 +1,152 @@
+package deferral
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ErrRule reports a rule string that cannot be parsed. The message quotes
+// the rule and names its layer.
+var ErrRule = errors.New("invalid rule")
+
+// Verb is what a rule asks for.
+type Verb uint8
+
+// The two verbs.
+const (
+	VerbDefer   Verb = iota + 1 // Defer(pattern): may be deferred
+	VerbNoDefer                 // NoDefer(pattern): pinned resident
+)
+
+func (v Verb) String() string {
+	if v == VerbNoDefer {
+		return "NoDefer"
+	}
+	return "Defer"
+}
+
+// Rule is one override: Defer(pattern) or NoDefer(pattern).
+type Rule struct {
+	Verb    Verb
+	Pattern string
+}
+
+// String returns the rule in the form ParseRule reads.
+func (r Rule) String() string { return r.Verb.String() + "(" + r.Pattern + ")" }
+
+// Matches reports whether the rule's pattern matches name.
+func (r Rule) Matches(name string) bool { return Match(r.Pattern, name) }
+
+// ParseRule parses "Defer(pattern)" or "NoDefer(pattern)". Patterns match the
+// whole tool name and may use * for any run of characters. Other characters
+// must be tool-name characters, so a rule cannot smuggle in syntax.
+func ParseRule(s string) (Rule, error) {
+	src := s
+	s = strings.TrimSpace(s)
+	open := strings.IndexByte(s, '(')
+	if open < 0 || !strings.HasSuffix(s, ")") {
+		return Rule{}, fmt.Errorf("%w %q: want Defer(pattern) or NoDefer(pattern)", ErrRule, clip(src))
+	}
+	verb, pat := s[:open], strings.TrimSpace(s[open+1:len(s)-1])
+	var r Rule
+	switch verb {
+	case "Defer":
+		r.Verb = VerbDefer
+	case "NoDefer":
+		r.Verb = VerbNoDefer
+	default:
+		return Rule{}, fmt.Errorf("%w %q: unknown verb %q: want Defer or NoDefer", ErrRule, clip(src), clip(verb))
+	}
+	if err := checkPattern(pat); err != nil {
+		return Rule{}, fmt.Errorf("%w %q: %v", ErrRule, clip(src), err)
+	}
+	r.Pattern = pat
+	return r, nil
+}
+
+func checkPattern(p string) error {
+	if p == "" {
+		return errors.New("empty pattern")
+	}
+	if len(p) > 256 {
+		return errors.New("pattern longer than 256 bytes")
+	}
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if c == '*' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' {
+			continue
+		}
+		return fmt.Errorf("character %q is not allowed in a pattern: use tool-name characters and *", rune(c))
+	}
+	return nil
+}
+
+func clip(s string) string {
+	if len(s) > 120 {
+		return s[:120] + "..."
+	}
+	return s
+}
+
+// Match reports whether pattern matches the whole of name, where * matches
+// any run of characters (including none). It runs in O(len(pattern) ×
+// len(name)) time at worst, never exponentially.
+func Match(pattern, name string) bool {
+	p, n := 0, 0
+	star, mark := -1, 0
+	for n < len(name) {
+		switch {
+		case p < len(pattern) && pattern[p] == '*':
+			star, mark = p, n
+			p++
+		case p < len(pattern) && pattern[p] == name[n]:
+			p++
+			n++
+		case star >= 0:
+			p = star + 1
+			mark++
+			n = mark
+		default:
+			return false
+		}
+	}
+	for p < len(pattern) && pattern[p] == '*' {
+		p++
+	}
+	return p == len(pattern)
+}
+
+// Layer is a named, ordered list of rules: "user", "project", "session" ...
+type Layer struct {
+	Name  string
+	Rules []Rule
+}
+
+// ParseLayer parses a layer from text: one rule per line; blank lines and
+// lines starting with # are ignored. Errors quote the rule, its line and the
+// layer.
+func ParseLayer(name, text string) (Layer, error) {
+	l := Layer{Name: name}
+	for i, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		r, err := ParseRule(line)
+		if err != nil {
+			return Layer{}, fmt.Errorf("layer %q, line %d: %w", name, i+1, err)
+		}
+		l.Rules = append(l.Rules, r)
+	}
+	return l, nil
+}
+
+// MustLayer is ParseLayer for rules written in code; it panics on a bad rule.
+func MustLayer(name string, rules ...string) Layer {
+	l, err := ParseLayer(name, strings.Join(rules, "\n"))
+	if err != nil {
+		panic(err)
+	}
+	return l
+}

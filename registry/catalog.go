@@ -1,0 +1,228 @@
+package registry
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/toolshelf/toolshelf/internal/jsonx"
+)
+
+// Catalog formats recognised by [ParseCatalog].
+const (
+	FormatMCP             = "mcp"              // an MCP tools/list result, or a bare array of MCP tools
+	FormatCatalogFile     = "catalog"          // {"server", "description", "tools": [MCP tools]}
+	FormatOpenAIChat      = "openai-chat"      // [{"type":"function","function":{...}}]
+	FormatOpenAIResponses = "openai-responses" // [{"type":"function","name":...,"parameters":...}]
+	FormatAnthropic       = "anthropic"        // [{"name","description","input_schema"}]
+)
+
+// Catalog is a list of tools imported from JSON.
+type Catalog struct {
+	// Server, when set, makes the catalog an MCP server's group: tool names
+	// are the server's own and are exposed as mcp__<server>__<tool>.
+	// Without it the tools join the built-in group under their own names.
+	Server string
+	// Description is the server's (or catalog's) description.
+	Description string
+	// Format is the shape the catalog was found in (FormatMCP, ...).
+	Format string
+	// Tools are the parsed tools, in file order.
+	Tools []Tool
+}
+
+// LoadCatalog reads and parses a catalog file. Errors name the file.
+func LoadCatalog(path string) (*Catalog, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	c, err := ParseCatalog(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}
+
+// ParseCatalog parses tools in any of the shapes found in the wild: an MCP
+// tools/list result (bare or in a JSON-RPC response), an OpenAI Chat
+// Completions or Responses tools array, an Anthropic tools array, or a
+// catalog file ({"server", "description", "tools"}). Each tool's schema keeps
+// its source key order. A "defer_loading" field on a tool, in any shape, sets
+// its [DeferLoading]. Errors wrap [ErrCatalog] and name the tool at fault.
+func ParseCatalog(data []byte) (*Catalog, error) {
+	data = bytes.TrimSpace(data)
+	if !json.Valid(data) {
+		return nil, fmt.Errorf("%w: not valid JSON", ErrCatalog)
+	}
+	c := &Catalog{}
+	var elems []json.RawMessage
+	switch {
+	case len(data) > 0 && data[0] == '[':
+		if err := json.Unmarshal(data, &elems); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrCatalog, err)
+		}
+	case len(data) > 0 && data[0] == '{':
+		var top struct {
+			Result      json.RawMessage `json:"result"`
+			Tools       json.RawMessage `json:"tools"`
+			Server      *string         `json:"server"`
+			Description string          `json:"description"`
+		}
+		if err := json.Unmarshal(data, &top); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrCatalog, err)
+		}
+		if len(top.Tools) == 0 && len(top.Result) > 0 {
+			return ParseCatalog(top.Result)
+		}
+		if len(top.Tools) == 0 {
+			return nil, fmt.Errorf("%w: unknown shape: a JSON object needs a \"tools\" array (MCP tools/list result or catalog file)", ErrCatalog)
+		}
+		if err := json.Unmarshal(top.Tools, &elems); err != nil || elems == nil {
+			return nil, fmt.Errorf("%w: \"tools\" must be an array", ErrCatalog)
+		}
+		c.Format = FormatMCP
+		c.Description = top.Description
+		if top.Server != nil {
+			c.Format = FormatCatalogFile
+			c.Server = *top.Server
+			if err := checkGroupName(c.Server); err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrCatalog, err)
+			}
+		}
+	default:
+		return nil, fmt.Errorf("%w: unknown shape: want a JSON array of tools or an object with \"tools\"", ErrCatalog)
+	}
+	for i, e := range elems {
+		t, format, err := parseTool(e)
+		if err != nil {
+			return nil, fmt.Errorf("%w: tool %d%s: %w", ErrCatalog, i, nameHint(e), err)
+		}
+		if c.Format == "" {
+			c.Format = format
+		}
+		c.Tools = append(c.Tools, t)
+	}
+	return c, nil
+}
+
+// wireTool is the union of the tool shapes ParseCatalog accepts.
+type wireTool struct {
+	Type         string          `json:"type"`
+	Name         string          `json:"name"`
+	Description  string          `json:"description"`
+	InputSchema  json.RawMessage `json:"inputSchema"`  // MCP
+	Parameters   json.RawMessage `json:"parameters"`   // OpenAI
+	InputSchema2 json.RawMessage `json:"input_schema"` // Anthropic
+	Function     *wireTool       `json:"function"`     // OpenAI Chat
+	Annotations  *Annotations    `json:"annotations"`
+	DeferLoading DeferLoading    `json:"defer_loading"`
+	SearchHints  []string        `json:"search_hints"`
+	Tier         Tier            `json:"tier"`
+}
+
+func parseTool(e json.RawMessage) (Tool, string, error) {
+	if _, err := jsonx.Members(e); err != nil {
+		return Tool{}, "", fmt.Errorf("a tool must be a JSON object: %v", err)
+	}
+	var w wireTool
+	if err := json.Unmarshal(e, &w); err != nil {
+		return Tool{}, "", err
+	}
+	var format string
+	var schema json.RawMessage
+	switch {
+	case w.Function != nil:
+		if w.Type != "function" {
+			return Tool{}, "", fmt.Errorf("OpenAI Chat tool with type %q: only \"function\" tools can be imported", w.Type)
+		}
+		format, schema = FormatOpenAIChat, w.Function.Parameters
+		d := w.DeferLoading
+		w = *w.Function
+		if w.DeferLoading == DeferUnset {
+			w.DeferLoading = d
+		}
+	case w.InputSchema != nil:
+		format, schema = FormatMCP, w.InputSchema
+	case w.InputSchema2 != nil:
+		format, schema = FormatAnthropic, w.InputSchema2
+	case w.Type == "function":
+		format, schema = FormatOpenAIResponses, w.Parameters
+	default:
+		return Tool{}, "", fmt.Errorf("unknown shape: want MCP (name, inputSchema), OpenAI Chat (type function, function), OpenAI Responses (type function, name, parameters) or Anthropic (name, input_schema)")
+	}
+	if w.Name == "" {
+		return Tool{}, "", fmt.Errorf("missing \"name\"")
+	}
+	if isNull(schema) {
+		schema = nil
+	}
+	t := Tool{
+		Name:         w.Name,
+		Description:  w.Description,
+		RawSchema:    schema,
+		Annotations:  w.Annotations,
+		DeferLoading: w.DeferLoading,
+		SearchHints:  w.SearchHints,
+		Tier:         w.Tier,
+	}
+	nt, err := t.normalize()
+	if err != nil {
+		return Tool{}, "", err
+	}
+	return nt, format, nil
+}
+
+func isNull(b []byte) bool { return string(bytes.TrimSpace(b)) == "null" }
+
+func nameHint(e json.RawMessage) string {
+	var w struct {
+		Name     string `json:"name"`
+		Function *struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	}
+	if json.Unmarshal(e, &w) != nil {
+		return ""
+	}
+	if w.Name == "" && w.Function != nil {
+		w.Name = w.Function.Name
+	}
+	if w.Name == "" {
+		return ""
+	}
+	if len(w.Name) > 80 {
+		w.Name = w.Name[:80] + "..."
+	}
+	return fmt.Sprintf(" (%q)", w.Name)
+}
+
+// Import registers a catalog's tools, all or none. With Server set the
+// server's group is added (or its settings kept when it exists) and the tools
+// join it; otherwise they join the built-in group.
+func (r *Registry) Import(c *Catalog) error {
+	tools := make([]Tool, len(c.Tools))
+	copy(tools, c.Tools)
+	if c.Server == "" {
+		for i := range tools {
+			tools[i].Group = BuiltinGroup
+		}
+		return r.Register(tools...)
+	}
+	if err := checkGroupName(c.Server); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	_, exists := r.groups[c.Server]
+	r.mu.Unlock()
+	if !exists {
+		if err := r.AddGroup(Group{Name: c.Server, Description: c.Description}); err != nil && !errorsIsDupGroup(err) {
+			return err
+		}
+	}
+	for i := range tools {
+		tools[i].Group = c.Server
+	}
+	return r.Register(tools...)
+}

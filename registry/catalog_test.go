@@ -1,0 +1,176 @@
+package registry
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// catalogCounts are the tool counts the catalogs' README gives.
+var catalogCounts = map[string]int{
+	"everything": 19, "fetch": 1, "filesystem": 14, "git": 12, "github": 117,
+	"kubernetes": 46, "memory": 9, "playwright": 72, "sequential-thinking": 1, "time": 2,
+}
+
+func TestImportEveryRealCatalog(t *testing.T) {
+	files, err := filepath.Glob("../testdata/catalogs/*.tools.json")
+	require.NoError(t, err)
+	require.Len(t, files, 10)
+	r := New(nil)
+	total := 0
+	for _, f := range files {
+		c, err := LoadCatalog(f)
+		require.NoError(t, err, f)
+		require.NotEmpty(t, c.Server, f)
+		assert.Equal(t, FormatCatalogFile, c.Format)
+		assert.Equal(t, catalogCounts[c.Server], len(c.Tools), c.Server)
+		require.NoError(t, r.Import(c), f)
+		total += len(c.Tools)
+	}
+	assert.Equal(t, 293, total)
+	s := r.Snapshot()
+	assert.Equal(t, 293, s.Len())
+	tool, ok := s.Tool("mcp__github__create_pull_request")
+	require.True(t, ok)
+	assert.Equal(t, "create_pull_request", tool.OriginalName)
+	assert.Equal(t, SourceMCP, tool.Source)
+	_, ok = s.Tool("mcp__sequential-thinking__sequentialthinking")
+	assert.True(t, ok)
+	// Both projects_list tools coexist thanks to the prefix.
+	_, ok = s.Tool("mcp__kubernetes__projects_list")
+	assert.True(t, ok)
+	_, ok = s.Tool("mcp__github__projects_list")
+	assert.True(t, ok)
+	g, ok := s.Group("github")
+	require.True(t, ok)
+	assert.Contains(t, g.Description, "GitHub")
+}
+
+// TestImportKeepsSchemaBytes checks that a schema's compact bytes equal the
+// source's compact bytes: same key order, no HTML escaping.
+func TestImportKeepsSchemaBytes(t *testing.T) {
+	data, err := os.ReadFile("../testdata/catalogs/github.tools.json")
+	require.NoError(t, err)
+	var raw struct {
+		Tools []struct {
+			InputSchema json.RawMessage `json:"inputSchema"`
+		} `json:"tools"`
+	}
+	require.NoError(t, json.Unmarshal(data, &raw))
+	c, err := ParseCatalog(data)
+	require.NoError(t, err)
+	total := 0
+	for i, tl := range c.Tools {
+		var want strings.Builder
+		require.NoError(t, compactTo(&want, raw.Tools[i].InputSchema))
+		assert.Equal(t, want.String(), string(tl.RawSchema))
+		total += len(tl.RawSchema)
+	}
+	// The catalogs' README: 91,885 bytes of compact inputSchema for github.
+	assert.Equal(t, 91885, total)
+}
+
+func compactTo(sb *strings.Builder, b []byte) error {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, b); err != nil {
+		return err
+	}
+	sb.Write(buf.Bytes())
+	return nil
+}
+
+func TestImportHarnessFixture(t *testing.T) {
+	c, err := LoadCatalog("../testdata/fixtures/harness-catalog.json")
+	require.NoError(t, err)
+	assert.Empty(t, c.Server)
+	require.Len(t, c.Tools, 58)
+	counts := map[DeferLoading]int{}
+	for _, tl := range c.Tools {
+		counts[tl.DeferLoading]++
+	}
+	assert.Equal(t, 23, counts[DeferTrue])
+	r := New(nil)
+	require.NoError(t, r.Import(c))
+	tl, ok := r.Snapshot().Tool("mcp__github__create_issue")
+	require.True(t, ok, "built-in names keep their own spelling, mcp__ included")
+	assert.Equal(t, SourceBuiltin, tl.Source)
+}
+
+func TestImportBenchmarkCatalogs(t *testing.T) {
+	for _, f := range []string{
+		"../testdata/benchmarks/bc025/catalog.json",
+		"../testdata/benchmarks/metatool/catalog.json",
+		"../testdata/benchmarks/bfcl-multiple/catalog.json",
+	} {
+		c, err := LoadCatalog(f)
+		require.NoError(t, err, f)
+		require.NoError(t, New(nil).Import(c), f)
+	}
+}
+
+func TestParseCatalogShapes(t *testing.T) {
+	tests := []struct {
+		name, json, format, tool, schema string
+		deferLoading                     DeferLoading
+	}{
+		{"mcp tools/list", `{"tools":[{"name":"a","description":"d","inputSchema":{"type":"object","properties":{"x":{"type":"string"}}}}],"nextCursor":"c"}`, FormatMCP, "a", `{"type":"object","properties":{"x":{"type":"string"}}}`, DeferUnset},
+		{"json-rpc envelope", `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}}`, FormatMCP, "a", `{"type":"object"}`, DeferUnset},
+		{"bare mcp array", `[{"name":"a","inputSchema":{"type":"object"}}]`, FormatMCP, "a", `{"type":"object"}`, DeferUnset},
+		{"openai chat", `[{"type":"function","function":{"name":"get_weather","description":"w","parameters":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]},"strict":true}}]`, FormatOpenAIChat, "get_weather", `{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`, DeferUnset},
+		{"openai responses", `[{"type":"function","name":"get_weather","parameters":{"type":"object"},"defer_loading":true}]`, FormatOpenAIResponses, "get_weather", `{"type":"object"}`, DeferTrue},
+		{"anthropic", `[{"name":"get_weather","description":"w","input_schema":{"type":"object","properties":{}},"defer_loading":false}]`, FormatAnthropic, "get_weather", `{"type":"object","properties":{}}`, DeferFalse},
+		{"no schema", `[{"type":"function","name":"ping"}]`, FormatOpenAIResponses, "ping", `{"type":"object","properties":{}}`, DeferUnset},
+		{"html stays", `[{"name":"a","inputSchema":{"type":"object","description":"<b>&</b>"}}]`, FormatMCP, "a", `{"type":"object","description":"<b>&</b>"}`, DeferUnset},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := ParseCatalog([]byte(tc.json))
+			require.NoError(t, err)
+			assert.Equal(t, tc.format, c.Format)
+			require.Len(t, c.Tools, 1)
+			assert.Equal(t, tc.tool, c.Tools[0].Name)
+			assert.Equal(t, tc.schema, string(c.Tools[0].RawSchema))
+			assert.Equal(t, tc.deferLoading, c.Tools[0].DeferLoading)
+		})
+	}
+}
+
+func TestParseCatalogErrors(t *testing.T) {
+	tests := []struct{ name, json, want string }{
+		{"not json", `{"tools": [`, "not valid JSON"},
+		{"scalar", `42`, "unknown shape"},
+		{"object without tools", `{"foo": 1}`, "needs a \"tools\" array"},
+		{"tools not array", `{"tools": {}}`, "must be an array"},
+		{"unknown tool shape", `[{"name":"x","schema":{}}]`, `tool 0 ("x"): unknown shape`},
+		{"non-object schema", `[{"name":"x","inputSchema":[1]}]`, `tool "x": the schema must be a JSON object`},
+		{"string schema type", `[{"name":"x","inputSchema":{"type":"string"}}]`, `the schema's type must be "object"`},
+		{"missing name", `[{"inputSchema":{}}]`, `missing "name"`},
+		{"bad server", `{"server":"a__b","tools":[]}`, "not contain \"__\""},
+		{"non-function chat tool", `[{"type":"web_search","function":{"name":"x"}}]`, "only \"function\" tools"},
+		{"element not object", `[1]`, "a tool must be a JSON object"},
+		{"bad defer_loading", `[{"name":"x","inputSchema":{},"defer_loading":"yes"}]`, "defer_loading"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseCatalog([]byte(tc.json))
+			require.Error(t, err)
+			assert.True(t, errors.Is(err, ErrCatalog), "%v", err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
+
+func TestLoadCatalogNamesFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "bad.json")
+	require.NoError(t, os.WriteFile(p, []byte("nope"), 0o600))
+	_, err := LoadCatalog(p)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "bad.json")
+}

@@ -1,0 +1,22 @@
+// Package registry holds the tools a harness can offer a model and the groups
+// they come from.
+//
+// A [Tool] is plain data: a name, a description, an input schema, annotations,
+// a tier, a three-state [DeferLoading] flag and a [Handler]. Every tool belongs
+// to a [Group]: the built-in group (the harness's own tools), one group per MCP
+// server (with its own defaults, as Anthropic's mcp_toolset default_config and
+// configs), or the self-built group (tools the model wrote at run time).
+//
+// A [Registry] is the mutable, concurrency-safe collection. Each change bumps
+// its version; [Registry.Snapshot] returns an immutable [Snapshot] whose tools
+// are ordered by (group, name) — built-in first, then MCP servers by name, then
+// self-built — so nothing downstream ever depends on registration order or map
+// iteration.
+//
+// [ParseCatalog] imports tools as they are found in the wild: an MCP tools/list
+// result, OpenAI Chat Completions or Responses tools arrays, an Anthropic tools
+// array, or a catalog file ({"server", "description", "tools"}).
+//
+// The registry decides nothing about visibility; that is package deferral's job.
+// It never iterates a map into output.
+package registry

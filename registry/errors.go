@@ -1,0 +1,29 @@
+package registry
+
+import "errors"
+
+// Sentinel errors. Every error returned by this package wraps one of them, so
+// callers can match with [errors.Is] while the message names the tool, group
+// or file at fault.
+var (
+	// ErrInvalidName reports a tool or group name outside the allowed alphabet or length.
+	ErrInvalidName = errors.New("invalid name")
+	// ErrDuplicateTool reports two tools with the same exposed name.
+	ErrDuplicateTool = errors.New("duplicate tool")
+	// ErrUnknownTool reports a name that is not registered.
+	ErrUnknownTool = errors.New("unknown tool")
+	// ErrUnknownGroup reports a group that was never added.
+	ErrUnknownGroup = errors.New("unknown group")
+	// ErrDuplicateGroup reports a group added twice.
+	ErrDuplicateGroup = errors.New("duplicate group")
+	// ErrInvalidSchema reports an input schema that is not a JSON object schema.
+	ErrInvalidSchema = errors.New("invalid input schema")
+	// ErrTooLarge reports a self-built tool over its size bound.
+	ErrTooLarge = errors.New("too large")
+	// ErrReservedName reports a name the library keeps for itself.
+	ErrReservedName = errors.New("reserved name")
+	// ErrCatalog reports catalog JSON that cannot be imported.
+	ErrCatalog = errors.New("invalid catalog")
+)
+
+func errorsIsDupGroup(err error) bool { return errors.Is(err, ErrDuplicateGroup) }

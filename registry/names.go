@@ -1,0 +1,87 @@
+package registry
+
+import (
+	"fmt"
+	"strings"
+)
+
+// MaxNameLen is the longest tool name the major providers accept.
+const MaxNameLen = 64
+
+// Names the library reserves for its entry tools. No registered tool may use them.
+const (
+	ToolSearchName   = "tool_search"
+	DeferExecuteName = "defer_execute"
+)
+
+// Names of the two fixed groups. MCP servers may not use them.
+const (
+	BuiltinGroup   = "builtin"
+	SelfBuiltGroup = "self-built"
+)
+
+// MCPPrefix starts the exposed name of every MCP tool: mcp__<server>__<tool>.
+const MCPPrefix = "mcp__"
+
+// ValidName reports whether name matches ^[a-zA-Z0-9_-]{1,64}$, the tool-name
+// rule shared by OpenAI and Anthropic.
+func ValidName(name string) bool {
+	if len(name) == 0 || len(name) > MaxNameLen {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if !nameByte(name[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func nameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+}
+
+// CheckName returns nil when name is a valid tool name, or an error wrapping
+// [ErrInvalidName] that quotes it and says what is allowed.
+func CheckName(name string) error {
+	if ValidName(name) {
+		return nil
+	}
+	q := name
+	if len(q) > 80 {
+		q = q[:80] + "..."
+	}
+	return fmt.Errorf("%w: %q: tool names must match ^[a-zA-Z0-9_-]{1,64}$", ErrInvalidName, q)
+}
+
+// MCPName returns the exposed name of tool on server: mcp__<server>__<tool>.
+func MCPName(server, tool string) string {
+	return MCPPrefix + server + "__" + tool
+}
+
+// SplitMCPName splits an exposed MCP name into server and tool. It reports
+// false for names without the mcp__ prefix. Server names may not contain "__",
+// so the first "__" after the prefix ends the server.
+func SplitMCPName(name string) (server, tool string, ok bool) {
+	rest, ok := strings.CutPrefix(name, MCPPrefix)
+	if !ok {
+		return "", "", false
+	}
+	server, tool, ok = strings.Cut(rest, "__")
+	if !ok || server == "" || tool == "" {
+		return "", "", false
+	}
+	return server, tool, true
+}
+
+// checkGroupName validates an MCP server name: the tool alphabet, no "__"
+// (which would make mcp__ names ambiguous) and not a reserved group name.
+func checkGroupName(name string) error {
+	if !ValidName(name) || strings.Contains(name, "__") {
+		return fmt.Errorf("%w: group %q: server names must match ^[a-zA-Z0-9_-]{1,64}$ and not contain \"__\"", ErrInvalidName, name)
+	}
+	if name == BuiltinGroup || name == SelfBuiltGroup {
+		return fmt.Errorf("%w: group %q is the library's own", ErrReservedName, name)
+	}
+	return nil
+}

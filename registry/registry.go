@@ -1,0 +1,344 @@
+package registry
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"unicode/utf8"
+)
+
+// Default bounds on self-built tools. A model writes these at run time, so
+// their size is bounded: past a bound registration fails with [ErrTooLarge]
+// rather than cutting the text silently.
+const (
+	DefaultMaxSelfBuiltDescription = 4096  // runes
+	DefaultMaxSelfBuiltSchema      = 16384 // bytes of compact JSON
+)
+
+// Options configures a [Registry]. The zero value (or nil) means defaults.
+type Options struct {
+	// MaxSelfBuiltDescription bounds a self-built tool's description, in runes.
+	MaxSelfBuiltDescription int
+	// MaxSelfBuiltSchema bounds a self-built tool's compact schema, in bytes.
+	MaxSelfBuiltSchema int
+}
+
+// Registry is the mutable set of tools and groups. All methods are safe for
+// concurrent use. A Registry starts with the built-in and self-built groups.
+type Registry struct {
+	opts Options
+
+	mu      sync.Mutex
+	version uint64
+	groups  map[string]*Group
+	tools   map[string]*Tool
+	snap    *Snapshot // cached for version; nil when stale
+}
+
+// New returns an empty registry. opts may be nil.
+func New(opts *Options) *Registry {
+	r := &Registry{
+		groups: map[string]*Group{
+			BuiltinGroup:   {Name: BuiltinGroup, Source: SourceBuiltin},
+			SelfBuiltGroup: {Name: SelfBuiltGroup, Source: SourceSelfBuilt, DefaultDefer: DeferTrue},
+		},
+		tools: map[string]*Tool{},
+	}
+	if opts != nil {
+		r.opts = *opts
+	}
+	if r.opts.MaxSelfBuiltDescription <= 0 {
+		r.opts.MaxSelfBuiltDescription = DefaultMaxSelfBuiltDescription
+	}
+	if r.opts.MaxSelfBuiltSchema <= 0 {
+		r.opts.MaxSelfBuiltSchema = DefaultMaxSelfBuiltSchema
+	}
+	return r
+}
+
+// Snapshot returns an immutable snapshot of the current contents. Snapshots
+// are cached: calling it again without a change returns the same pointer.
+func (r *Registry) Snapshot() *Snapshot {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.snap == nil {
+		r.snap = newSnapshot(r.version, r.groups, r.tools)
+	}
+	return r.snap
+}
+
+// Version returns the current version; it increases with every change.
+func (r *Registry) Version() uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.version
+}
+
+// AddGroup adds an MCP server group. A server with no tools is still a group,
+// so that the model can learn it exists. The group's Source is set to
+// [SourceMCP].
+func (r *Registry) AddGroup(g Group) error {
+	if err := checkGroupName(g.Name); err != nil {
+		return err
+	}
+	g = g.clone()
+	g.Source = SourceMCP
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.groups[g.Name]; ok {
+		return fmt.Errorf("%w: %q", ErrDuplicateGroup, g.Name)
+	}
+	r.groups[g.Name] = &g
+	r.changed()
+	return nil
+}
+
+// SetGroup replaces the settings (description, defaults, tier) of an existing
+// group, or adds it as an MCP server group. Its tools stay.
+func (r *Registry) SetGroup(g Group) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old, ok := r.groups[g.Name]
+	if !ok {
+		if err := checkGroupName(g.Name); err != nil {
+			return err
+		}
+		g.Source = SourceMCP
+	} else {
+		g.Source = old.Source
+	}
+	g = g.clone()
+	r.groups[g.Name] = &g
+	r.changed()
+	return nil
+}
+
+// Register adds tools, all or none. A tool's Group selects its group (empty
+// means built-in); an MCP server's tools are given with the server's own names
+// and exposed as mcp__<server>__<tool>. Self-built tools go through
+// [Registry.RegisterSelfBuilt]. A name already taken is an error wrapping
+// [ErrDuplicateTool] that names both sources.
+func (r *Registry) Register(tools ...Tool) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	prepared, err := r.prepare(tools, false)
+	if err != nil {
+		return err
+	}
+	for _, t := range prepared {
+		r.tools[t.Name] = t
+	}
+	r.changed()
+	return nil
+}
+
+// RegisterSelfBuilt adds a tool the model wrote at run time to the self-built
+// group. Whatever its flags say, it is always deferred, and its description is
+// literal text, never a template. Descriptions and schemas over the
+// registry's bounds are rejected with [ErrTooLarge].
+func (r *Registry) RegisterSelfBuilt(t Tool) error {
+	t, err := r.PrepareSelfBuilt(t)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	prepared, err := r.prepare([]Tool{t}, true)
+	if err != nil {
+		return err
+	}
+	r.tools[t.Name] = prepared[0]
+	r.changed()
+	return nil
+}
+
+// PrepareSelfBuilt validates a self-built tool against the registry's bounds
+// and returns it normalized, without registering it. Sessions use it to add
+// a self-built tool to one running session.
+func (r *Registry) PrepareSelfBuilt(t Tool) (Tool, error) {
+	t.Group = SelfBuiltGroup
+	t.Source = SourceSelfBuilt
+	t.Template = false
+	t.DeferLoading = DeferTrue
+	if err := CheckName(t.Name); err != nil {
+		return t, err
+	}
+	if n := utf8.RuneCountInString(t.Description); n > r.opts.MaxSelfBuiltDescription {
+		return t, fmt.Errorf("%w: self-built tool %q: description is %d runes, the bound is %d", ErrTooLarge, t.Name, n, r.opts.MaxSelfBuiltDescription)
+	}
+	if !utf8.ValidString(t.Description) {
+		return t, fmt.Errorf("%w: self-built tool %q: description is not valid UTF-8", ErrInvalidSchema, t.Name)
+	}
+	nt, err := t.normalize()
+	if err != nil {
+		return t, err
+	}
+	if n := len(nt.RawSchema); n > r.opts.MaxSelfBuiltSchema {
+		return t, fmt.Errorf("%w: self-built tool %q: schema is %d bytes, the bound is %d", ErrTooLarge, t.Name, n, r.opts.MaxSelfBuiltSchema)
+	}
+	nt.OriginalName = nt.Name
+	return nt, nil
+}
+
+// prepare validates and normalizes tools against the current contents.
+// r.mu must be held.
+func (r *Registry) prepare(tools []Tool, selfBuilt bool) ([]*Tool, error) {
+	out := make([]*Tool, 0, len(tools))
+	batch := map[string]*Tool{}
+	for _, t := range tools {
+		if t.Group == "" {
+			t.Group = BuiltinGroup
+		}
+		g, ok := r.groups[t.Group]
+		if !ok {
+			return nil, fmt.Errorf("%w: tool %q names group %q; add the group first", ErrUnknownGroup, t.Name, t.Group)
+		}
+		if g.Source == SourceSelfBuilt && !selfBuilt {
+			return nil, fmt.Errorf("registry: tool %q: self-built tools are registered with RegisterSelfBuilt", t.Name)
+		}
+		t.Source = g.Source
+		if g.Source == SourceMCP {
+			if t.OriginalName == "" {
+				t.OriginalName = t.Name
+			}
+			t.Name = MCPName(g.Name, t.OriginalName)
+			t.Template = false
+		} else if t.OriginalName == "" {
+			t.OriginalName = t.Name
+		}
+		if err := CheckName(t.Name); err != nil {
+			return nil, fmt.Errorf("registry: %s: %w", describeSource(g), err)
+		}
+		if t.Name == ToolSearchName || t.Name == DeferExecuteName {
+			return nil, fmt.Errorf("%w: %q is the library's entry tool (%s)", ErrReservedName, t.Name, describeSource(g))
+		}
+		if !utf8.ValidString(t.Description) {
+			return nil, fmt.Errorf("%w: tool %q: description is not valid UTF-8", ErrInvalidSchema, t.Name)
+		}
+		if t.Tier != "" && t.Tier != TierCore && t.Tier != TierFull {
+			return nil, fmt.Errorf("registry: tool %q: tier %q: want %q or %q", t.Name, t.Tier, TierCore, TierFull)
+		}
+		if prev, ok := r.tools[t.Name]; ok {
+			return nil, dupError(t.Name, r.groups[prev.Group], g)
+		}
+		if prev, ok := batch[t.Name]; ok {
+			return nil, dupError(t.Name, r.groups[prev.Group], g)
+		}
+		nt, err := t.normalize()
+		if err != nil {
+			return nil, err
+		}
+		p := &nt
+		batch[t.Name] = p
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+func dupError(name string, a, b *Group) error {
+	return fmt.Errorf("%w: %q is registered by the %s and again by the %s", ErrDuplicateTool, name, describeSource(a), describeSource(b))
+}
+
+func describeSource(g *Group) string {
+	if g == nil {
+		return "unknown group"
+	}
+	switch g.Source {
+	case SourceMCP:
+		return fmt.Sprintf("MCP server %q", g.Name)
+	case SourceSelfBuilt:
+		return "self-built group"
+	}
+	return "built-in group"
+}
+
+// Remove deletes tools by exposed name, all or none. An unknown name is an
+// error wrapping [ErrUnknownTool].
+func (r *Registry) Remove(names ...string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, n := range names {
+		if _, ok := r.tools[n]; !ok {
+			return fmt.Errorf("%w: %q", ErrUnknownTool, n)
+		}
+	}
+	for _, n := range names {
+		delete(r.tools, n)
+	}
+	r.changed()
+	return nil
+}
+
+// RemoveGroup deletes an MCP server group and all its tools.
+func (r *Registry) RemoveGroup(name string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	g, ok := r.groups[name]
+	if !ok {
+		return fmt.Errorf("%w: %q", ErrUnknownGroup, name)
+	}
+	if g.Source != SourceMCP {
+		return fmt.Errorf("%w: %q is the library's own group", ErrReservedName, name)
+	}
+	r.dropGroupTools(name)
+	delete(r.groups, name)
+	r.changed()
+	return nil
+}
+
+// ReplaceGroup atomically sets an MCP server group and replaces all of its
+// tools with tools (given with the server's own names): what a reconnect or
+// a tools/list_changed notification does. On error nothing changes.
+func (r *Registry) ReplaceGroup(g Group, tools []Tool) error {
+	if err := checkGroupName(g.Name); err != nil {
+		return err
+	}
+	g = g.clone()
+	g.Source = SourceMCP
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	oldGroup, hadGroup := r.groups[g.Name]
+	oldTools := map[string]*Tool{}
+	for n, t := range r.tools {
+		if t.Group == g.Name {
+			oldTools[n] = t
+		}
+	}
+	r.dropGroupTools(g.Name)
+	r.groups[g.Name] = &g
+	tools = slices.Clone(tools)
+	for i := range tools {
+		tools[i].Group = g.Name
+	}
+	prepared, err := r.prepare(tools, false)
+	if err != nil {
+		if hadGroup {
+			r.groups[g.Name] = oldGroup
+		} else {
+			delete(r.groups, g.Name)
+		}
+		for n, t := range oldTools {
+			r.tools[n] = t
+		}
+		return err
+	}
+	for _, t := range prepared {
+		r.tools[t.Name] = t
+	}
+	r.changed()
+	return nil
+}
+
+func (r *Registry) dropGroupTools(group string) {
+	for n, t := range r.tools {
+		if t.Group == group {
+			delete(r.tools, n)
+		}
+	}
+}
+
+// changed records a change. r.mu must be held.
+func (r *Registry) changed() {
+	r.version++
+	r.snap = nil
+}

@@ -1,0 +1,237 @@
+package registry
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestValidName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"Read": true, "mcp__github__create_issue": true, "a-b_c9": true,
+		"": false, "a b": false, "a.b": false, "é": false, strings.Repeat("a", 64): true,
+		strings.Repeat("a", 65): false, "a/b": false, "a\nb": false,
+	} {
+		assert.Equal(t, want, ValidName(name), "%q", name)
+	}
+}
+
+func TestSplitMCPName(t *testing.T) {
+	s, tool, ok := SplitMCPName("mcp__sequential-thinking__sequentialthinking")
+	assert.True(t, ok)
+	assert.Equal(t, "sequential-thinking", s)
+	assert.Equal(t, "sequentialthinking", tool)
+	_, _, ok = SplitMCPName("Read")
+	assert.False(t, ok)
+}
+
+func TestRegisterErrors(t *testing.T) {
+	r := New(nil)
+	require.NoError(t, r.AddGroup(Group{Name: "github"}))
+	require.NoError(t, r.Register(Tool{Name: "Read"}, Tool{Name: "create_issue", Group: "github"}))
+
+	tests := []struct {
+		name   string
+		tools  []Tool
+		target error
+		want   string
+	}{
+		{"duplicate built-in", []Tool{{Name: "Read"}}, ErrDuplicateTool, `"Read" is registered by the built-in group and again by the built-in group`},
+		{"built-in shadowing an MCP name", []Tool{{Name: "mcp__github__create_issue"}}, ErrDuplicateTool, `by the MCP server "github" and again by the built-in group`},
+		{"duplicate in one batch", []Tool{{Name: "X"}, {Name: "X"}}, ErrDuplicateTool, `"X"`},
+		{"bad name", []Tool{{Name: "a b"}}, ErrInvalidName, `"a b"`},
+		{"too long after prefix", []Tool{{Name: strings.Repeat("x", 60), Group: "github"}}, ErrInvalidName, "mcp__github__xxx"},
+		{"reserved", []Tool{{Name: "tool_search"}}, ErrReservedName, "entry tool"},
+		{"unknown group", []Tool{{Name: "x", Group: "nope"}}, ErrUnknownGroup, `group "nope"`},
+		{"bad tier", []Tool{{Name: "x", Tier: "gold"}}, nil, `tier "gold"`},
+		{"bad utf8", []Tool{{Name: "x", Description: "\xff"}}, ErrInvalidSchema, "UTF-8"},
+		{"self-built via Register", []Tool{{Name: "x", Group: SelfBuiltGroup}}, nil, "RegisterSelfBuilt"},
+		{"injected not in schema", []Tool{{Name: "x", Injected: []string{"token"}}}, ErrInvalidSchema, `injected field "token"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v := r.Version()
+			err := r.Register(tc.tools...)
+			require.Error(t, err)
+			if tc.target != nil {
+				assert.True(t, errors.Is(err, tc.target), "%v", err)
+			}
+			assert.Contains(t, err.Error(), tc.want)
+			assert.Equal(t, v, r.Version(), "a failed registration changes nothing")
+		})
+	}
+	assert.Equal(t, 2, r.Snapshot().Len())
+}
+
+func TestGroupErrors(t *testing.T) {
+	r := New(nil)
+	require.NoError(t, r.AddGroup(Group{Name: "empty", Description: "no tools yet"}))
+	assert.ErrorIs(t, r.AddGroup(Group{Name: "empty"}), ErrDuplicateGroup)
+	assert.ErrorIs(t, r.AddGroup(Group{Name: BuiltinGroup}), ErrReservedName)
+	assert.ErrorIs(t, r.AddGroup(Group{Name: "a__b"}), ErrInvalidName)
+	assert.ErrorIs(t, r.RemoveGroup(SelfBuiltGroup), ErrReservedName)
+	assert.ErrorIs(t, r.RemoveGroup("nope"), ErrUnknownGroup)
+	assert.ErrorIs(t, r.Remove("nope"), ErrUnknownTool)
+	// A server with no tools is still a group.
+	g, ok := r.Snapshot().Group("empty")
+	require.True(t, ok)
+	assert.Equal(t, SourceMCP, g.Source)
+}
+
+func TestSelfBuilt(t *testing.T) {
+	r := New(&Options{MaxSelfBuiltDescription: 10, MaxSelfBuiltSchema: 100})
+	require.NoError(t, r.RegisterSelfBuilt(Tool{Name: "sum", Description: "{{time}}", DeferLoading: DeferFalse, Template: true}))
+	tl, ok := r.Snapshot().Tool("sum")
+	require.True(t, ok)
+	assert.Equal(t, SourceSelfBuilt, tl.Source)
+	assert.Equal(t, DeferTrue, tl.DeferLoading, "self-built tools are always deferred")
+	assert.False(t, tl.Template, "self-built descriptions are literal text")
+	assert.Equal(t, "{{time}}", tl.Description)
+
+	err := r.RegisterSelfBuilt(Tool{Name: "long", Description: "12345678901"})
+	assert.ErrorIs(t, err, ErrTooLarge)
+	assert.Contains(t, err.Error(), "11 runes, the bound is 10")
+	err = r.RegisterSelfBuilt(Tool{Name: "big", RawSchema: []byte(`{"type":"object","description":"` + strings.Repeat("x", 100) + `"}`)})
+	assert.ErrorIs(t, err, ErrTooLarge)
+	assert.ErrorIs(t, r.RegisterSelfBuilt(Tool{Name: "sum"}), ErrDuplicateTool)
+}
+
+func TestModelSchemaStripsInjected(t *testing.T) {
+	r := New(nil)
+	require.NoError(t, r.Register(Tool{
+		Name:      "post",
+		RawSchema: []byte(`{"type":"object","properties":{"text":{"type":"string"},"auth_token":{"type":"string","description":"long"}},"required":["text","auth_token"]}`),
+		Injected:  []string{"auth_token"},
+	}))
+	tl, _ := r.Snapshot().Tool("post")
+	assert.Equal(t, `{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`, string(tl.ModelSchema()))
+	assert.Contains(t, string(tl.RawSchema), "auth_token", "validation still sees the injected field")
+}
+
+func TestReplaceGroup(t *testing.T) {
+	r := New(nil)
+	require.NoError(t, r.ReplaceGroup(Group{Name: "srv", Description: "v1"}, []Tool{{Name: "a"}, {Name: "b"}}))
+	require.NoError(t, r.ReplaceGroup(Group{Name: "srv", Description: "v2"}, []Tool{{Name: "b"}, {Name: "c"}}))
+	s := r.Snapshot()
+	assert.Equal(t, []string{"mcp__srv__b", "mcp__srv__c"}, names(s))
+	g, _ := s.Group("srv")
+	assert.Equal(t, "v2", g.Description)
+	// A failing replacement leaves the old contents.
+	require.NoError(t, r.Register(Tool{Name: "mcp__srv2__x"}))
+	err := r.ReplaceGroup(Group{Name: "srv"}, []Tool{{Name: "ok"}, {Name: "bad name"}})
+	require.Error(t, err)
+	assert.Equal(t, []string{"mcp__srv2__x", "mcp__srv__b", "mcp__srv__c"}, names(r.Snapshot()))
+}
+
+func names(s *Snapshot) []string {
+	var out []string
+	for _, t := range s.Tools() {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+// sortedOrder computes the documented order independently of the snapshot:
+// built-in, then servers by name, then self-built; names bytewise.
+func sortedOrder(tools []Tool) []string {
+	type key struct {
+		rank        int
+		group, name string
+	}
+	var keys []key
+	for _, t := range tools {
+		switch {
+		case t.Group == "" || t.Group == BuiltinGroup:
+			keys = append(keys, key{0, "", t.Name})
+		case t.Group == SelfBuiltGroup:
+			keys = append(keys, key{2, "", t.Name})
+		default:
+			keys = append(keys, key{1, t.Group, MCPName(t.Group, t.Name)})
+		}
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		if a.rank != b.rank {
+			return a.rank - b.rank
+		}
+		if c := strings.Compare(a.group, b.group); c != 0 {
+			return c
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = k.name
+	}
+	return out
+}
+
+// TestShuffledConcurrentRegistration registers the same tools in many
+// shuffled orders from many goroutines and checks each snapshot equals the
+// independently sorted order, not merely that runs agree.
+func TestShuffledConcurrentRegistration(t *testing.T) {
+	var tools []Tool
+	for _, srv := range []string{"zeta", "alpha", "a-b", "a_b", "A"} {
+		for i := range 15 {
+			tools = append(tools, Tool{Name: fmt.Sprintf("t%02d_%c", i, 'a'+i%3), Group: srv})
+		}
+	}
+	for _, n := range []string{"Write", "read", "Read", "_x", "-y", "Zed", "a", "B"} {
+		tools = append(tools, Tool{Name: n})
+	}
+	want := sortedOrder(append(slices.Clone(tools), Tool{Name: "made", Group: SelfBuiltGroup}, Tool{Name: "Also", Group: SelfBuiltGroup}))
+
+	for run := range 20 {
+		r := New(nil)
+		for _, srv := range []string{"zeta", "alpha", "a-b", "a_b", "A"} {
+			require.NoError(t, r.AddGroup(Group{Name: srv}))
+		}
+		rng := rand.New(rand.NewPCG(uint64(run), 7))
+		order := slices.Clone(tools)
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		var wg sync.WaitGroup
+		for w := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := w; i < len(order); i += 8 {
+					assert.NoError(t, r.Register(order[i]))
+					_ = r.Snapshot() // readers race with writers
+				}
+			}()
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			assert.NoError(t, r.RegisterSelfBuilt(Tool{Name: "made"}))
+			assert.NoError(t, r.RegisterSelfBuilt(Tool{Name: "Also"}))
+		}()
+		wg.Wait()
+		s := r.Snapshot()
+		require.Equal(t, want, names(s), "run %d", run)
+		assert.Same(t, s, r.Snapshot(), "snapshots are cached until a change")
+		gs := s.Groups()
+		var gn []string
+		for _, g := range gs {
+			gn = append(gn, g.Name)
+		}
+		assert.Equal(t, []string{BuiltinGroup, "A", "a-b", "a_b", "alpha", "zeta", SelfBuiltGroup}, gn)
+	}
+}
+
+func TestSnapshotIsImmutable(t *testing.T) {
+	r := New(nil)
+	require.NoError(t, r.Register(Tool{Name: "a"}))
+	s1 := r.Snapshot()
+	require.NoError(t, r.Register(Tool{Name: "b"}))
+	require.NoError(t, r.Remove("a"))
+	assert.Equal(t, []string{"a"}, names(s1))
+	assert.Equal(t, []string{"b"}, names(r.Snapshot()))
+	assert.Less(t, s1.Version(), r.Snapshot().Version())
+}

@@ -1,0 +1,81 @@
+package registry
+
+import (
+	"cmp"
+	"slices"
+)
+
+// Snapshot is an immutable view of a registry at one version. Its tools are
+// ordered by (group, name): the built-in group first, then MCP servers by
+// name, then the self-built group; names compare bytewise. The order never
+// depends on registration order.
+//
+// A Snapshot and the tools it returns are shared: callers must not modify them.
+type Snapshot struct {
+	version uint64
+	groups  []*Group
+	tools   []*Tool
+	byName  map[string]*Tool
+	byGroup map[string]*Group
+}
+
+// Version returns the registry version this snapshot was taken at. Every
+// change to a registry increases its version.
+func (s *Snapshot) Version() uint64 { return s.version }
+
+// Len returns the number of tools.
+func (s *Snapshot) Len() int { return len(s.tools) }
+
+// Tools returns the tools in snapshot order. The slice is a copy; the tools
+// are shared and must not be modified.
+func (s *Snapshot) Tools() []*Tool { return slices.Clone(s.tools) }
+
+// Tool returns the tool with the exposed name.
+func (s *Snapshot) Tool(name string) (*Tool, bool) {
+	t, ok := s.byName[name]
+	return t, ok
+}
+
+// Groups returns the groups in snapshot order, including groups with no tools.
+func (s *Snapshot) Groups() []*Group { return slices.Clone(s.groups) }
+
+// Group returns the group with the given name.
+func (s *Snapshot) Group(name string) (*Group, bool) {
+	g, ok := s.byGroup[name]
+	return g, ok
+}
+
+// GroupOf returns the group of t.
+func (s *Snapshot) GroupOf(t *Tool) *Group { return s.byGroup[t.Group] }
+
+// compareGroups orders groups by kind, then name.
+func compareGroups(a, b *Group) int {
+	if c := cmp.Compare(a.rank(), b.rank()); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Name, b.Name)
+}
+
+func newSnapshot(version uint64, groups map[string]*Group, tools map[string]*Tool) *Snapshot {
+	s := &Snapshot{
+		version: version,
+		byName:  make(map[string]*Tool, len(tools)),
+		byGroup: make(map[string]*Group, len(groups)),
+	}
+	for name, g := range groups {
+		s.groups = append(s.groups, g)
+		s.byGroup[name] = g
+	}
+	slices.SortFunc(s.groups, compareGroups)
+	for name, t := range tools {
+		s.tools = append(s.tools, t)
+		s.byName[name] = t
+	}
+	slices.SortFunc(s.tools, func(a, b *Tool) int {
+		if c := compareGroups(s.byGroup[a.Group], s.byGroup[b.Group]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Name, b.Name)
+	})
+	return s
+}

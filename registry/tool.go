@@ -1,0 +1,248 @@
+package registry
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/toolshelf/toolshelf/internal/jsonx"
+)
+
+// DeferLoading is a tool's three-state defer flag: [DeferUnset] falls to the
+// group's setting and then the global default, [DeferTrue] lets the policy
+// defer the tool, [DeferFalse] pins it resident. Its JSON form is true, false,
+// or absent/null, as in the providers' "defer_loading" field.
+type DeferLoading uint8
+
+// The three states of [DeferLoading].
+const (
+	DeferUnset DeferLoading = iota
+	DeferTrue
+	DeferFalse
+)
+
+// DeferOf converts a bool to [DeferTrue] or [DeferFalse].
+func DeferOf(b bool) DeferLoading {
+	if b {
+		return DeferTrue
+	}
+	return DeferFalse
+}
+
+func (d DeferLoading) String() string {
+	switch d {
+	case DeferTrue:
+		return "true"
+	case DeferFalse:
+		return "false"
+	}
+	return "unset"
+}
+
+// MarshalJSON encodes true, false, or null for unset.
+func (d DeferLoading) MarshalJSON() ([]byte, error) {
+	switch d {
+	case DeferTrue:
+		return []byte("true"), nil
+	case DeferFalse:
+		return []byte("false"), nil
+	}
+	return []byte("null"), nil
+}
+
+// UnmarshalJSON accepts true, false and null.
+func (d *DeferLoading) UnmarshalJSON(b []byte) error {
+	switch string(bytes.TrimSpace(b)) {
+	case "true":
+		*d = DeferTrue
+	case "false":
+		*d = DeferFalse
+	case "null":
+		*d = DeferUnset
+	default:
+		return fmt.Errorf("defer_loading: want true, false or null, got %.40s", b)
+	}
+	return nil
+}
+
+// Source says where a tool came from.
+type Source uint8
+
+// The three sources, which are also the three kinds of [Group].
+const (
+	SourceBuiltin Source = iota
+	SourceMCP
+	SourceSelfBuilt
+)
+
+func (s Source) String() string {
+	switch s {
+	case SourceMCP:
+		return "mcp"
+	case SourceSelfBuilt:
+		return "self-built"
+	}
+	return "built-in"
+}
+
+// Tier classifies a tool as everyday ([TierCore]) or advanced and rare
+// ([TierFull]). The empty tier inherits the group's, and a group's empty tier
+// means core.
+type Tier string
+
+// The two tiers.
+const (
+	TierCore Tier = "core"
+	TierFull Tier = "full"
+)
+
+// Annotations are the MCP tool hints. Pointers distinguish "not said" from false.
+type Annotations struct {
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`
+	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
+	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`
+	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
+}
+
+// ReadOnly reports whether the tool declares itself read-only.
+func (a *Annotations) ReadOnly() bool {
+	return a != nil && a.ReadOnlyHint != nil && *a.ReadOnlyHint
+}
+
+// Result is what a [Handler] returns to the model.
+type Result struct {
+	// Text is the content the model reads.
+	Text string
+	// IsError marks a result that reports a failure the model should react to.
+	IsError bool
+}
+
+// A Handler runs a call of a tool. params is the validated JSON object of
+// arguments. A returned error is reported to the model as an error result; it
+// never ends the session.
+type Handler func(ctx context.Context, params json.RawMessage) (Result, error)
+
+// Tool is one tool definition. It is plain data: the registry copies it on
+// registration and never changes it afterwards; rendered forms live elsewhere.
+type Tool struct {
+	// Name is the exposed name, unique in a registry. For an MCP server's
+	// tool it is mcp__<server>__<tool>; pass the server's own name when
+	// registering and the registry prefixes it.
+	Name string
+	// OriginalName is the name the tool's source knows it by (the MCP
+	// server's tool name). The registry sets it.
+	OriginalName string
+	// Description is what the model reads. For built-in tools with Template
+	// set it is a template for package render; otherwise it is literal text.
+	Description string
+	// Template marks Description as a render template. Only built-in tools
+	// may set it: imported and self-built descriptions are always text.
+	Template bool
+	// InputSchema is the parsed schema used for validation. Either it or
+	// RawSchema may be given; the registry fills in the other.
+	InputSchema *jsonschema.Schema
+	// RawSchema is the schema's compact JSON as the model sees it, in the
+	// source's own key order. The registry compacts it.
+	RawSchema json.RawMessage
+	// Annotations are the MCP hints (read-only, destructive, ...). May be nil.
+	Annotations *Annotations
+	// Tier is core or full; empty inherits the group's tier.
+	Tier Tier
+	// DeferLoading is the tool's own defer flag.
+	DeferLoading DeferLoading
+	// Group names the tool's group; empty means [BuiltinGroup].
+	Group string
+	// Source is the kind of the tool's group. The registry sets it.
+	Source Source
+	// SearchHints are extra words tool_search indexes for this tool.
+	SearchHints []string
+	// Injected lists top-level schema properties the host fills (an auth
+	// token, a conversation id). They are validated but left out of the
+	// schema the model sees, and a value the model supplies is ignored.
+	Injected []string
+	// Handler runs the tool. Nil for catalog-only tools.
+	Handler Handler
+}
+
+// EffectiveTier returns the tool's tier, falling back to the group's, then core.
+func (t *Tool) EffectiveTier(g *Group) Tier {
+	if t.Tier != "" {
+		return t.Tier
+	}
+	if g != nil && g.Tier != "" {
+		return g.Tier
+	}
+	return TierCore
+}
+
+// ReadOnly reports whether the tool's annotations declare it read-only.
+func (t *Tool) ReadOnly() bool { return t.Annotations.ReadOnly() }
+
+// ModelSchema returns the compact JSON schema the model sees: RawSchema with
+// the Injected properties (and their "required" entries) removed. The result
+// is deterministic: the source's key order is kept.
+func (t *Tool) ModelSchema() json.RawMessage {
+	if len(t.Injected) == 0 {
+		return t.RawSchema
+	}
+	out, err := stripProperties(t.RawSchema, t.Injected)
+	if err != nil {
+		return t.RawSchema // validated at registration; unreachable in practice
+	}
+	return out
+}
+
+// normalize fills in RawSchema/InputSchema from one another and validates
+// that the schema is an object schema. It returns the normalized copy.
+func (t Tool) normalize() (Tool, error) {
+	switch {
+	case len(t.RawSchema) == 0 && t.InputSchema == nil:
+		t.RawSchema = json.RawMessage(`{"type":"object","properties":{}}`)
+	case len(t.RawSchema) == 0:
+		b, err := jsonx.Marshal(t.InputSchema)
+		if err != nil {
+			return t, fmt.Errorf("%w: tool %q: %v", ErrInvalidSchema, t.Name, err)
+		}
+		t.RawSchema = b
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, t.RawSchema); err != nil {
+		return t, fmt.Errorf("%w: tool %q: %v", ErrInvalidSchema, t.Name, err)
+	}
+	raw := buf.Bytes()
+	if len(raw) == 0 || raw[0] != '{' {
+		return t, fmt.Errorf("%w: tool %q: the schema must be a JSON object, got %.40s", ErrInvalidSchema, t.Name, raw)
+	}
+	t.RawSchema = json.RawMessage(slices.Clone(raw))
+	if t.InputSchema == nil {
+		s := new(jsonschema.Schema)
+		if err := json.Unmarshal(t.RawSchema, s); err != nil {
+			return t, fmt.Errorf("%w: tool %q: %v", ErrInvalidSchema, t.Name, err)
+		}
+		t.InputSchema = s
+	}
+	if t.InputSchema.Type != "" && t.InputSchema.Type != "object" {
+		return t, fmt.Errorf("%w: tool %q: the schema's type must be \"object\", got %q", ErrInvalidSchema, t.Name, t.InputSchema.Type)
+	}
+	for _, f := range t.Injected {
+		if _, ok := t.InputSchema.Properties[f]; !ok {
+			return t, fmt.Errorf("%w: tool %q: injected field %q is not a property of the schema", ErrInvalidSchema, t.Name, f)
+		}
+	}
+	if len(t.Injected) > 0 {
+		if _, err := stripProperties(t.RawSchema, t.Injected); err != nil {
+			return t, fmt.Errorf("%w: tool %q: %v", ErrInvalidSchema, t.Name, err)
+		}
+	}
+	t.SearchHints = slices.Clone(t.SearchHints)
+	t.Injected = slices.Clone(t.Injected)
+	if t.Annotations != nil {
+		a := *t.Annotations
+		t.Annotations = &a
+	}
+	return t, nil
+}
