@@ -1,0 +1,266 @@
+package budget
+
+import (
+	"errors"
+	"math"
+	"strings"
+
+	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/registry"
+)
+
+// DefaultIndexBudget is the character budget of the deferred-tool index
+// implied by the published 60-tool accounting (~20,000 chars).
+const DefaultIndexBudget = 20000
+
+// PublishedCharsPerToken is the flat rate the published accounting used for
+// its token figures (every character at 4 a token, JSON included).
+const PublishedCharsPerToken = 4
+
+// AccountOptions configures [NewAccount]. Nil means defaults.
+type AccountOptions struct {
+	// Counter counts the account's tokens. Nil estimates (and marks it).
+	Counter *Counter
+	// Entry are the entry tools' definitions as sent (tool_search with its
+	// rendered description, defer_execute). Their size is added to the
+	// totals and subtracted from the saving on its own line. Nil leaves
+	// them out: the entry figures are then zero.
+	Entry []*registry.Tool
+	// Index is the index text that replaces the deferred tools. Empty means
+	// the published form: the deferred names, one per line, each ending in
+	// a newline.
+	Index string
+	// IndexBudget is the index's character budget; 0 means
+	// [DefaultIndexBudget].
+	IndexBudget int
+}
+
+// ErrNoPlan is returned by [NewAccount] for a nil plan.
+var ErrNoPlan = errors.New("budget: no plan")
+
+// Account is the savings account of a deferral plan, in the form of the
+// published 60-tool accounting. Sizes are characters (runes): a tool's size
+// is its description plus the compact JSON of its model-facing schema.
+type Account struct {
+	// ToolsTotal and CharsTotal: every visible tool resident (entry tools
+	// not included).
+	ToolsTotal int `json:"tools_total"`
+	CharsTotal int `json:"chars_total"`
+	// EntryCount and EntryChars: tool_search and defer_execute.
+	EntryCount int `json:"entry_count"`
+	EntryChars int `json:"entry_chars"`
+	// CharsWithEntry is CharsTotal plus EntryChars.
+	CharsWithEntry int `json:"chars_with_entry"`
+	// HiddenCount counts tools the plan hides; they are in no figure.
+	HiddenCount int `json:"hidden_count"`
+
+	// DeferredCount and DeferredChars: the tools the plan defers.
+	DeferredCount int `json:"deferred_count"`
+	DeferredChars int `json:"deferred_chars"`
+	// DeferredShare is DeferredChars over CharsWithEntry.
+	DeferredShare float64 `json:"deferred_share"`
+
+	// ResidentCount and ResidentChars: what stays resident after deferral;
+	// ResidentWithEntry adds the entry tools.
+	ResidentCount     int `json:"resident_count"`
+	ResidentChars     int `json:"resident_chars"`
+	ResidentWithEntry int `json:"resident_with_entry_chars"`
+
+	// NamesChars is the runes of the deferred names; IndexChars the runes
+	// of the index that replaces the deferred definitions.
+	NamesChars int `json:"names_chars"`
+	IndexChars int `json:"index_chars"`
+
+	// NetSaving is DeferredChars − IndexChars, saved on every turn.
+	NetSaving int `json:"net_saving_chars"`
+	// NetSavingAfterEntry also pays for the entry tools.
+	NetSavingAfterEntry int `json:"net_saving_after_entry_chars"`
+	// IndexBudget and SavingMultiple: NetSaving as a multiple of the
+	// index's character budget.
+	IndexBudget    int     `json:"index_budget_chars"`
+	SavingMultiple float64 `json:"saving_multiple"`
+
+	// Schema-to-name ratios: definition chars per name char, for every
+	// tool, for the deferred tools, and for the longest deferred tool.
+	RatioAll      float64 `json:"ratio_all"`
+	RatioDeferred float64 `json:"ratio_deferred"`
+	RatioLongest  float64 `json:"ratio_longest"`
+
+	// LongestName, LongestChars, LongestShare: the largest deferred tool
+	// and its share of DeferredChars.
+	LongestName  string  `json:"longest_name"`
+	LongestChars int     `json:"longest_chars"`
+	LongestShare float64 `json:"longest_share"`
+
+	// Tokens are the token figures with the counter's encoding.
+	Tokens AccountTokens `json:"tokens"`
+	// Published are the token figures at the publication's flat 4 chars a
+	// token, for comparison with it. They are estimates.
+	Published PublishedTokens `json:"tokens_at_4_chars"`
+}
+
+// AccountTokens are an account's token figures. Estimate is true when any of
+// them is estimated.
+type AccountTokens struct {
+	Encoding            Encoding `json:"encoding"`
+	Estimate            bool     `json:"estimate"`
+	All                 int      `json:"all"`
+	Entry               int      `json:"entry"`
+	AllWithEntry        int      `json:"all_with_entry"`
+	Deferred            int      `json:"deferred"`
+	Resident            int      `json:"resident"`
+	ResidentWithEntry   int      `json:"resident_with_entry"`
+	Index               int      `json:"index"`
+	NetSaving           int      `json:"net_saving"`
+	NetSavingAfterEntry int      `json:"net_saving_after_entry"`
+}
+
+// PublishedTokens are token figures at [PublishedCharsPerToken], rounded up
+// once per figure as the publication did.
+type PublishedTokens struct {
+	AllWithEntry int  `json:"all_with_entry"`
+	Index        int  `json:"index"`
+	NetSaving    int  `json:"net_saving"`
+	Estimate     bool `json:"estimate"`
+}
+
+// ToolChars is a tool's size in the account: runes of its description plus
+// runes of its model-facing schema's compact JSON.
+func ToolChars(t *registry.Tool) int {
+	return Runes(t.Description) + Runes(string(t.ModelSchema()))
+}
+
+// NameList is the published form of the index: names one per line, each
+// ending in a newline.
+func NameList(tools []*registry.Tool) string {
+	var b strings.Builder
+	for _, t := range tools {
+		b.WriteString(t.Name)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// NewAccount computes the savings account of plan (deferred tools are
+// plan.Deferred(), resident ones plan.Resident()).
+func NewAccount(plan *deferral.Plan, opts *AccountOptions) (*Account, error) {
+	if plan == nil {
+		return nil, ErrNoPlan
+	}
+	var o AccountOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Counter == nil {
+		o.Counter, _ = NewCounter(EncodingEstimate)
+	}
+	if o.IndexBudget <= 0 {
+		o.IndexBudget = DefaultIndexBudget
+	}
+	resident, deferred := plan.Resident(), plan.Deferred()
+	all := make([]*registry.Tool, 0, len(resident)+len(deferred))
+	all = append(append(all, resident...), deferred...)
+	if o.Index == "" {
+		o.Index = NameList(deferred)
+	}
+
+	a := &Account{
+		ToolsTotal:    len(all),
+		CharsTotal:    sumChars(all),
+		EntryCount:    len(o.Entry),
+		EntryChars:    sumChars(o.Entry),
+		HiddenCount:   len(plan.Hidden()),
+		DeferredCount: len(deferred),
+		DeferredChars: sumChars(deferred),
+		ResidentCount: len(resident),
+		ResidentChars: sumChars(resident),
+		NamesChars:    sumNames(deferred),
+		IndexChars:    Runes(o.Index),
+		IndexBudget:   o.IndexBudget,
+	}
+	a.CharsWithEntry = a.CharsTotal + a.EntryChars
+	a.ResidentWithEntry = a.ResidentChars + a.EntryChars
+	a.DeferredShare = ratio(a.DeferredChars, a.CharsWithEntry)
+	a.NetSaving = a.DeferredChars - a.IndexChars
+	a.NetSavingAfterEntry = a.NetSaving - a.EntryChars
+	a.SavingMultiple = ratio(a.NetSaving, a.IndexBudget)
+	a.RatioAll = ratio(a.CharsTotal, sumNames(all))
+	a.RatioDeferred = ratio(a.DeferredChars, a.NamesChars)
+	for _, t := range deferred {
+		if c := ToolChars(t); c > a.LongestChars {
+			a.LongestName, a.LongestChars = t.Name, c
+		}
+	}
+	a.RatioLongest = ratio(a.LongestChars, Runes(a.LongestName))
+	a.LongestShare = ratio(a.LongestChars, a.DeferredChars)
+
+	c := o.Counter
+	allT, entryT := countTools(c, all), countTools(c, o.Entry)
+	defT, resT := countTools(c, deferred), countTools(c, resident)
+	idxT := c.CountFrozen(KindProse, o.Index)
+	a.Tokens = AccountTokens{
+		Encoding:            c.Encoding(),
+		Estimate:            allT.Estimate || entryT.Estimate || idxT.Estimate,
+		All:                 allT.N,
+		Entry:               entryT.N,
+		AllWithEntry:        allT.N + entryT.N,
+		Deferred:            defT.N,
+		Resident:            resT.N,
+		ResidentWithEntry:   resT.N + entryT.N,
+		Index:               idxT.N,
+		NetSaving:           defT.N - idxT.N,
+		NetSavingAfterEntry: defT.N - idxT.N - entryT.N,
+	}
+	a.Published = PublishedTokens{
+		AllWithEntry: ceilDiv(a.CharsWithEntry, PublishedCharsPerToken),
+		Index:        ceilDiv(a.IndexChars, PublishedCharsPerToken),
+		NetSaving:    ceilDiv(a.NetSaving, PublishedCharsPerToken),
+		Estimate:     true,
+	}
+	return a, nil
+}
+
+// countTools counts the tokens of tools' descriptions and schemas. An
+// estimate rounds once over the whole set, as a flat rate would.
+func countTools(c *Counter, tools []*registry.Tool) Tokens {
+	if !c.Exact() {
+		var prose, js int
+		for _, t := range tools {
+			prose += Runes(t.Description)
+			js += Runes(string(t.ModelSchema()))
+		}
+		return Tokens{N: EstimateRunes(KindProse, prose) + EstimateRunes(KindJSON, js), Estimate: true}
+	}
+	var sum Tokens
+	for _, t := range tools {
+		for _, s := range ToolSections(t, ClassTool) {
+			sum = sum.Add(c.CountFrozen(s.Kind, s.Text))
+		}
+	}
+	return sum
+}
+
+func sumChars(tools []*registry.Tool) int {
+	n := 0
+	for _, t := range tools {
+		n += ToolChars(t)
+	}
+	return n
+}
+
+func sumNames(tools []*registry.Tool) int {
+	n := 0
+	for _, t := range tools {
+		n += Runes(t.Name)
+	}
+	return n
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+func ceilDiv(a, b int) int { return int(math.Ceil(float64(a) / float64(b))) }

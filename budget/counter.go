@@ -1,0 +1,243 @@
+package budget
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/tiktoken-go/tokenizer"
+	"github.com/toolshelf/toolshelf/internal/estimate"
+)
+
+// Encoding names a tokenizer vocabulary. [EncodingEstimate] is not a
+// vocabulary: it counts characters and marks every figure as an estimate.
+type Encoding string
+
+// The encodings a [Counter] knows.
+const (
+	O200kBase        Encoding = "o200k_base"  // gpt-4o, gpt-4.1, gpt-5, o1, o3, o4
+	Cl100kBase       Encoding = "cl100k_base" // gpt-4, gpt-3.5
+	EncodingEstimate Encoding = "estimate"    // Claude, Gemini, unknown models
+)
+
+// ErrUnknownEncoding is returned for an encoding name the package does not know.
+var ErrUnknownEncoding = errors.New("budget: unknown encoding")
+
+// Encodings lists the accepted encoding names, for usage messages.
+func Encodings() []Encoding { return []Encoding{O200kBase, Cl100kBase, EncodingEstimate} }
+
+// ParseEncoding checks an encoding name ("o200k_base", "cl100k_base",
+// "estimate"). The error wraps [ErrUnknownEncoding] and lists the valid names.
+func ParseEncoding(name string) (Encoding, error) {
+	for _, e := range Encodings() {
+		if string(e) == name {
+			return e, nil
+		}
+	}
+	return "", fmt.Errorf("%w %q: want one of o200k_base, cl100k_base, estimate", ErrUnknownEncoding, name)
+}
+
+// EncodingForModel maps a model name to its tokenizer: the GPT-4o, GPT-4.1,
+// GPT-5 and o-series families to o200k_base, GPT-4 and GPT-3.5 to
+// cl100k_base. Every other model (claude-*, gemini-*, unknown names) maps to
+// [EncodingEstimate], and exact reports false: no tokenizer fits, so its
+// figures are estimates.
+func EncodingForModel(model string) (enc Encoding, exact bool) {
+	m := strings.ToLower(strings.TrimSpace(model))
+	if i := strings.LastIndexByte(m, '/'); i >= 0 { // "openai/gpt-4o"
+		m = m[i+1:]
+	}
+	m = strings.TrimPrefix(m, "ft:")
+	switch {
+	case hasFamily(m, "gpt-4o"), hasFamily(m, "chatgpt-4o"), hasFamily(m, "gpt-4.1"),
+		hasFamily(m, "gpt-4.5"), hasFamily(m, "gpt-5"),
+		hasFamily(m, "o1"), hasFamily(m, "o3"), hasFamily(m, "o4"):
+		return O200kBase, true
+	case hasFamily(m, "gpt-4"), hasFamily(m, "gpt-3.5"), hasFamily(m, "gpt-35"):
+		return Cl100kBase, true
+	}
+	return EncodingEstimate, false
+}
+
+// hasFamily reports whether model is family or family followed by a '-',
+// '.', ':' or '@' suffix (a dated or sized variant): "o1" matches "o1-mini"
+// but not "o10".
+func hasFamily(model, family string) bool {
+	if !strings.HasPrefix(model, family) {
+		return false
+	}
+	rest := model[len(family):]
+	return rest == "" || strings.ContainsRune("-.:@", rune(rest[0]))
+}
+
+// Kind says how a section's text is estimated when no tokenizer fits: prose
+// at 4 characters a token, dense JSON at 1.3. Exact counts ignore it.
+type Kind uint8
+
+// The two kinds of text.
+const (
+	KindProse Kind = iota
+	KindJSON
+)
+
+func (k Kind) String() string {
+	if k == KindJSON {
+		return "json"
+	}
+	return "prose"
+}
+
+// Counter counts tokens in one encoding. The vocabulary is loaded on first
+// use (o200k_base costs ~7 MB of heap and tens of milliseconds), never
+// before: a harness that never asks for tokens never pays it. Counts of
+// frozen text are cached by content, so measuring turn after turn only
+// tokenizes what is new. A Counter is safe for concurrent use; share one per
+// encoding.
+type Counter struct {
+	enc Encoding
+
+	once  sync.Once
+	codec tokenizer.Codec
+	err   error
+
+	mu     sync.Mutex
+	cache  map[string]int
+	hits   int
+	misses int
+}
+
+// NewCounter returns a counter for enc. It does not load the vocabulary.
+// The error wraps [ErrUnknownEncoding].
+func NewCounter(enc Encoding) (*Counter, error) {
+	if _, err := ParseEncoding(string(enc)); err != nil {
+		return nil, err
+	}
+	return &Counter{enc: enc, cache: map[string]int{}}, nil
+}
+
+// CounterForModel returns a counter for the model's tokenizer, or an
+// estimating counter when none fits (see [EncodingForModel]).
+func CounterForModel(model string) *Counter {
+	enc, _ := EncodingForModel(model)
+	c, _ := NewCounter(enc) // enc is always valid
+	return c
+}
+
+// Encoding returns the counter's encoding.
+func (c *Counter) Encoding() Encoding { return c.enc }
+
+// Exact reports whether the counter tokenizes (true) or estimates (false).
+func (c *Counter) Exact() bool { return c.enc != EncodingEstimate }
+
+func (c *Counter) load() (tokenizer.Codec, error) {
+	c.once.Do(func() {
+		c.codec, c.err = tokenizer.Get(tokenizer.Encoding(c.enc))
+		if c.err != nil {
+			c.err = fmt.Errorf("budget: loading %s: %w", c.enc, c.err)
+		}
+	})
+	return c.codec, c.err
+}
+
+// Tokens is a token count, exact or an estimate.
+type Tokens struct {
+	N int `json:"n"`
+	// Estimate marks a count made from characters, not by a tokenizer.
+	Estimate bool `json:"estimate"`
+}
+
+// String formats the count with thousands separators, prefixed by "~" when
+// it is an estimate.
+func (t Tokens) String() string {
+	if t.Estimate {
+		return "~" + Thousands(t.N)
+	}
+	return Thousands(t.N)
+}
+
+// Add returns the sum; the sum is an estimate if either part is.
+func (t Tokens) Add(u Tokens) Tokens {
+	return Tokens{N: t.N + u.N, Estimate: t.Estimate || u.Estimate}
+}
+
+// Count returns the tokens of text. An estimating counter uses the kind's
+// rate; a tokenizing one ignores kind. Nothing is cached: use
+// [Counter.CountFrozen] for text that recurs.
+func (c *Counter) Count(kind Kind, text string) Tokens {
+	if !c.Exact() {
+		return Tokens{N: estimateKind(kind, text), Estimate: true}
+	}
+	return c.tokenize(kind, text)
+}
+
+// CountFrozen is [Counter.Count] for text that recurs unchanged (a frozen
+// prefix, messages already sent): the count is cached by content.
+func (c *Counter) CountFrozen(kind Kind, text string) Tokens {
+	if !c.Exact() {
+		return c.Count(kind, text)
+	}
+	c.mu.Lock()
+	n, ok := c.cache[text]
+	if ok {
+		c.hits++
+	}
+	c.mu.Unlock()
+	if ok {
+		return Tokens{N: n}
+	}
+	t := c.tokenize(kind, text)
+	if t.Estimate {
+		return t
+	}
+	c.mu.Lock()
+	c.cache[text] = t.N
+	c.misses++
+	c.mu.Unlock()
+	return t
+}
+
+// CacheStats returns how many frozen counts were served from the cache and
+// how many had to be tokenized.
+func (c *Counter) CacheStats() (hits, misses int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.hits, c.misses
+}
+
+// tokenize counts exactly, or falls back to a marked estimate if the
+// vocabulary cannot load or the text cannot be split (a figure the package
+// cannot measure is never passed off as exact).
+func (c *Counter) tokenize(kind Kind, text string) Tokens {
+	codec, err := c.load()
+	if err == nil {
+		n, err := codec.Count(text)
+		if err == nil {
+			return Tokens{N: n}
+		}
+	}
+	return Tokens{N: estimateKind(kind, text), Estimate: true}
+}
+
+func estimateKind(kind Kind, text string) int {
+	if kind == KindJSON {
+		return estimate.JSON([]byte(text))
+	}
+	return estimate.Prose(text)
+}
+
+// EstimateRunes estimates the tokens of runes characters of the kind, with
+// one rounding (up) for the whole amount: summing per-piece estimates would
+// round every piece.
+func EstimateRunes(kind Kind, runes int) int {
+	rate := estimate.ProseCharsPerToken
+	if kind == KindJSON {
+		rate = estimate.JSONCharsPerToken
+	}
+	return int(math.Ceil(float64(runes) / rate))
+}
+
+// Runes is utf8.RuneCountInString, the package's unit of "characters".
+func Runes(s string) int { return utf8.RuneCountInString(s) }
