@@ -1,0 +1,125 @@
+package render
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/toolshelf/toolshelf/registry"
+)
+
+func TestRenderEachForbiddenFunctionFails(t *testing.T) {
+	for _, fn := range ForbiddenFunctions() {
+		t.Run(fn, func(t *testing.T) {
+			text := "Search tools.\nToday is {{" + fn + "}}.\n"
+			out, err := Render("tool_search", text, Vars{})
+			require.Error(t, err)
+			assert.Empty(t, out)
+			assert.ErrorIs(t, err, ErrForbiddenFunction)
+			var re *Error
+			require.True(t, errors.As(err, &re))
+			assert.Equal(t, "tool_search", re.Tool)
+			assert.Equal(t, 2, re.Line)
+			assert.Equal(t, fn, re.Name)
+			assert.Contains(t, err.Error(), `tool "tool_search", line 2`)
+			assert.Contains(t, err.Error(), fmt.Sprintf("%q", fn))
+		})
+	}
+}
+
+// The stubs are the backstop behind the static check: called directly
+// they fail, and never return a zero value silently.
+func TestStubsFailWhenCalled(t *testing.T) {
+	m := funcMap("x", Vars{}, nil)
+	for _, fn := range ForbiddenFunctions() {
+		f, ok := m[fn].(func(...any) (string, error))
+		require.True(t, ok, fn)
+		_, err := f()
+		assert.ErrorIs(t, err, ErrForbiddenFunction, fn)
+	}
+}
+
+func TestRenderVariables(t *testing.T) {
+	vars := Vars{
+		Static:  map[string]string{"product": "toolshelf"},
+		Session: map[string]string{"cwd": "/src", "os": "linux", "date": "2025-01-02"},
+		Parts:   map[string]string{"rules": "Be brief."},
+	}
+	tests := []struct {
+		name, text, want string
+		err              error
+		line             int
+	}{
+		{name: "session and static", text: "{{.product}} in {{.cwd}} on {{.os}}", want: "toolshelf in /src on linux"},
+		{name: "pure helpers", text: `{{tag "rules" (part "rules")}} {{join ", " .os .cwd}} {{if has "date"}}dated{{end}}{{if has "locale"}}!{{end}} {{raw "<x>"}}`, want: "<rules>Be brief.</rules> linux, /src dated <x>"},
+		{name: "section", text: `{{define "s"}}[{{.os}}]{{end}}a{{render_section "s"}}b`, want: "a[linux]b"},
+		{name: "dollar root in range", text: "{{with .os}}{{$.cwd}}{{end}}", want: "/src"},
+		{name: "undeclared", text: "ok\n\n{{.locale}}", err: ErrUndeclaredVariable, line: 3},
+		{name: "undeclared via dollar", text: "{{with .os}}{{$.user}}{{end}}", err: ErrUndeclaredVariable, line: 1},
+		{name: "forbidden variable", text: "{{.turn}}", err: ErrForbiddenVariable, line: 1},
+		{name: "forbidden in has", text: `{{if has "request_id"}}x{{end}}`, err: ErrForbiddenVariable, line: 1},
+		{name: "forbidden in pipeline", text: "{{.os | printf \"%s\" | now}}", err: ErrForbiddenFunction, line: 1},
+		{name: "forbidden in if", text: "{{if true}}\n{{uuid}}{{end}}", err: ErrForbiddenFunction, line: 2},
+		{name: "unknown part", text: `{{part "nope"}}`, err: ErrUnknownPart, line: 1},
+		{name: "unknown section", text: `{{render_section "nope"}}`, err: ErrUnknownPart, line: 1},
+		{name: "parse error", text: "a\n{{.os", err: ErrTemplate, line: 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Render("T", tc.text, vars)
+			if tc.err != nil {
+				require.ErrorIs(t, err, tc.err)
+				var re *Error
+				require.True(t, errors.As(err, &re))
+				assert.Equal(t, tc.line, re.Line, err.Error())
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func TestVarsCheck(t *testing.T) {
+	for _, v := range ForbiddenVariables() {
+		err := Vars{Session: map[string]string{v: "x"}}.Check()
+		assert.ErrorIs(t, err, ErrVariables, v)
+	}
+	err := Vars{Static: map[string]string{"a": "1"}, Session: map[string]string{"a": "2"}}.Check()
+	assert.ErrorIs(t, err, ErrVariables)
+}
+
+func TestToolsRendersOnlyTemplatesAndNeverWritesBack(t *testing.T) {
+	lit := &registry.Tool{Name: "Lit", Description: "{{now}} is literal text"}
+	tpl := &registry.Tool{Name: "Tpl", Description: "in {{.cwd}}", Template: true}
+	before := *tpl
+	out, err := Tools([]*registry.Tool{lit, tpl}, Vars{Session: map[string]string{"cwd": "/w"}})
+	require.NoError(t, err)
+	assert.Equal(t, []Rendered{{"Lit", "{{now}} is literal text"}, {"Tpl", "in /w"}}, out)
+	assert.Equal(t, before, *tpl, "the tool definition is unchanged")
+}
+
+func TestRenderIsDeterministic(t *testing.T) {
+	vars := Vars{Session: map[string]string{"a": "1", "b": "2", "c": "3"}}
+	text := strings.Repeat("{{.a}}{{.b}}{{.c}}", 10)
+	first, err := Render("T", text, vars)
+	require.NoError(t, err)
+	for range 20 {
+		got, err := Render("T", text, vars)
+		require.NoError(t, err)
+		require.Equal(t, first, got)
+	}
+}
+
+func ExampleRender() {
+	out, err := Render("tool_search", `Tools in {{.cwd}}: {{tag "index" (join "," "a" "b")}}`, Vars{Session: map[string]string{"cwd": "/src"}})
+	fmt.Println(out, err)
+	_, err = Render("tool_search", "Today: {{now}}", Vars{})
+	fmt.Println(err)
+	// Output:
+	// Tools in /src: <index>a,b</index> <nil>
+	// render: tool "tool_search", line 1: forbidden function "now": templates are rendered once per session and must be pure; the current time would differ between sessions and processes; declare the value as a session variable instead
+}
