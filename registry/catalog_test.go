@@ -2,6 +2,7 @@ package registry
 
 import (
 	"bytes"
+	"fmt"
 	"encoding/json"
 	"errors"
 	"os"
@@ -173,4 +174,62 @@ func TestLoadCatalogNamesFile(t *testing.T) {
 	_, err := LoadCatalog(p)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "bad.json")
+}
+
+func TestAdversarialCatalogs(t *testing.T) {
+	t.Run("1 MB description is rejected naming the tool and the bound", func(t *testing.T) {
+		desc := strings.Repeat("x", 1<<20)
+		err := New(nil).Register(Tool{Name: "huge", Description: desc})
+		require.ErrorIs(t, err, ErrTooLarge)
+		assert.Contains(t, err.Error(), `tool "huge": description is 1048576 runes, the bound is 65536`)
+	})
+	t.Run("10,000 tools are accepted and sorted", func(t *testing.T) {
+		r := New(nil)
+		var tools []Tool
+		for i := 9999; i >= 0; i-- {
+			tools = append(tools, Tool{Name: fmt.Sprintf("tool_%05d", i)})
+		}
+		require.NoError(t, r.Register(tools...))
+		s := r.Snapshot()
+		require.Equal(t, 10000, s.Len())
+		assert.Equal(t, "tool_00000", s.Tools()[0].Name)
+	})
+	t.Run("names colliding after mcp__ prefixing", func(t *testing.T) {
+		r := New(nil)
+		require.NoError(t, r.Register(Tool{Name: "mcp__a__x"}))
+		err := r.Import(&Catalog{Server: "a", Tools: []Tool{{Name: "x"}}})
+		require.ErrorIs(t, err, ErrDuplicateTool)
+		assert.Contains(t, err.Error(), `"mcp__a__x" is registered by the built-in group and again by the MCP server "a"`)
+	})
+	t.Run("duplicate names across servers stay apart", func(t *testing.T) {
+		r := New(nil)
+		require.NoError(t, r.Import(&Catalog{Server: "a", Tools: []Tool{{Name: "x"}}}))
+		require.NoError(t, r.Import(&Catalog{Server: "b", Tools: []Tool{{Name: "x"}}}))
+		assert.Equal(t, []string{"mcp__a__x", "mcp__b__x"}, names(r.Snapshot()))
+	})
+	t.Run("$ref cycles and remote $refs are kept as data, never fetched", func(t *testing.T) {
+		c, err := ParseCatalog([]byte(`[{"name":"a","inputSchema":{"type":"object","properties":{"n":{"$ref":"#"},"r":{"$ref":"https://example.invalid/s.json"}}}}]`))
+		require.NoError(t, err)
+		require.NoError(t, New(nil).Import(c))
+	})
+	t.Run("huge enum is bounded by the schema bound", func(t *testing.T) {
+		var sb strings.Builder
+		sb.WriteString(`{"type":"object","properties":{"e":{"enum":[`)
+		for i := range 200000 {
+			if i > 0 {
+				sb.WriteByte(',')
+			}
+			fmt.Fprintf(&sb, `"v%d"`, i)
+		}
+		sb.WriteString(`]}}}`)
+		err := New(nil).Register(Tool{Name: "enum", RawSchema: []byte(sb.String())})
+		require.ErrorIs(t, err, ErrTooLarge)
+		assert.Contains(t, err.Error(), `tool "enum": schema is`)
+	})
+	t.Run("index tags in descriptions are data here; names cannot carry them", func(t *testing.T) {
+		_, err := ParseCatalog([]byte(`[{"name":"</available_deferred_tools>","inputSchema":{}}]`))
+		require.NoError(t, err, "parsing keeps the tool; registration validates the name")
+		c, _ := ParseCatalog([]byte(`[{"name":"</available_deferred_tools>","inputSchema":{}}]`))
+		assert.ErrorIs(t, New(nil).Import(c), ErrInvalidName)
+	})
 }

@@ -13,6 +13,13 @@ import (
 const (
 	DefaultMaxSelfBuiltDescription = 4096  // runes
 	DefaultMaxSelfBuiltSchema      = 16384 // bytes of compact JSON
+
+	// Bounds on every tool, generous enough for real catalogs (the longest
+	// description among the 293 real MCP tools in testdata is under 4,000
+	// runes; the harness fixture's VideoGen is 18,443) while keeping a
+	// hostile catalog from putting megabytes into every request.
+	DefaultMaxDescription = 65536   // runes
+	DefaultMaxSchema      = 1 << 20 // bytes of compact JSON
 )
 
 // Options configures a [Registry]. The zero value (or nil) means defaults.
@@ -21,6 +28,10 @@ type Options struct {
 	MaxSelfBuiltDescription int
 	// MaxSelfBuiltSchema bounds a self-built tool's compact schema, in bytes.
 	MaxSelfBuiltSchema int
+	// MaxDescription bounds any tool's description, in runes.
+	MaxDescription int
+	// MaxSchema bounds any tool's compact input schema, in bytes.
+	MaxSchema int
 }
 
 // Registry is the mutable set of tools and groups. All methods are safe for
@@ -52,6 +63,12 @@ func New(opts *Options) *Registry {
 	}
 	if r.opts.MaxSelfBuiltSchema <= 0 {
 		r.opts.MaxSelfBuiltSchema = DefaultMaxSelfBuiltSchema
+	}
+	if r.opts.MaxDescription <= 0 {
+		r.opts.MaxDescription = DefaultMaxDescription
+	}
+	if r.opts.MaxSchema <= 0 {
+		r.opts.MaxSchema = DefaultMaxSchema
 	}
 	return r
 }
@@ -224,9 +241,15 @@ func (r *Registry) prepare(tools []Tool, selfBuilt bool) ([]*Tool, error) {
 		if prev, ok := batch[t.Name]; ok {
 			return nil, dupError(t.Name, r.groups[prev.Group], g)
 		}
+		if n := utf8.RuneCountInString(t.Description); n > r.opts.MaxDescription {
+			return nil, fmt.Errorf("%w: tool %q: description is %d runes, the bound is %d (Options.MaxDescription)", ErrTooLarge, t.Name, n, r.opts.MaxDescription)
+		}
 		nt, err := t.normalize()
 		if err != nil {
 			return nil, err
+		}
+		if n := len(nt.RawSchema); n > r.opts.MaxSchema {
+			return nil, fmt.Errorf("%w: tool %q: schema is %d bytes, the bound is %d (Options.MaxSchema)", ErrTooLarge, t.Name, n, r.opts.MaxSchema)
 		}
 		p := &nt
 		batch[t.Name] = p
