@@ -2,9 +2,9 @@ package registry
 
 import (
 	"bytes"
-	"fmt"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
