@@ -1,23 +1,635 @@
 package execute
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
 
+	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
-// Options configures a [Dispatcher]. Nil means defaults.
-// (Placeholder: fields are added by the execute work.)
-type Options struct{}
+// Dispatcher runs every tool call, direct or through defer_execute, through
+// one pipeline. It is safe for concurrent use by any number of sessions; the
+// only state it keeps is its cache of resolved schemas.
+type Dispatcher struct {
+	opts  Options
+	log   *slog.Logger
+	cache validators
+}
 
-// Dispatcher runs every tool call, direct or through defer_execute.
-type Dispatcher struct{}
+// New returns a dispatcher. opts may be nil. It reports an error wrapping
+// [ErrRule] for an unusable permission rule or hook pattern.
+func New(opts *Options) (*Dispatcher, error) {
+	d := &Dispatcher{}
+	if opts != nil {
+		d.opts = *opts
+	}
+	o := &d.opts
+	o.Rules = slices.Clone(o.Rules)
+	o.Hooks = slices.Clone(o.Hooks)
+	for _, r := range o.Rules {
+		if err := r.check(); err != nil {
+			return nil, fmt.Errorf("execute: %w", err)
+		}
+	}
+	for i, h := range o.Hooks {
+		if h.Pattern == "" {
+			continue
+		}
+		if err := (Rule{Action: Allow, Pattern: h.Pattern}).check(); err != nil {
+			return nil, fmt.Errorf("execute: hook %d (%q): %w", i, h.Name, err)
+		}
+	}
+	if o.Default == 0 {
+		o.Default = Allow
+	}
+	if o.Default > Deny {
+		return nil, fmt.Errorf("execute: %w: default action %d: want Allow, Ask or Deny", ErrRule, o.Default)
+	}
+	if o.MaxParamsBytes <= 0 {
+		o.MaxParamsBytes = DefaultMaxParamsBytes
+	}
+	if o.MaxDepth <= 0 {
+		o.MaxDepth = DefaultMaxDepth
+	}
+	if o.MaxResultBytes == 0 {
+		o.MaxResultBytes = DefaultMaxResultBytes
+	}
+	if o.MaxSchemas <= 0 {
+		o.MaxSchemas = DefaultMaxSchemas
+	}
+	if len(o.Guidance) > 0 {
+		g := make(map[string]string, len(o.Guidance))
+		for k, v := range o.Guidance {
+			g[k] = v
+		}
+		o.Guidance = g
+	}
+	d.log = o.Logger
+	if d.log == nil {
+		d.log = slog.New(slog.DiscardHandler)
+	}
+	d.cache = validators{max: o.MaxSchemas, byPtr: map[*registry.Tool]*validator{}, byKey: map[string]*validator{}}
+	return d, nil
+}
 
-// New returns a dispatcher.
-func New(opts *Options) (*Dispatcher, error) { return &Dispatcher{}, nil }
+// call is the state of one dispatch.
+type call struct {
+	s      Session
+	sid    string
+	target string // as the model wrote it
+	via    string
+	t      *registry.Tool
+	v      *validator
+}
 
-// Call dispatches one call of name (a direct tool, or defer_execute) in s.
-func (d *Dispatcher) Call(ctx context.Context, s Session, name string, args json.RawMessage) registry.Result {
-	return registry.Result{Text: "not implemented yet", IsError: true}
+func (c *call) event(k EventKind) Event {
+	return Event{Kind: k, Session: c.sid, Tool: clip(c.target, 80), Via: c.via}
+}
+
+func errResult(text string) registry.Result { return registry.Result{Text: text, IsError: true} }
+
+// Call dispatches one call in session s. name is the name the model called:
+// either defer_execute, whose args are {"tool_name": ..., "params": ...}, or
+// a tool's own name, whose args are its params. The result is what the
+// model reads; failures of any kind are error results, never panics.
+func (d *Dispatcher) Call(ctx context.Context, s Session, name string, args json.RawMessage) (res registry.Result) {
+	c := &call{s: s, target: name}
+	defer func() {
+		if r := recover(); r != nil {
+			ev := c.event(EventHostError)
+			ev.Detail = fmt.Sprintf("panic in the dispatch pipeline: %v", r)
+			d.emit(ctx, ev)
+			res = errResult(fmt.Sprintf("The call of %q failed inside the harness's tool dispatcher; nothing more is known. Retry once, or use another tool.", clip(c.target, 80)))
+		}
+	}()
+	if s == nil {
+		d.emit(ctx, Event{Kind: EventHostError, Tool: clip(name, 80), Detail: "nil session"})
+		return errResult("The harness called the tool dispatcher without a session; this is not fixable by changing the call.")
+	}
+	c.sid = s.ID()
+	if name == registry.DeferExecuteName {
+		c.via = registry.DeferExecuteName
+		c.target = ""
+	}
+	if p := scanBounds(args, d.opts.MaxParamsBytes, d.opts.MaxDepth+1); p != "" {
+		return d.badInput(ctx, c, p)
+	}
+	params, shape := json.RawMessage(args), ""
+	if c.via != "" {
+		w := unwrap(args)
+		if w.fatal != "" {
+			return d.badInput(ctx, c, w.fatal)
+		}
+		c.target, params, shape = w.target, w.params, w.problem
+		if c.target == registry.DeferExecuteName || c.target == registry.ToolSearchName {
+			ev := c.event(EventRecursion)
+			d.emit(ctx, ev)
+			return errResult(fmt.Sprintf("defer_execute cannot call %s. Call %s directly; use defer_execute only for the deferred tools listed in tool_search's index: defer_execute {\"tool_name\":\"<tool name>\",\"params\":{...}}.", c.target, c.target))
+		}
+	}
+	return d.dispatch(ctx, c, params, shape)
+}
+
+// badInput answers arguments that name no tool usably.
+func (d *Dispatcher) badInput(ctx context.Context, c *call, problem string) registry.Result {
+	ev := c.event(EventBadInput)
+	ev.Detail = problem
+	d.emit(ctx, ev)
+	if c.via != "" {
+		return errResult(fmt.Sprintf("Invalid defer_execute call: %s. Nothing was run. A correct call looks like: defer_execute {\"tool_name\":\"<exact tool name from the tool_search index>\",\"params\":{<the tool's parameters>}}.", problem))
+	}
+	return errResult(fmt.Sprintf("Invalid call of %q: %s. Nothing was run. Send the tool's parameters as one JSON object, e.g. {\"name\":\"value\"}.", clip(c.target, 80), problem))
+}
+
+func (d *Dispatcher) dispatch(ctx context.Context, c *call, params json.RawMessage, shape string) registry.Result {
+	// 1. Lookup and visibility: unknown and hidden are one answer.
+	if !registry.ValidName(c.target) {
+		return d.unknown(ctx, c)
+	}
+	t, deferred, ok := c.s.Lookup(c.target)
+	if !ok || t == nil {
+		return d.unknown(ctx, c)
+	}
+	c.t, c.v = t, d.cache.get(t)
+	if shape == "" {
+		shape = shapeProblem(params)
+	}
+	// 2. Loaded? Refused, answered with the schema, and loaded from now on.
+	if deferred && !c.s.Loaded(c.target) {
+		c.s.MarkLoaded(c.target)
+		return d.unloaded(ctx, c, params, shape)
+	}
+	if shape != "" {
+		ev := c.event(EventBadInput)
+		ev.Detail = shape
+		d.emit(ctx, ev)
+		return errResult(fmt.Sprintf("Invalid params for %q: %s. Nothing was run. %s", c.target, shape, d.correctCall(c)))
+	}
+	if c.v.err != nil {
+		return d.hostError(ctx, c, "its input schema cannot be used for validation", "schema: "+c.v.err.Error())
+	}
+	// 3 and 4. Validation, defaults and injected fields.
+	full, visible, res, ok := d.prepare(ctx, c, params)
+	if !ok {
+		return res
+	}
+	// 5. Permission, on the target's name.
+	if res, ok := d.permission(ctx, c, visible); !ok {
+		return res
+	}
+	// 6. Before-call hooks.
+	cl := &Call{Session: c.s, Tool: t, Name: c.target, Via: c.via, Params: full}
+	hooks := d.hooksFor(c.target)
+	for _, h := range hooks {
+		if h.Before == nil {
+			continue
+		}
+		if res, ok := d.before(ctx, c, h, cl); !ok {
+			return res
+		}
+	}
+	// 7. The handler.
+	res = d.run(ctx, c, cl)
+	for _, h := range hooks {
+		if h.After != nil {
+			res = d.after(ctx, c, h, cl, res)
+		}
+	}
+	// 8. Size bound, then guidance, which is never cut.
+	res.Text = d.bound(ctx, c, res.Text)
+	if g := d.opts.Guidance[c.target]; g != "" {
+		res.Text += "\n\n" + g
+	}
+	ev := c.event(EventCompleted)
+	ev.Detail = fmt.Sprintf("is_error=%t bytes=%d", res.IsError, len(res.Text))
+	d.emit(ctx, ev)
+	return res
+}
+
+func (d *Dispatcher) unknown(ctx context.Context, c *call) registry.Result {
+	d.emit(ctx, c.event(EventUnknownTool))
+	skip := func(n string) bool {
+		return c.via != "" && (n == registry.DeferExecuteName || n == registry.ToolSearchName)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Unknown tool %q.", clip(c.target, 80))
+	if names := closest(c.target, c.s.VisibleNames(), skip); len(names) > 0 {
+		b.WriteString(" Did you mean ")
+		for i, n := range names {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "%q", n)
+		}
+		b.WriteString("?")
+	}
+	b.WriteString(" Nothing was run. Call a tool by its exact name: a tool from your tool list directly, or a deferred tool from the tool_search index as defer_execute {\"tool_name\":\"<name>\",\"params\":{...}} after loading its schema with tool_search.")
+	return errResult(b.String())
+}
+
+func (d *Dispatcher) unloaded(ctx context.Context, c *call, params json.RawMessage, shape string) registry.Result {
+	var problems []string
+	if shape != "" {
+		problems = append(problems, shape)
+	} else if c.v.err == nil {
+		obj, err := decodeObject(params)
+		if err == nil {
+			for k := range c.v.injected {
+				delete(obj, k)
+			}
+			for _, v := range c.v.check(obj) {
+				if !c.v.injected[topKey(v.Pointer)] {
+					problems = append(problems, v.String())
+				}
+			}
+		}
+	}
+	ev := c.event(EventUnloaded)
+	ev.Detail = fmt.Sprintf("%d problems in the params", len(problems))
+	d.emit(ctx, ev)
+	var b strings.Builder
+	fmt.Fprintf(&b, "Tool %q is deferred and its schema had not been loaded, so nothing was run. Its schema, loaded now:\n%s\n", c.target, c.t.ModelSchema())
+	writeList(&b, "Problems with the params you sent:", problems)
+	fmt.Fprintf(&b, "Call it again with params that match this schema. %s", d.correctCall(c))
+	return errResult(b.String())
+}
+
+func writeList(b *strings.Builder, title string, items []string) {
+	if len(items) == 0 {
+		return
+	}
+	if title != "" {
+		b.WriteString(title)
+		b.WriteByte('\n')
+	}
+	for i, s := range items {
+		if i == maxViolations {
+			fmt.Fprintf(b, "- and %d more\n", len(items)-maxViolations)
+			break
+		}
+		b.WriteString("- ")
+		b.WriteString(s)
+		b.WriteByte('\n')
+	}
+}
+
+// correctCall shows the shape of a correct call of the target.
+func (d *Dispatcher) correctCall(c *call) string {
+	if c.via != "" {
+		return fmt.Sprintf("A correct call looks like: defer_execute {\"tool_name\":%q,\"params\":%s}", c.target, c.v.example)
+	}
+	return fmt.Sprintf("A correct call looks like: %s with arguments %s", c.target, c.v.example)
+}
+
+func (d *Dispatcher) hostError(ctx context.Context, c *call, what, detail string) registry.Result {
+	ev := c.event(EventHostError)
+	ev.Detail = detail
+	d.emit(ctx, ev)
+	return errResult(fmt.Sprintf("Tool %q could not run: %s. This is a problem on the harness's side, not fixable by changing the params; nothing was run. Tell the user, or use another tool.", c.target, what))
+}
+
+func decodeObject(params []byte) (map[string]any, error) {
+	obj := map[string]any{}
+	if len(bytes.TrimSpace(params)) == 0 {
+		return obj, nil
+	}
+	if err := json.Unmarshal(params, &obj); err != nil {
+		return nil, err
+	}
+	if obj == nil {
+		return nil, fmt.Errorf("params is null")
+	}
+	return obj, nil
+}
+
+// topKey returns the first segment of a JSON pointer, unescaped.
+func topKey(p string) string {
+	p = strings.TrimPrefix(p, "/")
+	p, _, _ = strings.Cut(p, "/")
+	return strings.ReplaceAll(strings.ReplaceAll(p, "~1", "/"), "~0", "~")
+}
+
+// prepare validates params, applies defaults and fills injected fields. It
+// returns the params for the handler (full) and for the approver (visible,
+// without injected fields).
+func (d *Dispatcher) prepare(ctx context.Context, c *call, params json.RawMessage) (full, visible json.RawMessage, res registry.Result, ok bool) {
+	v := c.v
+	obj, err := decodeObject(params)
+	if err != nil {
+		return nil, nil, errResult(fmt.Sprintf("Invalid params for %q: not a valid JSON object (%s). Nothing was run. %s", c.target, clip(err.Error(), 120), d.correctCall(c))), false
+	}
+	before := make(map[string]bool, len(obj))
+	for k := range obj {
+		before[k] = true
+	}
+	for _, f := range c.t.Injected {
+		if _, ok := obj[f]; ok {
+			delete(obj, f)
+			ev := c.event(EventInjectedIgnored)
+			ev.Detail = "model-supplied value for host field " + f + " ignored"
+			d.emit(ctx, ev)
+		}
+	}
+	if v.defaults {
+		if err := applyDefaults(v, &obj); err != nil {
+			return nil, nil, d.hostError(ctx, c, "its schema's defaults cannot be applied", err.Error()), false
+		}
+	}
+	injected := map[string]any{}
+	if len(c.t.Injected) > 0 && d.opts.Inject != nil {
+		vals, err := d.opts.Inject(ctx, c.s, c.target)
+		if err != nil {
+			return nil, nil, d.hostError(ctx, c, "the harness could not supply its context", "inject: "+err.Error()), false
+		}
+		for _, f := range c.t.Injected {
+			if val, ok := vals[f]; ok {
+				obj[f] = val
+				injected[f] = val
+			}
+		}
+	}
+	var model, host []string
+	var first string
+	for _, vi := range v.check(obj) {
+		if v.injected[topKey(vi.Pointer)] {
+			host = append(host, vi.String())
+			continue
+		}
+		if first == "" {
+			first = vi.Pointer
+			if first == "" {
+				first = "/"
+			}
+		}
+		model = append(model, vi.String())
+	}
+	if len(model) > 0 {
+		ev := c.event(EventInvalid)
+		ev.Pointer = first
+		ev.Detail = strings.Join(model, "; ")
+		d.emit(ctx, ev)
+		var b strings.Builder
+		fmt.Fprintf(&b, "Invalid params for %q; nothing was run.\n", c.target)
+		writeList(&b, "", model)
+		fmt.Fprintf(&b, "Expected schema:\n%s\n%s", c.t.ModelSchema(), d.correctCall(c))
+		return nil, nil, errResult(b.String()), false
+	}
+	if len(host) > 0 {
+		return nil, nil, d.hostError(ctx, c, "the harness did not supply valid values for its host-filled fields", strings.Join(host, "; ")), false
+	}
+	// The model's bytes pass through untouched unless something was added.
+	if !v.defaults && len(c.t.Injected) == 0 {
+		if len(bytes.TrimSpace(params)) == 0 {
+			params = json.RawMessage("{}")
+		}
+		return params, params, registry.Result{}, true
+	}
+	full, visible, err = merge(c.t, v, params, obj, before, injected)
+	if err != nil {
+		return nil, nil, d.hostError(ctx, c, "its params could not be encoded", err.Error()), false
+	}
+	return full, visible, registry.Result{}, true
+}
+
+// applyDefaults runs jsonschema-go's ApplyDefaults, which may panic on a
+// default that cannot be assigned.
+func applyDefaults(v *validator, obj *map[string]any) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("apply defaults: %v", r)
+		}
+	}()
+	return v.full.ApplyDefaults(obj)
+}
+
+// merge builds the handler's params from the model's members (source order,
+// injected dropped), members a default changed re-encoded, new defaulted
+// members in declared order, then injected fields in declared order.
+func merge(t *registry.Tool, v *validator, params json.RawMessage, obj map[string]any, before map[string]bool, injected map[string]any) (full, visible json.RawMessage, err error) {
+	var ms []jsonx.Member
+	if len(bytes.TrimSpace(params)) > 0 {
+		if ms, err = jsonx.Members(params); err != nil {
+			return nil, nil, err
+		}
+	}
+	out := make([]jsonx.Member, 0, len(ms)+len(v.topDefaults)+len(injected))
+	for _, m := range ms {
+		if v.injected[m.Key] {
+			continue
+		}
+		if v.deepDefault[m.Key] {
+			b, err := jsonx.Marshal(obj[m.Key])
+			if err != nil {
+				return nil, nil, err
+			}
+			m.Value = b
+		}
+		out = append(out, m)
+	}
+	for _, p := range v.props {
+		val, ok := obj[p]
+		if !ok || before[p] || v.injected[p] {
+			continue
+		}
+		b, err := jsonx.Marshal(val)
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, jsonx.Member{Key: p, Value: b})
+	}
+	visible = jsonx.AppendObject(nil, out)
+	if len(injected) == 0 {
+		return visible, visible, nil
+	}
+	for _, f := range t.Injected {
+		val, ok := injected[f]
+		if !ok {
+			continue
+		}
+		b, err := jsonx.Marshal(val)
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, jsonx.Member{Key: f, Value: b})
+	}
+	return jsonx.AppendObject(nil, out), visible, nil
+}
+
+// permission applies the rules to the target name.
+func (d *Dispatcher) permission(ctx context.Context, c *call, visible json.RawMessage) (registry.Result, bool) {
+	vd := d.permit(c.target)
+	ev := c.event(0)
+	ev.Rule = vd.rule
+	switch vd.action {
+	case Allow:
+		ev.Kind = EventAllowed
+		d.emit(ctx, ev)
+		return registry.Result{}, true
+	case Deny:
+		ev.Kind = EventDenied
+		d.emit(ctx, ev)
+		return errResult(fmt.Sprintf("Permission denied: the harness's rules do not allow %q. Nothing was run. Do not retry it; do the task another way, or tell the user what you wanted to do.", c.target)), false
+	}
+	if d.opts.Ask == nil {
+		ev.Kind, ev.Detail = EventRejected, "no approver configured"
+		d.emit(ctx, ev)
+		return errResult(fmt.Sprintf("Calling %q needs the user's approval and the harness cannot ask for it here. Nothing was run. Do the task another way, or tell the user what you wanted to do.", c.target)), false
+	}
+	rule := vd.r
+	if vd.rule == "default" {
+		rule = Rule{Action: Ask, Pattern: "*", Source: "default"}
+	}
+	yes, err := d.opts.Ask(ctx, AskRequest{Session: c.sid, Tool: c.target, Via: c.via, Params: visible, Rule: rule})
+	if err != nil || !yes {
+		ev.Kind = EventRejected
+		if err != nil {
+			ev.Detail = "approver failed: " + err.Error()
+		}
+		d.emit(ctx, ev)
+		return errResult(fmt.Sprintf("The user did not approve the call of %q. Nothing was run. Do not retry the same call; ask the user how to proceed, or do the task another way.", c.target)), false
+	}
+	ev.Kind = EventApproved
+	d.emit(ctx, ev)
+	return registry.Result{}, true
+}
+
+func (d *Dispatcher) hooksFor(target string) []Hook {
+	var out []Hook
+	for _, h := range d.opts.Hooks {
+		if h.Pattern == "" || deferral.Match(h.Pattern, target) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// before runs one before-call hook; a panic fails closed.
+func (d *Dispatcher) before(ctx context.Context, c *call, h Hook, cl *Call) (res registry.Result, ok bool) {
+	var vd Verdict
+	if err := safely(func() { vd = h.Before(ctx, cl) }); err != nil {
+		return d.hostError(ctx, c, "a harness hook failed", fmt.Sprintf("hook %q: %v", h.Name, err)), false
+	}
+	if vd.Block {
+		ev := c.event(EventBlocked)
+		ev.Hook, ev.Detail = h.Name, vd.Reason
+		d.emit(ctx, ev)
+		reason := strings.TrimSpace(vd.Reason)
+		if reason == "" {
+			reason = "no reason given"
+		}
+		return errResult(fmt.Sprintf("The harness blocked the call of %q: %s. Nothing was run.", c.target, reason)), false
+	}
+	if vd.Params == nil {
+		return registry.Result{}, true
+	}
+	// A rewrite is validated again, against the full schema: hooks are host
+	// code and may set injected fields.
+	problem := scanBounds(vd.Params, d.opts.MaxParamsBytes, d.opts.MaxDepth)
+	if problem == "" {
+		problem = shapeProblem(vd.Params)
+	}
+	if problem == "" {
+		obj, err := decodeObject(vd.Params)
+		if err != nil {
+			problem = err.Error()
+		} else if vs := c.v.check(obj); len(vs) > 0 {
+			parts := make([]string, len(vs))
+			for i, v := range vs {
+				parts[i] = v.String()
+			}
+			problem = strings.Join(parts, "; ")
+		}
+	}
+	if problem != "" {
+		return d.hostError(ctx, c, "a harness hook rewrote its params into invalid ones", fmt.Sprintf("hook %q: %s", h.Name, problem)), false
+	}
+	ev := c.event(EventRewritten)
+	ev.Hook = h.Name
+	d.emit(ctx, ev)
+	cl.Params = slices.Clone(vd.Params)
+	return registry.Result{}, true
+}
+
+func (d *Dispatcher) after(ctx context.Context, c *call, h Hook, cl *Call, in registry.Result) registry.Result {
+	out := in
+	if err := safely(func() { out = h.After(ctx, cl, in) }); err != nil {
+		ev := c.event(EventHostError)
+		ev.Hook, ev.Detail = h.Name, fmt.Sprintf("after hook panicked: %v; result kept", err)
+		d.emit(ctx, ev)
+		return in
+	}
+	if out != in {
+		ev := c.event(EventReplaced)
+		ev.Hook = h.Name
+		d.emit(ctx, ev)
+	}
+	return out
+}
+
+func safely(f func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	f()
+	return nil
+}
+
+// run calls the handler with the caller's context.
+func (d *Dispatcher) run(ctx context.Context, c *call, cl *Call) registry.Result {
+	if c.t.Handler == nil {
+		d.emit(ctx, c.event(EventNoHandler))
+		return errResult(fmt.Sprintf("Tool %q has no implementation in this harness, so it cannot be called here. Nothing was run; use another tool.", c.target))
+	}
+	if err := ctx.Err(); err != nil {
+		ev := c.event(EventHandlerError)
+		ev.Detail = err.Error()
+		d.emit(ctx, ev)
+		return errResult(fmt.Sprintf("The call of %q was cancelled before it ran (%v).", c.target, err))
+	}
+	var res registry.Result
+	var err error
+	if perr := safely(func() { res, err = c.t.Handler(ctx, cl.Params) }); perr != nil {
+		ev := c.event(EventPanic)
+		ev.Detail = perr.Error()
+		d.emit(ctx, ev)
+		return errResult(fmt.Sprintf("Tool %q failed with an internal error; nothing more is known. You may retry once with different params, or use another tool.", c.target))
+	}
+	if err != nil {
+		ev := c.event(EventHandlerError)
+		ev.Detail = err.Error()
+		d.emit(ctx, ev)
+		text := "Error: " + err.Error()
+		if res.Text != "" {
+			text = res.Text + "\n\n" + text
+		}
+		return errResult(text)
+	}
+	return res
+}
+
+// bound cuts text to the size bound at a rune boundary, with a note that
+// says how to get the rest.
+func (d *Dispatcher) bound(ctx context.Context, c *call, text string) string {
+	max := d.opts.MaxResultBytes
+	if max < 0 || len(text) <= max {
+		return text
+	}
+	cut := cutRunes(text, max)
+	ev := c.event(EventTruncated)
+	ev.Detail = fmt.Sprintf("%d of %d bytes kept", len(cut), len(text))
+	d.emit(ctx, ev)
+	how := "call it again with a narrower request"
+	if len(c.v.paging) > 0 {
+		how += " (it accepts " + quoteList(c.v.paging, nil) + ")"
+	}
+	return fmt.Sprintf("%s\n\n[Output truncated: showing the first %d of %d bytes. To get the rest, %s.]", cut, len(cut), len(text), how)
 }

@@ -1,7 +1,27 @@
-// Package execute owns the defer_execute tool and the one dispatcher every
-// tool call goes through, direct or deferred: lookup and visibility → loaded?
-// → schema validation → permission → hooks → handler.
+// Package execute owns the defer_execute tool and the one [Dispatcher] every
+// tool call goes through, direct or deferred. Deferral shortens the context;
+// it must not shorten the chain of checks, so a call of a resident tool and a
+// call that arrives as defer_execute {"tool_name": ..., "params": ...} take
+// the same steps:
 //
-// It never lets a wrapper name hide the target from a guard: permission rules
-// and hooks always see the target tool's name.
+//  1. lookup and visibility: an unknown or hidden name gets the same
+//     "unknown tool" answer, with the closest visible names;
+//  2. loaded?: a deferred tool whose schema the model has not loaded gets
+//     its schema back in a validation error and counts as loaded from then on;
+//  3. schema validation of params (schemas resolved once and cached,
+//     defaults applied), every violation listed with its JSON pointer;
+//  4. injected fields filled by the host, whatever the model wrote for them;
+//  5. permission rules (deny over ask over allow) on the target name;
+//  6. before-call hooks (continue, block, rewrite), the handler with the
+//     caller's context, after-call hooks (annotate, replace);
+//  7. the result bounded in size and completed with per-tool guidance.
+//
+// Every guard — rules, hooks, events, logs — sees the target tool's name,
+// never the wrapper's: a Deny(ImageGen) rule blocks
+// defer_execute {"tool_name":"ImageGen"} exactly as it blocks a direct call.
+//
+// Everything the model sends is untrusted. Bad input gets a model-facing
+// error result that says what a correct call looks like; [Dispatcher.Call]
+// never panics and never returns a Go error that would end the turn. Every
+// decision is reported as an [Event] and logged with log/slog.
 package execute

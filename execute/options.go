@@ -1,0 +1,105 @@
+package execute
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+
+	"github.com/toolshelf/toolshelf/registry"
+)
+
+// Default bounds. Params are bounded before they are parsed; results after
+// the handler returns.
+const (
+	// DefaultMaxParamsBytes bounds the raw arguments of one call.
+	DefaultMaxParamsBytes = 1 << 20
+	// DefaultMaxDepth bounds the nesting of the arguments' JSON (objects and
+	// arrays). No tool in testdata nests past 6.
+	DefaultMaxDepth = 32
+	// DefaultMaxResultBytes bounds the text of a result (about 25,000
+	// tokens at 4 chars/token); longer text is cut at a rune boundary.
+	DefaultMaxResultBytes = 100_000
+	// DefaultMaxSchemas bounds the validation cache; past it the cache is
+	// emptied and refilled on demand.
+	DefaultMaxSchemas = 4096
+)
+
+// Options configures a [Dispatcher]. Nil (or the zero value) means: allow
+// every call no rule decides, no approver (so Ask rules reject), no hooks,
+// default bounds, no events, no logging.
+type Options struct {
+	// Rules are permission rules, evaluated on the target tool's name; the
+	// strongest matching action wins (deny over ask over allow).
+	Rules []Rule
+	// Default is the action when no rule matches. Zero means [Allow], the
+	// usual harness default: modes and rules restrict, the default does not.
+	Default Action
+	// Ask decides calls an Ask rule (or an Ask default) matched. Nil
+	// rejects them: without an approver nobody can say yes.
+	Ask Approver
+	// Inject returns the values of a tool's injected fields
+	// ([registry.Tool.Injected]) for one call. It is called only for tools
+	// that declare injected fields; a value the model sent for such a field
+	// is dropped first. Keys that are not injected fields are ignored.
+	Inject func(ctx context.Context, s Session, tool string) (map[string]any, error)
+	// Hooks run in order around the handler, for the tools their pattern
+	// matches.
+	Hooks []Hook
+	// Guidance maps a tool name to advice appended to each of its results
+	// ("results are paged: pass cursor to continue"). It always reaches the
+	// model, after any truncation.
+	Guidance map[string]string
+	// MaxParamsBytes bounds the raw arguments; 0 means [DefaultMaxParamsBytes].
+	MaxParamsBytes int
+	// MaxDepth bounds the arguments' nesting; 0 means [DefaultMaxDepth].
+	MaxDepth int
+	// MaxResultBytes bounds a result's text; 0 means [DefaultMaxResultBytes],
+	// negative means no bound.
+	MaxResultBytes int
+	// MaxSchemas bounds the validation cache; 0 means [DefaultMaxSchemas].
+	MaxSchemas int
+	// OnEvent receives every decision, synchronously, from the calling
+	// goroutine: it must be safe for concurrent use.
+	OnEvent func(Event)
+	// Logger logs every decision; nil discards.
+	Logger *slog.Logger
+}
+
+// Call describes one call to hooks, after validation, injection and
+// permission.
+type Call struct {
+	// Session is the calling session.
+	Session Session
+	// Tool is the target tool.
+	Tool *registry.Tool
+	// Name is the target tool's name (never "defer_execute").
+	Name string
+	// Via is "defer_execute" when the call came through the wrapper.
+	Via string
+	// Params are the validated params: defaults applied, injected fields
+	// filled. A hook may return new params in its [Verdict].
+	Params json.RawMessage
+}
+
+// Verdict is a before-call hook's answer. The zero Verdict continues.
+type Verdict struct {
+	// Block refuses the call; Reason is shown to the model.
+	Block  bool
+	Reason string
+	// Params, when non-nil, replace the call's params. They are validated
+	// again against the tool's full schema; invalid params stop the call.
+	Params json.RawMessage
+}
+
+// Hook runs around the handler of every tool its Pattern matches.
+type Hook struct {
+	// Name identifies the hook in events and logs.
+	Name string
+	// Pattern selects tools by target name, with * wildcards; empty means all.
+	Pattern string
+	// Before runs after permission, before the handler. Nil continues.
+	Before func(ctx context.Context, c *Call) Verdict
+	// After runs after the handler and may annotate or replace its result.
+	// Nil keeps the result.
+	After func(ctx context.Context, c *Call, r registry.Result) registry.Result
+}
