@@ -233,9 +233,7 @@ func countTools(c *Counter, tools []*registry.Tool) Tokens {
 	}
 	var sum Tokens
 	for _, t := range tools {
-		for _, s := range ToolSections(t, ClassTool) {
-			sum = sum.Add(c.CountFrozen(s.Kind, s.Text))
-		}
+		sum = sum.Add(c.CountFrozen(KindProse, t.Description)).Add(c.CountFrozen(KindJSON, string(t.ModelSchema())))
 	}
 	return sum
 }

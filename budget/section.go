@@ -50,12 +50,14 @@ type Section struct {
 	Frozen bool
 }
 
-// ToolSections describes a tool as two frozen sections with the tool's
-// name, one for its description (prose) and one for its model-facing schema
-// (JSON), so that an estimate rates each at its own rate. Their runes add up
-// to the tool's size in the savings account.
+// ToolSections describes a tool as it costs tokens: its name and
+// description (prose) and its model-facing schema (JSON), as frozen sections
+// sharing the tool's name, so that an estimate rates each at its own rate.
+// Description and schema runes add up to the tool's size in the savings
+// account ([ToolChars]); the name is paid on top.
 func ToolSections(t *registry.Tool, class Class) []Section {
 	return []Section{
+		{Name: t.Name, Class: class, Kind: KindProse, Text: t.Name, Frozen: true},
 		{Name: t.Name, Class: class, Kind: KindProse, Text: t.Description, Frozen: true},
 		{Name: t.Name, Class: class, Kind: KindJSON, Text: string(t.ModelSchema()), Frozen: true},
 	}
