@@ -1,0 +1,195 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolshelf/toolshelf/registry"
+)
+
+// convertTool turns a listed MCP tool into a registry tool named with the
+// server's own tool name (the registry prefixes it). The go-sdk client
+// decodes inputSchema into a map, so the schema's bytes come out with keys
+// sorted: deterministic whatever order the server sends.
+func convertTool(t *sdk.Tool) (registry.Tool, error) {
+	schema := t.InputSchema
+	if schema == nil {
+		schema = map[string]any{"type": "object", "properties": map[string]any{}}
+	}
+	raw, err := marshal(schema)
+	if err != nil {
+		return registry.Tool{}, fmt.Errorf("tool %q: inputSchema: %w", t.Name, err)
+	}
+	rt := registry.Tool{
+		Name:        t.Name,
+		Description: t.Description,
+		RawSchema:   raw,
+	}
+	if a := convertAnnotations(t); a != nil {
+		rt.Annotations = a
+	}
+	return rt, nil
+}
+
+// convertAnnotations maps the MCP hints. The go-sdk decodes readOnlyHint and
+// idempotentHint as plain bools, so false and absent look alike: only true is
+// recorded for them.
+func convertAnnotations(t *sdk.Tool) *registry.Annotations {
+	a := t.Annotations
+	title := t.Title
+	if a == nil && title == "" {
+		return nil
+	}
+	out := &registry.Annotations{Title: title}
+	if a != nil {
+		if out.Title == "" {
+			out.Title = a.Title
+		}
+		if a.ReadOnlyHint {
+			out.ReadOnlyHint = ptr(true)
+		}
+		if a.IdempotentHint {
+			out.IdempotentHint = ptr(true)
+		}
+		if a.DestructiveHint != nil {
+			out.DestructiveHint = ptr(*a.DestructiveHint)
+		}
+		if a.OpenWorldHint != nil {
+			out.OpenWorldHint = ptr(*a.OpenWorldHint)
+		}
+	}
+	if *out == (registry.Annotations{}) {
+		return nil
+	}
+	return out
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// marshal encodes v without HTML escaping, compact, with no trailing newline.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// groupDescription picks the description of a server's group: the caller's,
+// else the server's instructions, else its serverInfo description, title or
+// name. The version is left out on purpose: an upgrade that changes nothing
+// else must not change the index.
+func groupDescription(given string, init *sdk.InitializeResult) string {
+	if given != "" {
+		return given
+	}
+	if init == nil {
+		return ""
+	}
+	if s := strings.TrimSpace(init.Instructions); s != "" {
+		return s
+	}
+	if si := init.ServerInfo; si != nil {
+		for _, s := range []string{si.Description, si.Title, si.Name} {
+			if s = strings.TrimSpace(s); s != "" {
+				return s
+			}
+		}
+	}
+	return ""
+}
+
+// resultText renders a tools/call result for the model: text content joined
+// with newlines, other content described in one line each, and the
+// structured content as JSON when there is no content at all.
+func resultText(res *sdk.CallToolResult) string {
+	parts := make([]string, 0, len(res.Content))
+	for _, c := range res.Content {
+		switch c := c.(type) {
+		case *sdk.TextContent:
+			parts = append(parts, c.Text)
+		case *sdk.ImageContent:
+			parts = append(parts, fmt.Sprintf("[image %s, %d bytes]", c.MIMEType, len(c.Data)))
+		case *sdk.AudioContent:
+			parts = append(parts, fmt.Sprintf("[audio %s, %d bytes]", c.MIMEType, len(c.Data)))
+		case *sdk.ResourceLink:
+			parts = append(parts, fmt.Sprintf("[resource %s %s]", c.Name, c.URI))
+		case *sdk.EmbeddedResource:
+			if r := c.Resource; r != nil {
+				if r.Text != "" {
+					parts = append(parts, r.Text)
+				} else {
+					parts = append(parts, fmt.Sprintf("[resource %s, %s, %d bytes]", r.URI, r.MIMEType, len(r.Blob)))
+				}
+			}
+		default:
+			if b, err := marshal(c); err == nil {
+				parts = append(parts, string(b))
+			}
+		}
+	}
+	if len(parts) == 0 && res.StructuredContent != nil {
+		if b, err := marshal(res.StructuredContent); err == nil {
+			parts = append(parts, string(b))
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// sameTools reports whether listed (converted, server names) equals the
+// group's tools in snap: same names, descriptions, schemas and annotations.
+func sameTools(snap *registry.Snapshot, group string, listed []registry.Tool) bool {
+	a, r, c := diffNames(snap, group, listed)
+	return len(a)+len(r)+len(c) == 0
+}
+
+func compact(b []byte) []byte {
+	var buf bytes.Buffer
+	if json.Compact(&buf, b) != nil {
+		return b
+	}
+	return buf.Bytes()
+}
+
+func sameAnnotations(a, b *registry.Annotations) bool {
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	return bytes.Equal(ja, jb)
+}
+
+// diffNames compares the old and new tool names (server names) of a group.
+func diffNames(snap *registry.Snapshot, group string, listed []registry.Tool) (added, removed, changed []string) {
+	old := map[string]*registry.Tool{}
+	for _, t := range snap.Tools() {
+		if t.Group == group {
+			old[t.OriginalName] = t
+		}
+	}
+	seen := map[string]bool{}
+	for i := range listed {
+		l := &listed[i]
+		seen[l.Name] = true
+		h, ok := old[l.Name]
+		switch {
+		case !ok:
+			added = append(added, registry.MCPName(group, l.Name))
+		case h.Description != l.Description || !bytes.Equal(h.RawSchema, compact(l.RawSchema)) || !sameAnnotations(h.Annotations, l.Annotations):
+			changed = append(changed, registry.MCPName(group, l.Name))
+		}
+	}
+	for n := range old {
+		if !seen[n] {
+			removed = append(removed, registry.MCPName(group, n))
+		}
+	}
+	slices.Sort(added)
+	slices.Sort(removed)
+	slices.Sort(changed)
+	return added, removed, changed
+}

@@ -1,0 +1,143 @@
+package mcp
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"unicode"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolshelf/toolshelf/registry"
+)
+
+// Errors returned by the [Manager]. They are Go errors for the harness; the
+// model never sees them (a tool call on a lost server answers a model-facing
+// result instead).
+var (
+	// ErrConfig reports an invalid [Server].
+	ErrConfig = errors.New("mcp: invalid server config")
+	// ErrDuplicateServer reports a second server with a name already managed.
+	ErrDuplicateServer = errors.New("mcp: duplicate server")
+	// ErrUnknownServer reports a name the Manager does not manage.
+	ErrUnknownServer = errors.New("mcp: unknown server")
+	// ErrUnavailable reports a server that is not connected.
+	ErrUnavailable = errors.New("mcp: server unavailable")
+	// ErrClosed reports a call on a closed Manager.
+	ErrClosed = errors.New("mcp: manager closed")
+)
+
+// Server describes one MCP server. Exactly one of Command, URL and Transport
+// is set.
+type Server struct {
+	// Name names the server's registry group; its tools are exposed as
+	// mcp__<Name>__<tool>. It follows the tool-name alphabet and may not
+	// contain "__".
+	Name string
+	// Description, when set, describes the group in the tool_search index.
+	// Empty takes the server's initialize instructions, else its
+	// serverInfo description, title or name.
+	Description string
+	// Command is the argv of a stdio server ("npx", "-y", "pkg", ...).
+	Command []string
+	// Env is added to the current environment of a stdio server.
+	Env []string
+	// Dir is the working directory of a stdio server; empty is the current one.
+	Dir string
+	// Stderr receives a stdio server's standard error; nil discards it.
+	Stderr io.Writer
+	// URL is the endpoint of a streamable HTTP server.
+	URL string
+	// HTTPClient is used for URL; nil is http.DefaultClient.
+	HTTPClient *http.Client
+	// Transport returns a fresh transport for each connection attempt, for
+	// transports other than the two above (tests use in-memory ones).
+	Transport func() sdk.Transport
+	// Group carries the group's deferral settings (DefaultDefer, Configs,
+	// AlwaysLoad, Tier). Its Name, Description and Source are ignored.
+	Group registry.Group
+}
+
+func (s *Server) check() error {
+	if !registry.ValidName(s.Name) || strings.Contains(s.Name, "__") || s.Name == registry.BuiltinGroup || s.Name == registry.SelfBuiltGroup {
+		return fmt.Errorf("%w: server name %q: want ^[a-zA-Z0-9_-]{1,64}$ without \"__\", and not %q or %q", ErrConfig, s.Name, registry.BuiltinGroup, registry.SelfBuiltGroup)
+	}
+	n := 0
+	if len(s.Command) > 0 {
+		n++
+	}
+	if s.URL != "" {
+		n++
+	}
+	if s.Transport != nil {
+		n++
+	}
+	if n != 1 {
+		return fmt.Errorf("%w: server %q: set exactly one of Command, URL and Transport (got %d)", ErrConfig, s.Name, n)
+	}
+	if len(s.Command) > 0 && s.Command[0] == "" {
+		return fmt.Errorf("%w: server %q: empty command", ErrConfig, s.Name)
+	}
+	return nil
+}
+
+// transport returns a fresh transport for one connection attempt.
+func (s *Server) transport() sdk.Transport {
+	switch {
+	case s.Transport != nil:
+		return s.Transport()
+	case s.URL != "":
+		return &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: s.HTTPClient}
+	}
+	cmd := exec.Command(s.Command[0], s.Command[1:]...)
+	cmd.Env = append(os.Environ(), s.Env...)
+	cmd.Dir = s.Dir
+	cmd.Stderr = s.Stderr
+	return &sdk.CommandTransport{Command: cmd}
+}
+
+// SplitCommand splits a command line such as `npx -y "@scope/pkg" /tmp` into
+// argv: fields separated by white space, with single and double quotes
+// grouping (no other shell syntax). It is what a --mcp-stdio flag needs.
+func SplitCommand(line string) ([]string, error) {
+	var (
+		args  []string
+		cur   strings.Builder
+		quote rune
+		have  bool
+	)
+	for _, r := range line {
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			} else {
+				cur.WriteRune(r)
+			}
+		case r == '\'' || r == '"':
+			quote, have = r, true
+		case unicode.IsSpace(r):
+			if have {
+				args = append(args, cur.String())
+				cur.Reset()
+				have = false
+			}
+		default:
+			cur.WriteRune(r)
+			have = true
+		}
+	}
+	if quote != 0 {
+		return nil, fmt.Errorf("%w: command %q: unterminated %c quote", ErrConfig, line, quote)
+	}
+	if have {
+		args = append(args, cur.String())
+	}
+	if len(args) == 0 {
+		return nil, fmt.Errorf("%w: empty command", ErrConfig)
+	}
+	return args, nil
+}
