@@ -18,8 +18,14 @@ const (
 // recorded transcripts (a JSON array of messages).
 type Message struct {
 	Role Role `json:"role"`
-	// Text is the message's text (user or assistant), or a tool result's content.
+	// Text is the message's text (user or assistant), or a tool result's
+	// content. A user's text is sent wrapped in <user_query>…</user_query>.
 	Text string `json:"text,omitempty"`
+	// Blocks are host blocks (reminders, identity context, announcements of
+	// self-built tools) sent before a user message's text, in order. A
+	// session fills them from [Turn.Inject]; a user message with Blocks and
+	// no Text carries blocks only.
+	Blocks []string `json:"blocks,omitempty"`
 	// ToolCalls are the assistant's tool calls.
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
 	// CallID is, for RoleTool, the ID of the call this result answers.
@@ -33,4 +39,16 @@ type ToolCall struct {
 	ID        string          `json:"id"`
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
+}
+
+// Turn is what one call of [Session.BuildRequest] adds to a conversation.
+type Turn struct {
+	// Messages are the new messages since the last request, in order:
+	// typically the assistant's reply and its tool results, then a user
+	// message. They join the session's history.
+	Messages []Message
+	// Inject are host blocks for this turn, inserted in order at the front
+	// of the turn's last user message (or, in a turn without a user
+	// message, in a block-only user message after its tool results).
+	Inject []string
 }

@@ -1,0 +1,201 @@
+package request
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"hash"
+	"math"
+	"slices"
+	"sync"
+
+	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/internal/jsonx"
+	"github.com/toolshelf/toolshelf/registry"
+)
+
+type key [sha256.Size]byte
+
+// Cache holds frozen prefixes (and their searchers) by content, so that
+// sessions created from equal inputs share one copy: a harness serving
+// 1,000 conversations with the same tools holds one prefix. A snapshot with
+// a new version but the same content (an MCP server that reconnected with
+// the same tools) maps to the same entry. It is safe for concurrent use.
+// The zero value is not usable; call [NewCache].
+type Cache struct {
+	mu     sync.Mutex
+	frozen map[key]*Frozen
+	snaps  map[*registry.Snapshot]key
+}
+
+// NewCache returns an empty cache.
+func NewCache() *Cache {
+	return &Cache{frozen: map[key]*Frozen{}, snaps: map[*registry.Snapshot]key{}}
+}
+
+// Len returns the number of distinct frozen prefixes held.
+func (c *Cache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.frozen)
+}
+
+// get returns the frozen prefix for cfg seen through view, building it once.
+func (c *Cache) get(cfg *Config, view deferral.View) (*Frozen, error) {
+	c.mu.Lock()
+	sk, ok := c.snaps[cfg.Snapshot]
+	c.mu.Unlock()
+	if !ok {
+		sk = snapshotKey(cfg.Snapshot)
+	}
+	k := configKey(cfg, view, sk)
+	c.mu.Lock()
+	c.snaps[cfg.Snapshot] = sk
+	f, ok := c.frozen[k]
+	c.mu.Unlock()
+	if ok {
+		return f, nil
+	}
+	f, err := freeze(cfg, view)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.frozen[k]; ok {
+		return old, nil
+	}
+	c.frozen[k] = f
+	return f, nil
+}
+
+// hasher writes length-prefixed fields, so that no two inputs collide by
+// concatenation.
+type hasher struct{ h hash.Hash }
+
+func (h hasher) str(s string) {
+	var n [8]byte
+	binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
+	h.h.Write(n[:])
+	h.h.Write([]byte(s))
+}
+
+func (h hasher) bytes(b []byte) { h.str(string(b)) }
+
+func (h hasher) num(v uint64) {
+	var n [8]byte
+	binary.LittleEndian.PutUint64(n[:], v)
+	h.h.Write(n[:])
+}
+
+func (h hasher) strs(ss []string) {
+	h.num(uint64(len(ss)))
+	for _, s := range ss {
+		h.str(s)
+	}
+}
+
+func (h hasher) sortedMap(m map[string]string) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	h.num(uint64(len(keys)))
+	for _, k := range keys {
+		h.str(k)
+		h.str(m[k])
+	}
+}
+
+func (h hasher) sum() (k key) {
+	copy(k[:], h.h.Sum(nil))
+	return k
+}
+
+// snapshotKey hashes everything in a snapshot that can reach the model or
+// the plan. The version is left out on purpose: equal content, equal key.
+func snapshotKey(s *registry.Snapshot) key {
+	h := hasher{sha256.New()}
+	for _, g := range s.Groups() {
+		h.str(g.Name)
+		h.num(uint64(g.Source))
+		h.str(g.Description)
+		h.num(uint64(g.DefaultDefer))
+		cfgs := make(map[string]string, len(g.Configs))
+		for k, v := range g.Configs {
+			cfgs[k] = v.String()
+		}
+		h.sortedMap(cfgs)
+		h.num(boolNum(g.AlwaysLoad))
+		h.str(string(g.Tier))
+	}
+	for _, t := range s.Tools() {
+		h.str(t.Name)
+		h.str(t.OriginalName)
+		h.str(t.Description)
+		h.num(boolNum(t.Template))
+		h.bytes(t.RawSchema)
+		a, _ := jsonx.Marshal(t.Annotations)
+		h.bytes(a)
+		h.str(string(t.Tier))
+		h.num(uint64(t.DeferLoading))
+		h.str(t.Group)
+		h.num(uint64(t.Source))
+		h.strs(t.SearchHints)
+		h.strs(t.Injected)
+	}
+	return h.sum()
+}
+
+// configKey hashes every input of a frozen prefix.
+func configKey(cfg *Config, view deferral.View, snap key) key {
+	h := hasher{sha256.New()}
+	h.bytes(snap[:])
+	h.str(string(cfg.Provider))
+	h.str(cfg.Model)
+	h.str(cfg.System)
+	items := slices.Clone(cfg.SystemItems)
+	slices.Sort(items)
+	h.strs(items)
+	extra := make(map[string]string, len(cfg.Extra))
+	for k, v := range cfg.Extra {
+		extra[k] = string(appendCompact(nil, v))
+	}
+	h.sortedMap(extra)
+	h.sortedMap(cfg.Vars)
+	h.sortedMap(cfg.Static)
+	h.str(view.Mode.Name)
+	h.strs(view.Mode.Allow)
+	h.num(boolNum(view.Mode.ReadOnly))
+	h.str(string(view.Tier))
+	h.num(boolNum(view.Elevated))
+	p := cfg.Policy
+	if p == nil {
+		p = &deferral.Policy{}
+	}
+	h.num(uint64(p.Default))
+	for _, l := range p.Layers {
+		h.str(l.Name)
+		for _, r := range l.Rules {
+			h.str(r.String())
+		}
+	}
+	h.num(uint64(p.Window))
+	h.num(math.Float64bits(p.AutoShare))
+	if p.Size != nil {
+		// A size function is compared through its policy's identity: two
+		// closures can share code and differ in what they capture.
+		h.str(fmt.Sprintf("%p", cfg.Policy))
+	}
+	// Search options are compared by identity: they may hold functions.
+	h.str(fmt.Sprintf("%p", cfg.Search))
+	return h.sum()
+}
+
+func boolNum(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}

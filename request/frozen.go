@@ -1,0 +1,181 @@
+package request
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"unicode/utf8"
+
+	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/execute"
+	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/render"
+	"github.com/toolshelf/toolshelf/search"
+)
+
+// IndexVar is the session variable that holds the tool_search name index
+// while its description renders.
+const IndexVar = "index"
+
+// Frozen is the part of a session fixed at creation: the exposed tools with
+// their rendered descriptions, the tool_search index and searcher, and the
+// encoded prefix bytes. It is immutable and shared by every session created
+// from equal inputs (see [Cache]).
+type Frozen struct {
+	provider Provider
+	plan     *deferral.Plan
+	searcher *search.Searcher
+	tools    []FrozenTool
+	entry    map[string]*registry.Tool
+	index    string
+	visible  []string
+
+	prefix []byte // everything before the first history message
+	// prefixElem reports whether the messages array already holds an
+	// element (the Chat Completions system message).
+	prefixElem bool
+}
+
+// FrozenTool is one exposed tool as the model sees it.
+type FrozenTool struct {
+	Name        string
+	Description string
+	Schema      json.RawMessage
+}
+
+// Prefix returns the encoded prefix: the request body up to the first
+// history message. It is shared; callers must not modify it.
+func (f *Frozen) Prefix() []byte { return f.prefix }
+
+// Tools returns the exposed tools in tools[] order (resident tools in
+// snapshot order, then tool_search and defer_execute when anything is
+// deferred). The slice is shared; callers must not modify it.
+func (f *Frozen) Tools() []FrozenTool { return f.tools }
+
+// Index returns the tool_search name index, or "" when nothing is deferred.
+func (f *Frozen) Index() string { return f.index }
+
+// Plan returns the deferral plan the prefix was built from.
+func (f *Frozen) Plan() *deferral.Plan { return f.plan }
+
+// Searcher returns the shared tool_search engine.
+func (f *Frozen) Searcher() *search.Searcher { return f.searcher }
+
+// checkConfig validates what every encoder needs, before anything is built.
+func checkConfig(cfg *Config) error {
+	switch cfg.Provider {
+	case OpenAIChat, OpenAIResponses, Anthropic:
+	case "":
+		return fmt.Errorf("%w: %w: Config.Provider is empty: want %q, %q or %q", ErrConfig, ErrUnknownProvider, OpenAIChat, OpenAIResponses, Anthropic)
+	default:
+		return fmt.Errorf("%w: %w %q: want %q, %q or %q", ErrConfig, ErrUnknownProvider, cfg.Provider, OpenAIChat, OpenAIResponses, Anthropic)
+	}
+	if cfg.Model == "" {
+		return fmt.Errorf("%w: Config.Model is required", ErrConfig)
+	}
+	if cfg.Snapshot == nil {
+		return fmt.Errorf("%w: Config.Snapshot is required", ErrConfig)
+	}
+	for name, s := range map[string]string{"Model": cfg.Model, "System": cfg.System} {
+		if !utf8.ValidString(s) {
+			return fmt.Errorf("%w: Config.%s is not valid UTF-8", ErrConfig, name)
+		}
+	}
+	for i, s := range cfg.SystemItems {
+		if !utf8.ValidString(s) {
+			return fmt.Errorf("%w: Config.SystemItems[%d] is not valid UTF-8", ErrConfig, i)
+		}
+		if s == "" {
+			return fmt.Errorf("%w: Config.SystemItems[%d] is empty", ErrConfig, i)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(cfg.Extra)) {
+		if reservedExtra(k) {
+			return fmt.Errorf("%w: Config.Extra[%q]: the encoder writes this field itself", ErrConfig, k)
+		}
+		if !utf8.ValidString(k) || !json.Valid(cfg.Extra[k]) {
+			return fmt.Errorf("%w: Config.Extra[%q] is not valid JSON", ErrConfig, k)
+		}
+	}
+	if _, ok := cfg.Vars[IndexVar]; ok {
+		return fmt.Errorf("%w: session variable %q is reserved for the tool_search index", ErrConfig, IndexVar)
+	}
+	vars := render.Vars{Static: cfg.Static, Session: cfg.Vars}
+	if err := vars.Check(); err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	return nil
+}
+
+// freeze computes the plan, renders the descriptions once and encodes the
+// prefix for cfg seen through view.
+func freeze(cfg *Config, view deferral.View) (*Frozen, error) {
+	policy := cfg.Policy
+	if policy == nil {
+		policy = &deferral.Policy{}
+	}
+	plan, err := policy.Plan(cfg.Snapshot, view)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	searcher, err := search.New(plan, cfg.Search)
+	if err != nil {
+		return nil, fmt.Errorf("%w: tool_search: %w", ErrConfig, err)
+	}
+	f := &Frozen{provider: cfg.Provider, plan: plan, searcher: searcher, entry: map[string]*registry.Tool{}}
+	vars := render.Vars{Static: cfg.Static, Session: cfg.Vars}
+	for _, t := range plan.Resident() {
+		d, err := render.Tool(t, vars)
+		if err != nil {
+			return nil, err
+		}
+		f.tools = append(f.tools, FrozenTool{Name: t.Name, Description: d, Schema: appendCompact(nil, t.ModelSchema())})
+	}
+	if plan.EntryTools() {
+		f.index = searcher.IndexText()
+		session := maps.Clone(cfg.Vars)
+		if session == nil {
+			session = map[string]string{}
+		}
+		session[IndexVar] = f.index
+		d, err := render.Render(registry.ToolSearchName, search.DescriptionTemplate, render.Vars{Static: cfg.Static, Session: session})
+		if err != nil {
+			return nil, err
+		}
+		st := search.Tool(d)
+		et := execute.Tool()
+		ed, err := render.Tool(&et, vars)
+		if err != nil {
+			return nil, err
+		}
+		f.entry[st.Name], f.entry[et.Name] = &st, &et
+		f.tools = append(f.tools,
+			FrozenTool{Name: st.Name, Description: d, Schema: appendCompact(nil, st.ModelSchema())},
+			FrozenTool{Name: et.Name, Description: ed, Schema: appendCompact(nil, et.ModelSchema())})
+	}
+	for _, t := range f.tools {
+		if !utf8.ValidString(t.Description) {
+			return nil, fmt.Errorf("%w: tool %q: rendered description is not valid UTF-8", ErrConfig, t.Name)
+		}
+		f.visible = append(f.visible, t.Name)
+	}
+	for _, t := range plan.Deferred() {
+		f.visible = append(f.visible, t.Name)
+	}
+	slices.Sort(f.visible)
+	f.prefix, f.prefixElem = encodePrefix(cfg, f.tools)
+	return f, nil
+}
+
+// systemTexts returns System then the sorted SystemItems, skipping an
+// empty System.
+func systemTexts(cfg *Config) []string {
+	var out []string
+	if cfg.System != "" {
+		out = append(out, cfg.System)
+	}
+	items := slices.Clone(cfg.SystemItems)
+	slices.Sort(items)
+	return append(out, items...)
+}

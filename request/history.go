@@ -1,0 +1,347 @@
+package request
+
+import (
+	"fmt"
+	"slices"
+	"unicode/utf8"
+
+	"github.com/toolshelf/toolshelf/registry"
+)
+
+// history is a session's conversation after the prefix: every message
+// encoded once, in the provider's shape, comma-separated, plus the neutral
+// form kept for saving and restoring the session.
+type history struct {
+	provider Provider
+	buf      []byte    // encoded messages (or input items)
+	entries  []Message // the neutral form of what buf holds
+	last     Role      // role of the last entry, "" before the first
+	pending  []string  // call IDs of the last assistant message still unanswered
+	// scratch space, reused so that a steady turn does not allocate
+	scratch []byte
+	pend2   []string
+}
+
+// mark is a point in a history that [history.rewind] returns to.
+type mark struct {
+	buf, entries int
+	last         Role
+	pending      []string
+}
+
+func (h *history) mark() mark {
+	return mark{buf: len(h.buf), entries: len(h.entries), last: h.last, pending: slices.Clone(h.pending)}
+}
+
+func (h *history) rewind(m mark) {
+	h.buf = h.buf[:m.buf]
+	clear(h.entries[m.entries:])
+	h.entries = h.entries[:m.entries]
+	h.last = m.last
+	h.pending = append(h.pending[:0], m.pending...)
+}
+
+// check validates msgs as the continuation of the history, without
+// changing it. Errors name the message by its index in the whole
+// conversation.
+func (h *history) check(msgs []Message) error {
+	last := h.last
+	pending := append(h.pend2[:0], h.pending...)
+	defer func() { h.pend2 = pending[:0] }()
+	anthropic := h.provider == Anthropic
+	for i := range msgs {
+		m := &msgs[i]
+		at := len(h.entries) + i
+		switch m.Role {
+		case RoleUser:
+			if m.Text == "" && len(m.Blocks) == 0 {
+				return fmt.Errorf("%w: messages[%d]: user message has no text", ErrInvalidMessage, at)
+			}
+			if !utf8.ValidString(m.Text) {
+				return fmt.Errorf("%w: messages[%d].text is not valid UTF-8", ErrInvalidMessage, at)
+			}
+			for j, b := range m.Blocks {
+				if b == "" || !utf8.ValidString(b) {
+					return fmt.Errorf("%w: messages[%d].blocks[%d] is empty or not valid UTF-8", ErrInvalidMessage, at, j)
+				}
+			}
+			if len(pending) > 0 {
+				return fmt.Errorf("%w: messages[%d]: user message while call %q has no result; send each call's result (role tool, call_id) first", ErrSequence, at, pending[0])
+			}
+			if anthropic && last == RoleUser {
+				return fmt.Errorf("%w: messages[%d]: two user messages in a row; Anthropic needs roles to alternate: merge them or put an assistant message between", ErrSequence, at)
+			}
+		case RoleAssistant:
+			if m.Text == "" && len(m.ToolCalls) == 0 {
+				return fmt.Errorf("%w: messages[%d]: assistant message has neither text nor tool calls", ErrInvalidMessage, at)
+			}
+			if !utf8.ValidString(m.Text) {
+				return fmt.Errorf("%w: messages[%d].text is not valid UTF-8", ErrInvalidMessage, at)
+			}
+			if len(pending) > 0 {
+				return fmt.Errorf("%w: messages[%d]: assistant message while call %q has no result; send each call's result (role tool, call_id) first", ErrSequence, at, pending[0])
+			}
+			if anthropic && last == "" {
+				return fmt.Errorf("%w: messages[%d]: Anthropic conversations start with a user message, got assistant", ErrSequence, at)
+			}
+			if anthropic && last == RoleAssistant {
+				return fmt.Errorf("%w: messages[%d]: two assistant messages in a row; Anthropic needs roles to alternate", ErrSequence, at)
+			}
+			for j := range m.ToolCalls {
+				c := &m.ToolCalls[j]
+				if c.ID == "" || !utf8.ValidString(c.ID) {
+					return fmt.Errorf("%w: messages[%d].tool_calls[%d]: id is empty or not valid UTF-8", ErrInvalidMessage, at, j)
+				}
+				if slices.Contains(pending, c.ID) {
+					return fmt.Errorf("%w: messages[%d].tool_calls[%d]: id %q is used twice", ErrInvalidMessage, at, j, c.ID)
+				}
+				if !registry.ValidName(c.Name) {
+					return fmt.Errorf("%w: messages[%d].tool_calls[%d]: name %q must match ^[a-zA-Z0-9_-]{1,64}$", ErrInvalidMessage, at, j, c.Name)
+				}
+				if err := checkArguments(c.Arguments); err != nil {
+					return fmt.Errorf("%w: messages[%d].tool_calls[%d].arguments: %v", ErrInvalidMessage, at, j, err)
+				}
+				pending = append(pending, c.ID)
+			}
+		case RoleTool:
+			k := slices.Index(pending, m.CallID)
+			if m.CallID == "" || k < 0 {
+				return fmt.Errorf("%w: messages[%d]: tool result for call %q has no matching call in the preceding assistant message", ErrSequence, at, m.CallID)
+			}
+			if !utf8.ValidString(m.Text) {
+				return fmt.Errorf("%w: messages[%d].text is not valid UTF-8", ErrInvalidMessage, at)
+			}
+			pending = slices.Delete(pending, k, k+1)
+		default:
+			return fmt.Errorf("%w: messages[%d]: unknown role %q: want user, assistant or tool", ErrInvalidMessage, at, m.Role)
+		}
+		last = m.Role
+		if anthropic && last == RoleTool {
+			// A tool result is a user-side message for Anthropic; a user
+			// message after it joins the same message.
+			last = RoleTool
+		}
+	}
+	return nil
+}
+
+// checkArguments accepts an empty value (no arguments) or a JSON object.
+func checkArguments(a []byte) error {
+	if len(a) == 0 {
+		return nil
+	}
+	if !utf8.Valid(a) {
+		return fmt.Errorf("not valid UTF-8")
+	}
+	for _, c := range a {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '{':
+		default:
+			return fmt.Errorf("want a JSON object, got %.40q", a)
+		}
+		break
+	}
+	if !jsonValid(a) {
+		return fmt.Errorf("not valid JSON: %.40q", a)
+	}
+	return nil
+}
+
+// add encodes checked messages and appends them.
+func (h *history) add(msgs []Message) {
+	for i := range msgs {
+		h.addOne(&msgs[i])
+	}
+}
+
+func (h *history) addOne(m *Message) {
+	h.entries = append(h.entries, *m)
+	switch h.provider {
+	case OpenAIChat:
+		h.sep()
+		h.buf = h.chat(h.buf, m)
+	case OpenAIResponses:
+		h.sep()
+		h.buf = h.responses(h.buf, m)
+	case Anthropic:
+		userSide := m.Role != RoleAssistant
+		if userSide && (h.last == RoleUser || h.last == RoleTool) {
+			// Reopen the last user message: drop its closing "]}".
+			h.buf = append(h.buf[:len(h.buf)-2], ',')
+			h.buf = h.anthropicBlocks(h.buf, m)
+			h.buf = append(h.buf, "]}"...)
+		} else {
+			h.sep()
+			h.buf = h.anthropic(h.buf, m)
+		}
+	}
+	switch m.Role {
+	case RoleAssistant:
+		h.pending = h.pending[:0]
+		for _, c := range m.ToolCalls {
+			h.pending = append(h.pending, c.ID)
+		}
+	case RoleTool:
+		if k := slices.Index(h.pending, m.CallID); k >= 0 {
+			h.pending = slices.Delete(h.pending, k, k+1)
+		}
+	}
+	h.last = m.Role
+}
+
+func (h *history) sep() {
+	if len(h.buf) > 0 {
+		h.buf = append(h.buf, ',')
+	}
+}
+
+// args returns the compact arguments, "{}" when empty, in scratch space.
+func (h *history) args(a []byte) []byte {
+	if len(a) == 0 {
+		h.scratch = append(h.scratch[:0], "{}"...)
+	} else {
+		h.scratch = appendCompact(h.scratch[:0], a)
+	}
+	return h.scratch
+}
+
+func (h *history) chat(b []byte, m *Message) []byte {
+	switch m.Role {
+	case RoleUser:
+		b = append(b, `{"role":"user","content":`...)
+		if len(m.Blocks) == 0 {
+			b = appendQuery(b, m.Text)
+		} else {
+			b = append(b, '[')
+			b = appendTextParts(b, "text", m)
+			b = append(b, ']')
+		}
+		return append(b, '}')
+	case RoleAssistant:
+		b = append(b, `{"role":"assistant","content":`...)
+		if m.Text == "" {
+			b = append(b, "null"...)
+		} else {
+			b = appendString(b, m.Text)
+		}
+		if len(m.ToolCalls) > 0 {
+			b = append(b, `,"tool_calls":[`...)
+			for i := range m.ToolCalls {
+				c := &m.ToolCalls[i]
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, `{"id":`...)
+				b = appendString(b, c.ID)
+				b = append(b, `,"type":"function","function":{"name":`...)
+				b = appendString(b, c.Name)
+				b = append(b, `,"arguments":`...)
+				b = appendBytesString(b, h.args(c.Arguments))
+				b = append(b, "}}"...)
+			}
+			b = append(b, ']')
+		}
+		return append(b, '}')
+	default:
+		b = append(b, `{"role":"tool","tool_call_id":`...)
+		b = appendString(b, m.CallID)
+		b = append(b, `,"content":`...)
+		b = appendResultText(b, m)
+		return append(b, '}')
+	}
+}
+
+// appendResultText appends a tool result's text; providers without an
+// error flag read "Error: " in front of a failed result.
+func appendResultText(b []byte, m *Message) []byte {
+	if !m.IsError {
+		return appendString(b, m.Text)
+	}
+	b = append(b, `"Error: `...)
+	b = appendStringBody(b, m.Text)
+	return append(b, '"')
+}
+
+func (h *history) responses(b []byte, m *Message) []byte {
+	switch m.Role {
+	case RoleUser:
+		b = append(b, `{"type":"message","role":"user","content":[`...)
+		b = appendTextParts(b, "input_text", m)
+		return append(b, "]}"...)
+	case RoleAssistant:
+		if m.Text != "" {
+			b = append(b, `{"type":"message","role":"assistant","content":[{"type":"output_text","text":`...)
+			b = appendString(b, m.Text)
+			b = append(b, "}]}"...)
+		}
+		for i := range m.ToolCalls {
+			c := &m.ToolCalls[i]
+			if i > 0 || m.Text != "" {
+				b = append(b, ',')
+			}
+			b = append(b, `{"type":"function_call","call_id":`...)
+			b = appendString(b, c.ID)
+			b = append(b, `,"name":`...)
+			b = appendString(b, c.Name)
+			b = append(b, `,"arguments":`...)
+			b = appendBytesString(b, h.args(c.Arguments))
+			b = append(b, '}')
+		}
+		return b
+	default:
+		b = append(b, `{"type":"function_call_output","call_id":`...)
+		b = appendString(b, m.CallID)
+		b = append(b, `,"output":`...)
+		b = appendResultText(b, m)
+		return append(b, '}')
+	}
+}
+
+func (h *history) anthropic(b []byte, m *Message) []byte {
+	if m.Role == RoleAssistant {
+		b = append(b, `{"role":"assistant","content":[`...)
+	} else {
+		b = append(b, `{"role":"user","content":[`...)
+	}
+	b = h.anthropicBlocks(b, m)
+	return append(b, "]}"...)
+}
+
+// anthropicBlocks appends m's content blocks.
+func (h *history) anthropicBlocks(b []byte, m *Message) []byte {
+	switch m.Role {
+	case RoleUser:
+		return appendTextParts(b, "text", m)
+	case RoleAssistant:
+		if m.Text != "" {
+			b = append(b, `{"type":"text","text":`...)
+			b = appendString(b, m.Text)
+			b = append(b, '}')
+		}
+		for i := range m.ToolCalls {
+			c := &m.ToolCalls[i]
+			if i > 0 || m.Text != "" {
+				b = append(b, ',')
+			}
+			b = append(b, `{"type":"tool_use","id":`...)
+			b = appendString(b, c.ID)
+			b = append(b, `,"name":`...)
+			b = appendString(b, c.Name)
+			b = append(b, `,"input":`...)
+			b = append(b, h.args(c.Arguments)...)
+			b = append(b, '}')
+		}
+		return b
+	default:
+		b = append(b, `{"type":"tool_result","tool_use_id":`...)
+		b = appendString(b, m.CallID)
+		b = append(b, `,"content":`...)
+		b = appendString(b, m.Text)
+		if m.IsError {
+			b = append(b, `,"is_error":true`...)
+		}
+		return append(b, '}')
+	}
+}

@@ -1,0 +1,303 @@
+package request
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/execute"
+	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/search"
+)
+
+// Session is one conversation: a frozen prefix shared with every session
+// of equal inputs, plus what is its own — the loaded set, self-built tools,
+// elevation and the encoded history. It implements [execute.Session].
+// Its methods are safe for concurrent use.
+type Session struct {
+	cfg    Config
+	loaded *search.LoadedSet
+
+	mu        sync.Mutex
+	view      deferral.View
+	frozen    *Frozen
+	selfBuilt []*registry.Tool // in registration order
+	notes     []string         // announcements not yet sent
+	hist      history
+}
+
+var _ execute.Session = (*Session)(nil)
+
+// NewSession validates cfg, computes the plan, renders the descriptions once
+// and freezes the prefix — or, when cfg.Cache already holds a prefix for
+// equal inputs, shares it.
+func NewSession(cfg Config) (*Session, error) {
+	if err := checkConfig(&cfg); err != nil {
+		return nil, err
+	}
+	if cfg.Cache == nil {
+		cfg.Cache = NewCache()
+	}
+	f, err := cfg.Cache.get(&cfg, cfg.View)
+	if err != nil {
+		return nil, err
+	}
+	return &Session{
+		cfg:    cfg,
+		loaded: search.NewLoadedSet(),
+		view:   cfg.View,
+		frozen: f,
+		hist:   history{provider: cfg.Provider},
+	}, nil
+}
+
+// ID returns Config.ID.
+func (s *Session) ID() string { return s.cfg.ID }
+
+// Frozen returns the session's frozen prefix and tools.
+func (s *Session) Frozen() *Frozen {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.frozen
+}
+
+// View returns the session's current view.
+func (s *Session) View() deferral.View {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.view
+}
+
+// Prefix returns the encoded prefix (system and tools), shared and
+// read-only. It is byte-identical on every turn until [Session.Elevate] or
+// [Session.SetView].
+func (s *Session) Prefix() []byte { return s.Frozen().prefix }
+
+// LoadedSet returns the session's set of loaded deferred tools.
+func (s *Session) LoadedSet() *search.LoadedSet { return s.loaded }
+
+// Elevate grants the full tier for the rest of the session. It changes the
+// prefix: the full tier's tools join tools[] and the index.
+func (s *Session) Elevate() error {
+	return s.SetView(s.View().Elevate())
+}
+
+// SetView switches the session's mode, tier or elevation. It changes the
+// prefix (the next request misses the provider's cache once); history,
+// loaded tools and self-built tools stay.
+func (s *Session) SetView(v deferral.View) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, err := s.cfg.Cache.get(&s.cfg, v)
+	if err != nil {
+		return err
+	}
+	s.view, s.frozen = v, f
+	return nil
+}
+
+// Lookup returns a tool the session can see: resident, deferred, an entry
+// tool, or self-built in this session. Hidden and unknown names both
+// report ok == false.
+func (s *Session) Lookup(name string) (t *registry.Tool, deferred bool, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if et, ok := s.frozen.entry[name]; ok {
+		return et, false, true
+	}
+	switch s.frozen.plan.State(name) {
+	case deferral.Resident:
+		t, ok := s.cfg.Snapshot.Tool(name)
+		return t, false, ok
+	case deferral.Deferred:
+		t, ok := s.cfg.Snapshot.Tool(name)
+		return t, true, ok
+	}
+	for _, t := range s.selfBuilt {
+		if t.Name == name {
+			return t, true, true
+		}
+	}
+	return nil, false, false
+}
+
+// Loaded reports whether a deferred tool's schema was loaded.
+func (s *Session) Loaded(name string) bool { return s.loaded.Has(name) }
+
+// MarkLoaded records that the model has seen name's schema.
+func (s *Session) MarkLoaded(name string) { s.loaded.Add(name) }
+
+// VisibleNames returns every name the session can see, sorted.
+func (s *Session) VisibleNames() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := slices.Clone(s.frozen.visible)
+	for _, t := range s.selfBuilt {
+		out = append(out, t.Name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Call runs one tool call of the model: tool_search goes to the shared
+// searcher with this session's scope, everything else to the dispatcher.
+// Failures are model-facing results; Call never ends the session.
+func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) registry.Result {
+	s.mu.Lock()
+	f := s.frozen
+	announced := slices.Clone(s.selfBuilt)
+	s.mu.Unlock()
+	if name == registry.ToolSearchName && f.plan.EntryTools() {
+		return f.searcher.Call(ctx, args, search.Scope{Loaded: s.loaded, Announced: announced, Pending: s.cfg.Pending})
+	}
+	if s.cfg.Dispatcher == nil {
+		return registry.Result{
+			Text:    fmt.Sprintf("tool %q cannot run: this session has no tool dispatcher configured. Answer without calling tools.", name),
+			IsError: true,
+		}
+	}
+	return s.cfg.Dispatcher.Call(ctx, s, name, args)
+}
+
+// RegisterSelfBuilt adds a tool the model wrote to this session only. It is
+// validated against the self-built bounds ([Config.Limits]), always
+// deferred, searchable by tool_search, and announced to the model by a
+// block at the front of the next user message (or after the next tool
+// results): append-only, so the prefix and the index do not change.
+func (s *Session) RegisterSelfBuilt(t registry.Tool) error {
+	nt, err := registry.New(s.cfg.Limits).PrepareSelfBuilt(t)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.addSelfBuilt(&nt); err != nil {
+		return err
+	}
+	s.notes = append(s.notes, announce(&nt))
+	return nil
+}
+
+func (s *Session) addSelfBuilt(t *registry.Tool) error {
+	if _, ok := s.cfg.Snapshot.Tool(t.Name); ok || t.Name == registry.ToolSearchName || t.Name == registry.DeferExecuteName {
+		return fmt.Errorf("%w: self-built tool %q: the name is taken by a registered tool", registry.ErrDuplicateTool, t.Name)
+	}
+	for _, o := range s.selfBuilt {
+		if o.Name == t.Name {
+			return fmt.Errorf("%w: self-built tool %q is already registered in this session", registry.ErrDuplicateTool, t.Name)
+		}
+	}
+	s.selfBuilt = append(s.selfBuilt, t)
+	return nil
+}
+
+// announce is the block that tells the model about a new self-built tool.
+func announce(t *registry.Tool) string {
+	desc, _, _ := strings.Cut(t.Description, "\n")
+	return "<new_deferred_tool>\n" + t.Name + ": " + desc + "\nLoad its schema with tool_search, then call it with defer_execute.\n</new_deferred_tool>"
+}
+
+// BuildRequest adds turn to the conversation and returns the provider's
+// request body: the frozen prefix, the history, and the turn's messages.
+// The turn's messages join the history; earlier messages are never
+// re-encoded. On error nothing changes.
+func (s *Session) BuildRequest(turn Turn) ([]byte, error) {
+	return s.build(nil, turn, true)
+}
+
+// AppendRequest is [Session.BuildRequest] appending to dst: with a buffer
+// of enough capacity a steady turn does not allocate.
+func (s *Session) AppendRequest(dst []byte, turn Turn) ([]byte, error) {
+	return s.build(dst, turn, false)
+}
+
+func (s *Session) build(dst []byte, turn Turn, alloc bool) ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	msgs, consumed, err := s.place(turn)
+	if err != nil {
+		return dst, err
+	}
+	if err := s.hist.check(msgs); err != nil {
+		return dst, err
+	}
+	if len(s.hist.entries)+len(msgs) == 0 {
+		return dst, fmt.Errorf("%w: the conversation has no messages yet; add a user message", ErrSequence)
+	}
+	s.hist.add(msgs)
+	if consumed {
+		s.notes = nil
+	}
+	if alloc {
+		dst = make([]byte, 0, s.outputLen())
+	}
+	return s.appendOutput(dst), nil
+}
+
+// place puts the turn's injection blocks and pending announcements at the
+// front of the last user message, or in a block-only user message after
+// trailing tool results. It reports whether the announcements were placed.
+func (s *Session) place(turn Turn) ([]Message, bool, error) {
+	msgs := turn.Messages
+	if len(turn.Inject) == 0 && len(s.notes) == 0 {
+		return msgs, false, nil
+	}
+	for i, b := range turn.Inject {
+		if b == "" {
+			return nil, false, fmt.Errorf("%w: Turn.Inject[%d] is empty", ErrInvalidMessage, i)
+		}
+	}
+	blocks := make([]string, 0, len(turn.Inject)+len(s.notes))
+	blocks = append(append(blocks, turn.Inject...), s.notes...)
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == RoleUser {
+			msgs = slices.Clone(msgs)
+			msgs[i].Blocks = append(blocks, msgs[i].Blocks...)
+			return msgs, true, nil
+		}
+	}
+	if n := len(msgs); n > 0 && msgs[n-1].Role == RoleTool {
+		msgs = append(slices.Clip(msgs), Message{Role: RoleUser, Blocks: blocks})
+		return msgs, true, nil
+	}
+	if len(turn.Inject) > 0 {
+		return nil, false, fmt.Errorf("%w: Turn.Inject needs a user message or a tool result in the turn to attach to", ErrSequence)
+	}
+	return msgs, false, nil // announcements wait for the next turn
+}
+
+func (s *Session) outputLen() int {
+	return len(s.frozen.prefix) + 1 + len(s.hist.buf) + len(ephemeral) + 2
+}
+
+func (s *Session) appendOutput(dst []byte) []byte {
+	f := s.frozen
+	dst = append(dst, f.prefix...)
+	if h := s.hist.buf; len(h) > 0 {
+		if f.prefixElem {
+			dst = append(dst, ',')
+		}
+		if s.cfg.Provider == Anthropic {
+			// The latest turn's breakpoint sits in its last block, just
+			// before the block's closing brace: every message ends "}]}".
+			dst = append(dst, h[:len(h)-3]...)
+			dst = append(dst, ephemeral...)
+			dst = append(dst, h[len(h)-3:]...)
+		} else {
+			dst = append(dst, h...)
+		}
+	}
+	return append(dst, "]}"...)
+}
+
+// Messages returns the conversation so far in neutral form, with the
+// blocks each user message was sent with.
+func (s *Session) Messages() []Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.hist.entries)
+}
