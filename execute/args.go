@@ -142,7 +142,8 @@ func unwrap(args []byte) wrapped {
 		if w.params == nil {
 			// The common slip: the tool's params written next to tool_name.
 			w.params = jsonx.AppendObject(nil, withoutKey(ms, "tool_name"))
-			w.problem = fmt.Sprintf("the tool's params must go inside \"params\", not next to \"tool_name\" (found %s)", quoteKeys(extra))
+			fixed := jsonx.AppendObject(nil, []jsonx.Member{{Key: "tool_name", Value: rawName}, {Key: "params", Value: w.params}})
+			w.problem = fmt.Sprintf("the tool's params must go inside \"params\", not next to \"tool_name\" (found %s); send defer_execute %s", quoteKeys(extra), clip(string(fixed), 300))
 		} else {
 			w.problem = fmt.Sprintf("unexpected keys %s next to \"tool_name\" and \"params\"; put every parameter inside \"params\"", quoteKeys(extra))
 		}

@@ -3,6 +3,7 @@ package execute
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -237,8 +238,16 @@ func cleanError(err error) (msg, at string) {
 	if at != "" && at != "root" && strings.Contains(at, "/") && strings.Count(at, "/") > 2 {
 		s += " (at schema " + at + ")"
 	}
+	s = ratOne.ReplaceAllString(s, "$1")
+	s = zeros.ReplaceAllString(s, "$1")
 	return clip(s, 300), at
 }
+
+// jsonschema-go prints numbers as big.Rat ("-1/1") and %f ("0.000000").
+var (
+	ratOne = regexp.MustCompile(`(-?\d+)/1\b`)
+	zeros  = regexp.MustCompile(`(-?\d+)\.0+\b`)
+)
 
 // schemaToPointer maps a schema path /properties/a/... to the params
 // pointer /a; anything else is the whole object.
