@@ -2,15 +2,118 @@ package search
 
 import (
 	"context"
-	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
-// Options configures a [Searcher]. Nil means defaults.
-// (Placeholder: fields are added by the search work.)
-type Options struct{}
+// Defaults of [Options].
+const (
+	DefaultIndexBudget      = 20000 // chars of the index, as in a published 60-tool harness
+	DefaultDescriptionLimit = 100   // runes of a server description in the index
+	DefaultWhere            = "the search index"
+	DefaultMaxResults       = 5 // results of a fuzzy search, as Claude Code
+	DefaultResultLimit      = 10
+	DefaultMaxFullSchemas   = 3
+	DefaultFullScoreRatio   = 0.5
+	DefaultResponseCap      = 30000 // 1.5 × the index budget
+	DefaultMaxNames         = 20
+	DefaultMaxQueries       = 10
+	DefaultMaxQueryRunes    = 2000
+)
+
+// Options configures a [Searcher]. Nil, or a zero field, means the default.
+type Options struct {
+	// IndexBudget bounds the characters of the index lines; groups that do
+	// not fit are dropped whole and counted in the coordinate line.
+	IndexBudget int
+	// DescriptionLimit bounds a server description in its header, in runes.
+	DescriptionLimit int
+	// Where completes the coordinate line: "[other N MCP servers with M
+	// tools can be found in <Where>. ...]".
+	Where string
+	// MaxResults is how many results a fuzzy search returns unless the call
+	// asks for another number ("limit"), which may not exceed ResultLimit.
+	MaxResults  int
+	ResultLimit int
+	// MaxFullSchemas bounds how many full schemas one fuzzy search returns
+	// (and so loads); further hits come back as a one-line description,
+	// then as names only.
+	MaxFullSchemas int
+	// FullScoreRatio: a hit scoring below this fraction of the best hit's
+	// score comes back as a one-line description, not a full schema, so a
+	// clear winner does not drag weak runners-up into the context. Set it
+	// negative to give every hit up to MaxFullSchemas its schema.
+	FullScoreRatio float64
+	// ResponseCap bounds one response, in characters.
+	ResponseCap int
+	// MaxNames bounds tool_names in one call; MaxQueries the strings of
+	// queries; MaxQueryRunes the length of one query string.
+	MaxNames, MaxQueries, MaxQueryRunes int
+	// Languages, when set, requires every fuzzy search to carry keywords
+	// in each of these languages, e.g. {"zh", "en"} for a Chinese harness
+	// over English catalogs (a lone Chinese word segments badly). Known:
+	// "en" (and other Latin-script codes: "fr", "de", "es", ...), "zh",
+	// "ja", "ko".
+	Languages []string
+	// Vocabulary holds extra synonym and glossary rules, in the format of
+	// [Vocabulary], added to the shipped ones. Ignored when Ranker is set.
+	Vocabulary []string
+	// Ranker ranks fuzzy searches; nil means [BM25F] with the vocabulary.
+	Ranker Ranker
+}
+
+func (o *Options) withDefaults() (Options, error) {
+	var c Options
+	if o != nil {
+		c = *o
+	}
+	def := func(p *int, v int) {
+		if *p == 0 {
+			*p = v
+		}
+	}
+	def(&c.IndexBudget, DefaultIndexBudget)
+	def(&c.DescriptionLimit, DefaultDescriptionLimit)
+	def(&c.MaxResults, DefaultMaxResults)
+	def(&c.ResultLimit, DefaultResultLimit)
+	def(&c.MaxFullSchemas, DefaultMaxFullSchemas)
+	def(&c.ResponseCap, DefaultResponseCap)
+	def(&c.MaxNames, DefaultMaxNames)
+	def(&c.MaxQueries, DefaultMaxQueries)
+	def(&c.MaxQueryRunes, DefaultMaxQueryRunes)
+	if c.FullScoreRatio == 0 {
+		c.FullScoreRatio = DefaultFullScoreRatio
+	}
+	if c.Where == "" {
+		c.Where = DefaultWhere
+	}
+	c.Where = collapse(c.Where)
+	for _, p := range []struct {
+		name string
+		v    int
+	}{{"IndexBudget", c.IndexBudget}, {"DescriptionLimit", c.DescriptionLimit}, {"MaxResults", c.MaxResults}, {"ResultLimit", c.ResultLimit},
+		{"MaxFullSchemas", c.MaxFullSchemas}, {"ResponseCap", c.ResponseCap}, {"MaxNames", c.MaxNames}, {"MaxQueries", c.MaxQueries}, {"MaxQueryRunes", c.MaxQueryRunes}} {
+		if p.v < 0 {
+			return c, fmt.Errorf("%w: %s is %d, want a positive number (0 means the default)", ErrOptions, p.name, p.v)
+		}
+	}
+	if c.MaxResults > c.ResultLimit {
+		return c, fmt.Errorf("%w: MaxResults %d exceeds ResultLimit %d", ErrOptions, c.MaxResults, c.ResultLimit)
+	}
+	if c.FullScoreRatio > 1 {
+		return c, fmt.Errorf("%w: FullScoreRatio %v is above 1", ErrOptions, c.FullScoreRatio)
+	}
+	for _, l := range c.Languages {
+		if _, ok := languageScript(l); !ok {
+			return c, fmt.Errorf("%w: language %q: want a code such as \"en\", \"zh\", \"ja\" or \"ko\"", ErrOptions, l)
+		}
+	}
+	return c, nil
+}
 
 // Scope is one session's side of a search call. A Searcher is shared by
 // every session with the same plan; what differs per session lives here.
@@ -29,24 +132,147 @@ type Scope struct {
 // built once per session (or shared by sessions with the same plan) and is
 // safe for concurrent use.
 type Searcher struct {
-	plan *deferral.Plan
+	plan   *deferral.Plan
+	opts   Options
+	ranker Ranker
+	index  Index
+	text   string
+	tools  map[string]*registry.Tool // deferred tools by name
+
+	mu        sync.Mutex // guards the announced-index cache
+	annKey    string
+	annIndex  Index
+	annByName map[string]*registry.Tool
 }
 
-// New builds the searcher and its index for plan.
+// New builds the searcher, its ranking index and its name index for plan.
+// Only the plan's deferred tools are searchable (plus tools a session
+// announces through [Scope]); hidden tools never appear. opts may be nil.
 func New(plan *deferral.Plan, opts *Options) (*Searcher, error) {
-	return &Searcher{plan: plan}, nil
+	if plan == nil {
+		return nil, fmt.Errorf("%w: nil plan", ErrOptions)
+	}
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	r := o.Ranker
+	if r == nil {
+		v, err := NewVocabulary(o.Vocabulary...)
+		if err != nil {
+			return nil, err
+		}
+		r = &BM25F{Vocabulary: v}
+	}
+	s := &Searcher{plan: plan, opts: o, ranker: r, tools: map[string]*registry.Tool{}}
+	for _, t := range plan.Deferred() {
+		s.tools[t.Name] = t
+	}
+	s.index, err = r.Index(context.Background(), plan.Deferred())
+	if err != nil {
+		return nil, fmt.Errorf("search: building the index: %w", err)
+	}
+	s.text = buildIndex(plan, &o)
+	return s, nil
 }
 
 // IndexText returns the <available_deferred_tools> block for the description.
-func (s *Searcher) IndexText() string {
-	out := "<available_deferred_tools>\n"
-	for _, t := range s.plan.Deferred() {
-		out += t.Name + "\n"
-	}
-	return out + "</available_deferred_tools>"
+func (s *Searcher) IndexText() string { return s.text }
+
+// Options returns the options in effect, defaults filled in.
+func (s *Searcher) Options() Options { return s.opts }
+
+// view is the searchable world of one call: the deferred tools plus the
+// scope's announced ones.
+type view struct {
+	index  Index
+	lookup func(name string) (*registry.Tool, bool)
 }
 
-// Call answers one tool_search call. Errors are model-facing results.
-func (s *Searcher) Call(ctx context.Context, args json.RawMessage, sc Scope) registry.Result {
-	return registry.Result{Text: "tool_search is not implemented yet", IsError: true}
+func (s *Searcher) view(ctx context.Context, sc Scope) (view, error) {
+	base := func(name string) (*registry.Tool, bool) {
+		t, ok := s.tools[name]
+		return t, ok
+	}
+	var extra []*registry.Tool
+	for _, t := range sc.Announced {
+		if t != nil && s.tools[t.Name] == nil {
+			extra = append(extra, t)
+		}
+	}
+	if len(extra) == 0 {
+		return view{index: s.index, lookup: base}, nil
+	}
+	names := make([]string, len(extra))
+	for i, t := range extra {
+		names[i] = t.Name
+	}
+	sortStrings(names)
+	key := strings.Join(names, "\x00")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.annIndex == nil || s.annKey != key {
+		all := append(append([]*registry.Tool(nil), s.plan.Deferred()...), extra...)
+		idx, err := s.ranker.Index(ctx, all)
+		if err != nil {
+			return view{}, err
+		}
+		by := make(map[string]*registry.Tool, len(extra))
+		for _, t := range extra {
+			by[t.Name] = t
+		}
+		s.annKey, s.annIndex, s.annByName = key, idx, by
+	}
+	by := s.annByName
+	return view{index: s.annIndex, lookup: func(name string) (*registry.Tool, bool) {
+		if t, ok := s.tools[name]; ok {
+			return t, true
+		}
+		t, ok := by[name]
+		return t, ok
+	}}, nil
 }
+
+// Search ranks the searchable tools for queries (searched together) and
+// returns up to limit hits, best first. It is the ranking behind fuzzy
+// tool_search calls, without the presentation; `toolshelf search --json`
+// and [Eval] use it.
+func (s *Searcher) Search(ctx context.Context, queries []string, limit int, sc Scope) ([]Hit, error) {
+	v, err := s.view(ctx, sc)
+	if err != nil {
+		return nil, err
+	}
+	return v.index.Search(ctx, queries, limit)
+}
+
+// Presentation says how each of hits would come back from a fuzzy search:
+// the first ones with their full schema (at most MaxFullSchemas, and only
+// those scoring at least FullScoreRatio of the best), the next ones as a
+// one-line description (as many again), the rest as names only.
+func (s *Searcher) Presentation(hits []Hit) []Shape {
+	out := make([]Shape, len(hits))
+	full, short := 0, 0
+	for i, h := range hits {
+		switch {
+		case full < s.opts.MaxFullSchemas && full == i && (s.opts.FullScoreRatio < 0 || h.Score >= s.opts.FullScoreRatio*hits[0].Score):
+			out[i] = ShapeFull
+			full++
+		case short < s.opts.MaxFullSchemas:
+			out[i] = ShapeShort
+			short++
+		default:
+			out[i] = ShapeName
+		}
+	}
+	return out
+}
+
+// Shape is how one hit is presented.
+type Shape uint8
+
+// The three shapes of a hit, from most to least detail.
+const (
+	ShapeFull  Shape = iota + 1 // name, description, every parameter
+	ShapeShort                  // name and the description's first line
+	ShapeName                   // name only
+)

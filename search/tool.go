@@ -4,18 +4,27 @@ import "github.com/toolshelf/toolshelf/registry"
 
 // DescriptionTemplate is the render template of tool_search's description.
 // The session renders it once with the variable "index" bound to
-// [Searcher.IndexText] and freezes the result.
-//
-// (Placeholder wording: refined by the search work.)
-const DescriptionTemplate = `Search for deferred tools and load their schemas. Deferred tools are listed below by name; call tool_search with "queries" (keywords) or "tool_names" (exact names) to load a tool's schema, then call it with defer_execute.
+// [Searcher.IndexText] and freezes the result. The wording is fixed (no
+// option changes it), so the description is byte-stable across sessions
+// with the same index.
+const DescriptionTemplate = `Load deferred tools. The tools named in <available_deferred_tools> below exist and can be called, but their parameters are not loaded yet: load a tool with tool_search first, then call it with defer_execute {"tool_name": "<name>", "params": {...}}.
+- {"tool_names": ["<name>", ...]} loads the named tools (exact names from the list) with their full parameters.
+- {"queries": ["<keywords>"]} searches by capability when you do not know the name (e.g. ["create pull request"]); the best matches come back with their parameters, the others by name. Several strings are searched together. Prefix a word with + to require it.
+Loaded tools stay loaded for the rest of the conversation; do not load them again.
 {{raw .index}}`
+
+// toolSchema is tool_search's input schema.
+const toolSchema = `{"type":"object","properties":{` +
+	`"queries":{"type":"array","items":{"type":"string"},"description":"Keywords for the capability you need, e.g. [\"create pull request\"]. Use this or tool_names, not both."},` +
+	`"tool_names":{"type":"array","items":{"type":"string"},"description":"Exact names of deferred tools to load, from <available_deferred_tools>."},` +
+	`"limit":{"type":"integer","minimum":1,"maximum":10,"description":"How many matches a query search returns (default 5)."}}}`
 
 // Tool returns the tool_search definition with the given rendered description.
 func Tool(description string) registry.Tool {
 	return registry.Tool{
 		Name:         registry.ToolSearchName,
 		Description:  description,
-		RawSchema:    []byte(`{"type":"object","properties":{"queries":{"type":"array","items":{"type":"string"},"description":"Keywords describing the capability you need."},"tool_names":{"type":"array","items":{"type":"string"},"description":"Exact names of deferred tools to load."}}}`),
+		RawSchema:    []byte(toolSchema),
 		DeferLoading: registry.DeferFalse,
 	}
 }
