@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/tiktoken-go/tokenizer"
@@ -99,9 +100,10 @@ func (k Kind) String() string {
 type Counter struct {
 	enc Encoding
 
-	once  sync.Once
-	codec tokenizer.Codec
-	err   error
+	once   sync.Once
+	loaded atomic.Bool
+	codec  tokenizer.Codec
+	err    error
 
 	mu     sync.Mutex
 	cache  map[string]int
@@ -138,9 +140,14 @@ func (c *Counter) load() (tokenizer.Codec, error) {
 		if c.err != nil {
 			c.err = fmt.Errorf("budget: loading %s: %w", c.enc, c.err)
 		}
+		c.loaded.Store(true)
 	})
 	return c.codec, c.err
 }
+
+// Loaded reports whether the counter has loaded its vocabulary (it does on
+// the first exact count, never before).
+func (c *Counter) Loaded() bool { return c.loaded.Load() }
 
 // Tokens is a token count, exact or an estimate.
 type Tokens struct {
