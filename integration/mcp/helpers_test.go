@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/search"
 )
 
 // fakeServer is a real go-sdk MCP server reached over in-memory transports.
@@ -96,17 +97,15 @@ func (g gated) Connect(ctx context.Context) (sdk.Connection, error) {
 // session is a minimal execute.Session over a plan, for driving the
 // dispatcher the way package request's sessions do.
 type session struct {
-	plan *deferral.Plan
-
-	mu     sync.Mutex
-	loaded map[string]bool
+	plan   *deferral.Plan
+	loaded *search.LoadedSet
 }
 
 func newSession(t *testing.T, reg *registry.Registry, policy deferral.Policy) *session {
 	t.Helper()
 	plan, err := policy.Plan(reg.Snapshot(), deferral.View{})
 	require.NoError(t, err)
-	return &session{plan: plan, loaded: map[string]bool{}}
+	return &session{plan: plan, loaded: search.NewLoadedSet()}
 }
 
 func (s *session) ID() string { return "test-session" }
@@ -119,17 +118,8 @@ func (s *session) Lookup(name string) (*registry.Tool, bool, bool) {
 	return t, s.plan.State(name) == deferral.Deferred, true
 }
 
-func (s *session) Loaded(name string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.loaded[name]
-}
-
-func (s *session) MarkLoaded(name string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.loaded[name] = true
-}
+func (s *session) Loaded(name string) bool { return s.loaded.Has(name) }
+func (s *session) MarkLoaded(name string)  { s.loaded.Add(name) }
 func (s *session) VisibleNames() []string {
 	var out []string
 	for _, t := range s.plan.Resident() {
