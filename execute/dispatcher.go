@@ -627,7 +627,7 @@ func (d *Dispatcher) bound(ctx context.Context, c *call, text string) string {
 	ev := c.event(EventTruncated)
 	ev.Detail = fmt.Sprintf("%d of %d bytes kept", len(cut), len(text))
 	d.emit(ctx, ev)
-	how := "call it again with a narrower request"
+	how := fmt.Sprintf("call %s again with a narrower request", c.target)
 	if len(c.v.paging) > 0 {
 		how += " (it accepts " + quoteList(c.v.paging, nil) + ")"
 	}

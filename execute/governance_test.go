@@ -121,9 +121,11 @@ func TestAskRequest(t *testing.T) {
 	e := newEnv(t, deferral.View{})
 	var got execute.AskRequest
 	d := mustNew(t, &execute.Options{
-		Rules:  execute.MustRules("Ask(Notify)"),
-		Ask:    func(_ context.Context, r execute.AskRequest) (bool, error) { got = r; return true, nil },
-		Inject: func(context.Context, execute.Session, string) (map[string]any, error) { return map[string]any{"auth_token": "secret"}, nil },
+		Rules: execute.MustRules("Ask(Notify)"),
+		Ask:   func(_ context.Context, r execute.AskRequest) (bool, error) { got = r; return true, nil },
+		Inject: func(context.Context, execute.Session, string) (map[string]any, error) {
+			return map[string]any{"auth_token": "secret"}, nil
+		},
 	})
 	r := d.Call(context.Background(), e.session("s7", "Notify"), registry.DeferExecuteName, wrap("Notify", `{"message":"hi"}`))
 	require.False(t, r.IsError, r.Text)
