@@ -179,11 +179,15 @@ func TestHandlerOutcomes(t *testing.T) {
 		}, context.WithValue(context.Background(), ctxKey{}, "v"), registry.Result{Text: "done"}, execute.EventCompleted},
 		{"panic", func(context.Context, json.RawMessage) (registry.Result, error) { panic("nil map") }, context.Background(),
 			registry.Result{Text: `Tool "T" failed with an internal error; nothing more is known. You may retry once with different params, or use another tool.`, IsError: true}, execute.EventPanic},
-		{"error", func(context.Context, json.RawMessage) (registry.Result, error) { return registry.Result{}, errors.New("disk full") }, context.Background(),
+		{"error", func(context.Context, json.RawMessage) (registry.Result, error) {
+			return registry.Result{}, errors.New("disk full")
+		}, context.Background(),
 			registry.Result{Text: "Error: disk full", IsError: true}, execute.EventHandlerError},
 		{"nil handler", nil, context.Background(),
 			registry.Result{Text: `Tool "T" has no implementation in this harness, so it cannot be called here. Nothing was run; use another tool.`, IsError: true}, execute.EventNoHandler},
-		{"cancelled", func(context.Context, json.RawMessage) (registry.Result, error) { return registry.Result{Text: "ran"}, nil }, cancelled(),
+		{"cancelled", func(context.Context, json.RawMessage) (registry.Result, error) {
+			return registry.Result{Text: "ran"}, nil
+		}, cancelled(),
 			registry.Result{Text: `The call of "T" was cancelled before it ran (context canceled).`, IsError: true}, execute.EventHandlerError},
 	}
 	for _, tt := range tests {
@@ -260,9 +264,14 @@ func TestConcurrentSessions(t *testing.T) {
 	var evs events
 	var asked sync.Map
 	d := mustNew(t, &execute.Options{
-		Rules:   execute.MustRules("Deny(ImageGen)", "Ask(Bash)"),
-		Ask:     func(_ context.Context, r execute.AskRequest) (bool, error) { asked.Store(r.Session, true); return true, nil },
-		Inject:  func(_ context.Context, s execute.Session, _ string) (map[string]any, error) { return map[string]any{"auth_token": s.ID()}, nil },
+		Rules: execute.MustRules("Deny(ImageGen)", "Ask(Bash)"),
+		Ask: func(_ context.Context, r execute.AskRequest) (bool, error) {
+			asked.Store(r.Session, true)
+			return true, nil
+		},
+		Inject: func(_ context.Context, s execute.Session, _ string) (map[string]any, error) {
+			return map[string]any{"auth_token": s.ID()}, nil
+		},
 		OnEvent: evs.add,
 		Hooks: []execute.Hook{{Name: "count", After: func(_ context.Context, c *execute.Call, r registry.Result) registry.Result {
 			return r
