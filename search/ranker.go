@@ -68,6 +68,8 @@ const (
 	weightDesc      = 1.0
 	weightParamName = 0.6
 	weightParamDesc = 0.25
+	// weightCoverage scales the bonus for covering the name's words.
+	weightCoverage = 0.25
 
 	// Query-side weights: a word the model wrote counts 1; a synonym of it
 	// counts less, since synonyms are looser; a glossary translation of a
@@ -106,11 +108,13 @@ const (
 type posting struct {
 	doc    int32
 	impact float32
+	inName bool // the term is one of the tool name's words
 }
 
 type bm25Index struct {
 	vocab    *Vocabulary
 	names    []string // by doc id, sorted: ties break by id = by name
+	nameLen  []float32 // distinct terms in each tool's name
 	dict     map[string]int32
 	postings [][]posting
 	pool     sync.Pool // *scratch
@@ -118,6 +122,7 @@ type bm25Index struct {
 
 type scratch struct {
 	scores  []float32
+	cover   []float32
 	masks   []uint64
 	touched []int32
 }
@@ -139,7 +144,7 @@ func (r *BM25F) Index(ctx context.Context, tools []*registry.Tool) (Index, error
 	copy(sorted, tools)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
 
-	ix := &bm25Index{vocab: vocab, names: make([]string, len(sorted)), dict: map[string]int32{}}
+	ix := &bm25Index{vocab: vocab, names: make([]string, len(sorted)), nameLen: make([]float32, len(sorted)), dict: map[string]int32{}}
 	type docTerms struct {
 		tf  [nFields]map[string]float64
 		len [nFields]float64
@@ -175,6 +180,7 @@ func (r *BM25F) Index(ctx context.Context, tools []*registry.Tool) (Index, error
 			add(fParamName, name)
 			add(fParamDesc, desc)
 		})
+		ix.nameLen[i] = float32(max(1, len(d.tf[fName])))
 		for f := range avg {
 			avg[f] += d.len[f]
 		}
@@ -190,8 +196,9 @@ func (r *BM25F) Index(ctx context.Context, tools []*registry.Tool) (Index, error
 	}
 	// Pseudo term frequency per (term, doc), then IDF once df is known.
 	type acc struct {
-		doc int32
-		tf  float64
+		doc    int32
+		tf     float64
+		inName bool
 	}
 	byTerm := map[string][]acc{}
 	var order []string
@@ -208,7 +215,7 @@ func (r *BM25F) Index(ctx context.Context, tools []*registry.Tool) (Index, error
 			if _, ok := byTerm[term]; !ok {
 				order = append(order, term)
 			}
-			byTerm[term] = append(byTerm[term], acc{int32(i), tf})
+			byTerm[term] = append(byTerm[term], acc{int32(i), tf, d.tf[fName][term] > 0})
 		}
 	}
 	sort.Strings(order)
@@ -220,13 +227,14 @@ func (r *BM25F) Index(ctx context.Context, tools []*registry.Tool) (Index, error
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		ps := make([]posting, len(accs))
 		for i, a := range accs {
-			ps[i] = posting{doc: a.doc, impact: float32(idf * a.tf * (k1 + 1) / (k1 + a.tf))}
+			ps[i] = posting{doc: a.doc, impact: float32(idf * a.tf * (k1 + 1) / (k1 + a.tf)), inName: a.inName}
 		}
 		ix.dict[term] = int32(id)
 		ix.postings[id] = ps
 	}
 	ix.pool.New = func() any {
-		return &scratch{scores: make([]float32, len(ix.names)), masks: make([]uint64, len(ix.names))}
+		n := len(ix.names)
+		return &scratch{scores: make([]float32, n), cover: make([]float32, n), masks: make([]uint64, n)}
 	}
 	return ix, nil
 }
@@ -278,47 +286,90 @@ type qterm struct {
 	req uint64
 }
 
+// Query-side weights beyond the word itself.
+const (
+	// weightSynonymPhrase: a synonym of a multi-word phrase ("merge
+	// request" → "pull request") is more specific than one of a word.
+	weightSynonymPhrase = 0.6
+	// weightSynonymUnknown: when the query's word does not occur in the
+	// catalog at all, its synonyms are the only route to its meaning.
+	weightSynonymUnknown = 0.8
+	// weightAltTranslation: a glossary entry's second or later alternative.
+	weightAltTranslation = 0.6
+	// weightValue: words inside values (paths, URLs, ids such as
+	// "web-7d9f", "owner/repo", "README.md") describe arguments, not the
+	// capability.
+	weightValue = 0.3
+)
+
 // parseQuery turns the strings of one call into weighted index terms and
-// the mask of required groups (one bit per "+word").
+// the mask of required groups (one bit per "+word"). A term's weight is the
+// larger of what the query said directly (summed over repetitions) and the
+// strongest expansion that reached it, capped.
 func (ix *bm25Index) parseQuery(queries []string) ([]qterm, uint64) {
-	weights := map[int32]*qterm{}
+	type acc struct {
+		orig, exp float64
+		req       uint64
+	}
+	accs := map[int32]*acc{}
 	var ids []int32
-	addTerm := func(term string, w float64, req uint64) {
+	get := func(term string) *acc {
 		id, ok := ix.dict[term]
 		if !ok {
-			return
+			return nil
 		}
-		q := weights[id]
-		if q == nil {
-			q = &qterm{id: id}
-			weights[id] = q
+		a := accs[id]
+		if a == nil {
+			a = &acc{}
+			accs[id] = a
 			ids = append(ids, id)
 		}
-		q.w = float32(math.Min(float64(q.w)+w, maxQueryWeight))
-		q.req |= req
+		return a
+	}
+	addOrig := func(term string, w float64, req uint64) {
+		if a := get(term); a != nil {
+			a.orig += w
+			a.req |= req
+		}
+	}
+	addExp := func(term string, w float64, req uint64) {
+		if a := get(term); a != nil {
+			a.exp = math.Max(a.exp, w)
+			a.req |= req
+		}
 	}
 	var need uint64
 	nreq := 0
+	type word struct {
+		term string
+		req  uint64
+		w    float64
+	}
+	var seq []word
+	var terms []string
+	flush := func() {
+		terms = terms[:0]
+		for _, w := range seq {
+			terms = append(terms, w.term)
+		}
+		for i := range seq {
+			ix.vocab.expandLatin(terms, i, func(exp []expTerm, n int) {
+				w := weightSynonym
+				switch {
+				case n > 1:
+					w = weightSynonymPhrase
+				case !ix.has(terms[i]):
+					w = weightSynonymUnknown
+				}
+				w *= seq[i].w
+				for _, t := range exp {
+					addExp(t.term, w, seq[i].req)
+				}
+			})
+		}
+		seq = seq[:0]
+	}
 	for _, qs := range queries {
-		type word struct {
-			term string
-			req  uint64
-		}
-		var seq []word
-		flush := func() {
-			terms := make([]string, len(seq))
-			for i, w := range seq {
-				terms[i] = w.term
-			}
-			for i := range seq {
-				ix.vocab.expandLatin(terms, i, func(exp []string, _ int) {
-					for _, t := range exp {
-						addTerm(t, weightSynonym, seq[i].req)
-					}
-				})
-			}
-			seq = seq[:0]
-		}
 		for _, chunk := range strings.Fields(qs) {
 			var req uint64
 			if len(chunk) > 1 && chunk[0] == '+' {
@@ -326,44 +377,94 @@ func (ix *bm25Index) parseQuery(queries []string) ([]qterm, uint64) {
 				if nreq < 64 {
 					req = 1 << nreq
 					nreq++
+					need |= req
 				}
 			}
-			any := false
+			cw := 1.0
+			if req == 0 && ix.valueLike(chunk) {
+				cw = weightValue
+			}
 			pieces(chunk, func(p piece) {
 				if p.cjk {
 					flush()
-					bigrams(p.text, func(b string) { addTerm(b, 1, req); any = true })
-					ix.vocab.expandCJK(p.text, func(exp []string) {
+					bigrams(p.text, func(b string) { addOrig(b, cw, req) })
+					ix.vocab.expandCJK(p.text, func(exp []expTerm) {
 						for _, t := range exp {
-							addTerm(t, weightTranslation, req)
+							w := weightTranslation
+							if t.alt {
+								w = weightAltTranslation
+							}
+							addExp(t.term, w*cw, req)
 						}
-						any = true
 					})
 					return
 				}
 				w := strings.ToLower(p.text)
-				if !p.compound && isStop(w) && req == 0 {
+				if req == 0 && (!p.compound && isStop(w) || allDigits(w)) {
 					return
 				}
 				t := stem(w)
-				addTerm(t, 1, req)
+				addOrig(t, cw, req)
 				if !p.compound {
-					seq = append(seq, word{t, req})
+					seq = append(seq, word{t, req, cw})
 				}
-				any = true
 			})
-			if req != 0 {
-				need |= req
-				_ = any
-			}
 		}
 		flush()
 	}
 	out := make([]qterm, 0, len(ids))
 	for _, id := range ids {
-		out = append(out, *weights[id])
+		a := accs[id]
+		out = append(out, qterm{id: id, w: float32(math.Min(math.Max(a.orig, a.exp), maxQueryWeight)), req: a.req})
 	}
 	return out, need
+}
+
+func (ix *bm25Index) has(term string) bool {
+	_, ok := ix.dict[term]
+	return ok
+}
+
+func allDigits(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if w[i] < '0' || w[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// valueLike reports whether a whitespace-separated chunk of a query is an
+// argument value rather than a word: a path, URL, file name, repository
+// ("owner/repo"), mention, or an identifier mixing letters and digits
+// ("web-7d9f"), unless the vocabulary knows it ("k8s").
+func (ix *bm25Index) valueLike(chunk string) bool {
+	c := strings.Trim(chunk, ".,;:!?()[]{}\"'`“”‘’")
+	if c == "" {
+		return false
+	}
+	if strings.ContainsAny(c, "/\\.:@=#~") {
+		return true
+	}
+	value := false
+	pieces(c, func(p piece) {
+		if p.cjk || p.compound {
+			return
+		}
+		digit, letter := false, false
+		for _, r := range p.text {
+			switch {
+			case r >= '0' && r <= '9':
+				digit = true
+			default:
+				letter = true
+			}
+		}
+		if digit && letter && !ix.vocab.known(strings.ToLower(p.text)) {
+			value = true
+		}
+	})
+	return value
 }
 
 // Search ranks the indexed tools for queries. Scoring walks the postings of
@@ -381,6 +482,7 @@ func (ix *bm25Index) Search(ctx context.Context, queries []string, limit int) ([
 	defer func() {
 		for _, d := range sc.touched {
 			sc.scores[d] = 0
+			sc.cover[d] = 0
 			sc.masks[d] = 0
 		}
 		sc.touched = sc.touched[:0]
@@ -396,7 +498,17 @@ func (ix *bm25Index) Search(ctx context.Context, queries []string, limit int) ([
 			}
 			sc.scores[p.doc] += q.w * p.impact
 			sc.masks[p.doc] |= q.req
+			if p.inName {
+				sc.cover[p.doc] += min(q.w, 1)
+			}
 		}
+	}
+	// Name coverage: a tool whose name's words the query covers (say
+	// "take screenshot" for take_screenshot) is the likelier match than
+	// one that shares a single rarer word.
+	for _, d := range sc.touched {
+		c := min(sc.cover[d]/ix.nameLen[d], 1)
+		sc.scores[d] *= 1 + weightCoverage*c*c
 	}
 	// Keep the best limit: score descending, then doc id (= name) ascending.
 	top := make([]int32, 0, limit+1)

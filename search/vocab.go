@@ -27,10 +27,10 @@ var dataFS embed.FS
 type Vocabulary struct {
 	// latin maps a space-joined sequence of analysed terms to the terms it
 	// expands to.
-	latin     map[string][]string
+	latin     map[string][]expTerm
 	maxPhrase int
 	// cjk maps a CJK key to the terms it expands to.
-	cjk    map[string][]string
+	cjk    map[string][]expTerm
 	maxCJK int // longest key, in runes
 }
 
@@ -46,7 +46,7 @@ func DefaultVocabulary() *Vocabulary {
 // NewVocabulary returns the shipped vocabulary extended by texts, each in
 // the format of [Vocabulary]. Errors wrap [ErrVocabulary] and name the line.
 func NewVocabulary(texts ...string) (*Vocabulary, error) {
-	v := &Vocabulary{latin: map[string][]string{}, cjk: map[string][]string{}}
+	v := &Vocabulary{latin: map[string][]expTerm{}, cjk: map[string][]expTerm{}}
 	files, err := fs.Glob(dataFS, "data/*.txt")
 	if err != nil {
 		return nil, err
@@ -88,9 +88,9 @@ func (v *Vocabulary) parse(name, text string) error {
 			return fmt.Errorf("%w: %s, line %d: %q: want \"a | b\" or \"a => b | c\"", ErrVocabulary, name, n+1, line)
 		}
 		for _, f := range from {
-			for _, t := range to {
+			for i, t := range to {
 				if f != t {
-					v.add(f, t)
+					v.add(f, t, oneWay && i > 0)
 				}
 			}
 		}
@@ -108,12 +108,22 @@ func splitAlts(s string) []string {
 	return out
 }
 
+// expTerm is one term of an expansion. alt marks a term of a one-way
+// rule's second or later alternative ("列出 => list | all": "all"), which
+// counts less than the first.
+type expTerm struct {
+	term string
+	alt  bool
+}
+
 // add records that the term from expands to the terms of to.
-func (v *Vocabulary) add(from, to string) {
-	var exp []string
+func (v *Vocabulary) add(from, to string, alt bool) {
+	var exp []expTerm
+	var plain []string
 	terms(to, func(t string, cjk bool) {
 		if !cjk {
-			exp = append(exp, t)
+			exp = append(exp, expTerm{t, alt})
+			plain = append(plain, t)
 		}
 	})
 	if len(exp) == 0 {
@@ -131,25 +141,37 @@ func (v *Vocabulary) add(from, to string) {
 		return
 	}
 	key := strings.Join(seq, " ")
-	if key == strings.Join(exp, " ") {
+	if key == strings.Join(plain, " ") {
 		return
 	}
 	v.latin[key] = mergeTerms(v.latin[key], exp)
 	v.maxPhrase = max(v.maxPhrase, len(seq))
 }
 
-func mergeTerms(dst, add []string) []string {
+// mergeTerms adds terms to dst; a term already there keeps the stronger
+// (non-alternative) mark.
+func mergeTerms(dst, add []expTerm) []expTerm {
 	for _, t := range add {
-		if !slices.Contains(dst, t) {
+		i := slices.IndexFunc(dst, func(e expTerm) bool { return e.term == t.term })
+		switch {
+		case i < 0:
 			dst = append(dst, t)
+		case !t.alt:
+			dst[i].alt = false
 		}
 	}
 	return dst
 }
 
+// known reports whether a single analysed term has synonyms.
+func (v *Vocabulary) known(term string) bool {
+	_, ok := v.latin[term]
+	return ok
+}
+
 // expandLatin calls emit for every expansion of a phrase of seq starting at
 // i, with the phrase's length.
-func (v *Vocabulary) expandLatin(seq []string, i int, emit func(terms []string, n int)) {
+func (v *Vocabulary) expandLatin(seq []string, i int, emit func(terms []expTerm, n int)) {
 	var b strings.Builder
 	for n := 1; n <= v.maxPhrase && i+n <= len(seq); n++ {
 		if n > 1 {
@@ -164,7 +186,7 @@ func (v *Vocabulary) expandLatin(seq []string, i int, emit func(terms []string, 
 
 // expandCJK scans a CJK run for glossary keys, longest match first, and
 // calls emit with each match's expansion.
-func (v *Vocabulary) expandCJK(run string, emit func(terms []string)) {
+func (v *Vocabulary) expandCJK(run string, emit func(terms []expTerm)) {
 	rs := []rune(strings.ToLower(run))
 	for i := 0; i < len(rs); {
 		matched := 0
