@@ -1,0 +1,211 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/toolshelf/toolshelf/budget"
+	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/execute"
+	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/render"
+	"github.com/toolshelf/toolshelf/search"
+)
+
+// budgetJSON is budget's --json output: the account's keys at the top
+// level, then the window and the bar.
+type budgetJSON struct {
+	Catalogs []string `json:"catalogs"`
+	*budget.Account
+	// Window is null when unknown.
+	Window *int `json:"window"`
+	// ResidentTokens is what the request carries after deferral: resident
+	// tools, entry tools and the index.
+	ResidentTokens budget.Tokens `json:"resident_tokens"`
+	// Free is null when the window is unknown; negative when over budget.
+	Free *int             `json:"free"`
+	Over bool             `json:"over_budget"`
+	Bar  []budget.Segment `json:"bar"`
+	// Repeats are the most wasteful repeated sentences and field
+	// descriptions (at most 5 each).
+	RepeatedSentences []budget.Repeat `json:"repeated_sentences"`
+	RepeatedFields    []budget.Repeat `json:"repeated_fields"`
+}
+
+// runBudget prints the savings account and the context bar of catalogs.
+// Exit 1 when the resident definitions do not fit a known window.
+func runBudget(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("budget", flag.ContinueOnError)
+	var catalogs files
+	fs.Var(&catalogs, "catalog", "catalog `FILE` (repeatable; more files may follow)")
+	rules := fs.String("rules", "", "override rules `FILE`: one Defer(pattern) or NoDefer(pattern) a line")
+	window := fs.Int("window", 0, "context window in tokens; 0 means unknown")
+	encName := fs.String("encoding", "", "tokenizer: o200k_base (default), cl100k_base or estimate")
+	model := fs.String("model", "", "model name, mapped to its tokenizer (claude-*, gemini-*: estimate)")
+	asJSON := fs.Bool("json", false, "write JSON")
+	color := fs.Bool("color", false, "draw an over-budget bar in ANSI red")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return fail(stderr, "toolshelf budget: %v", err)
+	}
+	catalogs = append(catalogs, pos...)
+	if len(catalogs) == 0 {
+		return fail(stderr, "toolshelf budget: no catalog: pass --catalog FILE (MCP tools/list, OpenAI, Anthropic or catalog-file JSON)")
+	}
+	if *window < 0 {
+		return fail(stderr, "toolshelf budget: --window %d: must be a positive number of tokens, or 0 for unknown", *window)
+	}
+	enc := budget.O200kBase
+	switch {
+	case *encName != "" && *model != "":
+		return fail(stderr, "toolshelf budget: give --encoding or --model, not both")
+	case *encName != "":
+		if enc, err = budget.ParseEncoding(*encName); err != nil {
+			return fail(stderr, "toolshelf budget: --encoding: %v", err)
+		}
+	case *model != "":
+		enc, _ = budget.EncodingForModel(*model)
+	}
+	counter, _ := budget.NewCounter(enc) // enc is valid
+
+	reg := registry.New(nil)
+	for _, f := range catalogs {
+		c, err := registry.LoadCatalog(f)
+		if err == nil {
+			err = reg.Import(c)
+		}
+		if err != nil {
+			if !strings.Contains(err.Error(), f) {
+				err = fmt.Errorf("%s: %w", f, err)
+			}
+			return fail(stderr, "toolshelf budget: %v", err)
+		}
+	}
+	policy := &deferral.Policy{}
+	if *rules != "" {
+		text, err := os.ReadFile(*rules)
+		if err != nil {
+			return fail(stderr, "toolshelf budget: --rules: %v", err)
+		}
+		layer, err := deferral.ParseLayer(*rules, string(text))
+		if err != nil {
+			return fail(stderr, "toolshelf budget: %s: %v", *rules, err)
+		}
+		policy.Layers = []deferral.Layer{layer}
+	}
+	plan, err := policy.Plan(reg.Snapshot(), deferral.View{Tier: registry.TierFull})
+	if err != nil {
+		return fail(stderr, "toolshelf budget: %v", err)
+	}
+	entry, index, err := entryTools(plan)
+	if err != nil {
+		return fail(stderr, "toolshelf budget: %v", err)
+	}
+	acc, err := budget.NewAccount(plan, &budget.AccountOptions{Counter: counter, Entry: entry, Index: index})
+	if err != nil {
+		return fail(stderr, "toolshelf budget: %v", err)
+	}
+
+	resident := budget.Tokens{N: acc.Tokens.ResidentWithEntry + acc.Tokens.Index, Estimate: acc.Tokens.Estimate}
+	bar := budget.Bar{Window: *window, Segments: []budget.Segment{{Label: "tools", Tokens: resident}}}
+	visible := append(plan.Resident(), plan.Deferred()...)
+	out := budgetJSON{
+		Catalogs: catalogs, Account: acc, ResidentTokens: resident, Over: bar.Over(), Bar: bar.Segments,
+		RepeatedSentences: top(budget.Boilerplate(visible, counter), 5),
+		RepeatedFields:    top(budget.RepeatedFields(visible, counter), 5),
+	}
+	if *window > 0 {
+		free, _ := bar.Free()
+		out.Window, out.Free = window, &free
+	}
+
+	var buf bytes.Buffer
+	if *asJSON {
+		if err := writeJSON(&buf, out); err != nil {
+			return fail(stderr, "toolshelf budget: %v", err)
+		}
+	} else {
+		writeAccount(&buf, &out, bar, *color)
+	}
+	stdout.Write(buf.Bytes())
+	if out.Over {
+		return exitFinding
+	}
+	return exitOK
+}
+
+func top(r []budget.Repeat, n int) []budget.Repeat {
+	if r == nil {
+		return []budget.Repeat{}
+	}
+	return r[:min(n, len(r))]
+}
+
+// entryTools returns the entry tools as a session sends them, with
+// tool_search's description rendered around an empty index (the index is
+// counted on its own line of the account), and the index text. Both are
+// nil when nothing is deferred.
+func entryTools(plan *deferral.Plan) ([]*registry.Tool, string, error) {
+	if !plan.EntryTools() {
+		return nil, "", nil
+	}
+	s, err := search.New(plan, nil)
+	if err != nil {
+		return nil, "", fmt.Errorf("tool_search: %w", err)
+	}
+	desc, err := render.Render(registry.ToolSearchName, search.DescriptionTemplate, render.Vars{Session: map[string]string{"index": ""}})
+	if err != nil {
+		return nil, "", fmt.Errorf("tool_search: %w", err)
+	}
+	st, et := search.Tool(desc), execute.Tool()
+	return []*registry.Tool{&st, &et}, s.IndexText(), nil
+}
+
+// writeAccount writes the account in the form of the published accounting.
+func writeAccount(w io.Writer, o *budgetJSON, bar budget.Bar, color bool) {
+	a := o.Account
+	t := a.Tokens
+	tok := func(n int) string { return budget.Tokens{N: n, Estimate: t.Estimate}.String() + " tokens" }
+	fmt.Fprintf(w, "tokens: %s%s\n", t.Encoding, map[bool]string{true: " (estimates, marked ~)", false: " (exact)"}[t.Estimate])
+	fmt.Fprintf(w, "all tools resident        %3d tools  %9s chars  %s\n", a.ToolsTotal, budget.Thousands(a.CharsTotal), tok(t.All))
+	if a.EntryCount > 0 {
+		fmt.Fprintf(w, "  with the entry tools    %3d tools  %9s chars  %s\n", a.ToolsTotal+a.EntryCount, budget.Thousands(a.CharsWithEntry), tok(t.AllWithEntry))
+	}
+	fmt.Fprintf(w, "deferrable                %3d tools  %9s chars  %s  (%s of all)\n", a.DeferredCount, budget.Thousands(a.DeferredChars), tok(t.Deferred), pct(a.DeferredShare, 1))
+	fmt.Fprintf(w, "resident after deferral   %3d tools  %9s chars  %s", a.ResidentCount, budget.Thousands(a.ResidentChars), tok(t.Resident))
+	if a.EntryCount > 0 {
+		fmt.Fprintf(w, "  (%s chars with the entry tools)", budget.Thousands(a.ResidentWithEntry))
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "index replacing them                 %9s chars  %s  (names %s chars)\n", budget.Thousands(a.IndexChars), tok(t.Index), budget.Thousands(a.NamesChars))
+	fmt.Fprintf(w, "net saving per turn                  %9s chars  %s  (%.2f× the %s-char index budget)\n", budget.Thousands(a.NetSaving), tok(t.NetSaving), a.SavingMultiple, budget.Thousands(a.IndexBudget))
+	fmt.Fprintf(w, "  net of the entry tools             %9s chars  %s\n", budget.Thousands(a.NetSavingAfterEntry), tok(t.NetSavingAfterEntry))
+	fmt.Fprintf(w, "schema-to-name ratios     all %s:1 · deferred %s:1 · longest %s:1\n", ratio(a.RatioAll), ratio(a.RatioDeferred), ratio(a.RatioLongest))
+	if a.LongestName != "" {
+		fmt.Fprintf(w, "longest deferred tool     %s, %s chars = %s of the deferrable total\n", a.LongestName, budget.Thousands(a.LongestChars), pct(a.LongestShare, 0))
+	}
+	for _, r := range o.RepeatedSentences[:min(3, len(o.RepeatedSentences))] {
+		fmt.Fprintf(w, "repeated sentence %d×      wastes %s chars, %s: %q\n", r.Count, budget.Thousands(r.WastedChars), r.WastedTokens.String()+" tokens", clip(r.Text, 60))
+	}
+	for _, r := range o.RepeatedFields[:min(3, len(o.RepeatedFields))] {
+		fmt.Fprintf(w, "repeated field text %d×    wastes %s chars, %s: %q\n", r.Count, budget.Thousands(r.WastedChars), r.WastedTokens.String()+" tokens", clip(r.Text, 60))
+	}
+	fmt.Fprintln(w, bar.Render(&budget.BarOptions{Color: color}))
+}
+
+func pct(f float64, digits int) string { return strconv.FormatFloat(f*100, 'f', digits, 64) + "%" }
+
+func ratio(f float64) string { return budget.Thousands(int(f + 0.5)) }
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

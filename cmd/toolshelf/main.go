@@ -1,0 +1,72 @@
+// Command toolshelf is a thin command-line tool over the toolshelf library:
+// the savings account and context bar of a catalog (budget), where two
+// request bodies part (diff). Every command takes --json; the exit status
+// is 0 (ok), 1 (a finding: over budget, bodies differ) or 2 (usage error or
+// bad input). See README.md in this directory for every command, flag and
+// --json key.
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// Exit statuses.
+const (
+	exitOK      = 0
+	exitFinding = 1
+	exitUsage   = 2
+)
+
+const usage = `usage: toolshelf COMMAND [flags]
+
+commands:
+  budget --catalog FILE... [--rules FILE] [--window N] [--encoding NAME | --model NAME] [--json]
+         the savings account of deferral and the context bar
+  diff A.json B.json [--json]
+         the first byte where two request bodies differ, and its JSON path
+  request  (not available yet: waits for the request builder's CLI surface)
+  search, eval  (not available yet in this build)
+
+exit status: 0 ok, 1 finding (over budget, bodies differ), 2 usage error or bad input`
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// run executes one command line. It writes results to stdout only when the
+// command succeeds, and a one-line error to stderr otherwise.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, usage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "budget":
+		return runBudget(args[1:], stdout, stderr)
+	case "diff":
+		return runDiff(args[1:], stdout, stderr)
+	case "request", "search", "eval":
+		return fail(stderr, "toolshelf %s: not available in this build yet", args[0])
+	case "help", "-h", "--help", "-help":
+		fmt.Fprintln(stdout, usage)
+		return exitOK
+	}
+	return fail(stderr, "toolshelf: unknown command %q (want budget or diff; toolshelf help lists them)", args[0])
+}
+
+// fail writes a one-line error and returns the usage status.
+func fail(stderr io.Writer, format string, a ...any) int {
+	msg := fmt.Sprintf(format, a...)
+	fmt.Fprintln(stderr, strings.ReplaceAll(msg, "\n", " "))
+	return exitUsage
+}
+
+// writeJSON writes v indented, without HTML escaping, ending in a newline.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
