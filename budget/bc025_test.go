@@ -5,7 +5,6 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,6 +14,7 @@ import (
 	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/render"
 	"github.com/toolshelf/toolshelf/search"
 )
 
@@ -157,7 +157,9 @@ func bc025Prefixes(t *testing.T) (snap *registry.Snapshot, alwaysOn, deferred []
 	require.Len(t, plan.Deferred(), 20)
 	s, err := search.New(plan, nil)
 	require.NoError(t, err)
-	desc := strings.Replace(search.DescriptionTemplate, "{{raw .index}}", s.IndexText(), 1)
+	// Rendered as package request renders it for a session.
+	desc, err := render.Render(registry.ToolSearchName, search.DescriptionTemplate, render.Vars{Session: map[string]string{"index": s.IndexText()}})
+	require.NoError(t, err)
 	ts, de := search.Tool(desc), execute.Tool()
 	deferred = append(budget.ToolSections(&ts, budget.ClassEntry), budget.ToolSections(&de, budget.ClassEntry)...)
 	return snap, alwaysOn, deferred
