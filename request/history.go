@@ -1,6 +1,7 @@
 package request
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"unicode/utf8"
@@ -127,7 +128,7 @@ func (h *history) check(msgs []Message) error {
 
 // checkArguments accepts an empty value (no arguments) or a JSON object.
 func checkArguments(a []byte) error {
-	if len(a) == 0 {
+	if noArguments(a) {
 		return nil
 	}
 	if !utf8.Valid(a) {
@@ -199,7 +200,7 @@ func (h *history) sep() {
 
 // args returns the compact arguments, "{}" when empty, in scratch space.
 func (h *history) args(a []byte) []byte {
-	if len(a) == 0 {
+	if noArguments(a) {
 		h.scratch = append(h.scratch[:0], "{}"...)
 	} else {
 		h.scratch = appendCompact(h.scratch[:0], a)
@@ -344,4 +345,11 @@ func (h *history) anthropicBlocks(b []byte, m *Message) []byte {
 		}
 		return append(b, '}')
 	}
+}
+
+// noArguments reports an empty or null arguments value: a call without
+// arguments, sent as {}.
+func noArguments(a []byte) bool {
+	a = bytes.TrimSpace(a)
+	return len(a) == 0 || string(a) == "null"
 }

@@ -1,0 +1,109 @@
+package request
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/registry"
+)
+
+var providers = []Provider{OpenAIChat, OpenAIResponses, Anthropic}
+
+// loadCatalogs reads catalogs from testdata/, shuffles each catalog's tools
+// and the catalogs' order with seed (0 keeps file order), and imports them.
+func loadCatalogs(t testing.TB, seed uint64, files ...string) (*registry.Registry, []*registry.Catalog) {
+	t.Helper()
+	var cats []*registry.Catalog
+	for _, f := range files {
+		c, err := registry.LoadCatalog(filepath.Join("..", "testdata", f))
+		require.NoError(t, err)
+		if c.Server == "" && len(files) > 1 {
+			// The harness catalog carries a few mcp__ tools of its own;
+			// next to the real servers' catalogs they would collide.
+			var keep []registry.Tool
+			for _, tool := range c.Tools {
+				if !strings.HasPrefix(tool.Name, registry.MCPPrefix) {
+					keep = append(keep, tool)
+				}
+			}
+			c.Tools = keep
+		}
+		cats = append(cats, c)
+	}
+	order := append([]*registry.Catalog(nil), cats...)
+	if seed != 0 {
+		r := rand.New(rand.NewPCG(seed, seed))
+		r.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for i, c := range order {
+			cc := *c
+			cc.Tools = append([]registry.Tool(nil), c.Tools...)
+			r.Shuffle(len(cc.Tools), func(i, j int) { cc.Tools[i], cc.Tools[j] = cc.Tools[j], cc.Tools[i] })
+			order[i] = &cc
+		}
+	}
+	reg := registry.New(nil)
+	for _, c := range order {
+		require.NoError(t, reg.Import(c))
+	}
+	return reg, cats
+}
+
+const harnessFile = "fixtures/harness-catalog.json"
+const githubFile = "catalogs/github.tools.json"
+
+// githubPolicy defers the github server except its get_* readers.
+func githubPolicy() *deferral.Policy {
+	return &deferral.Policy{Layers: []deferral.Layer{
+		deferral.MustLayer("project", "Defer(mcp__github__*)", "NoDefer(mcp__github__get_*)"),
+	}}
+}
+
+func testConfig(snap *registry.Snapshot, p Provider, policy *deferral.Policy, cache *Cache) Config {
+	return Config{
+		ID:          "s1",
+		Snapshot:    snap,
+		Policy:      policy,
+		Vars:        map[string]string{"cwd": "/work/repo", "os": "linux", "date": "2025-06-01"},
+		Provider:    p,
+		Model:       "test-model",
+		System:      "You are a coding agent. Use tools when they help.",
+		SystemItems: []string{"<skill name=\"review\">Review diffs carefully.</skill>", "<skill name=\"commit\">Write small commits.</skill>"},
+		Extra:       map[string]json.RawMessage{"max_tokens": json.RawMessage(`4096`), "stream": json.RawMessage(`true`), "temperature": json.RawMessage(` 0 `)},
+		Cache:       cache,
+	}
+}
+
+func userMsg(text string) Message { return Message{Role: RoleUser, Text: text} }
+
+func call(id, name, args string) Message {
+	return Message{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: id, Name: name, Arguments: json.RawMessage(args)}}}
+}
+
+func result(id, text string) Message { return Message{Role: RoleTool, CallID: id, Text: text} }
+
+// script is a short conversation covering every message shape.
+func script() []Turn {
+	return []Turn{
+		{Messages: []Message{userMsg("Find open issues about <flaky> tests & fix them")},
+			Inject: []string{"<system-reminder>The working tree is clean.</system-reminder>"}},
+		{Messages: []Message{
+			{Role: RoleAssistant, Text: "Searching for the tools first.", ToolCalls: []ToolCall{{ID: "call_1", Name: "tool_search", Arguments: json.RawMessage(`{ "queries": ["list issues"] }`)}}},
+			result("call_1", "Loaded: mcp__github__list_issues"),
+		}},
+		{Messages: []Message{
+			{Role: RoleAssistant, ToolCalls: []ToolCall{
+				{ID: "call_2", Name: "defer_execute", Arguments: json.RawMessage(`{"tool_name":"mcp__github__list_issues","params":{"owner":"o","repo":"r"}}`)},
+				{ID: "call_3", Name: "Read", Arguments: nil},
+			}},
+			result("call_2", "[]"),
+			{Role: RoleTool, CallID: "call_3", Text: "no such file", IsError: true},
+			userMsg("Also check the README\u2028please."),
+		}},
+		{Messages: []Message{{Role: RoleAssistant, Text: "No open issues. Done."}, userMsg("thanks")}},
+	}
+}
