@@ -113,7 +113,7 @@ type posting struct {
 
 type bm25Index struct {
 	vocab    *Vocabulary
-	names    []string // by doc id, sorted: ties break by id = by name
+	names    []string  // by doc id, sorted: ties break by id = by name
 	nameLen  []float32 // distinct terms in each tool's name
 	dict     map[string]int32
 	postings [][]posting

@@ -1,8 +1,6 @@
 package search
 
 import (
-	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -37,12 +35,4 @@ func devSearcher(t testing.TB) *Searcher {
 	s, err := New(plan, nil)
 	require.NoError(t, err)
 	return s
-}
-
-func TestDevQualityDebug(t *testing.T) {
-	s := devSearcher(t)
-	rep, err := Eval(context.Background(), s, loadQueries(t, "../testdata/queries/dev.jsonl"))
-	require.NoError(t, err)
-	b, _ := json.MarshalIndent(rep, "", " ")
-	t.Log(string(b))
 }
