@@ -89,8 +89,8 @@ func ParseTranscript(name string, data []byte) (*Transcript, error) {
 				}
 				b.WriteString(c.Name)
 				var args bytes.Buffer
-				if err := json.Compact(&args, c.Arguments); err != nil {
-					return nil, fmt.Errorf("%w: message %d: call %q: arguments are not JSON: %v", ErrTranscript, i, c.Name, err)
+				if err := json.Compact(&args, c.Arguments); err != nil || args.Len() == 0 || args.Bytes()[0] != '{' {
+					return nil, fmt.Errorf("%w: message %d: call %q: arguments must be a JSON object", ErrTranscript, i, c.Name)
 				}
 				b.Write(args.Bytes())
 				kind = KindJSON
