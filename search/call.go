@@ -365,7 +365,7 @@ func (w *writer) hits(tools []*registry.Tool, shapes []Shape, queries string) {
 	var shorts, names, loadedNow, already []string
 	// room is what is left of the cap, less slack for the fixed lines.
 	room := w.cap - w.b.Len() - 400
-	used := 0
+	used, dropped := 0, 0
 	fits := func(n int) bool { return used+n <= room }
 	for i, t := range tools {
 		shape := shapes[i]
@@ -392,6 +392,10 @@ func (w *writer) hits(tools []*registry.Tool, shapes []Shape, queries string) {
 				used += b.Len()
 				continue
 			}
+		}
+		if !fits(len(t.Name) + 2) {
+			dropped++
+			continue
 		}
 		names = append(names, t.Name)
 		used += len(t.Name) + 2
@@ -425,6 +429,9 @@ func (w *writer) hits(tools []*registry.Tool, shapes []Shape, queries string) {
 		w.b.WriteString("More matches (not loaded): ")
 		w.b.WriteString(strings.Join(names, ", "))
 		w.b.WriteByte('\n')
+	}
+	if dropped > 0 {
+		fmt.Fprintf(&w.b, "(%d more %s not shown: the response is full; narrow the query.)\n", dropped, plural(dropped, "match", "matches"))
 	}
 	if len(shorts)+len(names) > 0 {
 		w.b.WriteString("To load one of these, call tool_search with {\"tool_names\": [\"<name>\"]}; it fetches the full schema.\n")

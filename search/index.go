@@ -141,7 +141,7 @@ func sanitize(s string, limit int) string {
 		}
 		s = s[:i] + s[i+n:]
 	}
-	return truncate(strings.TrimSpace(s), limit)
+	return truncate(collapse(s), limit)
 }
 
 // asciiLower lower-cases ASCII letters only, keeping byte offsets.

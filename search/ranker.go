@@ -400,7 +400,7 @@ func (ix *bm25Index) parseQuery(queries []string) ([]qterm, uint64) {
 					return
 				}
 				w := strings.ToLower(p.text)
-				if req == 0 && (!p.compound && isStop(w) || allDigits(w)) {
+				if req == 0 && (!p.compound && isStop(w) || allDigits(w)) || len(w) < 2 {
 					return
 				}
 				t := stem(w)

@@ -241,7 +241,7 @@ func terms(s string, emit func(term string, cjk bool)) {
 			return
 		}
 		w := strings.ToLower(p.text)
-		if !p.compound && isStop(w) {
+		if !p.compound && isStop(w) || len(w) < 2 {
 			return
 		}
 		emit(stem(w), false)
