@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/toolshelf/toolshelf/search"
+)
+
+// runEval implements `toolshelf eval --catalog FILE... --queries FILE.jsonl
+// [--min-recall1 X] [--min-recall5 X] [--json]`: recall@1, recall@5, MRR and
+// mean schemas loaded of tool_search over the catalogs (every tool
+// deferred), per lang and kind, and the misses. Exit status 1 means a
+// --min-* bar was not met.
+func runEval(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
+	var catalogs files
+	fs.Var(&catalogs, "catalog", "catalog file (repeatable)")
+	queries := fs.String("queries", "", "query file, JSON Lines")
+	min1 := fs.Float64("min-recall1", 0, "exit 1 when recall@1 is below this")
+	min5 := fs.Float64("min-recall5", 0, "exit 1 when recall@5 is below this")
+	asJSON := fs.Bool("json", false, "print JSON")
+	rest, err := parse(fs, args)
+	if err != nil {
+		return fail(stderr, "toolshelf eval: %v", err)
+	}
+	catalogs = append(catalogs, rest...) // --catalog a.json b.json
+	if len(catalogs) == 0 || *queries == "" {
+		return fail(stderr, "toolshelf eval: give --catalog FILE... and --queries FILE.jsonl")
+	}
+	plan, err := search.PlanCatalogs(catalogs...)
+	if err != nil {
+		return fail(stderr, "toolshelf eval: %v", err)
+	}
+	s, err := search.New(plan, nil)
+	if err != nil {
+		return fail(stderr, "toolshelf eval: %v", err)
+	}
+	f, err := os.Open(*queries)
+	if err != nil {
+		return fail(stderr, "toolshelf eval: %v", err)
+	}
+	qs, err := search.ReadQueries(f)
+	f.Close()
+	if err != nil {
+		return fail(stderr, "toolshelf eval: %s: %v", *queries, err)
+	}
+	rep, err := search.Eval(context.Background(), s, qs)
+	if err != nil {
+		return fail(stderr, "toolshelf eval: %v", err)
+	}
+	status := exitOK
+	if rep.RecallAt1 < *min1 || rep.RecallAt5 < *min5 {
+		status = exitFinding
+	}
+	if *asJSON {
+		if err := writeJSON(stdout, rep); err != nil {
+			return fail(stderr, "toolshelf eval: %v", err)
+		}
+		return status
+	}
+	fmt.Fprintf(stdout, "%d queries over %d tools\n", rep.Queries, len(plan.Deferred()))
+	row := func(label string, f *search.Figures) {
+		fmt.Fprintf(stdout, "%-16s n=%-5d recall@1 %.3f  recall@5 %.3f  MRR %.3f  schemas/query %.2f\n", label, f.Queries, f.RecallAt1, f.RecallAt5, f.MRR, f.MeanSchemasLoaded)
+	}
+	row("all", &rep.Figures)
+	for _, m := range []struct {
+		what string
+		by   map[string]*search.Figures
+	}{{"lang", rep.ByLang}, {"kind", rep.ByKind}} {
+		keys := make([]string, 0, len(m.by))
+		for k := range m.by {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			row(m.what+"="+k, m.by[k])
+		}
+	}
+	if len(rep.Misses) > 0 {
+		fmt.Fprintf(stdout, "misses (expected tool not in the top 5): %d\n", len(rep.Misses))
+		for _, ms := range rep.Misses {
+			fmt.Fprintf(stdout, "  %s %q: want %s, got %s\n", ms.ID, strings.Join(ms.Query, " | "), strings.Join(ms.Expect, " or "), strings.Join(ms.Got, ", "))
+		}
+	}
+	if status == exitFinding {
+		fmt.Fprintf(stderr, "toolshelf eval: below the bar (recall@1 %.3f, want ≥ %.3f; recall@5 %.3f, want ≥ %.3f)\n", rep.RecallAt1, *min1, rep.RecallAt5, *min5)
+	}
+	return status
+}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/toolshelf/toolshelf/internal/jsonx"
+	"github.com/toolshelf/toolshelf/search"
+)
+
+// runSearch implements `toolshelf search --catalog FILE... [--names a,b]
+// [--limit N] [--json] QUERY...`: it prints exactly what the model would
+// get from tool_search over the catalogs (every tool deferred), and with
+// --json the ranked hits and their scores as well. Exit status 1 means the
+// call came back as a validation error or matched nothing.
+func runSearch(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("search", flag.ContinueOnError)
+	var catalogs files
+	fs.Var(&catalogs, "catalog", "catalog file (repeatable)")
+	names := fs.String("names", "", "exact tool names to load, comma-separated (instead of queries)")
+	limit := fs.Int("limit", 0, "results of a query search (default 5, at most 10)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	queries, err := parse(fs, args)
+	if err != nil {
+		return fail(stderr, "toolshelf search: %v", err)
+	}
+	switch {
+	case len(catalogs) == 0:
+		return fail(stderr, "toolshelf search: give at least one --catalog FILE")
+	case *names == "" && len(queries) == 0:
+		return fail(stderr, "toolshelf search: give QUERY words or --names a,b")
+	case *names != "" && len(queries) > 0:
+		return fail(stderr, "toolshelf search: give either QUERY words or --names, not both")
+	}
+	plan, err := search.PlanCatalogs(catalogs...)
+	if err != nil {
+		return fail(stderr, "toolshelf search: %v", err)
+	}
+	s, err := search.New(plan, nil)
+	if err != nil {
+		return fail(stderr, "toolshelf search: %v", err)
+	}
+	call := map[string]any{}
+	if *names != "" {
+		call["tool_names"] = strings.Split(*names, ",")
+	} else {
+		call["queries"] = queries
+	}
+	if *limit != 0 {
+		call["limit"] = *limit
+	}
+	raw, err := jsonx.Marshal(call)
+	if err != nil {
+		return fail(stderr, "toolshelf search: %v", err)
+	}
+	ctx := context.Background()
+	res := s.Call(ctx, json.RawMessage(raw), search.Scope{Loaded: search.NewLoadedSet()})
+	var hits []search.Hit
+	if len(queries) > 0 {
+		n := *limit
+		if n <= 0 || n > s.Options().ResultLimit {
+			n = s.Options().MaxResults
+		}
+		if hits, err = s.Search(ctx, queries, n, search.Scope{}); err != nil {
+			return fail(stderr, "toolshelf search: %v", err)
+		}
+	}
+	status := exitOK
+	if res.IsError || strings.HasPrefix(res.Text, "Nothing matched") {
+		status = exitFinding
+	}
+	if *asJSON {
+		if hits == nil {
+			hits = []search.Hit{}
+		}
+		out := struct {
+			Text    string       `json:"text"`
+			IsError bool         `json:"is_error"`
+			Hits    []search.Hit `json:"hits"`
+		}{res.Text, res.IsError, hits}
+		if err := writeJSON(stdout, out); err != nil {
+			return fail(stderr, "toolshelf search: %v", err)
+		}
+		return status
+	}
+	fmt.Fprintln(stdout, res.Text)
+	return status
+}

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func catalogArgs(t *testing.T) []string {
+	t.Helper()
+	paths, err := filepath.Glob("../../testdata/catalogs/*.tools.json")
+	require.NoError(t, err)
+	var args []string
+	for _, p := range paths {
+		args = append(args, "--catalog", p)
+	}
+	return args
+}
+
+func TestRunSearch(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		status int
+		want   string
+	}{
+		{"query", []string{"take", "a", "screenshot"}, exitOK, "## mcp__playwright__browser_take_screenshot"},
+		{"names", []string{"--names", "mcp__git__git_log"}, exitOK, "## mcp__git__git_log"},
+		{"nothing matched", []string{"zzqx"}, exitFinding, "Nothing matched"},
+		{"json", []string{"--json", "git", "status"}, exitOK, `"hits"`},
+		{"no query", nil, exitUsage, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			got := runSearch(append(catalogArgs(t), tc.args...), &out, &errb)
+			assert.Equal(t, tc.status, got, errb.String())
+			assert.Contains(t, out.String(), tc.want)
+		})
+	}
+	var out bytes.Buffer
+	assert.Equal(t, exitUsage, runSearch([]string{"x"}, &out, &out), "a catalog is required")
+}
+
+func TestRunEval(t *testing.T) {
+	var out, errb bytes.Buffer
+	args := append(catalogArgs(t), "--queries", "../../testdata/queries/dev.jsonl", "--json")
+	require.Equal(t, exitOK, runEval(args, &out, &errb), errb.String())
+	var rep map[string]any
+	require.NoError(t, json.Unmarshal(out.Bytes(), &rep))
+	for _, k := range []string{"queries", "recall_at_1", "recall_at_5", "mrr", "mean_schemas_loaded", "misses", "by_lang", "by_kind"} {
+		assert.Contains(t, rep, k)
+	}
+	assert.EqualValues(t, 120, rep["queries"])
+
+	out.Reset()
+	args = append(catalogArgs(t), "--queries", "../../testdata/queries/dev.jsonl", "--min-recall5", "0.999")
+	assert.Equal(t, exitFinding, runEval(args, &out, &errb), "below the bar is a finding")
+	assert.Contains(t, out.String(), "recall@5")
+	assert.Equal(t, exitUsage, runEval([]string{"--queries", "x.jsonl"}, &out, &errb))
+}
