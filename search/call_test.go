@@ -193,3 +193,22 @@ func TestRequiredTerm(t *testing.T) {
 		assert.True(t, strings.HasPrefix(h.Name, "mcp__kubernetes__"), h.Name)
 	}
 }
+
+func TestCallConcurrent(t *testing.T) {
+	s := devSearcher(t)
+	want := call(t, s, `{"queries": ["take screenshot"]}`, Scope{}).Text
+	ann := []*registry.Tool{{Name: "make_chart", Description: "Draw a chart."}}
+	done := make(chan string, 16)
+	for i := 0; i < 16; i++ {
+		go func(i int) {
+			sc := Scope{Loaded: NewLoadedSet()}
+			if i%2 == 1 {
+				sc.Announced = ann
+			}
+			done <- s.Call(context.Background(), []byte(`{"queries": ["take screenshot"]}`), sc).Text
+		}(i)
+	}
+	for i := 0; i < 16; i++ {
+		assert.Equal(t, want, <-done)
+	}
+}
