@@ -1,0 +1,226 @@
+package sdkcheck
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/request"
+)
+
+var providers = []request.Provider{request.OpenAIChat, request.OpenAIResponses, request.Anthropic}
+
+// extra are each provider's own names for the usual top-level fields.
+func extra(p request.Provider) map[string]json.RawMessage {
+	m := map[string]json.RawMessage{"temperature": json.RawMessage(`0`), "stream": json.RawMessage(`true`)}
+	switch p {
+	case request.OpenAIChat:
+		m["max_completion_tokens"] = json.RawMessage(`4096`)
+		m["parallel_tool_calls"] = json.RawMessage(`true`)
+	case request.OpenAIResponses:
+		m["max_output_tokens"] = json.RawMessage(`4096`)
+		m["store"] = json.RawMessage(`false`)
+	case request.Anthropic:
+		m["max_tokens"] = json.RawMessage(`4096`)
+	}
+	return m
+}
+
+// catalogSnapshot imports the github server and the harness's built-in
+// tools (without its own mcp__ tools, which would collide).
+func catalogSnapshot(t testing.TB) *registry.Snapshot {
+	t.Helper()
+	reg := registry.New(nil)
+	for _, f := range []string{"catalogs/github.tools.json", "fixtures/harness-catalog.json"} {
+		c, err := registry.LoadCatalog(filepath.Join(root, "testdata", f))
+		require.NoError(t, err)
+		var keep []registry.Tool
+		for _, tl := range c.Tools {
+			if c.Server != "" || !strings.HasPrefix(tl.Name, registry.MCPPrefix) {
+				keep = append(keep, tl)
+			}
+		}
+		c.Tools = keep
+		require.NoError(t, reg.Import(c))
+	}
+	return reg.Snapshot()
+}
+
+func newSession(t testing.TB, p request.Provider, snap *registry.Snapshot) *request.Session {
+	t.Helper()
+	s, err := request.NewSession(request.Config{
+		ID:       "sdkcheck",
+		Snapshot: snap,
+		Policy: &deferral.Policy{Layers: []deferral.Layer{
+			deferral.MustLayer("project", "Defer(mcp__github__*)", "NoDefer(mcp__github__get_*)"),
+		}},
+		View:        deferral.View{Tier: registry.TierFull},
+		Vars:        map[string]string{"cwd": "/work/repo", "os": "linux", "date": "2025-06-01"},
+		Provider:    p,
+		Model:       "test-model",
+		System:      "You are a coding agent. Use tools when they help.",
+		SystemItems: []string{`<skill name="review">Review diffs carefully.</skill>`},
+		Extra:       extra(p),
+	})
+	require.NoError(t, err)
+	return s
+}
+
+// turns is a 100-turn conversation with every message shape: user text
+// (with host blocks now and then), assistant text, single and parallel tool
+// calls (tool_search, defer_execute, direct, no arguments), results and
+// error results, turns of tool results only, and odd text.
+func turns(n int) []request.Turn {
+	var out []request.Turn
+	for i := range n {
+		id := func(k int) string { return fmt.Sprintf("call_%d_%d", i, k) }
+		var tr request.Turn
+		switch i % 5 {
+		case 0:
+			tr.Messages = []request.Message{{Role: request.RoleUser, Text: fmt.Sprintf("Task %d: find open issues about <flaky> tests & fix them \u2028 «ünïcode» 🚀", i)}}
+			tr.Inject = []string{"<system-reminder>The working tree is clean.</system-reminder>"}
+		case 1:
+			tr.Messages = []request.Message{
+				{Role: request.RoleAssistant, Text: "Searching for the tools first.", ToolCalls: []request.ToolCall{
+					{ID: id(0), Name: registry.ToolSearchName, Arguments: json.RawMessage(`{"queries":["list issues"]}`)}}},
+				{Role: request.RoleTool, CallID: id(0), Text: "Loaded: mcp__github__list_issues"},
+			}
+		case 2:
+			tr.Messages = []request.Message{
+				{Role: request.RoleAssistant, ToolCalls: []request.ToolCall{
+					{ID: id(0), Name: registry.DeferExecuteName, Arguments: json.RawMessage(`{"tool_name":"mcp__github__list_issues","params":{"owner":"o","repo":"r","labels":["flaky"]}}`)},
+					{ID: id(1), Name: "Read", Arguments: nil},
+					{ID: id(2), Name: "mcp__github__get_me", Arguments: json.RawMessage(`{}`)},
+				}},
+				{Role: request.RoleTool, CallID: id(0), Text: `[{"number":1,"title":"flaky test"}]`},
+				{Role: request.RoleTool, CallID: id(1), Text: "no such file", IsError: true},
+				{Role: request.RoleTool, CallID: id(2), Text: `{"login":"octocat"}`},
+			}
+		case 3:
+			tr.Messages = []request.Message{
+				{Role: request.RoleAssistant, Text: "Reading the test file.", ToolCalls: []request.ToolCall{
+					{ID: id(0), Name: "Read", Arguments: json.RawMessage(`{"file_path":"/src/a_test.go"}`)}}},
+				{Role: request.RoleTool, CallID: id(0), Text: ""},
+				{Role: request.RoleUser, Text: "Also check the README."},
+			}
+			tr.Inject = []string{"<system-reminder>2 files changed.</system-reminder>", "<context>branch: main</context>"}
+		case 4:
+			tr.Messages = []request.Message{{Role: request.RoleAssistant, Text: "Done: the test waited on a timer."}}
+		}
+		out = append(out, tr)
+	}
+	return out
+}
+
+// Every body of a 100-turn session, for every provider, is one the
+// official SDK decodes and re-encodes without losing or changing a field.
+func TestSessionBodiesDecodeInTheSDKs(t *testing.T) {
+	snap := catalogSnapshot(t)
+	for _, p := range providers {
+		t.Run(string(p), func(t *testing.T) {
+			s := newSession(t, p, snap)
+			for i, tr := range turns(100) {
+				if i == 40 {
+					require.NoError(t, s.RegisterSelfBuilt(registry.Tool{
+						Name:        "summarize_ci_log",
+						Description: "Summarize a CI log: failing steps first.",
+						RawSchema:   json.RawMessage(`{"type":"object","properties":{"url":{"type":"string"}},"required":["url"]}`),
+					}))
+				}
+				body, err := s.BuildRequest(tr)
+				require.NoError(t, err, "turn %d", i)
+				problems, err := Check(p, body)
+				require.NoError(t, err, "turn %d", i)
+				for _, pr := range problems {
+					t.Errorf("turn %d: %s", i, pr)
+				}
+				if t.Failed() {
+					return
+				}
+			}
+		})
+	}
+}
+
+// The judge fails when it should: a field the SDK does not know, a union
+// variant it cannot decode, and a missing required field are all reported.
+func TestCheckCatchesWhatTheSDKDoesNotKnow(t *testing.T) {
+	tests := []struct {
+		name     string
+		provider request.Provider
+		body     string
+		want     []string
+	}{
+		{"unknown top-level field", request.OpenAIChat,
+			`{"model":"m","messages":[{"role":"user","content":"x"}],"cache_key":"k"}`,
+			[]string{"/cache_key: dropped"}},
+		{"unknown tool field", request.OpenAIChat,
+			`{"model":"m","messages":[{"role":"user","content":"x"}],"tools":[{"type":"function","function":{"name":"a","parameters":{"type":"object"}},"defer":true}]}`,
+			[]string{"/tools/0/defer: dropped"}},
+		{"input item without type", request.OpenAIResponses,
+			`{"model":"m","input":[{"role":"user","content":"x"}]}`,
+			[]string{"/input: dropped"}},
+		{"unknown block field", request.Anthropic,
+			`{"model":"m","max_tokens":5,"messages":[{"role":"user","content":[{"type":"text","text":"x","priority":1}]}]}`,
+			[]string{"/messages/0/content/0/priority: dropped"}},
+		{"missing required max_tokens", request.Anthropic,
+			`{"model":"m","messages":[{"role":"user","content":"x"}]}`,
+			[]string{"/max_tokens: added"}},
+		{"wrong type", request.Anthropic,
+			`{"model":"m","max_tokens":"5","messages":[{"role":"user","content":"x"}]}`,
+			[]string{"/max_tokens: changed"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			problems, err := Check(tt.provider, []byte(tt.body))
+			require.NoError(t, err)
+			var got []string
+			for _, pr := range problems {
+				got = append(got, pr.String())
+			}
+			require.Len(t, got, len(tt.want), "%v", got)
+			for i, w := range tt.want {
+				assert.Contains(t, got[i], w)
+			}
+		})
+	}
+}
+
+func TestCheckAcceptsEquivalentForms(t *testing.T) {
+	tests := []struct {
+		name     string
+		provider request.Provider
+		body     string
+	}{
+		{"null content beside tool calls", request.OpenAIChat,
+			`{"model":"m","messages":[{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"a","arguments":"{}"}}]}]}`},
+		{"string tool_result content", request.Anthropic,
+			`{"model":"m","max_tokens":5,"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"c","content":"ok"}]}]}`},
+		{"stream", request.Anthropic,
+			`{"model":"m","max_tokens":5,"stream":true,"messages":[{"role":"user","content":"x"}]}`},
+		{"native tool search (Anthropic)", request.Anthropic,
+			`{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"x"}],"tools":[{"name":"a","input_schema":{"type":"object"},"defer_loading":true},{"name":"b","input_schema":{"type":"object"}},{"type":"tool_search_tool_bm25_20251119","name":"tool_search_tool_bm25"}]}`},
+		{"native tool search (Responses)", request.OpenAIResponses,
+			`{"model":"m","input":"x","tools":[{"type":"function","name":"a","parameters":{"type":"object"},"strict":false,"defer_loading":true},{"type":"tool_search"}]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			problems, err := Check(tt.provider, []byte(tt.body))
+			require.NoError(t, err)
+			assert.Empty(t, problems)
+		})
+	}
+}
+
+func TestCheckErrors(t *testing.T) {
+	_, err := Check("gemini", []byte(`{}`))
+	require.ErrorIs(t, err, request.ErrUnknownProvider)
+	_, err = Check(request.Anthropic, []byte(`{"model":`))
+	require.Error(t, err)
+}
