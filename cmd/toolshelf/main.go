@@ -1,8 +1,10 @@
 // Command toolshelf is a thin command-line tool over the toolshelf library:
-// the savings account and context bar of a catalog (budget), where two
-// request bodies part (diff). Every command takes --json; the exit status
-// is 0 (ok), 1 (a finding: over budget, bodies differ) or 2 (usage error or
-// bad input). See README.md in this directory for every command, flag and
+// the savings account and context bar of a catalog (budget), the exact
+// request body a session builds (request), where two request bodies part
+// (diff), what tool_search answers (search) and how well it ranks (eval).
+// Every command takes --json; the exit status is 0 (ok), 1 (a finding: over
+// budget, bodies differ, a recall bar missed) or 2 (usage error or bad
+// input). See README.md in this directory for every command, flag and
 // --json key.
 package main
 
@@ -26,10 +28,15 @@ const usage = `usage: toolshelf COMMAND [flags]
 commands:
   budget --catalog FILE... [--rules FILE] [--window N] [--encoding NAME | --model NAME] [--json]
          the savings account of deferral and the context bar
+  request --catalog FILE... --provider openai-chat|openai-responses|anthropic --model NAME
+          [--rules FILE] [--system TEXT] (--user TEXT | --transcript FILE) [--json]
+         the exact request body BuildRequest returns
   diff A.json B.json [--json]
          the first byte where two request bodies differ, and its JSON path
-  request  (not available yet: waits for the request builder's CLI surface)
-  search, eval  (not available yet in this build)
+  search --catalog FILE... [--names a,b] [--limit N] [--json] QUERY...
+         what tool_search answers over the catalogs (every tool deferred)
+  eval --catalog FILE... --queries FILE.jsonl [--min-recall1 X] [--min-recall5 X] [--json]
+         recall@1, recall@5 and MRR of tool_search on a query set
 
 exit status: 0 ok, 1 finding (over budget, bodies differ), 2 usage error or bad input`
 
@@ -47,13 +54,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runBudget(args[1:], stdout, stderr)
 	case "diff":
 		return runDiff(args[1:], stdout, stderr)
-	case "request", "search", "eval":
-		return fail(stderr, "toolshelf %s: not available in this build yet", args[0])
+	case "request":
+		return runRequest(args[1:], stdout, stderr)
+	case "search":
+		return runSearch(args[1:], stdout, stderr)
+	case "eval":
+		return runEval(args[1:], stdout, stderr)
 	case "help", "-h", "--help", "-help":
 		fmt.Fprintln(stdout, usage)
 		return exitOK
 	}
-	return fail(stderr, "toolshelf: unknown command %q (want budget or diff; toolshelf help lists them)", args[0])
+	return fail(stderr, "toolshelf: unknown command %q (want budget, request, diff, search or eval; toolshelf help lists them)", args[0])
 }
 
 // fail writes a one-line error and returns the usage status.

@@ -119,7 +119,6 @@ func TestBadInput(t *testing.T) {
 		{"unknown flag", []string{"budget", "--frob"}, []string{"frob"}},
 		{"both encoding and model", []string{"budget", "--catalog", harness, "--encoding", "estimate", "--model", "gpt-4o"}, []string{"not both"}},
 		{"diff one file", []string{"diff", harness}, []string{"two files"}},
-		{"request not yet", []string{"request"}, []string{"not available"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

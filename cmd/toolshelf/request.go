@@ -1,0 +1,182 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/request"
+	"github.com/toolshelf/toolshelf/request/requesttest"
+)
+
+// requestJSON is request's --json output: the body and what shaped it.
+type requestJSON struct {
+	Provider string `json:"provider"`
+	Model    string `json:"model"`
+	// Bytes is the body's length; PrefixBytes the length of its cacheable
+	// prefix (system and tools), the part that stays byte-identical from
+	// turn to turn.
+	Bytes       int `json:"bytes"`
+	PrefixBytes int `json:"prefix_bytes"`
+	// Resident and Deferred name the tools in tools[] and those only in
+	// tool_search's index (entry tools not included), in snapshot order.
+	Resident []string `json:"resident_tools"`
+	Deferred []string `json:"deferred_tools"`
+	Messages int      `json:"messages"`
+	// Body is the request body as a JSON value (re-indented by this
+	// output; without --json the bytes are written exactly).
+	Body json.RawMessage `json:"body"`
+}
+
+// runRequest prints the exact request body BuildRequest returns for the
+// catalogs and one turn: a --user message or a --transcript of messages.
+func runRequest(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("request", flag.ContinueOnError)
+	var catalogs files
+	fs.Var(&catalogs, "catalog", "catalog `FILE` (repeatable; more files may follow)")
+	provider := fs.String("provider", "", "openai-chat, openai-responses or anthropic")
+	model := fs.String("model", "", "the provider's model name")
+	rules := fs.String("rules", "", "override rules `FILE`: one Defer(pattern) or NoDefer(pattern) a line")
+	system := fs.String("system", "", "the system prompt")
+	transcript := fs.String("transcript", "", "JSON array of messages (role, text, tool_calls, call_id, is_error)")
+	user := fs.String("user", "", "one user message: a one-message turn")
+	asJSON := fs.Bool("json", false, "write the body inside a JSON report")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return fail(stderr, "toolshelf request: %v", err)
+	}
+	catalogs = append(catalogs, pos...)
+	switch {
+	case len(catalogs) == 0:
+		return fail(stderr, "toolshelf request: no catalog: pass --catalog FILE (MCP tools/list, OpenAI, Anthropic or catalog-file JSON)")
+	case *provider == "":
+		return fail(stderr, "toolshelf request: no provider: pass --provider openai-chat, openai-responses or anthropic")
+	case *model == "":
+		return fail(stderr, "toolshelf request: no model: pass --model NAME (the provider's model name)")
+	case *transcript != "" && *user != "":
+		return fail(stderr, "toolshelf request: give --user TEXT or --transcript FILE, not both")
+	case *transcript == "" && *user == "":
+		return fail(stderr, "toolshelf request: no messages: pass --user TEXT or --transcript FILE (a JSON array of messages)")
+	}
+	switch p := request.Provider(*provider); p {
+	case request.OpenAIChat, request.OpenAIResponses, request.Anthropic:
+	default:
+		return fail(stderr, "toolshelf request: --provider %q: unknown; want openai-chat, openai-responses or anthropic", *provider)
+	}
+
+	reg := registry.New(nil)
+	for _, f := range catalogs {
+		c, err := registry.LoadCatalog(f)
+		if err == nil {
+			err = reg.Import(c)
+		}
+		if err != nil {
+			return fail(stderr, "toolshelf request: %v", nameFile(f, err))
+		}
+	}
+	policy := &deferral.Policy{}
+	if *rules != "" {
+		text, err := os.ReadFile(*rules)
+		if err != nil {
+			return fail(stderr, "toolshelf request: --rules: %v", err)
+		}
+		layer, err := deferral.ParseLayer(*rules, string(text))
+		if err != nil {
+			return fail(stderr, "toolshelf request: %v", nameFile(*rules, err))
+		}
+		policy.Layers = []deferral.Layer{layer}
+	}
+
+	msgs := []request.Message{{Role: request.RoleUser, Text: *user}}
+	if *transcript != "" {
+		if msgs, err = readTranscript(*transcript); err != nil {
+			return fail(stderr, "toolshelf request: %v", err)
+		}
+	}
+
+	s, err := request.NewSession(request.Config{
+		Snapshot: reg.Snapshot(),
+		Policy:   policy,
+		View:     deferral.View{Tier: registry.TierFull},
+		Provider: request.Provider(*provider),
+		Model:    *model,
+		System:   *system,
+	})
+	if err != nil {
+		return fail(stderr, "toolshelf request: %v", err)
+	}
+	body, err := s.BuildRequest(request.Turn{Messages: msgs})
+	if err != nil {
+		if *transcript != "" {
+			err = nameFile(*transcript, err)
+		}
+		return fail(stderr, "toolshelf request: %v", err)
+	}
+
+	if !*asJSON {
+		stdout.Write(body)
+		return exitOK
+	}
+	plan := s.Frozen().Plan()
+	out := requestJSON{
+		Provider: *provider, Model: *model,
+		Bytes: len(body), PrefixBytes: requesttest.PrefixLen(body),
+		Resident: names(plan.Resident()), Deferred: names(plan.Deferred()),
+		Messages: len(msgs), Body: body,
+	}
+	var buf bytes.Buffer
+	if err := writeJSON(&buf, out); err != nil {
+		return fail(stderr, "toolshelf request: %v", err)
+	}
+	stdout.Write(buf.Bytes())
+	return exitOK
+}
+
+// readTranscript reads a JSON array of request.Message. Unknown keys are
+// errors: a misspelt "tool_call" would otherwise drop the calls silently.
+func readTranscript(path string) ([]request.Message, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var msgs []request.Message
+	if err := dec.Decode(&msgs); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, fmt.Errorf("%s: not valid JSON at byte %d: %v", path, se.Offset, err)
+		}
+		return nil, fmt.Errorf("%s: want a JSON array of messages {role, text, tool_calls, call_id, is_error}: %v", path, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%s: data after the JSON array", path)
+	}
+	if len(msgs) == 0 {
+		return nil, fmt.Errorf("%s: the transcript has no messages", path)
+	}
+	return msgs, nil
+}
+
+// nameFile makes sure an error names the file it is about.
+func nameFile(path string, err error) error {
+	if strings.Contains(err.Error(), path) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
+
+func names(tools []*registry.Tool) []string {
+	out := make([]string, len(tools))
+	for i, t := range tools {
+		out[i] = t.Name
+	}
+	return out
+}

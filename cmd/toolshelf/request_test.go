@@ -1,0 +1,133 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/request"
+	"github.com/toolshelf/toolshelf/request/requesttest"
+)
+
+// libraryBody builds the body the library itself returns for the harness
+// fixture, to hold the command to "byte for byte what BuildRequest returns".
+func libraryBody(t *testing.T, p request.Provider, layer *deferral.Layer, msgs []request.Message) []byte {
+	t.Helper()
+	c, err := registry.LoadCatalog(harness)
+	require.NoError(t, err)
+	reg := registry.New(nil)
+	require.NoError(t, reg.Import(c))
+	policy := &deferral.Policy{}
+	if layer != nil {
+		policy.Layers = []deferral.Layer{*layer}
+	}
+	s, err := request.NewSession(request.Config{
+		Snapshot: reg.Snapshot(), Policy: policy, View: deferral.View{Tier: registry.TierFull},
+		Provider: p, Model: "m-1", System: "Be brief.",
+	})
+	require.NoError(t, err)
+	body, err := s.BuildRequest(request.Turn{Messages: msgs})
+	require.NoError(t, err)
+	return body
+}
+
+const transcriptJSON = `[
+  {"role": "user", "text": "Make a video of the release notes."},
+  {"role": "assistant", "tool_calls": [{"id": "c1", "name": "tool_search", "arguments": {"tool_names": ["VideoGen"]}}]},
+  {"role": "tool", "call_id": "c1", "text": "VideoGen loaded"},
+  {"role": "assistant", "tool_calls": [{"id": "c2", "name": "defer_execute", "arguments": {"tool_name": "VideoGen", "params": {}}}]},
+  {"role": "tool", "call_id": "c2", "text": "quota exceeded", "is_error": true},
+  {"role": "assistant", "text": "The video service is out of quota."},
+  {"role": "user", "text": "Try again tomorrow."}
+]`
+
+func TestRequestIsTheLibrarysBody(t *testing.T) {
+	transcript := writeFile(t, "t.json", transcriptJSON)
+	var msgs []request.Message
+	require.NoError(t, json.Unmarshal([]byte(transcriptJSON), &msgs))
+	rules := writeFile(t, "rules.txt", "# pin the big one\nNoDefer(VideoGen)\n")
+	keep := deferral.MustLayer(rules, "NoDefer(VideoGen)")
+
+	for _, p := range []request.Provider{request.OpenAIChat, request.OpenAIResponses, request.Anthropic} {
+		t.Run(string(p), func(t *testing.T) {
+			base := []string{"request", "--catalog", harness, "--provider", string(p), "--model", "m-1", "--system", "Be brief."}
+
+			code, out, errOut := runCLI(append(base, "--user", "hi")...)
+			require.Equal(t, exitOK, code, errOut)
+			want := libraryBody(t, p, nil, []request.Message{{Role: request.RoleUser, Text: "hi"}})
+			assert.Equal(t, string(want), out, "not byte for byte the library's body")
+			assert.False(t, strings.HasSuffix(out, "\n"), "nothing after the body")
+			// defer_loading:true tools are deferred: name in the index, schema out.
+			prefix := out[:requesttest.PrefixLen([]byte(out))]
+			assert.Contains(t, prefix, "VideoGen")
+			assert.NotContains(t, prefix, `"name":"VideoGen"`)
+
+			code, out, errOut = runCLI(append(base, "--transcript", transcript, "--rules", rules)...)
+			require.Equal(t, exitOK, code, errOut)
+			assert.Equal(t, string(libraryBody(t, p, &keep, msgs)), out)
+			assert.Contains(t, out, `"name":"VideoGen"`, "NoDefer(VideoGen) made it resident")
+		})
+	}
+}
+
+func TestRequestJSON(t *testing.T) {
+	code, out, errOut := runCLI("request", "--json", "--catalog", harness, "--provider", "anthropic", "--model", "m-1", "--user", "hi")
+	require.Equal(t, exitOK, code, errOut)
+	var r requestJSON
+	require.NoError(t, json.Unmarshal([]byte(out), &r))
+	assert.Equal(t, "anthropic", r.Provider)
+	assert.Len(t, r.Deferred, 23, "the fixture's 23 defer_loading:true tools")
+	assert.Len(t, r.Resident, 35)
+	assert.Contains(t, r.Deferred, "VideoGen")
+	assert.Equal(t, 1, r.Messages)
+	assert.Positive(t, r.PrefixBytes)
+	assert.Less(t, r.PrefixBytes, r.Bytes)
+	assert.True(t, json.Valid(r.Body))
+	_, plain, _ := runCLI("request", "--catalog", harness, "--provider", "anthropic", "--model", "m-1", "--user", "hi")
+	assert.Equal(t, len(plain), r.Bytes)
+}
+
+func TestRequestBadInput(t *testing.T) {
+	notJSON := writeFile(t, "broken.json", `[{"role": "user"`)
+	unknownKey := writeFile(t, "key.json", `[{"role": "user", "txt": "hi"}]`)
+	orphan := writeFile(t, "orphan.json", `[{"role": "user", "text": "hi"}, {"role": "tool", "call_id": "x", "text": "r"}]`)
+	empty := writeFile(t, "empty.json", `[]`)
+	shape := writeFile(t, "shape.json", `{"servers": []}`)
+	rules := writeFile(t, "rules.txt", "Sometimes(x)\n")
+	base := []string{"request", "--catalog", harness, "--provider", "openai-chat", "--model", "m"}
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"no catalog", []string{"request", "--provider", "openai-chat", "--model", "m", "--user", "hi"}, []string{"no catalog"}},
+		{"no provider", []string{"request", "--catalog", harness, "--model", "m", "--user", "hi"}, []string{"no provider"}},
+		{"unknown provider", []string{"request", "--catalog", harness, "--provider", "gemini", "--model", "m", "--user", "hi"}, []string{`"gemini"`, "openai-chat"}},
+		{"no model", []string{"request", "--catalog", harness, "--provider", "anthropic", "--user", "hi"}, []string{"no model"}},
+		{"no messages", base, []string{"--user", "--transcript"}},
+		{"both", append(base, "--user", "hi", "--transcript", orphan), []string{"not both"}},
+		{"catalog shape", []string{"request", "--catalog", shape, "--provider", "anthropic", "--model", "m", "--user", "hi"}, []string{shape, "unknown shape"}},
+		{"bad rule", append(base, "--user", "hi", "--rules", rules), []string{rules, "line 1"}},
+		{"transcript not JSON", append(base, "--transcript", notJSON), []string{notJSON, "JSON"}},
+		{"transcript unknown key", append(base, "--transcript", unknownKey), []string{unknownKey, "txt"}},
+		{"transcript bad sequence", append(base, "--transcript", orphan), []string{orphan, `"x"`}},
+		{"transcript empty", append(base, "--transcript", empty), []string{empty, "no messages"}},
+		{"transcript missing", append(base, "--transcript", "nope.json"), []string{"nope.json"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runCLI(tt.args...)
+			assert.Equal(t, exitUsage, code)
+			assert.Empty(t, out, "nothing written on bad input")
+			assert.Equal(t, 1, strings.Count(errOut, "\n"), "one line: %q", errOut)
+			for _, w := range tt.want {
+				assert.Contains(t, errOut, w)
+			}
+		})
+	}
+}
