@@ -7,14 +7,13 @@
 // direct or through defer_execute:
 //
 //   - Deny(DropDatabase): refused, whichever way the model calls it;
-//
 //   - Ask(Deploy): a callback asks the user, who approves staging only;
-//
 //   - hook "no-rm-rf" blocks destructive shell commands;
-//
 //   - hook "sandbox-writes" rewrites relative paths into the workspace.
 //
-//     go run ./examples/agentloop
+// Run it with:
+//
+//	go run ./examples/agentloop
 package main
 
 import (
