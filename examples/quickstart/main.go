@@ -155,7 +155,7 @@ func run(w io.Writer, o options) error {
 		}
 		turn = request.Turn{Messages: []request.Message{reply}}
 		for _, c := range reply.ToolCalls {
-			fmt.Fprintf(w, "model  →  %s %s\n", c.Name, c.Arguments)
+			fmt.Fprintf(w, "model  →  %s %s\n", c.Name, clip(string(c.Arguments), 140))
 			before := sess.LoadedSet().Names()
 			events = events[:0]
 			res := sess.Call(ctx, c.Name, c.Arguments)

@@ -1,0 +1,165 @@
+package readme
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/execute"
+	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/request"
+	"github.com/toolshelf/toolshelf/request/requesttest"
+)
+
+// chat runs one user request to its answer: the README's code sample.
+func chat(ctx context.Context, reg *registry.Registry, disp *execute.Dispatcher,
+	callModel func(context.Context, []byte) (request.Message, error), user string) (string, error) {
+	// README:begin
+	s, err := request.NewSession(request.Config{
+		Snapshot:   reg.Snapshot(), // your built-in tools and MCP servers' tools
+		Policy:     &deferral.Policy{Layers: []deferral.Layer{deferral.MustLayer("harness", "Defer(mcp__*)")}},
+		Provider:   request.Anthropic, // or request.OpenAIChat, request.OpenAIResponses
+		Model:      "claude-sonnet-4-5",
+		Dispatcher: disp, // execute.New: permission rules and hooks for every call
+	})
+	if err != nil {
+		return "", err
+	}
+	turn := request.Turn{Messages: []request.Message{{Role: request.RoleUser, Text: user}}}
+	for {
+		body, err := s.BuildRequest(turn) // the frozen prefix, then the history: append-only
+		if err != nil {
+			return "", err
+		}
+		reply, err := callModel(ctx, body) // your HTTP client, reply parsed into a request.Message
+		if err != nil || len(reply.ToolCalls) == 0 {
+			return reply.Text, err
+		}
+		turn = request.Turn{Messages: []request.Message{reply}}
+		for _, c := range reply.ToolCalls { // tool_search, defer_execute or a resident tool
+			res := s.Call(ctx, c.Name, c.Arguments)
+			turn.Messages = append(turn.Messages, request.Message{Role: request.RoleTool, CallID: c.ID, Text: res.Text, IsError: res.IsError})
+		}
+	}
+	// README:end
+}
+
+// Example runs the README's sample over GitHub's MCP server with a
+// scripted model: it finds create_pull_request with tool_search and calls
+// it through defer_execute, past an Ask rule the user approves.
+func Example() {
+	ctx := context.Background()
+	reg := registry.New(nil)
+	cat, err := registry.LoadCatalog(filepath.Join("..", "..", "testdata", "catalogs", "github.tools.json"))
+	if err != nil {
+		panic(err)
+	}
+	for i := range cat.Tools {
+		if cat.Tools[i].Name == "create_pull_request" {
+			cat.Tools[i].Handler = func(context.Context, json.RawMessage) (registry.Result, error) {
+				return registry.Result{Text: `{"number":42}`}, nil
+			}
+		}
+	}
+	if err := reg.Import(cat); err != nil { // tools become mcp__github__<tool>
+		panic(err)
+	}
+	disp, err := execute.New(&execute.Options{
+		Rules: execute.MustRules("Ask(mcp__github__create_*)"),
+		Ask: func(_ context.Context, req execute.AskRequest) (bool, error) {
+			fmt.Println("ask:", req.Tool)
+			return true, nil
+		},
+	})
+	if err != nil {
+		panic(err)
+	}
+
+	replies := []request.Message{
+		{Role: request.RoleAssistant, ToolCalls: []request.ToolCall{{ID: "1", Name: "tool_search",
+			Arguments: json.RawMessage(`{"tool_names":["mcp__github__create_pull_request"]}`)}}},
+		{Role: request.RoleAssistant, ToolCalls: []request.ToolCall{{ID: "2", Name: "defer_execute",
+			Arguments: json.RawMessage(`{"tool_name":"mcp__github__create_pull_request","params":{"owner":"acme","repo":"app","title":"Fix","head":"fix","base":"main"}}`)}}},
+		{Role: request.RoleAssistant, Text: "Opened pull request #42."},
+	}
+	var first []byte
+	callModel := func(_ context.Context, body []byte) (request.Message, error) {
+		if first == nil {
+			first = body[:requesttest.PrefixLen(body)]
+		}
+		fmt.Printf("request: the same %d-tool prefix: %t\n", strings.Count(string(first), `"input_schema"`), bytes.HasPrefix(body, first))
+		m := replies[0]
+		replies = replies[1:]
+		return m, nil
+	}
+	answer, err := chat(ctx, reg, disp, callModel, "Open a PR from fix into main in acme/app.")
+	fmt.Println(answer, err)
+	// Output:
+	// request: the same 2-tool prefix: true
+	// request: the same 2-tool prefix: true
+	// ask: mcp__github__create_pull_request
+	// request: the same 2-tool prefix: true
+	// Opened pull request #42. <nil>
+}
+
+// codeBlock returns the offsets of the body of the first fenced block
+// (fence is "```go" or "```text") of README.md's section heading.
+func codeBlock(t *testing.T, readme, heading, fence string) (start, end int) {
+	t.Helper()
+	i := strings.Index(readme, "\n"+heading+"\n")
+	require.NotEqual(t, -1, i, "README.md has no %s section", heading)
+	j := strings.Index(readme[i:], "\n"+fence+"\n")
+	require.NotEqual(t, -1, j, "%s has no %s block", heading, fence)
+	start = i + j + len(fence) + 2
+	k := strings.Index(readme[start:], "```\n")
+	require.NotEqual(t, -1, k)
+	return start, start + k
+}
+
+// TestQuickstartOutput keeps README.md's "Quickstart output" identical to
+// the quickstart's golden output (itself checked against a real run by
+// examples/quickstart's tests). With -update it rewrites the README block.
+func TestQuickstartOutput(t *testing.T) {
+	golden, err := os.ReadFile(filepath.Join("..", "quickstart", "testdata", "output.golden"))
+	require.NoError(t, err)
+	path := filepath.Join("..", "..", "README.md")
+	readme, err := os.ReadFile(path)
+	require.NoError(t, err)
+	start, end := codeBlock(t, string(readme), "## Quickstart output", "```text")
+	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
+		out := string(readme[:start]) + string(golden) + string(readme[end:])
+		require.NoError(t, os.WriteFile(path, []byte(out), 0o644))
+		return
+	}
+	assert.Equal(t, string(golden), string(readme[start:end]),
+		"README.md's Quickstart output differs from examples/quickstart/testdata/output.golden; run go test ./examples/readme -update")
+}
+
+// TestReadmeMatches keeps README.md's sample identical to chat's body.
+func TestReadmeMatches(t *testing.T) {
+	src, err := os.ReadFile("readme_test.go")
+	require.NoError(t, err)
+	_, after, ok := strings.Cut(string(src), "\t// README:begin\n")
+	require.True(t, ok)
+	body, _, ok := strings.Cut(after, "\t// README:end\n")
+	require.True(t, ok)
+	var want strings.Builder
+	for _, line := range strings.SplitAfter(body, "\n") {
+		want.WriteString(strings.TrimPrefix(line, "\t"))
+	}
+
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	require.NoError(t, err)
+	start, end := codeBlock(t, string(readme), "## Example", "```go")
+	assert.Equal(t, want.String(), string(readme[start:end]), "README.md's ## Example differs from chat in examples/readme/readme_test.go")
+}
