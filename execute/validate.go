@@ -178,8 +178,15 @@ func (v violation) String() string {
 
 // check validates the decoded params object against the tool's schema and
 // returns every violation: missing required properties, then each member in
-// declared order (extra members sorted), then whole-object keywords.
+// declared order (extra members sorted), or else the whole-object keyword
+// that failed.
 func (v *validator) check(obj map[string]any) []violation {
+	// The common case, a valid call, costs one validation; the breakdown
+	// runs only for calls that fail.
+	fullErr := v.full.Validate(obj)
+	if fullErr == nil {
+		return nil
+	}
 	var out []violation
 	for _, r := range v.required {
 		if _, ok := obj[r]; !ok {
@@ -214,10 +221,8 @@ func (v *validator) check(obj map[string]any) []violation {
 		}
 	}
 	if len(out) == 0 {
-		if err := v.full.Validate(obj); err != nil {
-			msg, at := cleanError(err)
-			out = append(out, violation{schemaToPointer(at), msg})
-		}
+		msg, at := cleanError(fullErr)
+		out = append(out, violation{schemaToPointer(at), msg})
 	}
 	return out
 }
