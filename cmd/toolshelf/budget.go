@@ -35,6 +35,9 @@ type budgetJSON struct {
 	// descriptions (at most 5 each).
 	RepeatedSentences []budget.Repeat `json:"repeated_sentences"`
 	RepeatedFields    []budget.Repeat `json:"repeated_fields"`
+	// Advice ranks the visible tools by what deferring each saves over
+	// --turns requests, given --usage counts; absent without --usage.
+	Advice []budget.Advice `json:"advice,omitempty"`
 }
 
 // runBudget prints the savings account and the context bar of catalogs.
@@ -49,6 +52,9 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 	model := fs.String("model", "", "model name, mapped to its tokenizer (claude-*, gemini-*: estimate)")
 	asJSON := fs.Bool("json", false, "write JSON")
 	color := fs.Bool("color", false, "draw an over-budget bar in ANSI red")
+	usage := fs.String("usage", "", "usage counts `FILE`: {\"ToolName\": calls, ...} observed over --turns requests")
+	turns := fs.Int("turns", 0, "the number of model requests the --usage counts were observed over")
+	roundTrip := fs.Int("round-trip", 0, "tokens one extra model request costs (0: count only the search and the schema)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return fail(stderr, "toolshelf budget: %v", err)
@@ -59,6 +65,14 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 	}
 	if *window < 0 {
 		return fail(stderr, "toolshelf budget: --window %d: must be a positive number of tokens, or 0 for unknown", *window)
+	}
+	switch {
+	case *usage == "" && (*turns != 0 || *roundTrip != 0):
+		return fail(stderr, "toolshelf budget: --turns and --round-trip go with --usage FILE")
+	case *usage != "" && *turns <= 0:
+		return fail(stderr, "toolshelf budget: --usage needs --turns N, the number of model requests the counts were observed over")
+	case *roundTrip < 0:
+		return fail(stderr, "toolshelf budget: --round-trip %d: must not be negative", *roundTrip)
 	}
 	enc := budget.O200kBase
 	switch {
@@ -118,6 +132,11 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 		Catalogs: catalogs, Account: acc, ResidentTokens: resident, Over: bar.Over(), Bar: bar.Segments,
 		RepeatedSentences: top(budget.Boilerplate(visible, counter), 5),
 		RepeatedFields:    top(budget.RepeatedFields(visible, counter), 5),
+	}
+	if *usage != "" {
+		if out.Advice, err = advise(*usage, plan.Snapshot(), visible, counter, *turns, *roundTrip); err != nil {
+			return fail(stderr, "toolshelf budget: %v", err)
+		}
 	}
 	if *window > 0 {
 		free, _ := bar.Free()
@@ -195,6 +214,7 @@ func writeAccount(w io.Writer, o *budgetJSON, bar budget.Bar, color bool) {
 	for _, r := range o.RepeatedFields[:min(3, len(o.RepeatedFields))] {
 		fmt.Fprintf(w, "repeated field text %d×    wastes %s chars, %s: %q\n", r.Count, budget.Thousands(r.WastedChars), r.WastedTokens.String()+" tokens", clip(r.Text, 60))
 	}
+	writeAdvice(w, o.Advice)
 	fmt.Fprintln(w, bar.Render(&budget.BarOptions{Color: color}))
 }
 
