@@ -11,9 +11,13 @@
 // and how much of the previous request it shares: the whole prefix, every
 // turn.
 //
-//	go run ./examples/quickstart [-provider openai-chat|openai-responses|anthropic] [-model NAME] [-out DIR]
+//	go run ./examples/quickstart [-provider openai-chat|openai-responses|anthropic] [-model NAME] [-window N] [-out DIR]
 //
-// -out DIR writes every request body (turn-01.json, ...) for inspection.
+// -model gpt-4o (the default) counts tokens exactly with o200k_base; models
+// without a tokenizer here (claude-*, gemini-*) get estimates, marked ~.
+// -window is the context window the bar is drawn against (128,000 by
+// default, gpt-4o's; 0 means unknown). -out DIR writes every request body
+// (turn-01.json, ...) for inspection.
 package main
 
 import (
