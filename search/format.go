@@ -219,3 +219,19 @@ var errNotObject = jsonError("not an object")
 type jsonError string
 
 func (e jsonError) Error() string { return string(e) }
+
+// stringMember returns obj[key] when it is a JSON string.
+func stringMember(obj []byte, key string) string {
+	if len(obj) == 0 || obj[0] != '{' {
+		return ""
+	}
+	ms, err := jsonx.Members(obj)
+	if err != nil {
+		return ""
+	}
+	var s string
+	if v := jsonx.Get(ms, key); len(v) > 0 && v[0] == '"' {
+		_ = json.Unmarshal(v, &s)
+	}
+	return s
+}

@@ -2,14 +2,14 @@ package search
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 
-	"github.com/toolshelf/toolshelf/internal/jsonx"
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -176,7 +176,7 @@ func (r *BM25F) Index(ctx context.Context, tools []*registry.Tool) (Index, error
 			add(fHints, h)
 		}
 		add(fDesc, t.Description)
-		walkParams(t.ModelSchema(), 0, func(name, desc string) {
+		walkParams(t, func(name, desc string) {
 			add(fParamName, name)
 			add(fParamDesc, desc)
 		})
@@ -239,44 +239,40 @@ func (r *BM25F) Index(ctx context.Context, tools []*registry.Tool) (Index, error
 	return ix, nil
 }
 
-// walkParams calls fn for every property of a schema, nested ones included,
-// with its name and description.
-func walkParams(schema []byte, depth int, fn func(name, desc string)) {
-	if depth > 6 || len(schema) == 0 || schema[0] != '{' {
+// walkParams calls fn for every property of a schema the model sees,
+// nested ones included, down to a bounded depth, in sorted property order
+// (so that term ids, and with them float sums, never depend on map order).
+// It walks the already parsed schema: decoding the raw JSON again cost
+// most of an index build.
+func walkParams(t *registry.Tool, fn func(name, desc string)) {
+	if t.InputSchema == nil {
 		return
 	}
-	ms, err := jsonx.Members(schema)
-	if err != nil {
-		return
-	}
-	if props := jsonx.Get(ms, "properties"); len(props) > 0 && props[0] == '{' {
-		pms, err := jsonx.Members(props)
-		if err == nil {
-			for _, p := range pms {
-				fn(p.Key, stringMember(p.Value, "description"))
-				walkParams(p.Value, depth+1, fn)
-			}
-		}
-	}
-	if items := jsonx.Get(ms, "items"); len(items) > 0 {
-		walkParams(items, depth+1, fn)
-	}
+	walkSchema(t.InputSchema, 0, t.Injected, fn)
 }
 
-// stringMember returns obj[key] when it is a JSON string.
-func stringMember(obj []byte, key string) string {
-	if len(obj) == 0 || obj[0] != '{' {
-		return ""
+func walkSchema(s *jsonschema.Schema, depth int, skip []string, fn func(name, desc string)) {
+	if s == nil || depth > 6 {
+		return
 	}
-	ms, err := jsonx.Members(obj)
-	if err != nil {
-		return ""
+	names := make([]string, 0, len(s.Properties))
+	for n := range s.Properties {
+		if depth == 0 && slices.Contains(skip, n) {
+			continue // injected by the host: not in the model's schema
+		}
+		names = append(names, n)
 	}
-	var s string
-	if v := jsonx.Get(ms, key); len(v) > 0 && v[0] == '"' {
-		_ = json.Unmarshal(v, &s)
+	slices.Sort(names)
+	for _, n := range names {
+		p := s.Properties[n]
+		desc := ""
+		if p != nil {
+			desc = p.Description
+		}
+		fn(n, desc)
+		walkSchema(p, depth+1, nil, fn)
 	}
-	return s
+	walkSchema(s.Items, depth+1, nil, fn)
 }
 
 // qterm is one analysed query term.
