@@ -170,6 +170,7 @@ func configKey(cfg *Config, view deferral.View, snap key) key {
 	h.num(boolNum(view.Mode.ReadOnly))
 	h.str(string(view.Tier))
 	h.num(boolNum(view.Elevated))
+	h.str(string(cfg.searchMode()))
 	p := cfg.Policy
 	if p == nil {
 		p = &deferral.Policy{}

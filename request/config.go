@@ -2,6 +2,7 @@ package request
 
 import (
 	"encoding/json"
+	"fmt"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
@@ -71,6 +72,60 @@ type Config struct {
 	// Cache shares frozen prefixes and searchers between sessions with the
 	// same inputs. Nil gives the session a private copy.
 	Cache *Cache
+	// ToolSearch chooses who searches the deferred tools: the portable
+	// tool_search and defer_execute ([Portable], the zero value) or the
+	// provider's own search ([Native], [NativeRegex]). See [ToolSearch].
+	ToolSearch ToolSearch
+}
+
+// ToolSearch selects how deferred tools reach the model. The registry,
+// the policy, the dispatcher's validation, permission rules and hooks are
+// the same in every mode; only the shape of tools[] and the way a tool is
+// called differ.
+type ToolSearch string
+
+// The tool search modes.
+const (
+	// Portable is the default (the zero value "" means Portable too):
+	// deferred tools' schemas are absent from tools[], their names are in
+	// tool_search's index, and the model calls them through defer_execute.
+	// It works on every provider.
+	Portable ToolSearch = "portable"
+	// Native lets the provider search: every deferred tool is sent in
+	// tools[] with its schema and "defer_loading": true, next to the
+	// provider's search tool — Anthropic's BM25 tool search
+	// ({"type":"tool_search_tool_bm25_20251119"}) or the Responses API's
+	// hosted {"type":"tool_search"}. The model calls a found tool by its
+	// own name (a direct call through the same dispatcher). There is no
+	// tool_search index, no defer_execute, and no self-built tools (the
+	// provider searches only tools[], which is frozen). OpenAI Chat
+	// Completions has no native search: NewSession rejects it.
+	Native ToolSearch = "native"
+	// NativeRegex is [Native] with Anthropic's regex variant
+	// ({"type":"tool_search_tool_regex_20251119"}). Anthropic only.
+	NativeRegex ToolSearch = "native-regex"
+)
+
+// native reports whether m is a provider-side search mode.
+func (m ToolSearch) native() bool { return m == Native || m == NativeRegex }
+
+// checkToolSearch validates the mode for the provider.
+func checkToolSearch(m ToolSearch, p Provider) error {
+	switch m {
+	case "", Portable:
+		return nil
+	case Native:
+		if p == OpenAIChat {
+			return fmt.Errorf("%w: Config.ToolSearch %q: provider %q has no native tool search; use Portable (tool_search and defer_execute work on every provider) or the %q provider", ErrConfig, m, p, OpenAIResponses)
+		}
+		return nil
+	case NativeRegex:
+		if p != Anthropic {
+			return fmt.Errorf("%w: Config.ToolSearch %q: the regex tool search is Anthropic's; provider %q: use %q or Portable", ErrConfig, m, p, Native)
+		}
+		return nil
+	}
+	return fmt.Errorf("%w: Config.ToolSearch %q: want %q, %q or %q", ErrConfig, m, Portable, Native, NativeRegex)
 }
 
 // reservedExtra are top-level fields the encoders write themselves.

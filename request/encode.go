@@ -30,7 +30,7 @@ func encodePrefix(cfg *Config, tools []FrozenTool) (prefix []byte, elem bool) {
 	sys := systemTexts(cfg)
 	switch cfg.Provider {
 	case OpenAIChat:
-		b = appendToolsArray(b, tools, func(b []byte, t *FrozenTool) []byte {
+		b = appendToolsArray(b, tools, "", func(b []byte, t *FrozenTool) []byte {
 			b = append(b, `{"type":"function","function":{"name":`...)
 			b = appendString(b, t.Name)
 			b = append(b, `,"description":`...)
@@ -51,13 +51,16 @@ func encodePrefix(cfg *Config, tools []FrozenTool) (prefix []byte, elem bool) {
 			b = append(b, `,"instructions":`...)
 			b = appendString(b, strings.Join(sys, "\n\n"))
 		}
-		b = appendToolsArray(b, tools, func(b []byte, t *FrozenTool) []byte {
+		b = appendToolsArray(b, tools, searchTool(cfg), func(b []byte, t *FrozenTool) []byte {
 			b = append(b, `{"type":"function","name":`...)
 			b = appendString(b, t.Name)
 			b = append(b, `,"description":`...)
 			b = appendString(b, t.Description)
 			b = append(b, `,"parameters":`...)
 			b = append(b, t.Schema...)
+			if t.Deferred {
+				b = append(b, deferLoading...)
+			}
 			return append(b, '}')
 		})
 		b = append(b, `,"input":[`...)
@@ -77,17 +80,28 @@ func encodePrefix(cfg *Config, tools []FrozenTool) (prefix []byte, elem bool) {
 			}
 			b = append(b, ']')
 		}
-		// Every tool in tools[] is resident (deferred schemas are absent),
-		// so the breakpoint on the last one never sits on a deferred tool.
-		last := len(tools) - 1
-		b = appendToolsArray(b, tools, func(b []byte, t *FrozenTool) []byte {
+		// The tools breakpoint sits on the last non-deferred tool: in
+		// Portable mode the last tool (deferred schemas are absent); in a
+		// native mode the provider's search tool, which follows the
+		// resident tools and precedes every deferred one. A deferred tool
+		// never carries cache_control.
+		st := searchTool(cfg)
+		last := -1
+		if st == "" {
+			last = len(tools) - 1
+		} else {
+			st = st[:len(st)-1] + ephemeral + "}"
+		}
+		b = appendToolsArray(b, tools, st, func(b []byte, t *FrozenTool) []byte {
 			b = append(b, `{"name":`...)
 			b = appendString(b, t.Name)
 			b = append(b, `,"description":`...)
 			b = appendString(b, t.Description)
 			b = append(b, `,"input_schema":`...)
 			b = append(b, t.Schema...)
-			if t == &tools[last] {
+			if t.Deferred {
+				b = append(b, deferLoading...)
+			} else if last >= 0 && t == &tools[last] {
 				b = append(b, ephemeral...)
 			}
 			return append(b, '}')
@@ -97,13 +111,50 @@ func encodePrefix(cfg *Config, tools []FrozenTool) (prefix []byte, elem bool) {
 	return slices.Clip(b), elem
 }
 
-func appendToolsArray(b []byte, tools []FrozenTool, one func([]byte, *FrozenTool) []byte) []byte {
+// deferLoading marks a deferred tool in a native tool search mode.
+const deferLoading = `,"defer_loading":true`
+
+// searchTool returns the provider's own search tool for a native mode, or
+// "" when there is none: Portable mode, or nothing deferred.
+func searchTool(cfg *Config) string {
+	switch cfg.searchMode() {
+	case Native:
+		if cfg.Provider == OpenAIResponses {
+			return `{"type":"tool_search"}`
+		}
+		return `{"type":"tool_search_tool_bm25_20251119","name":"tool_search_tool_bm25"}`
+	case NativeRegex:
+		return `{"type":"tool_search_tool_regex_20251119","name":"tool_search_tool_regex"}`
+	}
+	return ""
+}
+
+// appendToolsArray appends "tools": the tools encoded by one, with search
+// (raw JSON, possibly "") after the last non-deferred tool. search is left
+// out when no tool is deferred: the provider's search has nothing to find.
+func appendToolsArray(b []byte, tools []FrozenTool, search string, one func([]byte, *FrozenTool) []byte) []byte {
+	at := -1 // index of the first deferred tool
+	for i := range tools {
+		if tools[i].Deferred {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		search = ""
+	}
 	if len(tools) == 0 {
 		return b
 	}
 	b = append(b, `,"tools":[`...)
 	for i := range tools {
-		if i > 0 {
+		if i == at {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, search...)
+		}
+		if i > 0 || (i == at && search != "") {
 			b = append(b, ',')
 		}
 		b = one(b, &tools[i])
@@ -138,11 +189,13 @@ func appendTextParts(b []byte, typ string, m *Message) []byte {
 }
 
 // appendQuery appends "<user_query>text</user_query>" as one JSON string,
-// without building the wrapped string.
+// without building the wrapped string. A user_query tag inside text, in
+// any case or spacing, is neutralized ("&lt;/user_query>"): the user's
+// text cannot close the wrapper and pass as the host's.
 func appendQuery(b []byte, text string) []byte {
 	b = append(b, '"')
 	b = append(b, queryOpen...)
-	b = appendStringBody(b, text)
+	b = appendQueryBody(b, text)
 	b = append(b, queryClose...)
 	return append(b, '"')
 }

@@ -24,6 +24,7 @@ const IndexVar = "index"
 // from equal inputs (see [Cache]).
 type Frozen struct {
 	provider Provider
+	search   ToolSearch // Portable or a native mode, normalized
 	plan     *deferral.Plan
 	searcher *search.Searcher
 	tools    []FrozenTool
@@ -42,6 +43,10 @@ type FrozenTool struct {
 	Name        string
 	Description string
 	Schema      json.RawMessage
+	// Deferred marks a deferred tool sent with "defer_loading": true in a
+	// native tool search mode. Always false in Portable mode, where
+	// deferred tools are absent from tools[].
+	Deferred bool
 }
 
 // Prefix returns the encoded prefix: the request body up to the first
@@ -50,14 +55,22 @@ func (f *Frozen) Prefix() []byte { return f.prefix }
 
 // Tools returns the exposed tools in tools[] order (resident tools in
 // snapshot order, then tool_search and defer_execute when anything is
-// deferred). The slice is shared; callers must not modify it.
+// deferred). In a native mode it holds the resident tools, then the
+// deferred ones (Deferred set); the provider's search tool, which has no
+// description or schema of ours, sits between them in the body but is not
+// in the slice. The slice is shared; callers must not modify it.
 func (f *Frozen) Tools() []FrozenTool { return f.tools }
 
-// Index returns the tool_search name index, or "" when nothing is deferred.
+// Index returns the tool_search name index, or "" when nothing is deferred
+// or the provider searches ([Native]).
 func (f *Frozen) Index() string { return f.index }
 
 // Plan returns the deferral plan the prefix was built from.
 func (f *Frozen) Plan() *deferral.Plan { return f.plan }
+
+// ToolSearch returns the session's tool search mode: [Portable], [Native]
+// or [NativeRegex].
+func (f *Frozen) ToolSearch() ToolSearch { return f.search }
 
 // Searcher returns the shared tool_search engine.
 func (f *Frozen) Searcher() *search.Searcher { return f.searcher }
@@ -70,6 +83,9 @@ func checkConfig(cfg *Config) error {
 		return fmt.Errorf("%w: %w: Config.Provider is empty: want %q, %q or %q", ErrConfig, ErrUnknownProvider, OpenAIChat, OpenAIResponses, Anthropic)
 	default:
 		return fmt.Errorf("%w: %w %q: want %q, %q or %q", ErrConfig, ErrUnknownProvider, cfg.Provider, OpenAIChat, OpenAIResponses, Anthropic)
+	}
+	if err := checkToolSearch(cfg.ToolSearch, cfg.Provider); err != nil {
+		return err
 	}
 	if cfg.Model == "" {
 		return fmt.Errorf("%w: Config.Model is required", ErrConfig)
@@ -123,7 +139,7 @@ func freeze(cfg *Config, view deferral.View) (*Frozen, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: tool_search: %w", ErrConfig, err)
 	}
-	f := &Frozen{provider: cfg.Provider, plan: plan, searcher: searcher, entry: map[string]*registry.Tool{}}
+	f := &Frozen{provider: cfg.Provider, search: cfg.searchMode(), plan: plan, searcher: searcher, entry: map[string]*registry.Tool{}}
 	vars := render.Vars{Static: cfg.Static, Session: cfg.Vars}
 	for _, t := range plan.Resident() {
 		d, err := render.Tool(t, vars)
@@ -132,7 +148,15 @@ func freeze(cfg *Config, view deferral.View) (*Frozen, error) {
 		}
 		f.tools = append(f.tools, FrozenTool{Name: t.Name, Description: d, Schema: appendCompact(nil, t.ModelSchema())})
 	}
-	if plan.EntryTools() {
+	if f.search.native() {
+		for _, t := range plan.Deferred() {
+			d, err := render.Tool(t, vars)
+			if err != nil {
+				return nil, err
+			}
+			f.tools = append(f.tools, FrozenTool{Name: t.Name, Description: d, Schema: appendCompact(nil, t.ModelSchema()), Deferred: true})
+		}
+	} else if plan.EntryTools() {
 		f.index = searcher.IndexText()
 		session := maps.Clone(cfg.Vars)
 		if session == nil {
@@ -160,12 +184,22 @@ func freeze(cfg *Config, view deferral.View) (*Frozen, error) {
 		}
 		f.visible = append(f.visible, t.Name)
 	}
-	for _, t := range plan.Deferred() {
-		f.visible = append(f.visible, t.Name)
+	if !f.search.native() {
+		for _, t := range plan.Deferred() {
+			f.visible = append(f.visible, t.Name)
+		}
 	}
 	slices.Sort(f.visible)
 	f.prefix, f.prefixElem = encodePrefix(cfg, f.tools)
 	return f, nil
+}
+
+// searchMode returns the normalized tool search mode ("" is Portable).
+func (cfg *Config) searchMode() ToolSearch {
+	if cfg.ToolSearch == "" {
+		return Portable
+	}
+	return cfg.ToolSearch
 }
 
 // systemTexts returns System then the sorted SystemItems, skipping an

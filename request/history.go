@@ -2,6 +2,7 @@ package request
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"unicode/utf8"
@@ -55,6 +56,9 @@ func (h *history) check(msgs []Message) error {
 		at := len(h.entries) + i
 		switch m.Role {
 		case RoleUser:
+			if len(m.Native) > 0 {
+				return fmt.Errorf("%w: messages[%d]: native parts belong to assistant messages", ErrInvalidMessage, at)
+			}
 			if m.Text == "" && len(m.Blocks) == 0 {
 				return fmt.Errorf("%w: messages[%d]: user message has no text", ErrInvalidMessage, at)
 			}
@@ -73,8 +77,11 @@ func (h *history) check(msgs []Message) error {
 				return fmt.Errorf("%w: messages[%d]: two user messages in a row; Anthropic needs roles to alternate: merge them or put an assistant message between", ErrSequence, at)
 			}
 		case RoleAssistant:
-			if m.Text == "" && len(m.ToolCalls) == 0 {
+			if m.Text == "" && len(m.ToolCalls) == 0 && len(m.Native) == 0 {
 				return fmt.Errorf("%w: messages[%d]: assistant message has neither text nor tool calls", ErrInvalidMessage, at)
+			}
+			if err := h.checkNative(m.Native); err != nil {
+				return fmt.Errorf("%w: messages[%d].native%v", ErrInvalidMessage, at, err)
 			}
 			if !utf8.ValidString(m.Text) {
 				return fmt.Errorf("%w: messages[%d].text is not valid UTF-8", ErrInvalidMessage, at)
@@ -105,6 +112,9 @@ func (h *history) check(msgs []Message) error {
 				pending = append(pending, c.ID)
 			}
 		case RoleTool:
+			if len(m.Native) > 0 {
+				return fmt.Errorf("%w: messages[%d]: native parts belong to assistant messages", ErrInvalidMessage, at)
+			}
 			k := slices.Index(pending, m.CallID)
 			if m.CallID == "" || k < 0 {
 				return fmt.Errorf("%w: messages[%d]: tool result for call %q has no matching call in the preceding assistant message", ErrSequence, at, m.CallID)
@@ -121,6 +131,26 @@ func (h *history) check(msgs []Message) error {
 			// A tool result is a user-side message for Anthropic; a user
 			// message after it joins the same message.
 			last = RoleTool
+		}
+	}
+	return nil
+}
+
+// checkNative accepts provider-native parts: JSON objects, for a provider
+// that has them.
+func (h *history) checkNative(parts []json.RawMessage) error {
+	if len(parts) == 0 {
+		return nil
+	}
+	if h.provider == OpenAIChat {
+		return fmt.Errorf(": provider %q has no native parts; send text and tool calls only", h.provider)
+	}
+	for i, p := range parts {
+		if !utf8.Valid(p) || !jsonValid(p) {
+			return fmt.Errorf("[%d]: not valid JSON", i)
+		}
+		if c := bytes.TrimSpace(p); c[0] != '{' {
+			return fmt.Errorf("[%d]: want a JSON object, got %.40q", i, c)
 		}
 	}
 	return nil
@@ -272,14 +302,23 @@ func (h *history) responses(b []byte, m *Message) []byte {
 		b = appendTextParts(b, "input_text", m)
 		return append(b, "]}"...)
 	case RoleAssistant:
+		for i, p := range m.Native {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendCompact(b, p)
+		}
 		if m.Text != "" {
+			if len(m.Native) > 0 {
+				b = append(b, ',')
+			}
 			b = append(b, `{"type":"message","role":"assistant","content":[{"type":"output_text","text":`...)
 			b = appendString(b, m.Text)
 			b = append(b, "}]}"...)
 		}
 		for i := range m.ToolCalls {
 			c := &m.ToolCalls[i]
-			if i > 0 || m.Text != "" {
+			if i > 0 || m.Text != "" || len(m.Native) > 0 {
 				b = append(b, ',')
 			}
 			b = append(b, `{"type":"function_call","call_id":`...)
@@ -316,14 +355,23 @@ func (h *history) anthropicBlocks(b []byte, m *Message) []byte {
 	case RoleUser:
 		return appendTextParts(b, "text", m)
 	case RoleAssistant:
+		for i, p := range m.Native {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendCompact(b, p)
+		}
 		if m.Text != "" {
+			if len(m.Native) > 0 {
+				b = append(b, ',')
+			}
 			b = append(b, `{"type":"text","text":`...)
 			b = appendString(b, m.Text)
 			b = append(b, '}')
 		}
 		for i := range m.ToolCalls {
 			c := &m.ToolCalls[i]
-			if i > 0 || m.Text != "" {
+			if i > 0 || m.Text != "" || len(m.Native) > 0 {
 				b = append(b, ',')
 			}
 			b = append(b, `{"type":"tool_use","id":`...)

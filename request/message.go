@@ -32,6 +32,13 @@ type Message struct {
 	CallID string `json:"call_id,omitempty"`
 	// IsError marks a tool result that reports a failure.
 	IsError bool `json:"is_error,omitempty"`
+	// Native are an assistant message's provider-native parts, sent back
+	// verbatim (compacted) before its text and tool calls: the blocks and
+	// items a provider-side tool search leaves in a response — Anthropic's
+	// server_tool_use and tool_search_tool_result content blocks, the
+	// Responses API's tool_search_call and tool_search_output input items.
+	// Each is one JSON object. OpenAI Chat Completions has none.
+	Native []json.RawMessage `json:"native,omitempty"`
 }
 
 // ToolCall is one tool call made by the assistant.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
@@ -114,8 +113,11 @@ func (s *Session) Lookup(name string) (t *registry.Tool, deferred bool, ok bool)
 		t, ok := s.cfg.Snapshot.Tool(name)
 		return t, false, ok
 	case deferral.Deferred:
+		// In a native mode the deferred tool's schema is in tools[]: the
+		// provider loads it when its search finds it, and the model can
+		// only call it then, so the dispatcher treats it as loaded.
 		t, ok := s.cfg.Snapshot.Tool(name)
-		return t, true, ok
+		return t, !s.frozen.search.native(), ok
 	}
 	for _, t := range s.selfBuilt {
 		if t.Name == name {
@@ -151,7 +153,7 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) r
 	f := s.frozen
 	announced := slices.Clone(s.selfBuilt)
 	s.mu.Unlock()
-	if name == registry.ToolSearchName && f.plan.EntryTools() {
+	if name == registry.ToolSearchName && f.entry[name] != nil {
 		return f.searcher.Call(ctx, args, search.Scope{Loaded: s.loaded, Announced: announced, Pending: s.cfg.Pending})
 	}
 	if s.cfg.Dispatcher == nil {
@@ -168,6 +170,9 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) r
 // deferred, searchable by tool_search, and announced to the model by a
 // block at the front of the next user message (or after the next tool
 // results): append-only, so the prefix and the index do not change.
+//
+// In a native tool search mode it reports an error wrapping [ErrConfig]:
+// the provider searches only tools[], which is frozen for the session.
 func (s *Session) RegisterSelfBuilt(t registry.Tool) error {
 	nt, err := registry.New(s.cfg.Limits).PrepareSelfBuilt(t)
 	if err != nil {
@@ -175,6 +180,9 @@ func (s *Session) RegisterSelfBuilt(t registry.Tool) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if m := s.frozen.search; m.native() {
+		return fmt.Errorf("%w: self-built tool %q: tool search %q cannot find tools added after the session started; use Portable tool search for self-built tools", ErrConfig, nt.Name, m)
+	}
 	if err := s.addSelfBuilt(&nt); err != nil {
 		return err
 	}
@@ -196,9 +204,12 @@ func (s *Session) addSelfBuilt(t *registry.Tool) error {
 }
 
 // announce is the block that tells the model about a new self-built tool.
+// The description was written by the model: only its first line is kept,
+// bounded to [MaxAnnouncedDescription] runes, with control characters made
+// spaces and every wrapper tag neutralized, so that it cannot close the
+// block or open another one.
 func announce(t *registry.Tool) string {
-	desc, _, _ := strings.Cut(t.Description, "\n")
-	return "<new_deferred_tool>\n" + t.Name + ": " + desc + "\nLoad its schema with tool_search, then call it with defer_execute.\n</new_deferred_tool>"
+	return "<new_deferred_tool>\n" + t.Name + ": " + announcedDescription(t.Description) + "\nLoad its schema with tool_search, then call it with defer_execute.\n</new_deferred_tool>"
 }
 
 // BuildRequest adds turn to the conversation and returns the provider's
