@@ -73,9 +73,18 @@ func testConfig(snap *registry.Snapshot, p Provider, policy *deferral.Policy, ca
 		Model:       "test-model",
 		System:      "You are a coding agent. Use tools when they help.",
 		SystemItems: []string{"<skill name=\"review\">Review diffs carefully.</skill>", "<skill name=\"commit\">Write small commits.</skill>"},
-		Extra:       map[string]json.RawMessage{"max_tokens": json.RawMessage(`4096`), "stream": json.RawMessage(`true`), "temperature": json.RawMessage(` 0 `)},
+		Extra:       map[string]json.RawMessage{maxTokensField(p): json.RawMessage(`4096`), "stream": json.RawMessage(`true`), "temperature": json.RawMessage(` 0 `)},
 		Cache:       cache,
 	}
+}
+
+// maxTokensField is the provider's name for the output bound: the
+// Responses API calls it max_output_tokens.
+func maxTokensField(p Provider) string {
+	if p == OpenAIResponses {
+		return "max_output_tokens"
+	}
+	return "max_tokens"
 }
 
 func userMsg(text string) Message { return Message{Role: RoleUser, Text: text} }
