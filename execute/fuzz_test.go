@@ -184,7 +184,9 @@ func FuzzResultTruncation(f *testing.F) {
 		limit := int(max%2048) + 1
 		reg := registry.New(nil)
 		require.NoError(t, reg.Register(registry.Tool{Name: "Out", Description: "Prints.", RawSchema: schema,
-			Handler: func(context.Context, json.RawMessage) (registry.Result, error) { return registry.Result{Text: text}, nil }}))
+			Handler: func(context.Context, json.RawMessage) (registry.Result, error) {
+				return registry.Result{Text: text}, nil
+			}}))
 		plan, err := (&deferral.Policy{}).Plan(reg.Snapshot(), deferral.View{})
 		require.NoError(t, err)
 		d, err := execute.New(&execute.Options{MaxResultBytes: limit, Guidance: map[string]string{"Out": "Pass cursor for more."}})
