@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/template"
 	"text/template/parse"
+	"unicode/utf8"
 
 	"github.com/toolshelf/toolshelf/registry"
 )
@@ -126,12 +127,19 @@ func Render(tool, text string, vars Vars) (string, error) {
 		}
 		return "", &Error{Tool: tool, Line: templateLine(err.Error()), Err: ErrTemplate, Hint: err.Error()}
 	}
+	if !utf8.ValidString(b.String()) {
+		return "", &Error{Tool: tool, Err: ErrTemplate, Hint: "the rendered text is not valid UTF-8: a variable or part is not, or slice or printf cut a character in two (they count bytes)"}
+	}
 	return b.String(), nil
 }
+
+// maxSectionDepth bounds nested render_section calls.
+const maxSectionDepth = 32
 
 // funcMap returns the pure helpers and the failing stubs. root is set once
 // the template is parsed, for render_section.
 func funcMap(tool string, vars Vars, root **template.Template) template.FuncMap {
+	sections := 0 // render_section calls in progress; one render runs on one goroutine
 	m := template.FuncMap{
 		"part": func(name string) (string, error) {
 			p, ok := vars.Parts[name]
@@ -164,6 +172,14 @@ func funcMap(tool string, vars Vars, root **template.Template) template.FuncMap 
 			return ok && v != "", nil
 		},
 		"render_section": func(name string) (string, error) {
+			// Each section renders in its own Execute, out of reach of
+			// text/template's depth limit: a section that renders itself
+			// would recurse until the stack overflows and the process dies.
+			if sections >= maxSectionDepth {
+				return "", &Error{Tool: tool, Name: name, Err: ErrTemplate, Hint: fmt.Sprintf("render_section nests more than %d deep: a section renders itself", maxSectionDepth)}
+			}
+			sections++
+			defer func() { sections-- }()
 			t := (*root).Lookup(name)
 			if t == nil || t == *root {
 				return "", &Error{Tool: tool, Name: name, Err: ErrUnknownPart, Hint: "define it with {{define \"" + name + "\"}}...{{end}}"}
