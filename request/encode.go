@@ -86,11 +86,10 @@ func encodePrefix(cfg *Config, tools []FrozenTool) (prefix []byte, elem bool) {
 		// resident tools and precedes every deferred one. A deferred tool
 		// never carries cache_control.
 		st := searchTool(cfg)
-		last := -1
-		if st == "" {
-			last = len(tools) - 1
-		} else {
+		last := len(tools) - 1
+		if st != "" && slices.ContainsFunc(tools, func(t FrozenTool) bool { return t.Deferred }) {
 			st = st[:len(st)-1] + ephemeral + "}"
+			last = -1
 		}
 		b = appendToolsArray(b, tools, st, func(b []byte, t *FrozenTool) []byte {
 			b = append(b, `{"name":`...)
@@ -189,8 +188,9 @@ func appendTextParts(b []byte, typ string, m *Message) []byte {
 }
 
 // appendQuery appends "<user_query>text</user_query>" as one JSON string,
-// without building the wrapped string. A user_query tag inside text, in
-// any case or spacing, is neutralized ("&lt;/user_query>"): the user's
+// without building the wrapped string. A wrapper tag inside text
+// (user_query, new_deferred_tool, tools_changed, available_deferred_tools;
+// any case or spacing) is neutralized ("&lt;/user_query>"): the user's
 // text cannot close the wrapper and pass as the host's.
 func appendQuery(b []byte, text string) []byte {
 	b = append(b, '"')

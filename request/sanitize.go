@@ -20,11 +20,10 @@ const (
 	tagIndex        = "available_deferred_tools"
 )
 
-// tagAt reports whether s, which starts with '<', opens or closes the
-// user_query tag (or, with all, any wrapper tag): "<", optional spaces,
-// an optional "/", optional spaces, then the tag's name in any case, not
-// followed by a name character.
-func tagAt(s string, all bool) bool {
+// tagAt reports whether s, which starts with '<', opens or closes a
+// wrapper tag: "<", optional spaces, an optional "/", optional spaces,
+// then the tag's name in any case, not followed by a name character.
+func tagAt(s string) bool {
 	i := 1
 	for i < len(s) && isSpace(s[i]) {
 		i++
@@ -36,10 +35,7 @@ func tagAt(s string, all bool) bool {
 		}
 	}
 	s = s[i:]
-	if nameIs(s, tagUserQuery) {
-		return true
-	}
-	return all && (nameIs(s, tagNewDeferred) || nameIs(s, tagToolsChanged) || nameIs(s, tagIndex))
+	return nameIs(s, tagUserQuery) || nameIs(s, tagNewDeferred) || nameIs(s, tagToolsChanged) || nameIs(s, tagIndex)
 }
 
 // nameIs reports whether s starts with the tag name t in any case, not
@@ -58,16 +54,18 @@ func isNameByte(c byte) bool {
 }
 
 // appendQueryBody appends the JSON string body of a user's text with the
-// '<' of every user_query tag written as "&lt;": the text reads the same
-// to a model and cannot close the wrapper it is sent in, nor open a new
-// one. Text without '<' costs one scan.
+// '<' of every wrapper tag (user_query, new_deferred_tool, tools_changed,
+// available_deferred_tools) written as "&lt;": the text reads the same to
+// a model, cannot close the wrapper it is sent in nor open a new one, and
+// cannot pass for one of the host's blocks. Text without '<' costs one
+// scan.
 func appendQueryBody(b []byte, s string) []byte {
 	for {
 		i := strings.IndexByte(s, '<')
 		if i < 0 {
 			return appendStringBody(b, s)
 		}
-		if tagAt(s[i:], false) {
+		if tagAt(s[i:]) {
 			b = appendStringBody(b, s[:i])
 			b = append(b, "&lt;"...)
 		} else {
@@ -92,7 +90,7 @@ func neutralize(s string) string {
 			return sb.String()
 		}
 		sb.WriteString(s[:i])
-		if tagAt(s[i:], true) {
+		if tagAt(s[i:]) {
 			sb.WriteString("&lt;")
 		} else {
 			sb.WriteByte('<')

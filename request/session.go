@@ -156,6 +156,15 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) r
 	if name == registry.ToolSearchName && f.entry[name] != nil {
 		return f.searcher.Call(ctx, args, search.Scope{Loaded: s.loaded, Announced: announced, Pending: s.cfg.Pending})
 	}
+	if f.search.native() && (name == registry.DeferExecuteName || name == registry.ToolSearchName) {
+		// The provider searches; the portable entry tools are not in
+		// tools[], and a made-up call of one must not become a way around
+		// the provider's loading.
+		return registry.Result{
+			Text:    fmt.Sprintf("%s is not available in this session. Find tools with the provider's tool search, then call each tool by its own name.", name),
+			IsError: true,
+		}
+	}
 	if s.cfg.Dispatcher == nil {
 		return registry.Result{
 			Text:    fmt.Sprintf("tool %q cannot run: this session has no tool dispatcher configured. Answer without calling tools.", name),
