@@ -2,5 +2,18 @@
 // for OpenAI Chat Completions, OpenAI Responses and Anthropic Messages, built
 // from a frozen, byte-stable prefix (system + tools) and the messages.
 //
+// Deferred tools reach the model in one of two ways ([Config.ToolSearch]):
+// the portable tool_search (a name index) and defer_execute, on every
+// provider, or the provider's own search ([Native]: deferred tools sent
+// with "defer_loading": true next to Anthropic's or the Responses API's
+// search tool, called by their own names). Both keep the prefix fixed, and
+// every call goes through the same dispatcher.
+//
+// Text from outside is never trusted: a user's text is sent inside
+// <user_query>…</user_query> with every wrapper tag in it neutralized
+// ("&lt;/user_query>"), and announcements of self-built tools and of
+// changed MCP tools ([Session.AnnounceToolsChanged]) carry sanitized,
+// bounded text, appended to the conversation, never to the prefix.
+//
 // It never re-encodes the frozen prefix on a turn.
 package request
