@@ -176,8 +176,13 @@ func configKey(cfg *Config, view deferral.View, snap key) key {
 		p = &deferral.Policy{}
 	}
 	h.num(uint64(p.Default))
+	h.num(boolNum(cfg.SelfBuilt))
+	// Counts keep layer boundaries apart: without them a layer named like
+	// a rule would hash as that rule.
+	h.num(uint64(len(p.Layers)))
 	for _, l := range p.Layers {
 		h.str(l.Name)
+		h.num(uint64(len(l.Rules)))
 		for _, r := range l.Rules {
 			h.str(r.String())
 		}

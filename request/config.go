@@ -76,6 +76,13 @@ type Config struct {
 	// tool_search and defer_execute ([Portable], the zero value) or the
 	// provider's own search ([Native], [NativeRegex]). See [ToolSearch].
 	ToolSearch ToolSearch
+	// SelfBuilt prepares the session for tools the model writes at run
+	// time: tool_search and defer_execute are in tools[] from the first
+	// turn even when nothing else is deferred, since adding them later
+	// would change the prefix. Without it, RegisterSelfBuilt on a session
+	// that deferred nothing is an error (the model could never load or
+	// call the tool).
+	SelfBuilt bool
 }
 
 // ToolSearch selects how deferred tools reach the model. The registry,

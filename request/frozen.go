@@ -156,7 +156,7 @@ func freeze(cfg *Config, view deferral.View) (*Frozen, error) {
 			}
 			f.tools = append(f.tools, FrozenTool{Name: t.Name, Description: d, Schema: appendCompact(nil, t.ModelSchema()), Deferred: true})
 		}
-	} else if plan.EntryTools() {
+	} else if plan.EntryTools() || cfg.SelfBuilt {
 		f.index = searcher.IndexText()
 		session := maps.Clone(cfg.Vars)
 		if session == nil {

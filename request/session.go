@@ -192,6 +192,9 @@ func (s *Session) RegisterSelfBuilt(t registry.Tool) error {
 	if m := s.frozen.search; m.native() {
 		return fmt.Errorf("%w: self-built tool %q: tool search %q cannot find tools added after the session started; use Portable tool search for self-built tools", ErrConfig, nt.Name, m)
 	}
+	if s.frozen.entry[registry.ToolSearchName] == nil {
+		return fmt.Errorf("%w: self-built tool %q: this session's tools[] has no tool_search and defer_execute (nothing was deferred when it started), so the model could never load or call it; create sessions that take self-built tools with Config.SelfBuilt", ErrConfig, nt.Name)
+	}
 	if err := s.addSelfBuilt(&nt); err != nil {
 		return err
 	}

@@ -62,8 +62,10 @@ func wordCount(ctx context.Context, params json.RawMessage) (registry.Result, er
 func run(w io.Writer) error {
 	ctx := context.Background()
 	reg := registry.New(nil)
-	// One rare tool is deferred, so tool_search and defer_execute are in
-	// tools[]: they are how the model reaches self-built tools too.
+	// One rare tool is deferred; the session is also created with
+	// SelfBuilt, which keeps tool_search and defer_execute in tools[] even
+	// when nothing else is deferred: they are how the model reaches
+	// self-built tools.
 	err := reg.Register(registry.Tool{
 		Name: "Read", Description: "Read a file.",
 		RawSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`),
@@ -84,6 +86,7 @@ func run(w io.Writer) error {
 		Model:      "gpt-4.1",
 		System:     "You may write yourself tools.",
 		Dispatcher: disp,
+		SelfBuilt:  true,
 	}
 	cfg.ID = "writer"
 	s, err := request.NewSession(cfg)

@@ -1,0 +1,66 @@
+package request
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/registry"
+)
+
+// A session that deferred nothing has no entry tools in its prefix: a
+// self-built tool registered into it could never be loaded or called, so
+// registration fails — unless the session was created for self-built tools,
+// which pins the entry tools from the first turn.
+func TestSelfBuiltNeedsEntryTools(t *testing.T) {
+	reg := registry.New(nil)
+	require.NoError(t, reg.Register(registry.Tool{Name: "Read", Description: "Read a file."}))
+	newSession := func(selfBuilt bool) *Session {
+		s, err := NewSession(Config{Snapshot: reg.Snapshot(), Provider: OpenAIChat, Model: "m", SelfBuilt: selfBuilt})
+		require.NoError(t, err)
+		return s
+	}
+	tool := registry.Tool{Name: "count", Description: "Count things."}
+
+	plain := newSession(false)
+	err := plain.RegisterSelfBuilt(tool)
+	require.ErrorIs(t, err, ErrConfig)
+	assert.Contains(t, err.Error(), "Config.SelfBuilt")
+	_, _, ok := plain.Lookup(registry.ToolSearchName)
+	assert.False(t, ok)
+
+	ready := newSession(true)
+	_, _, ok = ready.Lookup(registry.ToolSearchName)
+	assert.True(t, ok, "entry tools are pinned from the first turn")
+	first, err := ready.BuildRequest(Turn{Messages: []Message{{Role: RoleUser, Text: "hi"}}})
+	require.NoError(t, err)
+	require.NoError(t, ready.RegisterSelfBuilt(tool))
+	second, err := ready.BuildRequest(Turn{Messages: []Message{{Role: RoleAssistant, Text: "ok"}, {Role: RoleUser, Text: "count"}}})
+	require.NoError(t, err)
+	assert.Equal(t, string(ready.Prefix()), string(first[:len(ready.Prefix())]))
+	assert.Equal(t, string(ready.Prefix()), string(second[:len(ready.Prefix())]), "registering changes no prefix byte")
+	assert.Contains(t, string(second), "<new_deferred_tool>")
+	_, deferred, ok := ready.Lookup("count")
+	assert.True(t, ok)
+	assert.True(t, deferred)
+
+	assert.NotEqual(t, string(plain.Prefix()), string(ready.Prefix()), "SelfBuilt is part of the frozen inputs")
+}
+
+// Layers that differ only in where one layer ends and the next begins must
+// not share a frozen prefix.
+func TestCacheKeySeparatesLayers(t *testing.T) {
+	reg := registry.New(nil)
+	require.NoError(t, reg.Register(registry.Tool{Name: "A"}, registry.Tool{Name: "B"}))
+	cache := NewCache()
+	build := func(layers ...deferral.Layer) *Frozen {
+		s, err := NewSession(Config{Snapshot: reg.Snapshot(), Provider: OpenAIChat, Model: "m", Cache: cache, Policy: &deferral.Policy{Layers: layers}})
+		require.NoError(t, err)
+		return s.Frozen()
+	}
+	one := build(deferral.Layer{Name: "x", Rules: []deferral.Rule{{Verb: deferral.VerbDefer, Pattern: "A"}}})
+	two := build(deferral.Layer{Name: "x"}, deferral.Layer{Name: "Defer(A)"})
+	assert.NotSame(t, one, two)
+	assert.Equal(t, 2, cache.Len())
+}
