@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"unicode/utf8"
+	"weak"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
@@ -212,4 +215,46 @@ func FuzzResultTruncation(f *testing.F) {
 			t.Fatalf("limit %d: %q was cut inside a rune", limit, text)
 		}
 	})
+}
+
+// fzSelfSession is a session that holds one self-built tool, loaded.
+type fzSelfSession struct{ tool *registry.Tool }
+
+func (s *fzSelfSession) ID() string { return "self" }
+func (s *fzSelfSession) Lookup(name string) (*registry.Tool, bool, bool) {
+	if name == s.tool.Name {
+		return s.tool, true, true
+	}
+	return nil, false, false
+}
+func (s *fzSelfSession) Loaded(string) bool     { return true }
+func (s *fzSelfSession) MarkLoaded(string)      {}
+func (s *fzSelfSession) VisibleNames() []string { return []string{s.tool.Name} }
+
+// The dispatcher's schema cache used to key every tool by pointer, so a
+// session's self-built tool — and through its handler, the session — stayed
+// reachable after the session ended (found by the soak test). Self-built
+// tools are now cached by name and schema only.
+func TestSelfBuiltToolsDoNotOutliveTheirSession(t *testing.T) {
+	d, err := execute.New(nil)
+	require.NoError(t, err)
+	var ptrs []weak.Pointer[registry.Tool]
+	for i := range 10 {
+		tl, err := registry.New(nil).PrepareSelfBuilt(registry.Tool{Name: "chart", Description: "Chart.",
+			RawSchema: json.RawMessage(`{"type":"object"}`),
+			Handler: func(context.Context, json.RawMessage) (registry.Result, error) {
+				return registry.Result{Text: "ok"}, nil
+			}})
+		require.NoError(t, err)
+		s := &fzSelfSession{tool: &tl}
+		r := d.Call(context.Background(), s, registry.DeferExecuteName, json.RawMessage(`{"tool_name":"chart","params":{}}`))
+		require.False(t, r.IsError, "call %d: %s", i, r.Text)
+		ptrs = append(ptrs, weak.Make(s.tool))
+	}
+	runtime.GC()
+	runtime.GC()
+	for i, p := range ptrs {
+		assert.Nil(t, p.Value(), "self-built tool %d is still reachable", i)
+	}
+	runtime.KeepAlive(d)
 }

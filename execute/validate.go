@@ -61,6 +61,13 @@ func (c *validators) get(t *registry.Tool) *validator {
 	c.mu.RLock()
 	v, ok = c.byKey[key]
 	c.mu.RUnlock()
+	// A self-built tool belongs to one session, and its handler usually
+	// reaches that session: keyed by pointer, the cache would keep ended
+	// sessions alive. It is found by name and schema instead.
+	selfBuilt := t.Source == registry.SourceSelfBuilt
+	if ok && selfBuilt {
+		return v
+	}
 	if !ok {
 		v = newValidator(t) // outside the lock: two goroutines may both build; both results are equal
 	}
@@ -75,7 +82,9 @@ func (c *validators) get(t *registry.Tool) *validator {
 	} else {
 		c.byKey[key] = v
 	}
-	c.byPtr[t] = v
+	if !selfBuilt {
+		c.byPtr[t] = v
+	}
 	return v
 }
 
