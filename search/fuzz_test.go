@@ -252,3 +252,30 @@ func FuzzTruncation(f *testing.F) {
 		}
 	})
 }
+
+// Two sessions sharing one Searcher may each write a tool of the same name.
+// The announced-index cache used to be keyed by names only, so the second
+// session's search answered with the first session's tool (found by the
+// soak test): one conversation's tool leaked into another.
+func TestAnnouncedToolsAreNotSharedAcrossSessions(t *testing.T) {
+	s, err := New(fuzzPlan(t), nil)
+	require.NoError(t, err)
+	mk := func(desc, prop string) *registry.Tool {
+		tl, err := registry.New(nil).PrepareSelfBuilt(registry.Tool{Name: "csv_to_chart", Description: desc,
+			RawSchema: json.RawMessage(`{"type":"object","properties":{"` + prop + `":{"type":"string"}}}`)})
+		require.NoError(t, err)
+		return &tl
+	}
+	a := mk("Session A's chart tool.", "path_a")
+	b := mk("Session B's chart tool.", "path_b")
+	args := json.RawMessage(`{"tool_names":["csv_to_chart"]}`)
+	ra := s.Call(context.Background(), args, Scope{Loaded: NewLoadedSet(), Announced: []*registry.Tool{a}})
+	require.Contains(t, ra.Text, "path_a")
+	rb := s.Call(context.Background(), args, Scope{Loaded: NewLoadedSet(), Announced: []*registry.Tool{b}})
+	require.Contains(t, rb.Text, "Session B's chart tool.")
+	require.Contains(t, rb.Text, "path_b")
+	require.NotContains(t, rb.Text, "Session A")
+	require.NotContains(t, rb.Text, "path_a")
+	rq := s.Call(context.Background(), json.RawMessage(`{"queries":["csv chart"]}`), Scope{Loaded: NewLoadedSet(), Announced: []*registry.Tool{b}})
+	require.NotContains(t, rq.Text, "path_a")
+}

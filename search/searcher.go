@@ -3,6 +3,8 @@ package search
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -203,15 +205,28 @@ func (s *Searcher) view(ctx context.Context, sc Scope) (view, error) {
 	if len(extra) == 0 {
 		return view{index: s.index, lookup: base}, nil
 	}
-	names := make([]string, len(extra))
-	for i, t := range extra {
-		names[i] = t.Name
+	// The key is the tools' searchable content, not their names: sessions
+	// sharing this Searcher each write their own tools, maybe under the
+	// same names. The cache keeps copies without handlers, so that it
+	// never keeps an ended session (which a handler usually reaches) alive.
+	slices.SortFunc(extra, func(a, b *registry.Tool) int { return strings.Compare(a.Name, b.Name) })
+	var kb strings.Builder
+	for _, t := range extra {
+		for _, f := range append([]string{t.Name, t.Description, string(t.RawSchema), strconv.Itoa(len(t.SearchHints))}, t.SearchHints...) {
+			kb.WriteString(strconv.Itoa(len(f)))
+			kb.WriteString(":")
+			kb.WriteString(f)
+		}
 	}
-	sortStrings(names)
-	key := strings.Join(names, "\x00")
+	key := kb.String()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.annIndex == nil || s.annKey != key {
+		for i, t := range extra {
+			c := *t
+			c.Handler = nil
+			extra[i] = &c
+		}
 		all := append(append([]*registry.Tool(nil), s.plan.Deferred()...), extra...)
 		idx, err := s.ranker.Index(ctx, all)
 		if err != nil {
