@@ -1,0 +1,6 @@
+//go:build !race
+
+package soak
+
+// raceOn reports a -race build.
+const raceOn = false
