@@ -16,21 +16,49 @@ import (
 
 type key [sha256.Size]byte
 
+// DefaultCacheLimit is how many frozen prefixes a [NewCache] cache holds
+// before it evicts the least recently used. Each distinct set of inputs
+// (snapshot content, policy, view, provider ...) is one entry; a registry
+// that keeps changing would otherwise grow the cache without bound.
+const DefaultCacheLimit = 256
+
 // Cache holds frozen prefixes (and their searchers) by content, so that
 // sessions created from equal inputs share one copy: a harness serving
 // 1,000 conversations with the same tools holds one prefix. A snapshot with
 // a new version but the same content (an MCP server that reconnected with
 // the same tools) maps to the same entry. It is safe for concurrent use.
-// The zero value is not usable; call [NewCache].
+//
+// A cache is bounded: past its limit the least recently used prefix is
+// dropped. Sessions keep the prefix they were created with, so eviction
+// never changes a live session's bytes; a later session with the same
+// inputs freezes an identical copy.
+//
+// The zero value is not usable; call [NewCache] or [NewCacheLimit].
 type Cache struct {
 	mu     sync.Mutex
-	frozen map[key]*Frozen
-	snaps  map[*registry.Snapshot]key
+	limit  int
+	clock  uint64
+	frozen map[key]*cacheEntry
+	snaps  map[*registry.Snapshot]*snapEntry
 }
 
-// NewCache returns an empty cache.
-func NewCache() *Cache {
-	return &Cache{frozen: map[key]*Frozen{}, snaps: map[*registry.Snapshot]key{}}
+type cacheEntry struct {
+	f    *Frozen
+	used uint64
+}
+
+type snapEntry struct {
+	k    key
+	used uint64
+}
+
+// NewCache returns an empty cache holding up to [DefaultCacheLimit] prefixes.
+func NewCache() *Cache { return NewCacheLimit(DefaultCacheLimit) }
+
+// NewCacheLimit returns an empty cache holding up to limit prefixes
+// (at least 1).
+func NewCacheLimit(limit int) *Cache {
+	return &Cache{limit: max(limit, 1), frozen: map[key]*cacheEntry{}, snaps: map[*registry.Snapshot]*snapEntry{}}
 }
 
 // Len returns the number of distinct frozen prefixes held.
@@ -43,18 +71,30 @@ func (c *Cache) Len() int {
 // get returns the frozen prefix for cfg seen through view, building it once.
 func (c *Cache) get(cfg *Config, view deferral.View) (*Frozen, error) {
 	c.mu.Lock()
-	sk, ok := c.snaps[cfg.Snapshot]
+	se, ok := c.snaps[cfg.Snapshot]
 	c.mu.Unlock()
-	if !ok {
-		sk = snapshotKey(cfg.Snapshot)
+	var sk key
+	if ok {
+		sk = se.k
+	} else {
+		sk = snapshotKey(cfg.Snapshot) // hashing a snapshot is slow: not under the lock
 	}
 	k := configKey(cfg, view, sk)
 	c.mu.Lock()
-	c.snaps[cfg.Snapshot] = sk
-	f, ok := c.frozen[k]
+	c.clock++
+	if se, ok := c.snaps[cfg.Snapshot]; ok {
+		se.used = c.clock
+	} else {
+		c.snaps[cfg.Snapshot] = &snapEntry{k: sk, used: c.clock}
+		evictOldest(c.snaps, c.limit, func(e *snapEntry) uint64 { return e.used })
+	}
+	e, ok := c.frozen[k]
+	if ok {
+		e.used = c.clock
+	}
 	c.mu.Unlock()
 	if ok {
-		return f, nil
+		return e.f, nil
 	}
 	f, err := freeze(cfg, view)
 	if err != nil {
@@ -62,11 +102,30 @@ func (c *Cache) get(cfg *Config, view deferral.View) (*Frozen, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.clock++
 	if old, ok := c.frozen[k]; ok {
-		return old, nil
+		old.used = c.clock
+		return old.f, nil
 	}
-	c.frozen[k] = f
+	c.frozen[k] = &cacheEntry{f: f, used: c.clock}
+	evictOldest(c.frozen, c.limit, func(e *cacheEntry) uint64 { return e.used })
 	return f, nil
+}
+
+// evictOldest drops the least recently used entries of m until it holds at
+// most limit. The scan is linear, and runs only when an entry is added.
+func evictOldest[K comparable, V any](m map[K]V, limit int, used func(V) uint64) {
+	for len(m) > limit {
+		var oldest K
+		first := true
+		var min uint64
+		for k, v := range m {
+			if u := used(v); first || u < min {
+				oldest, min, first = k, u, false
+			}
+		}
+		delete(m, oldest)
+	}
 }
 
 // hasher writes length-prefixed fields, so that no two inputs collide by

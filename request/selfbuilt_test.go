@@ -1,6 +1,7 @@
 package request
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -63,4 +64,38 @@ func TestCacheKeySeparatesLayers(t *testing.T) {
 	two := build(deferral.Layer{Name: "x"}, deferral.Layer{Name: "Defer(A)"})
 	assert.NotSame(t, one, two)
 	assert.Equal(t, 2, cache.Len())
+}
+
+// The cache is bounded: past its limit the least recently used prefix goes,
+// live sessions keep theirs, and a rebuilt prefix has the same bytes.
+func TestCacheEvictsLeastRecentlyUsed(t *testing.T) {
+	reg := registry.New(nil)
+	require.NoError(t, reg.Register(registry.Tool{Name: "A"}))
+	cache := NewCacheLimit(2)
+	session := func(model string) *Session {
+		s, err := NewSession(Config{Snapshot: reg.Snapshot(), Provider: OpenAIChat, Model: model, Cache: cache})
+		require.NoError(t, err)
+		return s
+	}
+	a := session("a")
+	b := session("b")
+	assert.Same(t, a.Frozen(), session("a").Frozen(), "a hit refreshes a")
+	c := session("c") // evicts b, the least recently used
+	assert.Equal(t, 2, cache.Len())
+	assert.Same(t, a.Frozen(), session("a").Frozen())
+	assert.Same(t, c.Frozen(), session("c").Frozen())
+	b2 := session("b")
+	assert.NotSame(t, b.Frozen(), b2.Frozen(), "b was evicted and frozen again")
+	assert.Equal(t, string(b.Prefix()), string(b2.Prefix()), "with the same bytes")
+	assert.Equal(t, 2, cache.Len())
+
+	// Registry changes do not grow the cache past its limit either.
+	for i := range 10 {
+		require.NoError(t, reg.Register(registry.Tool{Name: fmt.Sprintf("T%d", i)}))
+		session("a")
+	}
+	assert.Equal(t, 2, cache.Len())
+	cache.mu.Lock()
+	assert.LessOrEqual(t, len(cache.snaps), 2)
+	cache.mu.Unlock()
 }

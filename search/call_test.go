@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -211,4 +212,57 @@ func TestCallConcurrent(t *testing.T) {
 	for i := 0; i < 16; i++ {
 		assert.Equal(t, want, <-done)
 	}
+}
+
+// Extending the vocabulary copies the shipped one: one harness's entries
+// never reach another searcher in the same process.
+func TestVocabularyExtensionDoesNotLeak(t *testing.T) {
+	ext, err := NewVocabulary("zorblat | pull request")
+	require.NoError(t, err)
+	assert.True(t, ext.known("zorblat"))
+	plain, err := NewVocabulary()
+	require.NoError(t, err)
+	assert.False(t, plain.known("zorblat"))
+	again, err := NewVocabulary()
+	require.NoError(t, err)
+	assert.Same(t, plain, again, "the shipped vocabulary is parsed once and shared")
+}
+
+// Sessions that share a Searcher and announce different tools each keep
+// their own index: alternating calls do not rebuild it.
+func TestAnnouncedIndexCachePerToolSet(t *testing.T) {
+	r := registry.New(nil)
+	require.NoError(t, r.Register(registry.Tool{Name: "Base", Description: "Base tool.", DeferLoading: registry.DeferTrue}))
+	plan, err := (&deferral.Policy{}).Plan(r.Snapshot(), deferral.View{})
+	require.NoError(t, err)
+	counting := &countingRanker{Ranker: nil}
+	v, err := NewVocabulary()
+	require.NoError(t, err)
+	counting.Ranker = &BM25F{Vocabulary: v}
+	s, err := New(plan, &Options{Ranker: counting})
+	require.NoError(t, err)
+	a := Scope{Loaded: NewLoadedSet(), Announced: []*registry.Tool{{Name: "alpha_tool", Description: "Alpha.", RawSchema: []byte(`{"type":"object"}`)}}}
+	b := Scope{Loaded: NewLoadedSet(), Announced: []*registry.Tool{{Name: "beta_tool", Description: "Beta.", RawSchema: []byte(`{"type":"object"}`)}}}
+	ctx := context.Background()
+	for range 5 {
+		ha, err := s.Search(ctx, []string{"alpha"}, 5, a)
+		require.NoError(t, err)
+		require.NotEmpty(t, ha)
+		assert.Equal(t, "alpha_tool", ha[0].Name)
+		hb, err := s.Search(ctx, []string{"beta"}, 5, b)
+		require.NoError(t, err)
+		require.NotEmpty(t, hb)
+		assert.Equal(t, "beta_tool", hb[0].Name)
+	}
+	assert.Equal(t, 3, counting.builds, "the base index and one index per announced set")
+}
+
+type countingRanker struct {
+	Ranker
+	builds int
+}
+
+func (c *countingRanker) Index(ctx context.Context, tools []*registry.Tool) (Index, error) {
+	c.builds++
+	return c.Ranker.Index(ctx, tools)
 }
