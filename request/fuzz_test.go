@@ -281,7 +281,7 @@ func fzConfig(t testing.TB, p request.Provider, cache *request.Cache) request.Co
 		Policy: &deferral.Policy{Layers: []deferral.Layer{
 			deferral.MustLayer("project", "Defer(mcp__github__*)", "NoDefer(mcp__github__get_me)"),
 		}},
-		Vars:     map[string]string{"cwd": "/work/repo", "os": "linux"},
+		Vars:     map[string]string{"cwd": "/home/dev/repo", "os": "linux"},
 		Provider: p,
 		Model:    "m",
 		System:   "You are a coding agent.",
@@ -329,7 +329,7 @@ func FuzzMessageText(f *testing.F) {
 			RawSchema: json.RawMessage(`{"type":"object"}`)}) == nil
 		args, _ := json.Marshal(map[string]any{"queries": []string{text}})
 		turns := []request.Turn{
-			{Messages: []request.Message{{Role: request.RoleUser, Text: text}}, Inject: []string{"<system-reminder>cwd is /work/repo</system-reminder>"}},
+			{Messages: []request.Message{{Role: request.RoleUser, Text: text}}, Inject: []string{"<system-reminder>cwd is /home/dev/repo</system-reminder>"}},
 			{Messages: []request.Message{
 				{Role: request.RoleAssistant, Text: text, ToolCalls: []request.ToolCall{{ID: "c1", Name: registry.ToolSearchName, Arguments: args}}},
 				{Role: request.RoleTool, CallID: "c1", Text: text},

@@ -68,7 +68,7 @@ func testConfig(snap *registry.Snapshot, p Provider, policy *deferral.Policy, ca
 		ID:          "s1",
 		Snapshot:    snap,
 		Policy:      policy,
-		Vars:        map[string]string{"cwd": "/work/repo", "os": "linux", "date": "2025-06-01"},
+		Vars:        map[string]string{"cwd": "/home/dev/repo", "os": "linux", "date": "2025-06-01"},
 		Provider:    p,
 		Model:       "test-model",
 		System:      "You are a coding agent. Use tools when they help.",

@@ -237,7 +237,7 @@ func TestSoak(t *testing.T) {
 		}
 		s, err := request.NewSession(request.Config{
 			ID: "s" + strconv.Itoa(id), Snapshot: reg.Snapshot(), Policy: policy, View: view,
-			Vars: map[string]string{"cwd": "/work/repo"}, Provider: provider, Model: "m",
+			Vars: map[string]string{"cwd": "/home/dev/repo"}, Provider: provider, Model: "m",
 			System: "You are a soak test.", Cache: cache, Dispatcher: d, SelfBuilt: takesSelfBuilt,
 		})
 		if err != nil {
