@@ -28,6 +28,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/toolshelf/toolshelf/budget"
@@ -250,7 +251,7 @@ func writeResult(w io.Writer, name string, res registry.Result, before, after []
 	if name == registry.ToolSearchName && !res.IsError {
 		var loaded []string
 		for _, n := range after {
-			if !contains(before, n) {
+			if !slices.Contains(before, n) {
 				loaded = append(loaded, n)
 			}
 		}
@@ -258,15 +259,6 @@ func writeResult(w io.Writer, name string, res registry.Result, before, after []
 		return
 	}
 	fmt.Fprintf(w, "  %s  %s\n", status, clip(res.Text, 110))
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func clip(s string, n int) string {

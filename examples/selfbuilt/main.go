@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/toolshelf/toolshelf/execute"
@@ -143,7 +144,7 @@ func run(w io.Writer) error {
 	res := other.Call(ctx, "defer_execute", json.RawMessage(`{"tool_name":"word_count","params":{"text":"x"}}`))
 	fmt.Fprintf(w, "other session: defer_execute word_count\n  → %s%s\n", errTag(res), clip(res.Text, 120))
 	fmt.Fprintf(w, "other session sees word_count: %t; same prefix bytes: %t\n",
-		contains(other.VisibleNames(), "word_count"), string(other.Prefix()) == string(s.Prefix()))
+		slices.Contains(other.VisibleNames(), "word_count"), string(other.Prefix()) == string(s.Prefix()))
 	return nil
 }
 
@@ -178,15 +179,6 @@ func errTag(r registry.Result) string {
 		return "error: "
 	}
 	return ""
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func clip(s string, n int) string {
