@@ -99,3 +99,32 @@ func TestCacheEvictsLeastRecentlyUsed(t *testing.T) {
 	assert.LessOrEqual(t, len(cache.snaps), 2)
 	cache.mu.Unlock()
 }
+
+// A session's mode hides self-built tools as it hides registered ones: one
+// outside the mode cannot be registered, and narrowing the mode later hides
+// the ones already there — from Lookup, tool_search and VisibleNames.
+func TestSelfBuiltRespectsMode(t *testing.T) {
+	reg := registry.New(nil)
+	require.NoError(t, reg.Register(registry.Tool{Name: "Read"}, registry.Tool{Name: "Write"}))
+	ro := true
+	readOnly := registry.Tool{Name: "peek", Description: "Peek at a value.", Annotations: &registry.Annotations{ReadOnlyHint: &ro}}
+	writer := registry.Tool{Name: "scribble", Description: "Write a value."}
+
+	ask, err := NewSession(Config{Snapshot: reg.Snapshot(), Provider: OpenAIChat, Model: "m", SelfBuilt: true,
+		View: deferral.View{Mode: deferral.Mode{Name: "ask", Allow: []string{"Read"}, ReadOnly: true}}})
+	require.NoError(t, err)
+	err = ask.RegisterSelfBuilt(writer)
+	require.ErrorIs(t, err, ErrConfig)
+	assert.Contains(t, err.Error(), `outside the session's mode "ask"`)
+	require.NoError(t, ask.RegisterSelfBuilt(readOnly), "a read-only tool fits a read-only mode")
+
+	full, err := NewSession(Config{Snapshot: reg.Snapshot(), Provider: OpenAIChat, Model: "m", SelfBuilt: true})
+	require.NoError(t, err)
+	require.NoError(t, full.RegisterSelfBuilt(writer))
+	_, _, ok := full.Lookup("scribble")
+	require.True(t, ok)
+	require.NoError(t, full.SetView(deferral.View{Mode: deferral.Mode{Name: "ask", Allow: []string{"Read"}}}))
+	_, _, ok = full.Lookup("scribble")
+	assert.False(t, ok, "narrowing the mode hides the self-built tool")
+	assert.NotContains(t, full.VisibleNames(), "scribble")
+}

@@ -119,12 +119,26 @@ func (s *Session) Lookup(name string) (t *registry.Tool, deferred bool, ok bool)
 		t, ok := s.cfg.Snapshot.Tool(name)
 		return t, !s.frozen.search.native(), ok
 	}
-	for _, t := range s.selfBuilt {
+	for _, t := range s.visibleSelfBuilt() {
 		if t.Name == name {
 			return t, true, true
 		}
 	}
 	return nil, false, false
+}
+
+// visibleSelfBuilt returns the session's self-built tools that its current
+// mode allows: a mode hides a self-built tool as it hides a registered one
+// (after SetView to a narrower mode, say). s.mu must be held.
+func (s *Session) visibleSelfBuilt() []*registry.Tool {
+	mode, _ := s.view.Effective()
+	out := make([]*registry.Tool, 0, len(s.selfBuilt))
+	for _, t := range s.selfBuilt {
+		if mode.Allows(t) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // Loaded reports whether a deferred tool's schema was loaded.
@@ -138,7 +152,7 @@ func (s *Session) VisibleNames() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := slices.Clone(s.frozen.visible)
-	for _, t := range s.selfBuilt {
+	for _, t := range s.visibleSelfBuilt() {
 		out = append(out, t.Name)
 	}
 	slices.Sort(out)
@@ -151,7 +165,7 @@ func (s *Session) VisibleNames() []string {
 func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) registry.Result {
 	s.mu.Lock()
 	f := s.frozen
-	announced := slices.Clone(s.selfBuilt)
+	announced := s.visibleSelfBuilt()
 	s.mu.Unlock()
 	if name == registry.ToolSearchName && f.entry[name] != nil {
 		return f.searcher.Call(ctx, args, search.Scope{Loaded: s.loaded, Announced: announced, Pending: s.cfg.Pending})
@@ -191,6 +205,9 @@ func (s *Session) RegisterSelfBuilt(t registry.Tool) error {
 	defer s.mu.Unlock()
 	if m := s.frozen.search; m.native() {
 		return fmt.Errorf("%w: self-built tool %q: tool search %q cannot find tools added after the session started; use Portable tool search for self-built tools", ErrConfig, nt.Name, m)
+	}
+	if mode, _ := s.view.Effective(); !mode.Allows(&nt) {
+		return fmt.Errorf("%w: self-built tool %q is outside the session's mode %q, which would hide it", ErrConfig, nt.Name, mode.Name)
 	}
 	if s.frozen.entry[registry.ToolSearchName] == nil {
 		return fmt.Errorf("%w: self-built tool %q: this session's tools[] has no tool_search and defer_execute (nothing was deferred when it started), so the model could never load or call it; create sessions that take self-built tools with Config.SelfBuilt", ErrConfig, nt.Name)
