@@ -29,6 +29,9 @@ type validator struct {
 	relaxed *jsonschema.Resolved
 	// err is a resolution failure: the tool cannot be validated.
 	err error
+	// root is the unresolved schema; deepen walks it to narrow a
+	// violation's pointer.
+	root *jsonschema.Schema
 
 	props       []string        // declared order (source order of RawSchema)
 	required    []string        // declared order
@@ -109,6 +112,7 @@ func newValidator(t *registry.Tool) *validator {
 		return v
 	}
 	v.full = full
+	v.root = s
 	if s.Ref == "" && s.DynamicRef == "" {
 		r := &jsonschema.Schema{
 			ID: s.ID, Schema: s.Schema, Defs: s.Defs, Definitions: s.Definitions,
@@ -222,10 +226,13 @@ func (v *validator) check(obj map[string]any) []violation {
 			one[k] = obj[k]
 			if err := v.relaxed.Validate(one); err != nil {
 				msg, _ := cleanError(err)
+				ptr := pointer(k)
 				if strings.HasPrefix(msg, "unexpected additional properties") {
 					msg = "unknown property; the schema allows " + quoteList(v.props, v.injected)
+				} else if p, m := v.deepen(v.root.Properties[k], obj[k], ptr, 0); p != ptr && m != "" {
+					ptr, msg = p, m
 				}
-				out = append(out, violation{pointer(k), msg})
+				out = append(out, violation{ptr, msg})
 			}
 		}
 	}
@@ -234,6 +241,100 @@ func (v *validator) check(obj map[string]any) []violation {
 		out = append(out, violation{schemaToPointer(at), msg})
 	}
 	return out
+}
+
+// maxDeepen bounds how deep deepen descends into params.
+const maxDeepen = 8
+
+// deepen narrows a failing value at ptr (validated against sub) to the
+// innermost member or element that fails on its own — /a/b/1 rather than
+// /a — and returns that pointer with its message. jsonschema-go reports the
+// schema path, not the instance path, so the walk validates children one at
+// a time. It runs only for calls that already failed. Where it cannot
+// descend (a $ref it cannot follow, a schema that does not resolve on its
+// own, a value that is neither object nor array) it returns ptr and "".
+func (v *validator) deepen(sub *jsonschema.Schema, val any, ptr string, depth int) (string, string) {
+	sub = v.follow(sub)
+	if sub == nil || depth >= maxDeepen {
+		return ptr, ""
+	}
+	switch x := val.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			if sub.Properties[k] != nil {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			if msg, bad := v.fails(sub.Properties[k], x[k]); bad {
+				p := ptr + pointer(k)
+				if dp, dm := v.deepen(sub.Properties[k], x[k], p, depth+1); dm != "" {
+					return dp, dm
+				}
+				return p, msg
+			}
+		}
+	case []any:
+		items := sub.Items
+		for i, e := range x {
+			it := items
+			if i < len(sub.PrefixItems) {
+				it = sub.PrefixItems[i]
+			}
+			if it == nil {
+				continue
+			}
+			if msg, bad := v.fails(it, e); bad {
+				p := fmt.Sprintf("%s/%d", ptr, i)
+				if dp, dm := v.deepen(it, e, p, depth+1); dm != "" {
+					return dp, dm
+				}
+				return p, msg
+			}
+		}
+	}
+	return ptr, ""
+}
+
+// follow resolves a local $ref into the root's $defs or definitions; other
+// references are not followed (nil).
+func (v *validator) follow(s *jsonschema.Schema) *jsonschema.Schema {
+	for range maxDeepen {
+		if s == nil || s.Ref == "" {
+			return s
+		}
+		if name, ok := strings.CutPrefix(s.Ref, "#/$defs/"); ok {
+			s = v.root.Defs[name]
+		} else if name, ok := strings.CutPrefix(s.Ref, "#/definitions/"); ok {
+			s = v.root.Definitions[name]
+		} else {
+			return nil
+		}
+	}
+	return nil
+}
+
+// fails validates val against sub on its own (with the root's definitions
+// in reach) and returns the message when it fails. A schema that does not
+// resolve on its own reports no failure, which stops the descent.
+func (v *validator) fails(sub *jsonschema.Schema, val any) (string, bool) {
+	w := &jsonschema.Schema{
+		Type:        "object",
+		Properties:  map[string]*jsonschema.Schema{"v": sub.CloneSchemas()}, // sub may also sit under $defs: a tree, not a graph
+		Defs:        v.root.Defs,
+		Definitions: v.root.Definitions,
+	}
+	r, err := w.Resolve(nil)
+	if err != nil {
+		return "", false
+	}
+	if err := r.Validate(map[string]any{"v": val}); err != nil {
+		msg, _ := cleanError(err)
+		return msg, true
+	}
+	return "", false
 }
 
 // cleanError turns jsonschema-go's "validating root: validating
