@@ -26,7 +26,9 @@ func TestValidationNestedPointers(t *testing.T) {
 		"$defs":{"edit":{"type":"object","properties":{"line":{"type":"integer"},"a/b":{"type":"string"}},"required":["line"]}}}`
 	r := registry.New(nil)
 	require.NoError(t, r.Register(registry.Tool{Name: "Patch", RawSchema: json.RawMessage(schema),
-		Handler: func(context.Context, json.RawMessage) (registry.Result, error) { return registry.Result{Text: "ok"}, nil }}))
+		Handler: func(context.Context, json.RawMessage) (registry.Result, error) {
+			return registry.Result{Text: "ok"}, nil
+		}}))
 	plan, err := (&deferral.Policy{}).Plan(r.Snapshot(), deferral.View{})
 	require.NoError(t, err)
 	s := executetest.NewSession("s", plan, search.NewLoadedSet())
