@@ -1,0 +1,282 @@
+// Package mcpstdiotest turns a test binary into a fake MCP stdio server, for
+// testing mcpstdio and the commands built on it without Node or the network:
+// call [Main] first in TestMain, then start [Command] (the test binary
+// re-executed with [EnvVar] set to a mode).
+//
+// The fake server is strict: a client message it does not expect makes it
+// write the reason to stderr and exit 3, so a test sees the client's mistake
+// as an early-exit error quoting it.
+package mcpstdiotest
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+)
+
+// EnvVar selects the fake server's mode in a re-executed test binary.
+const EnvVar = "MCPSTDIO_FAKE_SERVER"
+
+// Modes of the fake server.
+const (
+	// Good answers initialize, then lists Pages() as three tools/list pages.
+	// Before the second page it sends a notification and two
+	// server-to-client requests (roots/list and sampling/createMessage) and
+	// waits for the client's answers; before the third, a ping.
+	Good = "good"
+	// OldVersion is Good answering with protocol revision 2024-11-05.
+	OldVersion = "old-version"
+	// ExitAtStart writes two lines to stderr and exits 3 before reading.
+	ExitAtStart = "exit-at-start"
+	// ExitAfterInit answers initialize, then exits 1 on tools/list after a
+	// line of stderr.
+	ExitAfterInit = "exit-after-init"
+	// Silent reads and never answers.
+	Silent = "silent"
+	// Garbage answers initialize with a line that is not JSON.
+	Garbage = "garbage"
+	// RPCError answers tools/list with JSON-RPC error -32601 and declares no
+	// tools capability.
+	RPCError = "rpc-error"
+	// Endless answers every tools/list page with a new nextCursor.
+	Endless = "endless"
+	// RepeatCursor answers every tools/list page with the same nextCursor.
+	RepeatCursor = "repeat-cursor"
+	// NoVersion answers initialize without a protocolVersion.
+	NoVersion = "no-version"
+	// WrongID answers initialize with a response to id 99.
+	WrongID = "wrong-id"
+	// Orphan is Good, after starting a descendant (mode Sleep) that holds
+	// its stdout and stderr; it writes the descendant's pid to the file
+	// named by the environment variable PidFileVar.
+	Orphan = "orphan"
+	// Sleep blocks until killed.
+	Sleep = "sleep"
+)
+
+// PidFileVar names the file the Orphan mode writes its descendant's pid to.
+const PidFileVar = "MCPSTDIO_FAKE_PIDFILE"
+
+// ServerName, ServerTitle and Instructions are the fake server's initialize
+// answer.
+const (
+	ServerName   = "acme/Fake Server!"
+	ServerTitle  = "Fake Server"
+	Instructions = "Fake tools for tests."
+)
+
+// Pages returns the tools/list pages of Good, in order: each a JSON array
+// of tools, with keys in an order that is not sorted (so a client that
+// re-encodes schemas through maps is caught), extra members the registry
+// does not read, and a server-set defer_loading the client must drop.
+func Pages() []string {
+	return []string{
+		`[{"name":"zeta_search","title":"Zeta","description":"Search zetas.","inputSchema":{"type":"object","properties":{"query":{"type":"string","description":"What to find"},"limit":{"type":"integer"}},"required":["query"]},"annotations":{"readOnlyHint":true}},
+		  {"description":"Create an alpha.","name":"alpha_create","inputSchema":{"properties":{"z":{"type":"string"},"a":{"type":"number"}},"type":"object"},"outputSchema":{"type":"object"},"defer_loading":false}]`,
+		`[{"name":"mid_tool","inputSchema":{"type":"object"},"_meta":{"x":1},"description":"Uses <html> & \"quotes\"."}]`,
+		`[{"name":"last_tool","description":"Last.","inputSchema":{"type":"object","properties":{"b":{"type":"boolean"},"a":{"type":"boolean"}}},"tier":"full"}]`,
+	}
+}
+
+// Command returns the argv and the environment entry that start the fake
+// server in mode.
+func Command(mode string) (argv []string, env string) {
+	return []string{os.Args[0]}, EnvVar + "=" + mode
+}
+
+// Main runs the fake server and exits when [EnvVar] is set; otherwise it
+// returns at once. Call it first in TestMain.
+func Main() {
+	mode := os.Getenv(EnvVar)
+	if mode == "" {
+		return
+	}
+	os.Exit(serve(mode, os.Stdin, os.Stdout, os.Stderr))
+}
+
+type msg struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
+	Error  json.RawMessage `json:"error"`
+}
+
+// serve speaks the protocol on in and out in mode and returns the exit
+// status.
+func serve(mode string, in io.Reader, out, errw io.Writer) int {
+	switch mode {
+	case ExitAtStart:
+		fmt.Fprintln(errw, "fake: loading config")
+		fmt.Fprintln(errw, "fake: fatal: config /nonexistent/fake.json not found")
+		return 3
+	case Sleep:
+		select {}
+	case Orphan:
+		if err := startOrphan(); err != nil {
+			fmt.Fprintln(errw, "fake:", err)
+			return 3
+		}
+	}
+	sc := bufio.NewScanner(in)
+	sc.Buffer(nil, 1<<20)
+	next := func() (msg, bool) {
+		for sc.Scan() {
+			var m msg
+			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+				fmt.Fprintf(errw, "fake: client wrote a line that is not JSON: %q\n", sc.Text())
+				return msg{}, false
+			}
+			return m, true
+		}
+		return msg{}, false
+	}
+	send := func(s string) { fmt.Fprintln(out, s) }
+	expect := func(method string) (msg, bool) {
+		m, ok := next()
+		if !ok {
+			return m, false
+		}
+		if m.Method != method {
+			fmt.Fprintf(errw, "fake: want %s, got method %q id %s\n", method, m.Method, m.ID)
+			return m, false
+		}
+		return m, true
+	}
+	// expectAnswer reads the client's answer to our request id.
+	expectAnswer := func(id string, wantResult bool) bool {
+		m, ok := next()
+		if !ok {
+			return false
+		}
+		if string(m.ID) != id || m.Method != "" || (len(m.Result) > 0) != wantResult || (len(m.Error) > 0) == wantResult {
+			fmt.Fprintf(errw, "fake: bad answer to %s: %+v\n", id, m)
+			return false
+		}
+		return true
+	}
+
+	m, ok := expect("initialize")
+	if !ok {
+		if mode == Silent {
+			return 0
+		}
+		return 3
+	}
+	var ip struct {
+		ProtocolVersion string `json:"protocolVersion"`
+		ClientInfo      struct {
+			Name string `json:"name"`
+		} `json:"clientInfo"`
+		Capabilities map[string]any `json:"capabilities"`
+	}
+	if err := json.Unmarshal(m.Params, &ip); err != nil || ip.ProtocolVersion == "" || ip.ClientInfo.Name != "toolshelf" || ip.Capabilities == nil {
+		fmt.Fprintf(errw, "fake: bad initialize params %s\n", m.Params)
+		return 3
+	}
+	version, caps := ip.ProtocolVersion, `{"tools":{"listChanged":true},"logging":{}}`
+	switch mode {
+	case Silent:
+		io.Copy(io.Discard, in)
+		return 0
+	case Garbage:
+		send("Server listening on stdio, welcome!")
+		io.Copy(io.Discard, in)
+		return 0
+	case OldVersion:
+		version = "2024-11-05"
+	case RPCError:
+		caps = `{}`
+	case WrongID:
+		m.ID = json.RawMessage("99")
+	}
+	info := fmt.Sprintf(`{"name":%q,"title":%q,"version":"1.2.3"}`, ServerName, ServerTitle)
+	if mode == NoVersion {
+		send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"capabilities":%s,"serverInfo":%s}}`, m.ID, caps, info))
+	} else {
+		send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":%q,"capabilities":%s,"serverInfo":%s,"instructions":%q}}`, m.ID, version, caps, info, Instructions))
+	}
+	if _, ok := expect("notifications/initialized"); !ok {
+		return 3
+	}
+
+	pages := Pages()
+	for page := 0; ; page++ {
+		m, ok := next()
+		if !ok {
+			return 0 // the client closed stdin: done
+		}
+		if m.Method != "tools/list" {
+			fmt.Fprintf(errw, "fake: want tools/list, got %q\n", m.Method)
+			return 3
+		}
+		var p struct {
+			Cursor *string `json:"cursor"`
+		}
+		json.Unmarshal(m.Params, &p)
+		if want := pageCursor(page); mode != Endless && mode != RepeatCursor && page > 0 && (p.Cursor == nil || *p.Cursor != want) || page == 0 && p.Cursor != nil {
+			fmt.Fprintf(errw, "fake: page %d: want cursor %q, got %s\n", page+1, want, m.Params)
+			return 3
+		}
+		switch mode {
+		case ExitAfterInit:
+			fmt.Fprintln(errw, "fake: crashed while listing tools")
+			return 1
+		case RPCError:
+			send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Method not found"}}`, m.ID))
+			continue
+		case Endless, RepeatCursor:
+			cursor := pageCursor(page + 1)
+			if mode == RepeatCursor {
+				cursor = "again"
+			}
+			send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":[],"nextCursor":%q}}`, m.ID, cursor))
+			continue
+		}
+		switch page {
+		case 1:
+			send(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"listing"}}`)
+			send(`{"jsonrpc":"2.0","id":"srv-1","method":"roots/list"}`)
+			if !expectAnswer(`"srv-1"`, true) {
+				return 3
+			}
+			send(`{"jsonrpc":"2.0","id":7,"method":"sampling/createMessage","params":{}}`)
+			if !expectAnswer(`7`, false) {
+				return 3
+			}
+		case 2:
+			send(`[{"jsonrpc":"2.0","id":8,"method":"ping"}]`)
+			if !expectAnswer(`8`, true) {
+				return 3
+			}
+		}
+		next := ""
+		if page+1 < len(pages) {
+			next = fmt.Sprintf(`,"nextCursor":%q`, pageCursor(page+1))
+		}
+		var tools bytes.Buffer
+		if err := json.Compact(&tools, []byte(pages[page])); err != nil {
+			panic(err) // Pages is a constant
+		}
+		send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":%s%s}}`, m.ID, tools.Bytes(), next))
+	}
+}
+
+func pageCursor(page int) string { return fmt.Sprintf("cursor-%d", page) }
+
+// startOrphan starts a sleeping copy of the test binary that shares the
+// server's stdout and stderr (and process group), and records its pid.
+func startOrphan() error {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), EnvVar+"="+Sleep)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	return os.WriteFile(os.Getenv(PidFileVar), []byte(strconv.Itoa(cmd.Process.Pid)), 0o644)
+}
