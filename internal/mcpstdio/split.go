@@ -10,7 +10,8 @@ import (
 // quotes the next character (backslash-newline is removed); single quotes
 // keep everything up to the next single quote literally; double quotes keep
 // everything but `\"`, `\\`, `\$`, "\`" and backslash-newline, whose
-// backslash is removed. `""` and `”` are empty words.
+// backslash is removed. A pair of quotes with nothing between them is an
+// empty word.
 //
 // Shell syntax that would need a shell — an unquoted |, &, ;, <, >, $ or
 // backtick, $ or backtick inside double quotes, or a word starting with an
