@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/toolshelf/toolshelf/budget"
 	deferral "github.com/toolshelf/toolshelf/defer"
@@ -21,6 +22,8 @@ import (
 // level, then the window and the bar.
 type budgetJSON struct {
 	Catalogs []string `json:"catalogs"`
+	// MCPServer is the live server --mcp-stdio listed; absent without it.
+	MCPServer *mcpServerJSON `json:"mcp_server,omitempty"`
 	*budget.Account
 	// Window is null when unknown.
 	Window *int `json:"window"`
@@ -55,13 +58,22 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 	usage := fs.String("usage", "", "usage counts `FILE`: {\"ToolName\": calls, ...} observed over --turns requests")
 	turns := fs.Int("turns", 0, "the number of model requests the --usage counts were observed over")
 	roundTrip := fs.Int("round-trip", 0, "tokens one extra model request costs (0: count only the search and the schema)")
+	mcpStdio := fs.String("mcp-stdio", "", "command `LINE` of a stdio MCP server to start and list (shell quoting, no shell)")
+	name := fs.String("name", "", "the --mcp-stdio server's group `NAME` (default: from its serverInfo name)")
+	timeout := fs.Duration("timeout", 30*time.Second, "bound on starting the --mcp-stdio server and listing its tools")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return fail(stderr, "toolshelf budget: %v", err)
 	}
 	catalogs = append(catalogs, pos...)
-	if len(catalogs) == 0 {
-		return fail(stderr, "toolshelf budget: no catalog: pass --catalog FILE (MCP tools/list, OpenAI, Anthropic or catalog-file JSON)")
+	if len(catalogs) == 0 && *mcpStdio == "" {
+		return fail(stderr, "toolshelf budget: no catalog: pass --catalog FILE (MCP tools/list, OpenAI, Anthropic or catalog-file JSON) or --mcp-stdio 'COMMAND ARGS'")
+	}
+	if *mcpStdio == "" && (flagSet(fs, "name") || flagSet(fs, "timeout")) {
+		return fail(stderr, "toolshelf budget: --name and --timeout go with --mcp-stdio 'COMMAND ARGS'")
+	}
+	if *timeout <= 0 {
+		return fail(stderr, "toolshelf budget: --timeout %s: must be positive", *timeout)
 	}
 	if *window < 0 {
 		return fail(stderr, "toolshelf budget: --window %d: must be a positive number of tokens, or 0 for unknown", *window)
@@ -100,6 +112,12 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 			return fail(stderr, "toolshelf budget: %v", err)
 		}
 	}
+	var server *mcpServerJSON
+	if *mcpStdio != "" {
+		if server, err = addMCPServer(reg, *mcpStdio, *name, *timeout); err != nil {
+			return fail(stderr, "toolshelf budget: %v", err)
+		}
+	}
 	policy := &deferral.Policy{}
 	if *rules != "" {
 		text, err := os.ReadFile(*rules)
@@ -129,7 +147,7 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 	bar := budget.Bar{Window: *window, Segments: []budget.Segment{{Label: "tools", Tokens: resident}}}
 	visible := append(plan.Resident(), plan.Deferred()...)
 	out := budgetJSON{
-		Catalogs: catalogs, Account: acc, ResidentTokens: resident, Over: bar.Over(), Bar: bar.Segments,
+		Catalogs: append([]string{}, catalogs...), MCPServer: server, Account: acc, ResidentTokens: resident, Over: bar.Over(), Bar: bar.Segments,
 		RepeatedSentences: top(budget.Boilerplate(visible, counter), 5),
 		RepeatedFields:    top(budget.RepeatedFields(visible, counter), 5),
 	}
@@ -190,6 +208,10 @@ func writeAccount(w io.Writer, o *budgetJSON, bar budget.Bar, color bool) {
 	a := o.Account
 	t := a.Tokens
 	tok := func(n int) string { return budget.Tokens{N: n, Estimate: t.Estimate}.String() + " tokens" }
+	if s := o.MCPServer; s != nil {
+		fmt.Fprintf(w, "MCP server %s: %s %s, protocol %s, %d tools in %d %s, deferred unless --rules keep them\n",
+			s.Name, s.ServerName, s.ServerVersion, s.ProtocolVersion, s.Tools, s.Pages, map[bool]string{true: "page", false: "pages"}[s.Pages == 1])
+	}
 	fmt.Fprintf(w, "tokens: %s%s\n", t.Encoding, map[bool]string{true: " (estimates, marked ~)", false: " (exact)"}[t.Estimate])
 	fmt.Fprintf(w, "all tools resident        %3d tools  %9s chars  %s\n", a.ToolsTotal, budget.Thousands(a.CharsTotal), tok(t.All))
 	if a.EntryCount > 0 {

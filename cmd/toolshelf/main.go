@@ -27,7 +27,9 @@ const usage = `usage: toolshelf COMMAND [flags]
 
 commands:
   budget --catalog FILE... [--rules FILE] [--window N] [--encoding NAME | --model NAME] [--json]
-         the savings account of deferral and the context bar
+         [--mcp-stdio 'COMMAND ARGS' [--name NAME] [--timeout 30s]]
+         the savings account of deferral and the context bar (of catalogs, or of a live
+         stdio MCP server it starts and lists)
   request --catalog FILE... --provider openai-chat|openai-responses|anthropic --model NAME
           [--rules FILE] [--system TEXT] (--user TEXT | --transcript FILE) [--json]
          the exact request body BuildRequest returns

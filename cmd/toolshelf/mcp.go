@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/toolshelf/toolshelf/internal/mcpstdio"
+	"github.com/toolshelf/toolshelf/registry"
+)
+
+// mcpServerJSON is budget's --json report of the live server --mcp-stdio
+// listed.
+type mcpServerJSON struct {
+	// Command is the argv that was run.
+	Command []string `json:"command"`
+	// Name is the registry group (--name, or derived from ServerName).
+	Name string `json:"name"`
+	// Description is the group's description in the tool_search index.
+	Description     string `json:"description"`
+	ServerName      string `json:"server_name"`
+	ServerTitle     string `json:"server_title"`
+	ServerVersion   string `json:"server_version"`
+	ProtocolVersion string `json:"protocol_version"`
+	Tools           int    `json:"tools"`
+	Pages           int    `json:"pages"`
+}
+
+// addMCPServer starts the stdio MCP server of line, lists its tools within
+// timeout and adds them to reg as the group name (empty: derived from the
+// server's serverInfo name), deferred by default. Errors are one line
+// naming the command and what failed.
+func addMCPServer(reg *registry.Registry, line, name string, timeout time.Duration) (*mcpServerJSON, error) {
+	argv, err := mcpstdio.SplitCommand(line)
+	if err != nil {
+		return nil, fmt.Errorf("--mcp-stdio: %s", strings.TrimPrefix(err.Error(), "mcpstdio: "))
+	}
+	if name != "" {
+		if err := registry.New(nil).AddGroup(registry.Group{Name: name}); err != nil {
+			return nil, fmt.Errorf("--name: %w", err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	l, err := mcpstdio.List(ctx, argv, &mcpstdio.Options{ClientVersion: version()})
+	if err != nil {
+		msg := strings.TrimPrefix(err.Error(), "mcpstdio: ")
+		switch {
+		case errors.Is(err, mcpstdio.ErrTimeout):
+			msg += fmt.Sprintf(" (--timeout %s; a first npx run downloads the package: raise it)", timeout)
+		case errors.Is(err, mcpstdio.ErrStart) && strings.Contains(argv[0], "="):
+			msg += " (no shell is run: set environment variables with env NAME=value COMMAND ...)"
+		}
+		return nil, fmt.Errorf("--mcp-stdio %q: %s", line, msg)
+	}
+	if name == "" {
+		name = l.GroupName()
+	}
+	c, err := registry.ParseCatalog(l.Catalog(name, ""))
+	if err != nil {
+		return nil, fmt.Errorf("--mcp-stdio %q: the listed tools: %w", line, err)
+	}
+	// A live server carries no defer_loading marks: the question asked of it
+	// is what deferring it would save, so its group defers by default
+	// (--rules NoDefer(...) keeps a tool resident).
+	if err := reg.AddGroup(registry.Group{Name: name, Description: c.Description, DefaultDefer: registry.DeferTrue}); err != nil {
+		if errors.Is(err, registry.ErrDuplicateGroup) {
+			return nil, fmt.Errorf("--mcp-stdio %q: a --catalog already holds the group %q: pass --name to give the server another", line, name)
+		}
+		return nil, fmt.Errorf("--mcp-stdio %q: %w", line, err)
+	}
+	if err := reg.Import(c); err != nil {
+		return nil, fmt.Errorf("--mcp-stdio %q: the listed tools: %w", line, err)
+	}
+	return &mcpServerJSON{
+		Command: argv, Name: name, Description: c.Description,
+		ServerName: l.ServerName, ServerTitle: l.ServerTitle, ServerVersion: l.ServerVersion,
+		ProtocolVersion: l.ProtocolVersion, Tools: len(c.Tools), Pages: l.Pages,
+	}, nil
+}
+
+// version is the module version the binary was built from, sent as the MCP
+// clientInfo version.
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
