@@ -130,7 +130,7 @@ func TestBudgetMCPStdioErrors(t *testing.T) {
 		want []string
 	}{
 		{"exits early", mcpstdiotest.ExitAtStart, nil,
-			[]string{"exited (exit status 3) before answering initialize", "stderr: fake: loading config | fake: fatal: config /nonexistent/fake.json not found"}},
+			[]string{"the server exited early: exit status 3, before answering initialize", "stderr: fake: loading config | fake: fatal: config /nonexistent/fake.json not found"}},
 		{"timeout", mcpstdiotest.Silent, []string{"--timeout", "300ms"},
 			[]string{"timed out waiting for the initialize result", "(--timeout 300ms;"}},
 		{"garbage", mcpstdiotest.Garbage, nil,

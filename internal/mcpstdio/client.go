@@ -498,11 +498,11 @@ func (c *conn) ended(ctx context.Context, stage string, err error) error {
 	case <-ctx.Done():
 		return timeoutError(ctx, "waiting for the server to exit after it closed its stdout before the "+stage+" result", c.stderr)
 	}
-	how := "exited"
+	how := "exit status 0"
 	if c.waitErr != nil {
-		how = "exited (" + c.waitErr.Error() + ")"
+		how = c.waitErr.Error()
 	}
-	return c.errorf(ErrExited, "the server %s before answering %s", how, stage)
+	return c.errorf(ErrExited, "%s, before answering %s", how, stage)
 }
 
 func (c *conn) protocolf(format string, a ...any) error { return c.errorf(ErrProtocol, format, a...) }

@@ -140,9 +140,9 @@ func TestListFailures(t *testing.T) {
 		want    []string
 	}{
 		{mcpstdiotest.ExitAtStart, nil, time.Minute, mcpstdio.ErrExited,
-			[]string{"exit status 3", "before answering initialize", "stderr: fake: loading config | fake: fatal: config /nonexistent/fake.json not found"}},
+			[]string{"exited early: exit status 3, before answering initialize", "stderr: fake: loading config | fake: fatal: config /nonexistent/fake.json not found"}},
 		{mcpstdiotest.ExitAfterInit, nil, time.Minute, mcpstdio.ErrExited,
-			[]string{"exit status 1", "before answering tools/list", "stderr: fake: crashed while listing tools"}},
+			[]string{"exited early: exit status 1, before answering tools/list", "stderr: fake: crashed while listing tools"}},
 		{mcpstdiotest.Silent, nil, 300 * time.Millisecond, mcpstdio.ErrTimeout,
 			[]string{"waiting for the initialize result", "context deadline exceeded"}},
 		{mcpstdiotest.Garbage, nil, time.Minute, mcpstdio.ErrProtocol,
