@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"time"
 )
 
 // EnvVar selects the fake server's mode in a re-executed test binary.
@@ -116,7 +117,9 @@ func serve(mode string, in io.Reader, out, errw io.Writer) int {
 		fmt.Fprintln(errw, "fake: fatal: config /nonexistent/fake.json not found")
 		return 3
 	case Sleep:
-		select {}
+		for { // not select{}: with no other goroutine that is a deadlock
+			time.Sleep(time.Hour)
+		}
 	case Orphan:
 		if err := startOrphan(); err != nil {
 			fmt.Fprintln(errw, "fake:", err)
