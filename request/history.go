@@ -302,12 +302,7 @@ func (h *history) responses(b []byte, m *Message) []byte {
 		b = appendTextParts(b, "input_text", m)
 		return append(b, "]}"...)
 	case RoleAssistant:
-		for i, p := range m.Native {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendCompact(b, p)
-		}
+		b = appendNative(b, m.Native)
 		if m.Text != "" {
 			if len(m.Native) > 0 {
 				b = append(b, ',')
@@ -355,12 +350,7 @@ func (h *history) anthropicBlocks(b []byte, m *Message) []byte {
 	case RoleUser:
 		return appendTextParts(b, "text", m)
 	case RoleAssistant:
-		for i, p := range m.Native {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendCompact(b, p)
-		}
+		b = appendNative(b, m.Native)
 		if m.Text != "" {
 			if len(m.Native) > 0 {
 				b = append(b, ',')
@@ -400,4 +390,16 @@ func (h *history) anthropicBlocks(b []byte, m *Message) []byte {
 func noArguments(a []byte) bool {
 	a = bytes.TrimSpace(a)
 	return len(a) == 0 || string(a) == "null"
+}
+
+// appendNative appends a reply's provider-native parts (server tool search
+// blocks), comma-separated, as the provider sent them.
+func appendNative(b []byte, parts []json.RawMessage) []byte {
+	for i, p := range parts {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendCompact(b, p)
+	}
+	return b
 }
