@@ -244,7 +244,9 @@ func announce(t *registry.Tool) string {
 // BuildRequest adds turn to the conversation and returns the provider's
 // request body: the frozen prefix, the history, and the turn's messages.
 // The turn's messages join the history; earlier messages are never
-// re-encoded. On error nothing changes.
+// re-encoded. On error nothing changes. To retry a request that failed in
+// transit, resend the returned body: calling BuildRequest again with the
+// same turn would add its messages a second time.
 func (s *Session) BuildRequest(turn Turn) ([]byte, error) {
 	return s.build(nil, turn, true)
 }
