@@ -219,7 +219,7 @@ func configKey(cfg *Config, view deferral.View, snap key) key {
 	h.strs(items)
 	extra := make(map[string]string, len(cfg.Extra))
 	for k, v := range cfg.Extra {
-		extra[k] = string(appendCompact(nil, v))
+		extra[k] = string(jsonx.AppendCompact(nil, v))
 	}
 	h.sortedMap(extra)
 	h.sortedMap(cfg.Vars)

@@ -1,6 +1,7 @@
 package request
 
 import (
+	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"maps"
 	"slices"
 	"strings"
@@ -20,21 +21,21 @@ const (
 // messages (or input) array.
 func encodePrefix(cfg *Config, tools []FrozenTool) (prefix []byte, elem bool) {
 	b := []byte(`{"model":`)
-	b = appendString(b, cfg.Model)
+	b = jsonx.AppendString(b, cfg.Model)
 	for _, k := range slices.Sorted(maps.Keys(cfg.Extra)) {
 		b = append(b, ',')
-		b = appendString(b, k)
+		b = jsonx.AppendString(b, k)
 		b = append(b, ':')
-		b = appendCompact(b, cfg.Extra[k])
+		b = jsonx.AppendCompact(b, cfg.Extra[k])
 	}
 	sys := systemTexts(cfg)
 	switch cfg.Provider {
 	case OpenAIChat:
 		b = appendToolsArray(b, tools, "", func(b []byte, t *FrozenTool) []byte {
 			b = append(b, `{"type":"function","function":{"name":`...)
-			b = appendString(b, t.Name)
+			b = jsonx.AppendString(b, t.Name)
 			b = append(b, `,"description":`...)
-			b = appendString(b, t.Description)
+			b = jsonx.AppendString(b, t.Description)
 			b = append(b, `,"parameters":`...)
 			b = append(b, t.Schema...)
 			return append(b, "}}"...)
@@ -42,20 +43,20 @@ func encodePrefix(cfg *Config, tools []FrozenTool) (prefix []byte, elem bool) {
 		b = append(b, `,"messages":[`...)
 		if len(sys) > 0 {
 			b = append(b, `{"role":"system","content":`...)
-			b = appendString(b, strings.Join(sys, "\n\n"))
+			b = jsonx.AppendString(b, strings.Join(sys, "\n\n"))
 			b = append(b, '}')
 			elem = true
 		}
 	case OpenAIResponses:
 		if len(sys) > 0 {
 			b = append(b, `,"instructions":`...)
-			b = appendString(b, strings.Join(sys, "\n\n"))
+			b = jsonx.AppendString(b, strings.Join(sys, "\n\n"))
 		}
 		b = appendToolsArray(b, tools, searchTool(cfg), func(b []byte, t *FrozenTool) []byte {
 			b = append(b, `{"type":"function","name":`...)
-			b = appendString(b, t.Name)
+			b = jsonx.AppendString(b, t.Name)
 			b = append(b, `,"description":`...)
-			b = appendString(b, t.Description)
+			b = jsonx.AppendString(b, t.Description)
 			b = append(b, `,"parameters":`...)
 			b = append(b, t.Schema...)
 			if t.Deferred {
@@ -72,7 +73,7 @@ func encodePrefix(cfg *Config, tools []FrozenTool) (prefix []byte, elem bool) {
 					b = append(b, ',')
 				}
 				b = append(b, `{"type":"text","text":`...)
-				b = appendString(b, s)
+				b = jsonx.AppendString(b, s)
 				if i == len(sys)-1 {
 					b = append(b, ephemeral...)
 				}
@@ -93,9 +94,9 @@ func encodePrefix(cfg *Config, tools []FrozenTool) (prefix []byte, elem bool) {
 		}
 		b = appendToolsArray(b, tools, st, func(b []byte, t *FrozenTool) []byte {
 			b = append(b, `{"name":`...)
-			b = appendString(b, t.Name)
+			b = jsonx.AppendString(b, t.Name)
 			b = append(b, `,"description":`...)
-			b = appendString(b, t.Description)
+			b = jsonx.AppendString(b, t.Description)
 			b = append(b, `,"input_schema":`...)
 			b = append(b, t.Schema...)
 			if t.Deferred {
@@ -171,7 +172,7 @@ func appendTextParts(b []byte, typ string, m *Message) []byte {
 		b = append(b, `{"type":"`...)
 		b = append(b, typ...)
 		b = append(b, `","text":`...)
-		b = appendString(b, blk)
+		b = jsonx.AppendString(b, blk)
 		b = append(b, '}')
 	}
 	if m.Text != "" {

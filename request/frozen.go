@@ -3,6 +3,7 @@ package request
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"maps"
 	"slices"
 	"unicode/utf8"
@@ -146,7 +147,7 @@ func freeze(cfg *Config, view deferral.View) (*Frozen, error) {
 		if err != nil {
 			return nil, err
 		}
-		f.tools = append(f.tools, FrozenTool{Name: t.Name, Description: d, Schema: appendCompact(nil, t.ModelSchema())})
+		f.tools = append(f.tools, FrozenTool{Name: t.Name, Description: d, Schema: jsonx.AppendCompact(nil, t.ModelSchema())})
 	}
 	if f.search.native() {
 		for _, t := range plan.Deferred() {
@@ -154,7 +155,7 @@ func freeze(cfg *Config, view deferral.View) (*Frozen, error) {
 			if err != nil {
 				return nil, err
 			}
-			f.tools = append(f.tools, FrozenTool{Name: t.Name, Description: d, Schema: appendCompact(nil, t.ModelSchema()), Deferred: true})
+			f.tools = append(f.tools, FrozenTool{Name: t.Name, Description: d, Schema: jsonx.AppendCompact(nil, t.ModelSchema()), Deferred: true})
 		}
 	} else if plan.EntryTools() || cfg.SelfBuilt {
 		f.index = searcher.IndexText()
@@ -175,8 +176,8 @@ func freeze(cfg *Config, view deferral.View) (*Frozen, error) {
 		}
 		f.entry[st.Name], f.entry[et.Name] = &st, &et
 		f.tools = append(f.tools,
-			FrozenTool{Name: st.Name, Description: d, Schema: appendCompact(nil, st.ModelSchema())},
-			FrozenTool{Name: et.Name, Description: ed, Schema: appendCompact(nil, et.ModelSchema())})
+			FrozenTool{Name: st.Name, Description: d, Schema: jsonx.AppendCompact(nil, st.ModelSchema())},
+			FrozenTool{Name: et.Name, Description: ed, Schema: jsonx.AppendCompact(nil, et.ModelSchema())})
 	}
 	for _, t := range f.tools {
 		if !utf8.ValidString(t.Description) {

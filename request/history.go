@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"slices"
 	"unicode/utf8"
 
@@ -127,11 +128,6 @@ func (h *history) check(msgs []Message) error {
 			return fmt.Errorf("%w: messages[%d]: unknown role %q: want user, assistant or tool", ErrInvalidMessage, at, m.Role)
 		}
 		last = m.Role
-		if anthropic && last == RoleTool {
-			// A tool result is a user-side message for Anthropic; a user
-			// message after it joins the same message.
-			last = RoleTool
-		}
 	}
 	return nil
 }
@@ -146,7 +142,7 @@ func (h *history) checkNative(parts []json.RawMessage) error {
 		return fmt.Errorf(": provider %q has no native parts; send text and tool calls only", h.provider)
 	}
 	for i, p := range parts {
-		if !utf8.Valid(p) || !jsonValid(p) {
+		if !utf8.Valid(p) || !json.Valid(p) {
 			return fmt.Errorf("[%d]: not valid JSON", i)
 		}
 		if c := bytes.TrimSpace(p); c[0] != '{' {
@@ -174,7 +170,7 @@ func checkArguments(a []byte) error {
 		}
 		break
 	}
-	if !jsonValid(a) {
+	if !json.Valid(a) {
 		return fmt.Errorf("not valid JSON: %.40q", a)
 	}
 	return nil
@@ -233,7 +229,7 @@ func (h *history) args(a []byte) []byte {
 	if noArguments(a) {
 		h.scratch = append(h.scratch[:0], "{}"...)
 	} else {
-		h.scratch = appendCompact(h.scratch[:0], a)
+		h.scratch = jsonx.AppendCompact(h.scratch[:0], a)
 	}
 	return h.scratch
 }
@@ -255,7 +251,7 @@ func (h *history) chat(b []byte, m *Message) []byte {
 		if m.Text == "" {
 			b = append(b, "null"...)
 		} else {
-			b = appendString(b, m.Text)
+			b = jsonx.AppendString(b, m.Text)
 		}
 		if len(m.ToolCalls) > 0 {
 			b = append(b, `,"tool_calls":[`...)
@@ -265,9 +261,9 @@ func (h *history) chat(b []byte, m *Message) []byte {
 					b = append(b, ',')
 				}
 				b = append(b, `{"id":`...)
-				b = appendString(b, c.ID)
+				b = jsonx.AppendString(b, c.ID)
 				b = append(b, `,"type":"function","function":{"name":`...)
-				b = appendString(b, c.Name)
+				b = jsonx.AppendString(b, c.Name)
 				b = append(b, `,"arguments":`...)
 				b = appendBytesString(b, h.args(c.Arguments))
 				b = append(b, "}}"...)
@@ -277,7 +273,7 @@ func (h *history) chat(b []byte, m *Message) []byte {
 		return append(b, '}')
 	default:
 		b = append(b, `{"role":"tool","tool_call_id":`...)
-		b = appendString(b, m.CallID)
+		b = jsonx.AppendString(b, m.CallID)
 		b = append(b, `,"content":`...)
 		b = appendResultText(b, m)
 		return append(b, '}')
@@ -288,10 +284,10 @@ func (h *history) chat(b []byte, m *Message) []byte {
 // error flag read "Error: " in front of a failed result.
 func appendResultText(b []byte, m *Message) []byte {
 	if !m.IsError {
-		return appendString(b, m.Text)
+		return jsonx.AppendString(b, m.Text)
 	}
 	b = append(b, `"Error: `...)
-	b = appendStringBody(b, m.Text)
+	b = jsonx.AppendStringBody(b, m.Text)
 	return append(b, '"')
 }
 
@@ -308,7 +304,7 @@ func (h *history) responses(b []byte, m *Message) []byte {
 				b = append(b, ',')
 			}
 			b = append(b, `{"type":"message","role":"assistant","content":[{"type":"output_text","text":`...)
-			b = appendString(b, m.Text)
+			b = jsonx.AppendString(b, m.Text)
 			b = append(b, "}]}"...)
 		}
 		for i := range m.ToolCalls {
@@ -317,9 +313,9 @@ func (h *history) responses(b []byte, m *Message) []byte {
 				b = append(b, ',')
 			}
 			b = append(b, `{"type":"function_call","call_id":`...)
-			b = appendString(b, c.ID)
+			b = jsonx.AppendString(b, c.ID)
 			b = append(b, `,"name":`...)
-			b = appendString(b, c.Name)
+			b = jsonx.AppendString(b, c.Name)
 			b = append(b, `,"arguments":`...)
 			b = appendBytesString(b, h.args(c.Arguments))
 			b = append(b, '}')
@@ -327,7 +323,7 @@ func (h *history) responses(b []byte, m *Message) []byte {
 		return b
 	default:
 		b = append(b, `{"type":"function_call_output","call_id":`...)
-		b = appendString(b, m.CallID)
+		b = jsonx.AppendString(b, m.CallID)
 		b = append(b, `,"output":`...)
 		b = appendResultText(b, m)
 		return append(b, '}')
@@ -356,7 +352,7 @@ func (h *history) anthropicBlocks(b []byte, m *Message) []byte {
 				b = append(b, ',')
 			}
 			b = append(b, `{"type":"text","text":`...)
-			b = appendString(b, m.Text)
+			b = jsonx.AppendString(b, m.Text)
 			b = append(b, '}')
 		}
 		for i := range m.ToolCalls {
@@ -365,9 +361,9 @@ func (h *history) anthropicBlocks(b []byte, m *Message) []byte {
 				b = append(b, ',')
 			}
 			b = append(b, `{"type":"tool_use","id":`...)
-			b = appendString(b, c.ID)
+			b = jsonx.AppendString(b, c.ID)
 			b = append(b, `,"name":`...)
-			b = appendString(b, c.Name)
+			b = jsonx.AppendString(b, c.Name)
 			b = append(b, `,"input":`...)
 			b = append(b, h.args(c.Arguments)...)
 			b = append(b, '}')
@@ -375,9 +371,9 @@ func (h *history) anthropicBlocks(b []byte, m *Message) []byte {
 		return b
 	default:
 		b = append(b, `{"type":"tool_result","tool_use_id":`...)
-		b = appendString(b, m.CallID)
+		b = jsonx.AppendString(b, m.CallID)
 		b = append(b, `,"content":`...)
-		b = appendString(b, m.Text)
+		b = jsonx.AppendString(b, m.Text)
 		if m.IsError {
 			b = append(b, `,"is_error":true`...)
 		}
@@ -399,7 +395,7 @@ func appendNative(b []byte, parts []json.RawMessage) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendCompact(b, p)
+		b = jsonx.AppendCompact(b, p)
 	}
 	return b
 }

@@ -1,6 +1,7 @@
 package request
 
 import (
+	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -63,13 +64,13 @@ func appendQueryBody(b []byte, s string) []byte {
 	for {
 		i := strings.IndexByte(s, '<')
 		if i < 0 {
-			return appendStringBody(b, s)
+			return jsonx.AppendStringBody(b, s)
 		}
 		if tagAt(s[i:]) {
-			b = appendStringBody(b, s[:i])
+			b = jsonx.AppendStringBody(b, s[:i])
 			b = append(b, "&lt;"...)
 		} else {
-			b = appendStringBody(b, s[:i+1])
+			b = jsonx.AppendStringBody(b, s[:i+1])
 		}
 		s = s[i+1:]
 	}

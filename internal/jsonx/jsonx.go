@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 )
 
 // Marshal is json.Marshal without HTML escaping and without a trailing
@@ -22,11 +23,68 @@ func Marshal(v any) ([]byte, error) {
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
-// AppendString appends s as a JSON string without HTML escaping. Invalid
-// UTF-8 is replaced by U+FFFD, as encoding/json does.
+const hexDigits = "0123456789abcdef"
+
+// AppendString appends s as a JSON string exactly as encoding/json encodes
+// it with SetEscapeHTML(false) — "<" stays "<", U+2028 and U+2029 are
+// escaped, invalid UTF-8 becomes U+FFFD — without allocating beyond
+// growing dst. Every string the library emits goes through it, so a string
+// has the same bytes whichever path encodes it.
 func AppendString(dst []byte, s string) []byte {
-	b, _ := Marshal(s) // a string always marshals
-	return append(dst, b...)
+	dst = append(dst, '"')
+	dst = AppendStringBody(dst, s)
+	return append(dst, '"')
+}
+
+// AppendStringBody appends the escaped characters of s, without quotes.
+func AppendStringBody(dst []byte, s string) []byte {
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	return append(dst, s[start:]...)
 }
 
 // Member is one key/value pair of a JSON object, value kept raw.
@@ -99,12 +157,32 @@ func AppendObject(dst []byte, ms []Member) []byte {
 	return append(dst, '}')
 }
 
-// AppendCompact appends the compact form of the JSON value v. If v is not
-// valid JSON it is appended as is; callers validate first.
-func AppendCompact(dst []byte, v []byte) []byte {
-	buf := bytes.NewBuffer(dst)
-	if err := json.Compact(buf, v); err != nil {
-		return append(dst, v...)
+// AppendCompact appends the compact form of the valid JSON value v: it
+// drops insignificant white space outside strings and keeps every other
+// byte (key order, escapes) as it is, without allocating beyond growing
+// dst. Callers validate v first.
+func AppendCompact(dst, v []byte) []byte {
+	inString, escaped := false, false
+	for _, c := range v {
+		if inString {
+			dst = append(dst, c)
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '"':
+			inString = true
+		}
+		dst = append(dst, c)
 	}
-	return buf.Bytes()
+	return dst
 }
