@@ -7,7 +7,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/toolshelf/toolshelf/request/requesttest"
+	"github.com/toolshelf/toolshelf/request/wire"
 )
 
 // diffJSON is diff's --json output.
@@ -41,7 +41,7 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		}
 		bodies[i] = b
 	}
-	d := requesttest.Diff(bodies[0], bodies[1])
+	d := wire.Diff(bodies[0], bodies[1])
 	var out bytes.Buffer
 	if *asJSON {
 		j := diffJSON{Equal: d == nil, LenA: len(bodies[0]), LenB: len(bodies[1])}

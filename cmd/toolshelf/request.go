@@ -13,7 +13,7 @@ import (
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
-	"github.com/toolshelf/toolshelf/request/requesttest"
+	"github.com/toolshelf/toolshelf/request/wire"
 )
 
 // requestJSON is request's --json output: the body and what shaped it.
@@ -127,7 +127,7 @@ func runRequest(args []string, stdout, stderr io.Writer) int {
 	plan := s.Frozen().Plan()
 	out := requestJSON{
 		Provider: *provider, Model: *model,
-		Bytes: len(body), PrefixBytes: requesttest.PrefixLen(body),
+		Bytes: len(body), PrefixBytes: wire.PrefixLen(body),
 		Resident: names(plan.Resident()), Deferred: names(plan.Deferred()),
 		Messages: len(msgs), Body: body,
 	}

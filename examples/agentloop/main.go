@@ -28,7 +28,7 @@ import (
 	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
-	"github.com/toolshelf/toolshelf/request/requesttest"
+	"github.com/toolshelf/toolshelf/request/wire"
 )
 
 // Model is what the loop talks to: it reads a request body and answers
@@ -114,11 +114,11 @@ func run(w io.Writer, model Model) error {
 		if first == nil {
 			first = body
 		}
-		shared := fmt.Sprintf("prefix %d bytes, same as request 1", requesttest.PrefixLen(body))
+		shared := fmt.Sprintf("prefix %d bytes, same as request 1", wire.PrefixLen(body))
 		if n == 1 {
-			shared = fmt.Sprintf("prefix %d bytes: system and tools, frozen", requesttest.PrefixLen(body))
+			shared = fmt.Sprintf("prefix %d bytes: system and tools, frozen", wire.PrefixLen(body))
 		}
-		if d := requesttest.Diff(first[:requesttest.PrefixLen(first)], body[:requesttest.PrefixLen(body)]); d != nil {
+		if d := wire.Diff(first[:wire.PrefixLen(first)], body[:wire.PrefixLen(body)]); d != nil {
 			shared = "PREFIX CHANGED: " + d.String()
 		}
 		fmt.Fprintf(w, "\nrequest %d (%d bytes, %s)\n", n, len(body), shared)

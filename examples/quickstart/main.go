@@ -35,7 +35,7 @@ import (
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
-	"github.com/toolshelf/toolshelf/request/requesttest"
+	"github.com/toolshelf/toolshelf/request/wire"
 )
 
 // options are the command's flags.
@@ -180,10 +180,10 @@ func run(w io.Writer, o options) error {
 		}
 	}
 
-	prefix := requesttest.PrefixLen(bodies[0])
+	prefix := wire.PrefixLen(bodies[0])
 	same := 0
 	for _, b := range bodies {
-		if requesttest.PrefixLen(b) == prefix && sharedPrefix(bodies[0], b) >= prefix {
+		if wire.PrefixLen(b) == prefix && sharedPrefix(bodies[0], b) >= prefix {
 			same++
 		}
 	}
@@ -226,7 +226,7 @@ func writeTurn(w io.Writer, bodies [][]byte, m *budget.Measurement, saving budge
 	fmt.Fprintf(w, "  tokens  system %s · tools %s · index %s · messages %s · injected blocks %s\n",
 		m.ByClass(budget.ClassSystem).Tokens, tools, m.ByClass(budget.ClassIndex).Tokens,
 		m.ByClass(budget.ClassMessage).Tokens, m.ByClass(budget.ClassInjection).Tokens)
-	prefix := requesttest.PrefixLen(body)
+	prefix := wire.PrefixLen(body)
 	if n == 1 {
 		fmt.Fprintf(w, "  prefix  %s bytes (system + tools): cached by the provider from the next request on\n", budget.Thousands(prefix))
 		return
@@ -234,8 +234,8 @@ func writeTurn(w io.Writer, bodies [][]byte, m *budget.Measurement, saving budge
 	prev := bodies[n-2]
 	shared := sharedPrefix(prev, body)
 	verdict := "the whole prefix"
-	if shared < prefix || requesttest.PrefixLen(prev) != prefix {
-		verdict = "PREFIX BROKEN at " + requesttest.PathAt(body, shared)
+	if shared < prefix || wire.PrefixLen(prev) != prefix {
+		verdict = "PREFIX BROKEN at " + wire.PathAt(body, shared)
 	}
 	fmt.Fprintf(w, "  prefix  %s bytes; shares %s bytes with request %d: %s and %s bytes of history\n",
 		budget.Thousands(prefix), budget.Thousands(shared), n-1, verdict, budget.Thousands(max(shared-prefix, 0)))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/toolshelf/toolshelf/request/wire"
 	"strconv"
 	"strings"
 
@@ -75,11 +76,8 @@ func entryTools(s *request.Session) ([]*registry.Tool, string) {
 // sharedPrefix is the number of leading bytes a and b have in common: what
 // a provider's prefix cache can reuse of the previous request.
 func sharedPrefix(a, b []byte) int {
-	n := min(len(a), len(b))
-	for i := range n {
-		if a[i] != b[i] {
-			return i
-		}
+	if d := wire.Diff(a, b); d != nil {
+		return d.Offset
 	}
-	return n
+	return len(a)
 }

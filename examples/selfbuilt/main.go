@@ -19,7 +19,7 @@ import (
 	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
-	"github.com/toolshelf/toolshelf/request/requesttest"
+	"github.com/toolshelf/toolshelf/request/wire"
 )
 
 func main() {
@@ -125,7 +125,7 @@ func run(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	p1, p2 := requesttest.PrefixLen(first), requesttest.PrefixLen(second)
+	p1, p2 := wire.PrefixLen(first), wire.PrefixLen(second)
 	fmt.Fprintf(w, "request 2: %d bytes; prefix %d bytes, identical to request 1: %t\n", len(second), p2, p1 == p2 && string(first[:p1]) == string(second[:p2]))
 	fmt.Fprintf(w, "  announcement: %s\n", announcement(s))
 

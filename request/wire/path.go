@@ -1,4 +1,4 @@
-package requesttest
+package wire
 
 import (
 	"strconv"
