@@ -159,25 +159,14 @@ func freeze(cfg *Config, view deferral.View) (*Frozen, error) {
 		}
 	} else if plan.EntryTools() || cfg.SelfBuilt {
 		f.index = searcher.IndexText()
-		session := maps.Clone(cfg.Vars)
-		if session == nil {
-			session = map[string]string{}
-		}
-		session[IndexVar] = f.index
-		d, err := render.Render(registry.ToolSearchName, search.DescriptionTemplate, render.Vars{Static: cfg.Static, Session: session})
+		st, et, err := entryTools(f.index, vars)
 		if err != nil {
 			return nil, err
 		}
-		st := search.Tool(d)
-		et := execute.Tool()
-		ed, err := render.Tool(&et, vars)
-		if err != nil {
-			return nil, err
-		}
-		f.entry[st.Name], f.entry[et.Name] = &st, &et
+		f.entry[st.Name], f.entry[et.Name] = st, et
 		f.tools = append(f.tools,
-			FrozenTool{Name: st.Name, Description: d, Schema: jsonx.AppendCompact(nil, st.ModelSchema())},
-			FrozenTool{Name: et.Name, Description: ed, Schema: jsonx.AppendCompact(nil, et.ModelSchema())})
+			FrozenTool{Name: st.Name, Description: st.Description, Schema: jsonx.AppendCompact(nil, st.ModelSchema())},
+			FrozenTool{Name: et.Name, Description: et.Description, Schema: jsonx.AppendCompact(nil, et.ModelSchema())})
 	}
 	for _, t := range f.tools {
 		if !utf8.ValidString(t.Description) {
@@ -213,4 +202,44 @@ func systemTexts(cfg *Config) []string {
 	items := slices.Clone(cfg.SystemItems)
 	slices.Sort(items)
 	return append(out, items...)
+}
+
+// entryTools returns tool_search, its description rendered around index,
+// and defer_execute, rendered as every other tool; vars are the session's.
+func entryTools(index string, vars render.Vars) (*registry.Tool, *registry.Tool, error) {
+	session := maps.Clone(vars.Session)
+	if session == nil {
+		session = map[string]string{}
+	}
+	session[IndexVar] = index
+	d, err := render.Render(registry.ToolSearchName, search.DescriptionTemplate, render.Vars{Static: vars.Static, Session: session})
+	if err != nil {
+		return nil, nil, err
+	}
+	st := search.Tool(d)
+	et := execute.Tool()
+	if et.Description, err = render.Tool(&et, vars); err != nil {
+		return nil, nil, err
+	}
+	return &st, &et, nil
+}
+
+// EntryTools returns the entry tools a session with plan would send —
+// tool_search with its description rendered around an empty index, and
+// defer_execute — and the index text, which budget accounts count on a
+// line of its own. Both are empty when nothing is deferred. opts are the
+// search options the sessions use (nil means defaults).
+func EntryTools(plan *deferral.Plan, opts *search.Options) ([]*registry.Tool, string, error) {
+	if !plan.EntryTools() {
+		return nil, "", nil
+	}
+	s, err := search.New(plan, opts)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: tool_search: %w", ErrConfig, err)
+	}
+	st, et, err := entryTools("", render.Vars{})
+	if err != nil {
+		return nil, "", err
+	}
+	return []*registry.Tool{st, et}, s.IndexText(), nil
 }

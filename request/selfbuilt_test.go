@@ -2,6 +2,7 @@ package request
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -127,4 +128,30 @@ func TestSelfBuiltRespectsMode(t *testing.T) {
 	_, _, ok = full.Lookup("scribble")
 	assert.False(t, ok, "narrowing the mode hides the self-built tool")
 	assert.NotContains(t, full.VisibleNames(), "scribble")
+}
+
+// EntryTools gives budget accounts the entry tools exactly as a session
+// sends them, with the index left out of tool_search's description.
+func TestEntryToolsMatchSession(t *testing.T) {
+	reg := registry.New(nil)
+	require.NoError(t, reg.Register(registry.Tool{Name: "Read"}, registry.Tool{Name: "VideoGen", DeferLoading: registry.DeferTrue}))
+	s, err := NewSession(Config{Snapshot: reg.Snapshot(), Provider: OpenAIChat, Model: "m"})
+	require.NoError(t, err)
+	tools, index, err := EntryTools(s.Frozen().Plan(), nil)
+	require.NoError(t, err)
+	require.Len(t, tools, 2)
+	assert.Equal(t, s.Frozen().Index(), index)
+	sent := map[string]FrozenTool{}
+	for _, ft := range s.Frozen().Tools() {
+		sent[ft.Name] = ft
+	}
+	assert.Equal(t, strings.TrimSuffix(sent[registry.ToolSearchName].Description, index), tools[0].Description)
+	assert.Equal(t, sent[registry.DeferExecuteName].Description, tools[1].Description)
+	assert.Equal(t, string(sent[registry.DeferExecuteName].Schema), string(tools[1].ModelSchema()))
+
+	none, _ := (&deferral.Policy{}).Plan(registry.New(nil).Snapshot(), deferral.View{})
+	tools, index, err = EntryTools(none, nil)
+	require.NoError(t, err)
+	assert.Empty(t, tools)
+	assert.Empty(t, index)
 }

@@ -12,10 +12,8 @@ import (
 
 	"github.com/toolshelf/toolshelf/budget"
 	deferral "github.com/toolshelf/toolshelf/defer"
-	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/registry"
-	"github.com/toolshelf/toolshelf/render"
-	"github.com/toolshelf/toolshelf/search"
+	"github.com/toolshelf/toolshelf/request"
 )
 
 // budgetJSON is budget's --json output: the account's keys at the top
@@ -134,7 +132,7 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "toolshelf budget: %v", err)
 	}
-	entry, index, err := entryTools(plan)
+	entry, index, err := request.EntryTools(plan, nil)
 	if err != nil {
 		return fail(stderr, "toolshelf budget: %v", err)
 	}
@@ -181,26 +179,6 @@ func top(r []budget.Repeat, n int) []budget.Repeat {
 		return []budget.Repeat{}
 	}
 	return r[:min(n, len(r))]
-}
-
-// entryTools returns the entry tools as a session sends them, with
-// tool_search's description rendered around an empty index (the index is
-// counted on its own line of the account), and the index text. Both are
-// nil when nothing is deferred.
-func entryTools(plan *deferral.Plan) ([]*registry.Tool, string, error) {
-	if !plan.EntryTools() {
-		return nil, "", nil
-	}
-	s, err := search.New(plan, nil)
-	if err != nil {
-		return nil, "", fmt.Errorf("tool_search: %w", err)
-	}
-	desc, err := render.Render(registry.ToolSearchName, search.DescriptionTemplate, render.Vars{Session: map[string]string{"index": ""}})
-	if err != nil {
-		return nil, "", fmt.Errorf("tool_search: %w", err)
-	}
-	st, et := search.Tool(desc), execute.Tool()
-	return []*registry.Tool{&st, &et}, s.IndexText(), nil
 }
 
 // writeAccount writes the account in the form of the published accounting.

@@ -123,7 +123,10 @@ func run(w io.Writer, o options) error {
 	fmt.Fprintf(w, "session: %s, model %s, tokens %s\n\n", o.Provider, o.Model, tokens)
 
 	// 5. The savings account: what deferral takes out of every request.
-	entry, index := entryTools(sess)
+	entry, index, err := request.EntryTools(plan, nil)
+	if err != nil {
+		return err
+	}
 	acc, err := budget.NewAccount(plan, &budget.AccountOptions{Counter: counter, Entry: entry, Index: index})
 	if err != nil {
 		return err

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/toolshelf/toolshelf/budget"
-	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 )
@@ -52,25 +51,6 @@ func sections(s *request.Session, system string) []budget.Section {
 		}
 	}
 	return out
-}
-
-// entryTools returns tool_search (its description without the index,
-// which the account counts on its own line) and defer_execute as the
-// session sends them, and the index; nil when nothing is deferred.
-func entryTools(s *request.Session) ([]*registry.Tool, string) {
-	f := s.Frozen()
-	var entry []*registry.Tool
-	for _, t := range f.Tools() {
-		if t.Name == registry.ToolSearchName {
-			desc, _ := strings.CutSuffix(t.Description, f.Index())
-			entry = append(entry, &registry.Tool{Name: t.Name, Description: desc, RawSchema: t.Schema})
-		}
-	}
-	if entry == nil {
-		return nil, ""
-	}
-	et := execute.Tool()
-	return append(entry, &et), f.Index()
 }
 
 // sharedPrefix is the number of leading bytes a and b have in common: what

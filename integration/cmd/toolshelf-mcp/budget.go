@@ -11,11 +11,9 @@ import (
 
 	"github.com/toolshelf/toolshelf/budget"
 	deferral "github.com/toolshelf/toolshelf/defer"
-	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/integration/mcp"
 	"github.com/toolshelf/toolshelf/registry"
-	"github.com/toolshelf/toolshelf/render"
-	"github.com/toolshelf/toolshelf/search"
+	"github.com/toolshelf/toolshelf/request"
 )
 
 type budgetOptions struct {
@@ -82,20 +80,10 @@ func budgetCmd(ctx context.Context, o budgetOptions, stdout, stderr io.Writer) e
 		return err
 	}
 	opts := &budget.AccountOptions{Counter: counter}
-	if plan.EntryTools() {
-		s, err := search.New(plan, nil)
-		if err != nil {
-			return err
-		}
-		opts.Index = s.IndexText()
-		// The index is counted once, as Index: the entry tool's description
-		// is rendered without it (as cmd/toolshelf budget does).
-		desc, err := render.Render(registry.ToolSearchName, search.DescriptionTemplate, render.Vars{Session: map[string]string{"index": ""}})
-		if err != nil {
-			return err
-		}
-		ts, de := search.Tool(desc), execute.Tool()
-		opts.Entry = []*registry.Tool{&ts, &de}
+	// The index is counted once, as Index: request.EntryTools renders the
+	// tool_search description without it.
+	if opts.Entry, opts.Index, err = request.EntryTools(plan, nil); err != nil {
+		return err
 	}
 	acct, err := budget.NewAccount(plan, opts)
 	if err != nil {
