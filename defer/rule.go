@@ -58,14 +58,18 @@ func ParseRule(s string) (Rule, error) {
 	default:
 		return Rule{}, fmt.Errorf("%w %q: unknown verb %q: want Defer or NoDefer", ErrRule, clip(src), clip(verb))
 	}
-	if err := checkPattern(pat); err != nil {
+	if err := CheckPattern(pat); err != nil {
 		return Rule{}, fmt.Errorf("%w %q: %v", ErrRule, clip(src), err)
 	}
 	r.Pattern = pat
 	return r, nil
 }
 
-func checkPattern(p string) error {
+// CheckPattern reports whether p is a valid tool-name pattern: 1 to 256
+// bytes of tool-name characters and * wildcards. Every pattern in the
+// library — defer rules, mode allowlists, permission rules — has this
+// syntax and is matched by [Match].
+func CheckPattern(p string) error {
 	if p == "" {
 		return errors.New("empty pattern")
 	}

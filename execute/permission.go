@@ -94,20 +94,10 @@ func (r Rule) check() error {
 	if r.Action < Allow || r.Action > Deny {
 		return fmt.Errorf("%w %q: action must be Allow, Ask or Deny", ErrRule, r.String())
 	}
-	if r.Pattern == "" || len(r.Pattern) > 256 {
-		return fmt.Errorf("%w %q: the pattern must have 1 to 256 bytes", ErrRule, clip(r.String(), 120))
-	}
-	for i := 0; i < len(r.Pattern); i++ {
-		c := r.Pattern[i]
-		if c != '*' && !nameByte(c) {
-			return fmt.Errorf("%w %q: character %q is not allowed in a pattern: use tool-name characters and *", ErrRule, clip(r.String(), 120), rune(c))
-		}
+	if err := deferral.CheckPattern(r.Pattern); err != nil {
+		return fmt.Errorf("%w %q: %v", ErrRule, clip(r.String(), 120), err)
 	}
 	return nil
-}
-
-func nameByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
 }
 
 // AskRequest is what the approver sees for a call an Ask rule matched.
