@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/toolshelf/toolshelf/budget"
@@ -97,18 +96,9 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 	}
 	counter, _ := budget.NewCounter(enc) // enc is valid
 
-	reg := registry.New(nil)
-	for _, f := range catalogs {
-		c, err := registry.LoadCatalog(f)
-		if err == nil {
-			err = reg.Import(c)
-		}
-		if err != nil {
-			if !strings.Contains(err.Error(), f) {
-				err = fmt.Errorf("%s: %w", f, err)
-			}
-			return fail(stderr, "toolshelf budget: %v", err)
-		}
+	reg, err := loadCatalogs(catalogs)
+	if err != nil {
+		return fail(stderr, "toolshelf budget: %v", err)
 	}
 	var server *mcpServerJSON
 	if *mcpStdio != "" {

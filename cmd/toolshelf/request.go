@@ -71,15 +71,9 @@ func runRequest(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "toolshelf request: --provider %q: unknown; want openai-chat, openai-responses or anthropic", *provider)
 	}
 
-	reg := registry.New(nil)
-	for _, f := range catalogs {
-		c, err := registry.LoadCatalog(f)
-		if err == nil {
-			err = reg.Import(c)
-		}
-		if err != nil {
-			return fail(stderr, "toolshelf request: %v", nameFile(f, err))
-		}
+	reg, err := loadCatalogs(catalogs)
+	if err != nil {
+		return fail(stderr, "toolshelf request: %v", err)
 	}
 	policy := &deferral.Policy{}
 	if *rules != "" {
@@ -166,6 +160,22 @@ func readTranscript(path string) ([]request.Message, error) {
 }
 
 // nameFile makes sure an error names the file it is about.
+// loadCatalogs imports catalog files, in any shape registry.ParseCatalog
+// reads, into a new registry; an error names the file.
+func loadCatalogs(files []string) (*registry.Registry, error) {
+	reg := registry.New(nil)
+	for _, f := range files {
+		c, err := registry.LoadCatalog(f)
+		if err == nil {
+			err = reg.Import(c)
+		}
+		if err != nil {
+			return nil, nameFile(f, err)
+		}
+	}
+	return reg, nil
+}
+
 func nameFile(path string, err error) error {
 	if strings.Contains(err.Error(), path) {
 		return err
