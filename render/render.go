@@ -3,6 +3,7 @@ package render
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"text/template"
@@ -112,15 +113,8 @@ func Render(tool, text string, vars Vars) (string, error) {
 			return "", err
 		}
 	}
-	data := make(map[string]string, len(vars.Static)+len(vars.Session))
-	for k, v := range vars.Static {
-		data[k] = v
-	}
-	for k, v := range vars.Session {
-		data[k] = v
-	}
 	var b strings.Builder
-	if err := t.Execute(&b, data); err != nil {
+	if err := t.Execute(&b, vars.data()); err != nil {
 		var re *Error
 		if errors.As(err, &re) {
 			return "", re
@@ -184,15 +178,8 @@ func funcMap(tool string, vars Vars, root **template.Template) template.FuncMap 
 			if t == nil || t == *root {
 				return "", &Error{Tool: tool, Name: name, Err: ErrUnknownPart, Hint: "define it with {{define \"" + name + "\"}}...{{end}}"}
 			}
-			data := make(map[string]string, len(vars.Static)+len(vars.Session))
-			for k, v := range vars.Static {
-				data[k] = v
-			}
-			for k, v := range vars.Session {
-				data[k] = v
-			}
 			var b strings.Builder
-			if err := t.Execute(&b, data); err != nil {
+			if err := t.Execute(&b, vars.data()); err != nil {
 				return "", err
 			}
 			return b.String(), nil
@@ -370,4 +357,13 @@ func sortedKeys(m map[string]string) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// data is the template data: static variables, then session variables,
+// which win on a shared name (Check rejects shared names anyway).
+func (v Vars) data() map[string]string {
+	data := make(map[string]string, len(v.Static)+len(v.Session))
+	maps.Copy(data, v.Static)
+	maps.Copy(data, v.Session)
+	return data
 }
