@@ -205,12 +205,7 @@ func (m *Manager) Reconnect(ctx context.Context, name string) error {
 	case c.state == StateConnecting:
 		done := c.done
 		m.mu.Unlock()
-		select {
-		case <-done:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		return m.Err(name)
+		return m.waitDone(ctx, name, done)
 	}
 	old := c.session
 	c.session, c.state, c.done = nil, StateConnecting, make(chan struct{})
@@ -232,6 +227,12 @@ func (m *Manager) Wait(ctx context.Context, name string) error {
 	}
 	done := c.done
 	m.mu.Unlock()
+	return m.waitDone(ctx, name, done)
+}
+
+// waitDone waits for a connection attempt's done channel and returns the
+// attempt's error, or ctx's.
+func (m *Manager) waitDone(ctx context.Context, name string, done <-chan struct{}) error {
 	select {
 	case <-done:
 	case <-ctx.Done():
