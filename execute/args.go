@@ -10,11 +10,16 @@ import (
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 )
 
-// scanBounds checks size and nesting depth in one linear pass over the raw
+// scanBounds checks size, UTF-8 and nesting depth over the raw
 // bytes, before anything parses them recursively. It does not check syntax.
 func scanBounds(b []byte, maxBytes, maxDepth int) string {
 	if len(b) > maxBytes {
 		return fmt.Sprintf("the arguments are %d bytes, over the limit of %d; send less data per call (split the work into several calls)", len(b), maxBytes)
+	}
+	if !utf8.Valid(b) {
+		// Quoting such bytes back would put invalid UTF-8 into the result,
+		// and from there into the next request body.
+		return "the arguments are not valid UTF-8; send them as JSON text"
 	}
 	depth, inStr, esc := 0, false, false
 	for _, c := range b {

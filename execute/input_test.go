@@ -38,6 +38,8 @@ func TestBadInput(t *testing.T) {
 		{"recursion defer_execute", registry.DeferExecuteName, `{"tool_name":"defer_execute","params":{"tool_name":"Read","params":{}}}`, []string{"cannot call defer_execute"}},
 		{"recursion tool_search", registry.DeferExecuteName, `{"tool_name":"tool_search","params":{"queries":["x"]}}`, []string{"cannot call tool_search", "Call tool_search directly"}},
 		{"args null", registry.DeferExecuteName, `null`, []string{"needs arguments", "correct call"}},
+		{"invalid UTF-8 in a key", registry.DeferExecuteName, "{\"tool_name\":\"Read\",\"params\":{\"\xfe\":1}}", []string{"not valid UTF-8", "Nothing was run"}},
+		{"invalid UTF-8 in a direct call", "Read", "{\"file_path\":\"a\xff\"}", []string{"not valid UTF-8"}},
 		{"args empty", registry.DeferExecuteName, ``, []string{"needs arguments"}},
 		{"args not JSON", registry.DeferExecuteName, `{"tool_name":"Read",`, []string{"not a valid JSON object"}},
 		{"args an array", registry.DeferExecuteName, `["Read"]`, []string{"are a array"}},
