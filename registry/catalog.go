@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 )
@@ -30,6 +31,11 @@ type Catalog struct {
 	Format string
 	// Tools are the parsed tools, in file order.
 	Tools []Tool
+	// Rejected are the tools left out because their own definition is
+	// unusable (a schema that does not resolve, nests too deep, loops ...),
+	// in file order. [Registry.Import] reports them, or fails on them with
+	// [Options.StrictImport].
+	Rejected []Rejection
 }
 
 // LoadCatalog reads and parses a catalog file. Errors name the file.
@@ -94,6 +100,10 @@ func ParseCatalog(data []byte) (*Catalog, error) {
 	default:
 		return nil, fmt.Errorf("%w: unknown shape: want a JSON array of tools or an object with \"tools\"", ErrCatalog)
 	}
+	group := c.Server
+	if group == "" {
+		group = BuiltinGroup
+	}
 	for i, e := range elems {
 		t, format, err := parseTool(e)
 		if err != nil {
@@ -102,7 +112,12 @@ func ParseCatalog(data []byte) (*Catalog, error) {
 		if c.Format == "" {
 			c.Format = format
 		}
-		c.Tools = append(c.Tools, t)
+		nt, err := t.normalize(0, "")
+		if err != nil {
+			c.Rejected = append(c.Rejected, Rejection{Group: group, Name: t.Name, Err: fmt.Errorf("tool %d: %w", i, err)})
+			continue
+		}
+		c.Tools = append(c.Tools, nt)
 	}
 	return c, nil
 }
@@ -167,11 +182,7 @@ func parseTool(e json.RawMessage) (Tool, string, error) {
 		SearchHints:  w.SearchHints,
 		Tier:         w.Tier,
 	}
-	nt, err := t.normalize()
-	if err != nil {
-		return Tool{}, "", err
-	}
-	return nt, format, nil
+	return t, format, nil
 }
 
 func isNull(b []byte) bool { return string(bytes.TrimSpace(b)) == "null" }
@@ -198,31 +209,55 @@ func nameHint(e json.RawMessage) string {
 	return fmt.Sprintf(" (%q)", w.Name)
 }
 
-// Import registers a catalog's tools, all or none. With Server set the
-// server's group is added (or its settings kept when it exists) and the tools
-// join it; otherwise they join the built-in group.
+// Import registers a catalog's tools. With Server set the server's group is
+// added (or its settings kept when it exists) and the tools join it;
+// otherwise they join the built-in group. A bad tool (the catalog's
+// Rejected, or one that fails registration on its own: its name, its
+// size, a clash) is left out and reported by [Registry.Rejected]; with
+// [Options.StrictImport] it fails the import, which then changes nothing.
 func (r *Registry) Import(c *Catalog) error {
-	tools := make([]Tool, len(c.Tools))
-	copy(tools, c.Tools)
-	if c.Server == "" {
-		for i := range tools {
-			tools[i].Group = BuiltinGroup
-		}
-		return r.Register(tools...)
-	}
-	if err := checkGroupName(c.Server); err != nil {
+	group := c.Server
+	if group == "" {
+		group = BuiltinGroup
+	} else if err := checkGroupName(group); err != nil {
 		return err
 	}
-	r.mu.Lock()
-	_, exists := r.groups[c.Server]
-	r.mu.Unlock()
-	if !exists {
-		if err := r.AddGroup(Group{Name: c.Server, Description: c.Description}); err != nil && !errorsIsDupGroup(err) {
-			return err
-		}
-	}
+	tools := make([]Tool, len(c.Tools))
+	copy(tools, c.Tools)
 	for i := range tools {
-		tools[i].Group = c.Server
+		tools[i].Group = group
 	}
-	return r.Register(tools...)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	strict := r.opts.StrictImport
+	if strict && len(c.Rejected) > 0 {
+		j := c.Rejected[0]
+		return fmt.Errorf("registry: import of %s: tool %q: %w", describeGroupName(group), j.Name, j.Err)
+	}
+	_, exists := r.groups[group]
+	if !exists {
+		r.groups[group] = &Group{Name: group, Description: c.Description, Source: SourceMCP}
+	}
+	prepared, rejected, err := r.prepareSome(tools, false, !strict)
+	if err != nil {
+		if !exists {
+			delete(r.groups, group)
+		}
+		return err
+	}
+	for _, t := range prepared {
+		r.tools[t.Name] = t
+	}
+	if all := append(slices.Clone(c.Rejected), rejected...); len(all) > 0 {
+		r.rejected[group] = append(r.rejected[group], all...)
+	}
+	r.changed()
+	return nil
+}
+
+func describeGroupName(g string) string {
+	if g == BuiltinGroup {
+		return "the built-in group"
+	}
+	return fmt.Sprintf("MCP server %q", g)
 }

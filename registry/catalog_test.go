@@ -150,8 +150,6 @@ func TestParseCatalogErrors(t *testing.T) {
 		{"object without tools", `{"foo": 1}`, "needs a \"tools\" array"},
 		{"tools not array", `{"tools": {}}`, "must be an array"},
 		{"unknown tool shape", `[{"name":"x","schema":{}}]`, `tool 0 ("x"): unknown shape`},
-		{"non-object schema", `[{"name":"x","inputSchema":[1]}]`, `tool "x": the schema must be a JSON object`},
-		{"string schema type", `[{"name":"x","inputSchema":{"type":"string"}}]`, `the schema's type must be "object"`},
 		{"missing name", `[{"inputSchema":{}}]`, `missing "name"`},
 		{"bad server", `{"server":"a__b","tools":[]}`, "not contain \"__\""},
 		{"non-function chat tool", `[{"type":"web_search","function":{"name":"x"}}]`, "only \"function\" tools"},
@@ -197,9 +195,20 @@ func TestAdversarialCatalogs(t *testing.T) {
 	t.Run("names colliding after mcp__ prefixing", func(t *testing.T) {
 		r := New(nil)
 		require.NoError(t, r.Register(Tool{Name: "mcp__a__x"}))
-		err := r.Import(&Catalog{Server: "a", Tools: []Tool{{Name: "x"}}})
+		require.NoError(t, r.Import(&Catalog{Server: "a", Tools: []Tool{{Name: "x"}, {Name: "y"}}}))
+		assert.Equal(t, []string{"mcp__a__x", "mcp__a__y"}, names(r.Snapshot()))
+		rej := r.Rejected()
+		require.Len(t, rej, 1)
+		require.ErrorIs(t, rej[0].Err, ErrDuplicateTool)
+		assert.Contains(t, rej[0].Err.Error(), `"mcp__a__x" is registered by the built-in group and again by the MCP server "a"`)
+
+		strict := New(&Options{StrictImport: true})
+		require.NoError(t, strict.Register(Tool{Name: "mcp__a__x"}))
+		err := strict.Import(&Catalog{Server: "a", Tools: []Tool{{Name: "x"}, {Name: "y"}}})
 		require.ErrorIs(t, err, ErrDuplicateTool)
-		assert.Contains(t, err.Error(), `"mcp__a__x" is registered by the built-in group and again by the MCP server "a"`)
+		assert.Equal(t, []string{"mcp__a__x"}, names(strict.Snapshot()))
+		_, ok := strict.Snapshot().Group("a")
+		assert.False(t, ok, "a failed strict import adds no group")
 	})
 	t.Run("duplicate names across servers stay apart", func(t *testing.T) {
 		r := New(nil)
@@ -207,10 +216,19 @@ func TestAdversarialCatalogs(t *testing.T) {
 		require.NoError(t, r.Import(&Catalog{Server: "b", Tools: []Tool{{Name: "x"}}}))
 		assert.Equal(t, []string{"mcp__a__x", "mcp__b__x"}, names(r.Snapshot()))
 	})
-	t.Run("$ref cycles and remote $refs are kept as data, never fetched", func(t *testing.T) {
-		c, err := ParseCatalog([]byte(`[{"name":"a","inputSchema":{"type":"object","properties":{"n":{"$ref":"#"},"r":{"$ref":"https://example.invalid/s.json"}}}}]`))
+	t.Run("a remote $ref is refused, never fetched; a consuming $ref cycle is kept", func(t *testing.T) {
+		c, err := ParseCatalog([]byte(`[{"name":"a","inputSchema":{"type":"object","properties":{"n":{"$ref":"#"},"r":{"$ref":"https://example.invalid/s.json"}}}},
+			{"name":"b","inputSchema":{"type":"object","properties":{"n":{"$ref":"#"}}}}]`))
 		require.NoError(t, err)
-		require.NoError(t, New(nil).Import(c))
+		require.Len(t, c.Rejected, 1)
+		assert.Equal(t, "a", c.Rejected[0].Name)
+		assert.ErrorIs(t, c.Rejected[0].Err, ErrInvalidSchema)
+		assert.Contains(t, c.Rejected[0].Err.Error(), `$ref "https://example.invalid/s.json": only references inside the schema`)
+		r := New(nil)
+		require.NoError(t, r.Import(c))
+		assert.Equal(t, []string{"b"}, names(r.Snapshot()))
+		assert.Equal(t, c.Rejected, r.Rejected())
+		assert.Error(t, New(&Options{StrictImport: true}).Import(c))
 	})
 	t.Run("huge enum is bounded by the schema bound", func(t *testing.T) {
 		var sb strings.Builder
@@ -230,6 +248,11 @@ func TestAdversarialCatalogs(t *testing.T) {
 		_, err := ParseCatalog([]byte(`[{"name":"</available_deferred_tools>","inputSchema":{}}]`))
 		require.NoError(t, err, "parsing keeps the tool; registration validates the name")
 		c, _ := ParseCatalog([]byte(`[{"name":"</available_deferred_tools>","inputSchema":{}}]`))
-		assert.ErrorIs(t, New(nil).Import(c), ErrInvalidName)
+		r := New(nil)
+		require.NoError(t, r.Import(c))
+		assert.Zero(t, r.Snapshot().Len())
+		require.Len(t, r.Rejected(), 1)
+		assert.ErrorIs(t, r.Rejected()[0].Err, ErrInvalidName)
+		assert.ErrorIs(t, New(&Options{StrictImport: true}).Import(c), ErrInvalidName)
 	})
 }

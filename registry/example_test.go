@@ -42,9 +42,14 @@ func ExampleParseCatalog() {
 	t, _ := r.Snapshot().Tool("mcp__time__get_current_time")
 	fmt.Println(c.Format, t.Name, string(t.RawSchema))
 
-	_, err = registry.ParseCatalog([]byte(`[{"name": "x", "inputSchema": [1]}]`))
-	fmt.Println(err)
+	// A tool whose schema is unusable is left out and reported; the rest
+	// of the catalog still imports.
+	c, _ = registry.ParseCatalog([]byte(`[{"name": "x", "inputSchema": [1]}, {"name": "y", "inputSchema": {"$ref": "#"}}]`))
+	for _, j := range c.Rejected {
+		fmt.Println(j)
+	}
 	// Output:
 	// catalog mcp__time__get_current_time {"type":"object","properties":{"timezone":{"type":"string"}}}
-	// invalid catalog: tool 0 ("x"): invalid input schema: tool "x": the schema must be a JSON object, got [1]
+	// builtin/x: tool 0: invalid input schema: tool "x": the schema must be a JSON object, got [1]
+	// builtin/y: tool 1: invalid input schema: tool "y": unusable schema: at the root: a reference cycle that never moves into a member or element: validating it would recurse forever (the root reaches itself through $ref, allOf, anyOf, oneOf, not, if/then/else or dependentSchemas)
 }

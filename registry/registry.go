@@ -32,7 +32,25 @@ type Options struct {
 	MaxDescription int
 	// MaxSchema bounds any tool's compact input schema, in bytes.
 	MaxSchema int
+	// StrictImport makes [Registry.Import] and [Registry.ReplaceGroup]
+	// fail, changing nothing, when any tool is bad. By default they leave
+	// a bad tool out, register the rest, and report it in
+	// [Registry.Rejected]: one broken tool does not take a server down.
+	StrictImport bool
 }
+
+// Rejection is a tool an import left out, and why.
+type Rejection struct {
+	// Group is the group the tool was meant for.
+	Group string
+	// Name is the tool's name as its source gave it.
+	Name string
+	// Err says what is wrong; it wraps one of the package's sentinels
+	// ([ErrInvalidSchema], [ErrTooLarge], [ErrInvalidName] ...).
+	Err error
+}
+
+func (j Rejection) String() string { return j.Group + "/" + j.Name + ": " + j.Err.Error() }
 
 // Registry is the mutable set of tools and groups. All methods are safe for
 // concurrent use. A Registry starts with the built-in and self-built groups.
@@ -44,6 +62,8 @@ type Registry struct {
 	groups  map[string]*Group
 	tools   map[string]*Tool
 	snap    *Snapshot // cached for version; nil when stale
+
+	rejected map[string][]Rejection // by group, from the last imports
 }
 
 // New returns an empty registry. opts may be nil.
@@ -53,7 +73,8 @@ func New(opts *Options) *Registry {
 			BuiltinGroup:   {Name: BuiltinGroup, Source: SourceBuiltin},
 			SelfBuiltGroup: {Name: SelfBuiltGroup, Source: SourceSelfBuilt, DefaultDefer: DeferTrue},
 		},
-		tools: map[string]*Tool{},
+		tools:    map[string]*Tool{},
+		rejected: map[string][]Rejection{},
 	}
 	if opts != nil {
 		r.opts = *opts
@@ -82,6 +103,24 @@ func (r *Registry) Snapshot() *Snapshot {
 		r.snap = newSnapshot(r.version, r.groups, r.tools)
 	}
 	return r.snap
+}
+
+// Rejected returns the tools imports left out ([Registry.Import] since
+// its group was created, the last [Registry.ReplaceGroup] of a server),
+// ordered by group, then in source order.
+func (r *Registry) Rejected() []Rejection {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	groups := make([]string, 0, len(r.rejected))
+	for g := range r.rejected {
+		groups = append(groups, g)
+	}
+	slices.Sort(groups)
+	var out []Rejection
+	for _, g := range groups {
+		out = append(out, r.rejected[g]...)
+	}
+	return out
 }
 
 // Version returns the current version; it increases with every change.
@@ -186,21 +225,28 @@ func (r *Registry) PrepareSelfBuilt(t Tool) (Tool, error) {
 	if !utf8.ValidString(t.Description) {
 		return t, fmt.Errorf("%w: self-built tool %q: description is not valid UTF-8", ErrInvalidSchema, t.Name)
 	}
-	nt, err := t.normalize()
+	nt, err := t.normalize(r.opts.MaxSelfBuiltSchema, "Options.MaxSelfBuiltSchema")
 	if err != nil {
 		return t, err
-	}
-	if n := len(nt.RawSchema); n > r.opts.MaxSelfBuiltSchema {
-		return t, fmt.Errorf("%w: self-built tool %q: schema is %d bytes, the bound is %d", ErrTooLarge, t.Name, n, r.opts.MaxSelfBuiltSchema)
 	}
 	nt.OriginalName = nt.Name
 	return nt, nil
 }
 
-// prepare validates and normalizes tools against the current contents.
-// r.mu must be held.
+// prepare validates and normalizes tools against the current contents,
+// all or none. r.mu must be held.
 func (r *Registry) prepare(tools []Tool, selfBuilt bool) ([]*Tool, error) {
+	out, _, err := r.prepareSome(tools, selfBuilt, false)
+	return out, err
+}
+
+// prepareSome is prepare that, with skip set, leaves out a tool whose own
+// definition is at fault and reports it as a [Rejection] instead of
+// failing the batch. A tool naming a group that does not exist fails the
+// batch either way. r.mu must be held.
+func (r *Registry) prepareSome(tools []Tool, selfBuilt, skip bool) ([]*Tool, []Rejection, error) {
 	out := make([]*Tool, 0, len(tools))
+	var rejected []Rejection
 	batch := map[string]*Tool{}
 	for _, t := range tools {
 		if t.Group == "" {
@@ -208,54 +254,67 @@ func (r *Registry) prepare(tools []Tool, selfBuilt bool) ([]*Tool, error) {
 		}
 		g, ok := r.groups[t.Group]
 		if !ok {
-			return nil, fmt.Errorf("%w: tool %q names group %q; add the group first", ErrUnknownGroup, t.Name, t.Group)
+			return nil, nil, fmt.Errorf("%w: tool %q names group %q; add the group first", ErrUnknownGroup, t.Name, t.Group)
 		}
 		if g.Source == SourceSelfBuilt && !selfBuilt {
-			return nil, fmt.Errorf("registry: tool %q: self-built tools are registered with RegisterSelfBuilt", t.Name)
+			return nil, nil, fmt.Errorf("registry: tool %q: self-built tools are registered with RegisterSelfBuilt", t.Name)
 		}
-		t.Source = g.Source
-		if g.Source == SourceMCP {
-			if t.OriginalName == "" {
-				t.OriginalName = t.Name
-			}
-			t.Name = MCPName(g.Name, t.OriginalName)
-			t.Template = false
-		} else if t.OriginalName == "" {
-			t.OriginalName = t.Name
-		}
-		if err := CheckName(t.Name); err != nil {
-			return nil, fmt.Errorf("registry: %s: %w", describeSource(g), err)
-		}
-		if t.Name == ToolSearchName || t.Name == DeferExecuteName {
-			return nil, fmt.Errorf("%w: %q is the library's entry tool (%s)", ErrReservedName, t.Name, describeSource(g))
-		}
-		if !utf8.ValidString(t.Description) {
-			return nil, fmt.Errorf("%w: tool %q: description is not valid UTF-8", ErrInvalidSchema, t.Name)
-		}
-		if t.Tier != "" && t.Tier != TierCore && t.Tier != TierFull {
-			return nil, fmt.Errorf("registry: tool %q: tier %q: want %q or %q", t.Name, t.Tier, TierCore, TierFull)
-		}
-		if prev, ok := r.tools[t.Name]; ok {
-			return nil, dupError(t.Name, r.groups[prev.Group], g)
-		}
-		if prev, ok := batch[t.Name]; ok {
-			return nil, dupError(t.Name, r.groups[prev.Group], g)
-		}
-		if n := utf8.RuneCountInString(t.Description); n > r.opts.MaxDescription {
-			return nil, fmt.Errorf("%w: tool %q: description is %d runes, the bound is %d (Options.MaxDescription)", ErrTooLarge, t.Name, n, r.opts.MaxDescription)
-		}
-		nt, err := t.normalize()
+		p, err := r.prepareOne(t, g, batch)
 		if err != nil {
-			return nil, err
+			if !skip {
+				return nil, nil, err
+			}
+			name := t.OriginalName
+			if name == "" {
+				name = t.Name
+			}
+			rejected = append(rejected, Rejection{Group: g.Name, Name: name, Err: err})
+			continue
 		}
-		if n := len(nt.RawSchema); n > r.opts.MaxSchema {
-			return nil, fmt.Errorf("%w: tool %q: schema is %d bytes, the bound is %d (Options.MaxSchema)", ErrTooLarge, t.Name, n, r.opts.MaxSchema)
-		}
-		p := &nt
-		batch[t.Name] = p
+		batch[p.Name] = p
 		out = append(out, p)
 	}
-	return out, nil
+	return out, rejected, nil
+}
+
+// prepareOne validates and normalizes one tool of group g. r.mu must be held.
+func (r *Registry) prepareOne(t Tool, g *Group, batch map[string]*Tool) (*Tool, error) {
+	t.Source = g.Source
+	if g.Source == SourceMCP {
+		if t.OriginalName == "" {
+			t.OriginalName = t.Name
+		}
+		t.Name = MCPName(g.Name, t.OriginalName)
+		t.Template = false
+	} else if t.OriginalName == "" {
+		t.OriginalName = t.Name
+	}
+	if err := CheckName(t.Name); err != nil {
+		return nil, fmt.Errorf("registry: %s: %w", describeSource(g), err)
+	}
+	if t.Name == ToolSearchName || t.Name == DeferExecuteName {
+		return nil, fmt.Errorf("%w: %q is the library's entry tool (%s)", ErrReservedName, t.Name, describeSource(g))
+	}
+	if !utf8.ValidString(t.Description) {
+		return nil, fmt.Errorf("%w: tool %q: description is not valid UTF-8", ErrInvalidSchema, t.Name)
+	}
+	if t.Tier != "" && t.Tier != TierCore && t.Tier != TierFull {
+		return nil, fmt.Errorf("registry: tool %q: tier %q: want %q or %q", t.Name, t.Tier, TierCore, TierFull)
+	}
+	if prev, ok := r.tools[t.Name]; ok {
+		return nil, dupError(t.Name, r.groups[prev.Group], g)
+	}
+	if prev, ok := batch[t.Name]; ok {
+		return nil, dupError(t.Name, r.groups[prev.Group], g)
+	}
+	if n := utf8.RuneCountInString(t.Description); n > r.opts.MaxDescription {
+		return nil, fmt.Errorf("%w: tool %q: description is %d runes, the bound is %d (Options.MaxDescription)", ErrTooLarge, t.Name, n, r.opts.MaxDescription)
+	}
+	nt, err := t.normalize(r.opts.MaxSchema, "Options.MaxSchema")
+	if err != nil {
+		return nil, err
+	}
+	return &nt, nil
 }
 
 func dupError(name string, a, b *Group) error {
@@ -305,6 +364,7 @@ func (r *Registry) RemoveGroup(name string) error {
 	}
 	r.dropGroupTools(name)
 	delete(r.groups, name)
+	delete(r.rejected, name)
 	r.changed()
 	return nil
 }
@@ -333,7 +393,7 @@ func (r *Registry) ReplaceGroup(g Group, tools []Tool) error {
 	for i := range tools {
 		tools[i].Group = g.Name
 	}
-	prepared, err := r.prepare(tools, false)
+	prepared, rejected, err := r.prepareSome(tools, false, !r.opts.StrictImport)
 	if err != nil {
 		if hadGroup {
 			r.groups[g.Name] = oldGroup
@@ -348,8 +408,18 @@ func (r *Registry) ReplaceGroup(g Group, tools []Tool) error {
 	for _, t := range prepared {
 		r.tools[t.Name] = t
 	}
+	r.setRejected(g.Name, rejected)
 	r.changed()
 	return nil
+}
+
+// setRejected records a group's rejections. r.mu must be held.
+func (r *Registry) setRejected(group string, rs []Rejection) {
+	if len(rs) == 0 {
+		delete(r.rejected, group)
+		return
+	}
+	r.rejected[group] = rs
 }
 
 func (r *Registry) dropGroupTools(group string) {

@@ -123,11 +123,27 @@ func TestReplaceGroup(t *testing.T) {
 	assert.Equal(t, []string{"mcp__srv__b", "mcp__srv__c"}, names(s))
 	g, _ := s.Group("srv")
 	assert.Equal(t, "v2", g.Description)
-	// A failing replacement leaves the old contents.
+	// A bad tool is left out and reported; the rest of the server stays.
+	require.NoError(t, r.Register(Tool{Name: "mcp__srv2__x"}))
+	require.NoError(t, r.ReplaceGroup(Group{Name: "srv"}, []Tool{{Name: "ok"}, {Name: "bad name"}}))
+	assert.Equal(t, []string{"mcp__srv2__x", "mcp__srv__ok"}, names(r.Snapshot()))
+	rej := r.Rejected()
+	require.Len(t, rej, 1)
+	assert.Equal(t, "srv", rej[0].Group)
+	assert.Equal(t, "bad name", rej[0].Name)
+	assert.ErrorIs(t, rej[0].Err, ErrInvalidName)
+	// The next clean listing clears the report.
+	require.NoError(t, r.ReplaceGroup(Group{Name: "srv"}, []Tool{{Name: "b"}, {Name: "c"}}))
+	assert.Empty(t, r.Rejected())
+
+	// Strict: a failing replacement leaves the old contents.
+	r = New(&Options{StrictImport: true})
+	require.NoError(t, r.ReplaceGroup(Group{Name: "srv"}, []Tool{{Name: "b"}, {Name: "c"}}))
 	require.NoError(t, r.Register(Tool{Name: "mcp__srv2__x"}))
 	err := r.ReplaceGroup(Group{Name: "srv"}, []Tool{{Name: "ok"}, {Name: "bad name"}})
-	require.Error(t, err)
+	require.ErrorIs(t, err, ErrInvalidName)
 	assert.Equal(t, []string{"mcp__srv2__x", "mcp__srv__b", "mcp__srv__c"}, names(r.Snapshot()))
+	assert.Empty(t, r.Rejected())
 }
 
 func names(s *Snapshot) []string {

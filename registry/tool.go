@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/toolshelf/toolshelf/internal/jsonx"
+	"github.com/toolshelf/toolshelf/internal/schemacheck"
 )
 
 // DeferLoading is a tool's three-state defer flag: [DeferUnset] falls to the
@@ -196,24 +197,39 @@ func (t *Tool) ModelSchema() json.RawMessage {
 	return out
 }
 
-// normalize fills in RawSchema/InputSchema from one another and validates
-// that the schema is an object schema. It returns the normalized copy.
-func (t Tool) normalize() (Tool, error) {
+// normalize fills in RawSchema/InputSchema from one another and checks the
+// schema: an object schema within the bounds of package schemacheck (depth,
+// $ref count, no reference cycle that keeps the same instance) that
+// jsonschema-go resolves. The raw bytes' depth is bounded before anything
+// parses them recursively, and so is their size when maxBytes > 0 (bound
+// names the option that sets it). It returns the normalized copy.
+func (t Tool) normalize(maxBytes int, bound string) (Tool, error) {
 	switch {
 	case len(t.RawSchema) == 0 && t.InputSchema == nil:
 		t.RawSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 	case len(t.RawSchema) == 0:
+		// A schema built in Go may share or loop pointers; marshalling
+		// such a graph would recurse forever.
+		if err := schemacheck.Check(t.InputSchema); err != nil {
+			return t, fmt.Errorf("%w: tool %q: %w", ErrInvalidSchema, t.Name, err)
+		}
 		b, err := jsonx.Marshal(t.InputSchema)
 		if err != nil {
 			return t, fmt.Errorf("%w: tool %q: %v", ErrInvalidSchema, t.Name, err)
 		}
 		t.RawSchema = b
 	}
+	if err := schemacheck.ScanDepth(t.RawSchema, schemacheck.MaxDepth); err != nil {
+		return t, fmt.Errorf("%w: tool %q: %w", ErrInvalidSchema, t.Name, err)
+	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, t.RawSchema); err != nil {
 		return t, fmt.Errorf("%w: tool %q: %v", ErrInvalidSchema, t.Name, err)
 	}
 	raw := buf.Bytes()
+	if maxBytes > 0 && len(raw) > maxBytes {
+		return t, fmt.Errorf("%w: tool %q: schema is %d bytes, the bound is %d (%s)", ErrTooLarge, t.Name, len(raw), maxBytes, bound)
+	}
 	if len(raw) == 0 || raw[0] != '{' {
 		return t, fmt.Errorf("%w: tool %q: the schema must be a JSON object, got %.40s", ErrInvalidSchema, t.Name, raw)
 	}
@@ -227,6 +243,12 @@ func (t Tool) normalize() (Tool, error) {
 	}
 	if t.InputSchema.Type != "" && t.InputSchema.Type != "object" {
 		return t, fmt.Errorf("%w: tool %q: the schema's type must be \"object\", got %q", ErrInvalidSchema, t.Name, t.InputSchema.Type)
+	}
+	// Defaults are not validated here: real catalogs hold defaults of the
+	// wrong type (bfcl's cellbio_get_proteins), and package execute reports
+	// them, as the harness's fault, when a call would apply them.
+	if _, err := schemacheck.ResolvePlain(t.InputSchema); err != nil {
+		return t, fmt.Errorf("%w: tool %q: %w", ErrInvalidSchema, t.Name, err)
 	}
 	for _, f := range t.Injected {
 		if _, ok := t.InputSchema.Properties[f]; !ok {
