@@ -60,8 +60,9 @@ func MCPName(server, tool string) string {
 }
 
 // SplitMCPName splits an exposed MCP name into server and tool. It reports
-// false for names without the mcp__ prefix. Server names may not contain "__",
-// so the first "__" after the prefix ends the server.
+// false for names without the mcp__ prefix. Server names are canonical (see
+// [CanonicalGroupName]: no "__", no leading or trailing "_"), so the first
+// "__" after the prefix ends the server and a name splits one way only.
 func SplitMCPName(name string) (server, tool string, ok bool) {
 	rest, ok := strings.CutPrefix(name, MCPPrefix)
 	if !ok {
@@ -74,11 +75,24 @@ func SplitMCPName(name string) (server, tool string, ok bool) {
 	return server, tool, true
 }
 
-// checkGroupName validates an MCP server name: the tool alphabet, no "__"
-// (which would make mcp__ names ambiguous) and not a reserved group name.
+// CanonicalGroupName reports whether name is a canonical MCP server name:
+// the tool alphabet, no "__" and no "_" at either end. With these, the
+// exposed name mcp__<server>__<tool> splits one way only: a server
+// "github_" would expose "mcp__github___x", which Allow(mcp__github__*)
+// matches and [SplitMCPName] reads as server "github", tool "_x".
+func CanonicalGroupName(name string) bool {
+	return ValidName(name) && !strings.Contains(name, "__") && name[0] != '_' && name[len(name)-1] != '_'
+}
+
+// checkGroupName validates an MCP server name: canonical
+// ([CanonicalGroupName]) and not a reserved group name.
 func checkGroupName(name string) error {
-	if !ValidName(name) || strings.Contains(name, "__") {
-		return fmt.Errorf("%w: group %q: server names must match ^[a-zA-Z0-9_-]{1,64}$ and not contain \"__\"", ErrInvalidName, name)
+	if !CanonicalGroupName(name) {
+		q := name
+		if len(q) > 80 {
+			q = q[:80] + "..."
+		}
+		return fmt.Errorf("%w: group %q: server names must match ^[a-zA-Z0-9_-]{1,64}$, not contain \"__\", and not start or end with \"_\"", ErrInvalidName, q)
 	}
 	if name == BuiltinGroup || name == SelfBuiltGroup {
 		return fmt.Errorf("%w: group %q is the library's own", ErrReservedName, name)

@@ -161,9 +161,10 @@ func readTranscript(path string) ([]request.Message, error) {
 
 // nameFile makes sure an error names the file it is about.
 // loadCatalogs imports catalog files, in any shape registry.ParseCatalog
-// reads, into a new registry; an error names the file.
+// reads, into a new registry; an error names the file. Imports are strict:
+// a measurement over a catalog that silently lost a tool would mislead.
 func loadCatalogs(files []string) (*registry.Registry, error) {
-	reg := registry.New(nil)
+	reg := registry.New(&registry.Options{StrictImport: true})
 	for _, f := range files {
 		c, err := registry.LoadCatalog(f)
 		if err == nil {

@@ -34,8 +34,9 @@ var (
 // is set.
 type Server struct {
 	// Name names the server's registry group; its tools are exposed as
-	// mcp__<Name>__<tool>. It follows the tool-name alphabet and may not
-	// contain "__".
+	// mcp__<Name>__<tool>. It follows the tool-name alphabet, may not
+	// contain "__" and may not start or end with "_"
+	// ([registry.CanonicalGroupName]).
 	Name string
 	// Description, when set, describes the group in the tool_search index.
 	// Empty takes the server's initialize instructions, else its
@@ -62,8 +63,8 @@ type Server struct {
 }
 
 func (s *Server) check() error {
-	if !registry.ValidName(s.Name) || strings.Contains(s.Name, "__") || s.Name == registry.BuiltinGroup || s.Name == registry.SelfBuiltGroup {
-		return fmt.Errorf("%w: server name %q: want ^[a-zA-Z0-9_-]{1,64}$ without \"__\", and not %q or %q", ErrConfig, s.Name, registry.BuiltinGroup, registry.SelfBuiltGroup)
+	if !registry.CanonicalGroupName(s.Name) || s.Name == registry.BuiltinGroup || s.Name == registry.SelfBuiltGroup {
+		return fmt.Errorf("%w: server name %q: want ^[a-zA-Z0-9_-]{1,64}$ without \"__\" nor \"_\" at either end, and not %q or %q", ErrConfig, s.Name, registry.BuiltinGroup, registry.SelfBuiltGroup)
 	}
 	n := 0
 	if len(s.Command) > 0 {

@@ -1,0 +1,79 @@
+package deferral
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/toolshelf/toolshelf/registry"
+)
+
+// serverNames enumerates every name of up to four bytes over {a, b, _, -}:
+// enough to hold each way a separator can sit at an end or double up.
+func serverNames() []string {
+	alpha := []string{"a", "b", "_", "-"}
+	out := []string{""}
+	level := []string{""}
+	for range 4 {
+		var next []string
+		for _, p := range level {
+			for _, c := range alpha {
+				next = append(next, p+c)
+			}
+		}
+		out = append(out, next...)
+		level = next
+	}
+	return out
+}
+
+// TestServerPatternsMatchOneServer is issue 11's case 3: a server named
+// "github_" exposed "mcp__github___x", which Allow(mcp__github__*) and mode
+// allowlists matched. With canonical server names, the server-wide pattern
+// mcp__<s>__* used by rules, modes and hooks (all through Match) matches
+// the tools of s and of no other registrable server, and SplitMCPName
+// gives back the server and tool the name was built from.
+func TestServerPatternsMatchOneServer(t *testing.T) {
+	var servers []string
+	for _, s := range serverNames() {
+		err := registry.New(nil).AddGroup(registry.Group{Name: s})
+		if registry.CanonicalGroupName(s) {
+			require.NoError(t, err, "%q", s)
+			servers = append(servers, s)
+		} else {
+			require.ErrorIs(t, err, registry.ErrInvalidName, "%q", s)
+		}
+	}
+	require.Greater(t, len(servers), 50)
+	tools := []string{"x", "_x", "__x", "x_", "x__y", "-"}
+	for _, owner := range servers {
+		pattern := registry.MCPPrefix + owner + "__*"
+		mode := Mode{Name: "m", Allow: []string{pattern}}
+		for _, s := range servers {
+			for _, tool := range tools {
+				name := registry.MCPName(s, tool)
+				tl := &registry.Tool{Name: name}
+				assert.Equal(t, s == owner, Match(pattern, name), "Match(%q, %q)", pattern, name)
+				assert.Equal(t, s == owner, mode.Allows(tl), "mode %q allows %q", pattern, name)
+				if owner == servers[0] {
+					gs, gt, ok := registry.SplitMCPName(name)
+					assert.True(t, ok)
+					assert.Equal(t, [2]string{s, tool}, [2]string{gs, gt}, "SplitMCPName(%q)", name)
+				}
+			}
+		}
+	}
+}
+
+func TestTrailingUnderscoreServerRefused(t *testing.T) {
+	r := registry.New(nil)
+	for _, name := range []string{"github_", "_github", "git__hub"} {
+		assert.ErrorIs(t, r.AddGroup(registry.Group{Name: name}), registry.ErrInvalidName, name)
+		assert.ErrorIs(t, r.ReplaceGroup(registry.Group{Name: name}, []registry.Tool{{Name: "x"}}), registry.ErrInvalidName, name)
+		assert.ErrorIs(t, r.SetGroup(registry.Group{Name: name}), registry.ErrInvalidName, name)
+		assert.ErrorIs(t, r.Import(&registry.Catalog{Server: name, Tools: []registry.Tool{{Name: "x"}}}), registry.ErrInvalidName, name)
+		_, err := registry.ParseCatalog([]byte(`{"server":"` + name + `","tools":[]}`))
+		assert.ErrorIs(t, err, registry.ErrInvalidName, name)
+	}
+	assert.Zero(t, r.Snapshot().Len())
+}
