@@ -94,3 +94,23 @@ func BenchmarkRegisterDeepNot(b *testing.B) {
 		}
 	}
 }
+
+// Issue 11's case 8: self-built registration must not tell a probing model
+// who holds a name. Every holder gets the same answer.
+func TestSelfBuiltTakenIsOneAnswer(t *testing.T) {
+	r := New(nil)
+	require.NoError(t, r.Register(Tool{Name: "Read"}))
+	require.NoError(t, r.ReplaceGroup(Group{Name: "secret", Tier: TierFull}, []Tool{{Name: "drop_db"}}))
+	require.NoError(t, r.RegisterSelfBuilt(Tool{Name: "count"}))
+	answers := map[string]string{}
+	for _, name := range []string{"Read", "mcp__secret__drop_db", "count", ToolSearchName, DeferExecuteName} {
+		err := r.RegisterSelfBuilt(Tool{Name: name})
+		require.ErrorIs(t, err, ErrDuplicateTool, name)
+		answers[strings.ReplaceAll(err.Error(), name, "NAME")] = name
+	}
+	assert.Len(t, answers, 1, "one answer whoever holds the name: %v", answers)
+	for a := range answers {
+		assert.NotContains(t, a, "secret")
+		assert.NotContains(t, a, "built-in")
+	}
+}

@@ -199,6 +199,9 @@ func (r *Registry) RegisterSelfBuilt(t Tool) error {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if _, ok := r.tools[t.Name]; ok || t.Name == ToolSearchName || t.Name == DeferExecuteName {
+		return NameTaken(t.Name)
+	}
 	prepared, err := r.prepare([]Tool{t}, true)
 	if err != nil {
 		return err
@@ -206,6 +209,16 @@ func (r *Registry) RegisterSelfBuilt(t Tool) error {
 	r.tools[t.Name] = prepared[0]
 	r.changed()
 	return nil
+}
+
+// NameTaken is the one answer self-built registration gives for a name
+// already in use, whoever holds it: a built-in, MCP or self-built tool, an
+// entry tool, visible to the session or hidden from it. It names neither
+// the holder nor its group, so that a model probing names learns no more
+// about tools it cannot see than that the name is taken. It wraps
+// [ErrDuplicateTool].
+func NameTaken(name string) error {
+	return fmt.Errorf("%w: self-built tool %q: the name is taken; choose another name", ErrDuplicateTool, name)
 }
 
 // PrepareSelfBuilt validates a self-built tool against the registry's bounds

@@ -155,3 +155,26 @@ func TestEntryToolsMatchSession(t *testing.T) {
 	assert.Empty(t, tools)
 	assert.Empty(t, index)
 }
+
+// Self-built registration answers "taken" the same way whoever holds the
+// name: a visible tool, a tool the session's tier hides, a self-built tool
+// of the session. No answer names the holder or its server (issue 11,
+// case 8).
+func TestSelfBuiltTakenSameForHiddenHolder(t *testing.T) {
+	reg := registry.New(nil)
+	require.NoError(t, reg.Register(registry.Tool{Name: "Read", Description: "Read a file."}))
+	require.NoError(t, reg.ReplaceGroup(registry.Group{Name: "secret", Tier: registry.TierFull}, []registry.Tool{{Name: "drop_db"}}))
+	s, err := NewSession(Config{Snapshot: reg.Snapshot(), Provider: OpenAIChat, Model: "m", SelfBuilt: true})
+	require.NoError(t, err)
+	_, _, ok := s.Lookup("mcp__secret__drop_db")
+	require.False(t, ok, "the full-tier tool is hidden from a core session")
+	require.NoError(t, s.RegisterSelfBuilt(registry.Tool{Name: "count"}))
+	answers := map[string]bool{}
+	for _, name := range []string{"Read", "mcp__secret__drop_db", "count", registry.ToolSearchName} {
+		err := s.RegisterSelfBuilt(registry.Tool{Name: name})
+		require.ErrorIs(t, err, registry.ErrDuplicateTool, name)
+		answers[strings.ReplaceAll(err.Error(), name, "NAME")] = true
+		assert.NotContains(t, err.Error(), "secret\"")
+	}
+	assert.Len(t, answers, 1, "%v", answers)
+}

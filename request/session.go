@@ -220,12 +220,13 @@ func (s *Session) RegisterSelfBuilt(t registry.Tool) error {
 }
 
 func (s *Session) addSelfBuilt(t *registry.Tool) error {
+	// One answer whoever holds the name, hidden or not (registry.NameTaken).
 	if _, ok := s.cfg.Snapshot.Tool(t.Name); ok || t.Name == registry.ToolSearchName || t.Name == registry.DeferExecuteName {
-		return fmt.Errorf("%w: self-built tool %q: the name is taken by a registered tool", registry.ErrDuplicateTool, t.Name)
+		return registry.NameTaken(t.Name)
 	}
 	for _, o := range s.selfBuilt {
 		if o.Name == t.Name {
-			return fmt.Errorf("%w: self-built tool %q is already registered in this session", registry.ErrDuplicateTool, t.Name)
+			return registry.NameTaken(t.Name)
 		}
 	}
 	s.selfBuilt = append(s.selfBuilt, t)
