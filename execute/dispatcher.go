@@ -239,7 +239,7 @@ func (d *Dispatcher) unloaded(ctx context.Context, c *call, params json.RawMessa
 	if shape != "" {
 		problems = append(problems, shape)
 	} else if c.v.err == nil {
-		obj, err := decodeObject(params)
+		obj, err := parseObject(params)
 		if err == nil {
 			for k := range c.v.injected {
 				delete(obj, k)
@@ -295,20 +295,6 @@ func (d *Dispatcher) hostError(ctx context.Context, c *call, what, detail string
 	return errResult(fmt.Sprintf("Tool %q could not run: %s. This is a problem on the harness's side, not fixable by changing the params; nothing was run. Tell the user, or use another tool.", c.target, what))
 }
 
-func decodeObject(params []byte) (map[string]any, error) {
-	obj := map[string]any{}
-	if len(bytes.TrimSpace(params)) == 0 {
-		return obj, nil
-	}
-	if err := json.Unmarshal(params, &obj); err != nil {
-		return nil, err
-	}
-	if obj == nil {
-		return nil, fmt.Errorf("params is null")
-	}
-	return obj, nil
-}
-
 // topKey returns the first segment of a JSON pointer, unescaped.
 func topKey(p string) string {
 	p = strings.TrimPrefix(p, "/")
@@ -321,9 +307,12 @@ func topKey(p string) string {
 // without injected fields).
 func (d *Dispatcher) prepare(ctx context.Context, c *call, params json.RawMessage) (full, visible json.RawMessage, res registry.Result, ok bool) {
 	v := c.v
-	obj, err := decodeObject(params)
+	obj, err := parseObject(params)
 	if err != nil {
-		return nil, nil, errResult(fmt.Sprintf("Invalid params for %q: not a valid JSON object (%s). Nothing was run. %s", c.target, clip(err.Error(), 120), d.correctCall(c))), false
+		ev := c.event(EventBadInput)
+		ev.Detail = err.Error()
+		d.emit(ctx, ev)
+		return nil, nil, errResult(fmt.Sprintf("Invalid params for %q: %s. Nothing was run. %s", c.target, clip(strings.TrimPrefix(err.Error(), "params: "), 160), d.correctCall(c))), false
 	}
 	before := make(map[string]bool, len(obj))
 	for k := range obj {
@@ -536,7 +525,7 @@ func (d *Dispatcher) before(ctx context.Context, c *call, h Hook, cl *Call) (res
 		problem = shapeProblem(vd.Params)
 	}
 	if problem == "" {
-		obj, err := decodeObject(vd.Params)
+		obj, err := parseObject(vd.Params)
 		if err != nil {
 			problem = err.Error()
 		} else if vs := c.v.check(obj); len(vs) > 0 {

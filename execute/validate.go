@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/toolshelf/toolshelf/internal/jsonx"
+	"github.com/toolshelf/toolshelf/internal/schemacheck"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -106,7 +107,9 @@ func newValidator(t *registry.Tool) *validator {
 			return v
 		}
 	}
-	full, err := s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
+	// The registry checked the schema; checking again here keeps the rule
+	// local: nothing reaches jsonschema-go's validator unchecked.
+	full, err := schemacheck.Resolve(s)
 	if err != nil {
 		v.err = err
 		return v
@@ -122,7 +125,7 @@ func newValidator(t *registry.Tool) *validator {
 			PatternProperties:    s.PatternProperties,
 			AdditionalProperties: s.AdditionalProperties,
 		}
-		if rel, err := r.Resolve(nil); err == nil {
+		if rel, err := schemacheck.ResolvePlain(r); err == nil {
 			v.relaxed = rel
 		}
 	}
@@ -326,7 +329,10 @@ func (v *validator) fails(sub *jsonschema.Schema, val any) (string, bool) {
 		Defs:        v.root.Defs,
 		Definitions: v.root.Definitions,
 	}
-	r, err := w.Resolve(nil)
+	// Inside w, a pointer such as "#/properties/v" names sub itself: a
+	// reference that was harmless in the tool's schema can close an
+	// in-place cycle here, so w is checked like any schema.
+	r, err := schemacheck.ResolvePlain(w)
 	if err != nil {
 		return "", false
 	}

@@ -1,0 +1,128 @@
+package execute_test
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/execute"
+	"github.com/toolshelf/toolshelf/execute/executetest"
+	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/search"
+)
+
+// received records what a handler and an approver were given.
+type received struct {
+	mu       sync.Mutex
+	handler  []string
+	approver []string
+}
+
+func (r *received) handle(_ context.Context, p json.RawMessage) (registry.Result, error) {
+	r.mu.Lock()
+	r.handler = append(r.handler, string(p))
+	r.mu.Unlock()
+	return registry.Result{Text: "ok"}, nil
+}
+
+func (r *received) ask(_ context.Context, a execute.AskRequest) (bool, error) {
+	r.mu.Lock()
+	r.approver = append(r.approver, string(a.Params))
+	r.mu.Unlock()
+	return true, nil
+}
+
+// oneTool returns a session holding one resident tool with schema.
+func oneTool(t testing.TB, name, schema string, h registry.Handler, injected ...string) *executetest.Session {
+	t.Helper()
+	reg := registry.New(nil)
+	require.NoError(t, reg.Register(registry.Tool{Name: name, RawSchema: json.RawMessage(schema), Handler: h, DeferLoading: registry.DeferFalse, Injected: injected}))
+	plan, err := (&deferral.Policy{}).Plan(reg.Snapshot(), deferral.View{})
+	require.NoError(t, err)
+	return executetest.NewSession("s", plan, search.NewLoadedSet())
+}
+
+// Issue 11, case 5: {"path":"/etc/passwd","path":"/sandbox/a"} validated
+// the last value while a first-wins reader of the same bytes got the first.
+// Duplicate keys are refused, at any depth, before anything runs.
+func TestDuplicateKeysRefused(t *testing.T) {
+	var got received
+	s := oneTool(t, "Write", `{"type":"object","properties":{"path":{"type":"string","pattern":"^/sandbox/"},"opts":{"type":"object"}},"required":["path"]}`, got.handle)
+	d := mustNew(t, &execute.Options{Default: execute.Ask, Ask: got.ask})
+	for _, args := range []string{
+		`{"path":"/etc/passwd","path":"/sandbox/a"}`,
+		`{"path":"/sandbox/a","opts":{"mode":"r","mode":"w"}}`,
+		`{"path":"/sandbox/a","opts":{"list":[{"x":1,"x":2}]}}`,
+	} {
+		for _, call := range []struct{ name, args string }{{"Write", args}, {registry.DeferExecuteName, string(wrap("Write", args))}} {
+			res := d.Call(context.Background(), s, call.name, json.RawMessage(call.args))
+			require.True(t, res.IsError, "%s", call.args)
+			assert.Contains(t, res.Text, "appears twice")
+			assert.Contains(t, res.Text, "Nothing was run")
+		}
+	}
+	assert.Empty(t, got.handler)
+	assert.Empty(t, got.approver)
+}
+
+// Issue 11, case 6: integers beyond 2^53 were validated as float64 while
+// the handler decoded them exactly. They are validated exactly now. (An
+// enum or const holding such an integer is refused at registration: see
+// internal/schemacheck.)
+func TestBigIntegersValidatedExactly(t *testing.T) {
+	var got received
+	s := oneTool(t, "Pick", `{"type":"object","properties":{"id":{"type":"integer","maximum":9007199254740992},"n":{"type":"integer","enum":[1,2,9007199254740991]}}}`, got.handle)
+	d := mustNew(t, &execute.Options{Default: execute.Ask, Ask: got.ask})
+	tests := []struct {
+		args string
+		ok   bool
+		want string
+	}{
+		{`{"id":9007199254740992}`, true, ""},
+		{`{"id":9007199254740993}`, false, "maximum"}, // float64 reads it as 2^53, which passed
+		{`{"n":9007199254740991}`, true, ""},
+		{`{"n":9007199254740993}`, false, "enum"},
+		{`{"n":2.0}`, true, ""},
+		{`{"id":-9223372036854775808}`, true, ""},
+		{`{"id":18446744073709551615}`, false, "maximum"},
+		{`{"id":123456789012345678901234567890}`, false, "too large to be checked exactly"},
+		{`{"id":1e400}`, false, "out of range"},
+		{`{"id":2.5}`, false, "integer"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.args, func(t *testing.T) {
+			got.handler, got.approver = nil, nil
+			res := d.Call(context.Background(), s, "Pick", json.RawMessage(tc.args))
+			if !tc.ok {
+				require.True(t, res.IsError, res.Text)
+				assert.Contains(t, res.Text, tc.want)
+				assert.Empty(t, got.handler)
+				return
+			}
+			require.False(t, res.IsError, res.Text)
+			// The handler and the approver receive the validated bytes.
+			assert.Equal(t, []string{tc.args}, got.handler)
+			assert.Equal(t, []string{tc.args}, got.approver)
+		})
+	}
+}
+
+// Narrowing a violation validates a property's subschema on its own,
+// wrapped as {"properties":{"v": sub}}. There "#/properties/v" names sub
+// itself: this schema, harmless as registered, made the wrapper a cycle
+// that never consumes input, and the call died of a stack overflow. The
+// wrapper is checked like any schema now.
+func TestNarrowingWrapperCannotLoop(t *testing.T) {
+	var got received
+	s := oneTool(t, "T", `{"type":"object","properties":{"v":{"type":"string"},"a":{"type":"object","properties":{"b":{"allOf":[{"$ref":"#/properties/v"}]}}}}}`, got.handle)
+	d := mustNew(t, nil)
+	res := d.Call(context.Background(), s, "T", json.RawMessage(`{"a":{"b":5}}`))
+	require.True(t, res.IsError)
+	assert.Contains(t, res.Text, "/a")
+	assert.Contains(t, res.Text, `want "string"`)
+	assert.Empty(t, got.handler)
+}
