@@ -87,6 +87,7 @@ type call struct {
 	via    string
 	t      *registry.Tool
 	v      *validator
+	red    *redactor // injected values to keep out of every text; nil before injection
 }
 
 func (c *call) event(k EventKind) Event {
@@ -105,7 +106,7 @@ func (d *Dispatcher) Call(ctx context.Context, s Session, name string, args json
 		if r := recover(); r != nil {
 			ev := c.event(EventHostError)
 			ev.Detail = fmt.Sprintf("panic in the dispatch pipeline: %v", r)
-			d.emit(ctx, ev)
+			d.emit(ctx, c.scrub(ev))
 			res = errResult(fmt.Sprintf("The call of %q failed inside the harness's tool dispatcher; nothing more is known. Retry once, or use another tool.", clip(c.target, 80)))
 		}
 	}()
@@ -130,7 +131,7 @@ func (d *Dispatcher) Call(ctx context.Context, s Session, name string, args json
 		c.target, params, shape = w.target, w.params, w.problem
 		if c.target == registry.DeferExecuteName || c.target == registry.ToolSearchName {
 			ev := c.event(EventRecursion)
-			d.emit(ctx, ev)
+			d.emit(ctx, c.scrub(ev))
 			return errResult(fmt.Sprintf("defer_execute cannot call %s. Call %s directly; use defer_execute only for the deferred tools listed in tool_search's index: defer_execute {\"tool_name\":\"<tool name>\",\"params\":{...}}.", c.target, c.target))
 		}
 	}
@@ -141,7 +142,7 @@ func (d *Dispatcher) Call(ctx context.Context, s Session, name string, args json
 func (d *Dispatcher) badInput(ctx context.Context, c *call, problem string) registry.Result {
 	ev := c.event(EventBadInput)
 	ev.Detail = problem
-	d.emit(ctx, ev)
+	d.emit(ctx, c.scrub(ev))
 	if c.via != "" {
 		return errResult(fmt.Sprintf("Invalid defer_execute call: %s. Nothing was run. A correct call looks like: defer_execute {\"tool_name\":\"<exact tool name from the tool_search index>\",\"params\":{<the tool's parameters>}}.", problem))
 	}
@@ -169,7 +170,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, c *call, params json.RawMessa
 	if shape != "" {
 		ev := c.event(EventBadInput)
 		ev.Detail = shape
-		d.emit(ctx, ev)
+		d.emit(ctx, c.scrub(ev))
 		return errResult(fmt.Sprintf("Invalid params for %q: %s. Nothing was run. %s", c.target, shape, d.correctCall(c)))
 	}
 	if c.v.err != nil {
@@ -209,7 +210,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, c *call, params json.RawMessa
 	}
 	ev := c.event(EventCompleted)
 	ev.Detail = fmt.Sprintf("is_error=%t bytes=%d", res.IsError, len(res.Text))
-	d.emit(ctx, ev)
+	d.emit(ctx, c.scrub(ev))
 	return res
 }
 
@@ -244,7 +245,7 @@ func (d *Dispatcher) unloaded(ctx context.Context, c *call, params json.RawMessa
 			for k := range c.v.injected {
 				delete(obj, k)
 			}
-			for _, v := range c.v.check(obj) {
+			for _, v := range c.v.check(obj, nil) {
 				if !c.v.injected[topKey(v.Pointer)] {
 					problems = append(problems, v.String())
 				}
@@ -253,7 +254,7 @@ func (d *Dispatcher) unloaded(ctx context.Context, c *call, params json.RawMessa
 	}
 	ev := c.event(EventUnloaded)
 	ev.Detail = fmt.Sprintf("%d problems in the params", len(problems))
-	d.emit(ctx, ev)
+	d.emit(ctx, c.scrub(ev))
 	var b strings.Builder
 	fmt.Fprintf(&b, "Tool %q is deferred and its schema had not been loaded, so nothing was run. Its schema, loaded now:\n%s\n", c.target, c.t.ModelSchema())
 	writeList(&b, "Problems with the params you sent:", problems)
@@ -291,7 +292,7 @@ func (d *Dispatcher) correctCall(c *call) string {
 func (d *Dispatcher) hostError(ctx context.Context, c *call, what, detail string) registry.Result {
 	ev := c.event(EventHostError)
 	ev.Detail = detail
-	d.emit(ctx, ev)
+	d.emit(ctx, c.scrub(ev))
 	return errResult(fmt.Sprintf("Tool %q could not run: %s. This is a problem on the harness's side, not fixable by changing the params; nothing was run. Tell the user, or use another tool.", c.target, what))
 }
 
@@ -311,7 +312,7 @@ func (d *Dispatcher) prepare(ctx context.Context, c *call, params json.RawMessag
 	if err != nil {
 		ev := c.event(EventBadInput)
 		ev.Detail = err.Error()
-		d.emit(ctx, ev)
+		d.emit(ctx, c.scrub(ev))
 		return nil, nil, errResult(fmt.Sprintf("Invalid params for %q: %s. Nothing was run. %s", c.target, clip(strings.TrimPrefix(err.Error(), "params: "), 160), d.correctCall(c))), false
 	}
 	before := make(map[string]bool, len(obj))
@@ -323,7 +324,7 @@ func (d *Dispatcher) prepare(ctx context.Context, c *call, params json.RawMessag
 			delete(obj, f)
 			ev := c.event(EventInjectedIgnored)
 			ev.Detail = "model-supplied value for host field " + f + " ignored"
-			d.emit(ctx, ev)
+			d.emit(ctx, c.scrub(ev))
 		}
 	}
 	if v.defaults {
@@ -346,7 +347,8 @@ func (d *Dispatcher) prepare(ctx context.Context, c *call, params json.RawMessag
 	}
 	var model, host []string
 	var first string
-	for _, vi := range v.check(obj) {
+	c.red = newRedactor(injected)
+	for _, vi := range v.check(obj, c.red) {
 		if v.injected[topKey(vi.Pointer)] {
 			host = append(host, vi.String())
 			continue
@@ -363,7 +365,7 @@ func (d *Dispatcher) prepare(ctx context.Context, c *call, params json.RawMessag
 		ev := c.event(EventInvalid)
 		ev.Pointer = first
 		ev.Detail = strings.Join(model, "; ")
-		d.emit(ctx, ev)
+		d.emit(ctx, c.scrub(ev))
 		var b strings.Builder
 		fmt.Fprintf(&b, "Invalid params for %q; nothing was run.\n", c.target)
 		writeList(&b, "", model)
@@ -459,16 +461,16 @@ func (d *Dispatcher) permission(ctx context.Context, c *call, visible json.RawMe
 	switch vd.action {
 	case Allow:
 		ev.Kind = EventAllowed
-		d.emit(ctx, ev)
+		d.emit(ctx, c.scrub(ev))
 		return registry.Result{}, true
 	case Deny:
 		ev.Kind = EventDenied
-		d.emit(ctx, ev)
+		d.emit(ctx, c.scrub(ev))
 		return errResult(fmt.Sprintf("Permission denied: the harness's rules do not allow %q. Nothing was run. Do not retry it; do the task another way, or tell the user what you wanted to do.", c.target)), false
 	}
 	if d.opts.Ask == nil {
 		ev.Kind, ev.Detail = EventRejected, "no approver configured"
-		d.emit(ctx, ev)
+		d.emit(ctx, c.scrub(ev))
 		return errResult(fmt.Sprintf("Calling %q needs the user's approval and the harness cannot ask for it here. Nothing was run. Do the task another way, or tell the user what you wanted to do.", c.target)), false
 	}
 	rule := vd.r
@@ -481,11 +483,11 @@ func (d *Dispatcher) permission(ctx context.Context, c *call, visible json.RawMe
 		if err != nil {
 			ev.Detail = "approver failed: " + err.Error()
 		}
-		d.emit(ctx, ev)
+		d.emit(ctx, c.scrub(ev))
 		return errResult(fmt.Sprintf("The user did not approve the call of %q. Nothing was run. Do not retry the same call; ask the user how to proceed, or do the task another way.", c.target)), false
 	}
 	ev.Kind = EventApproved
-	d.emit(ctx, ev)
+	d.emit(ctx, c.scrub(ev))
 	return registry.Result{}, true
 }
 
@@ -508,8 +510,8 @@ func (d *Dispatcher) before(ctx context.Context, c *call, h Hook, cl *Call) (res
 	if vd.Block {
 		ev := c.event(EventBlocked)
 		ev.Hook, ev.Detail = h.Name, vd.Reason
-		d.emit(ctx, ev)
-		reason := strings.TrimSpace(vd.Reason)
+		d.emit(ctx, c.scrub(ev))
+		reason := strings.TrimSpace(c.red.text(vd.Reason))
 		if reason == "" {
 			reason = "no reason given"
 		}
@@ -528,7 +530,7 @@ func (d *Dispatcher) before(ctx context.Context, c *call, h Hook, cl *Call) (res
 		obj, err := parseObject(vd.Params)
 		if err != nil {
 			problem = err.Error()
-		} else if vs := c.v.check(obj); len(vs) > 0 {
+		} else if vs := c.v.check(obj, c.hookRedactor(obj)); len(vs) > 0 {
 			parts := make([]string, len(vs))
 			for i, v := range vs {
 				parts[i] = v.String()
@@ -541,7 +543,7 @@ func (d *Dispatcher) before(ctx context.Context, c *call, h Hook, cl *Call) (res
 	}
 	ev := c.event(EventRewritten)
 	ev.Hook = h.Name
-	d.emit(ctx, ev)
+	d.emit(ctx, c.scrub(ev))
 	cl.Params = slices.Clone(vd.Params)
 	return registry.Result{}, true
 }
@@ -551,13 +553,13 @@ func (d *Dispatcher) after(ctx context.Context, c *call, h Hook, cl *Call, in re
 	if err := safely(func() { out = h.After(ctx, cl, in) }); err != nil {
 		ev := c.event(EventHostError)
 		ev.Hook, ev.Detail = h.Name, fmt.Sprintf("after hook panicked: %v; result kept", err)
-		d.emit(ctx, ev)
+		d.emit(ctx, c.scrub(ev))
 		return in
 	}
 	if out != in {
 		ev := c.event(EventReplaced)
 		ev.Hook = h.Name
-		d.emit(ctx, ev)
+		d.emit(ctx, c.scrub(ev))
 	}
 	return out
 }
@@ -581,7 +583,7 @@ func (d *Dispatcher) run(ctx context.Context, c *call, cl *Call) registry.Result
 	if err := ctx.Err(); err != nil {
 		ev := c.event(EventHandlerError)
 		ev.Detail = err.Error()
-		d.emit(ctx, ev)
+		d.emit(ctx, c.scrub(ev))
 		return errResult(fmt.Sprintf("The call of %q was cancelled before it ran (%v).", c.target, err))
 	}
 	var res registry.Result
@@ -589,14 +591,14 @@ func (d *Dispatcher) run(ctx context.Context, c *call, cl *Call) registry.Result
 	if perr := safely(func() { res, err = c.t.Handler(ctx, cl.Params) }); perr != nil {
 		ev := c.event(EventPanic)
 		ev.Detail = perr.Error()
-		d.emit(ctx, ev)
+		d.emit(ctx, c.scrub(ev))
 		return errResult(fmt.Sprintf("Tool %q failed with an internal error; nothing more is known. You may retry once with different params, or use another tool.", c.target))
 	}
 	if err != nil {
 		ev := c.event(EventHandlerError)
 		ev.Detail = err.Error()
-		d.emit(ctx, ev)
-		text := "Error: " + err.Error()
+		d.emit(ctx, c.scrub(ev))
+		text := "Error: " + c.red.text(err.Error())
 		if res.Text != "" {
 			text = res.Text + "\n\n" + text
 		}
@@ -615,7 +617,7 @@ func (d *Dispatcher) bound(ctx context.Context, c *call, text string) string {
 	cut := cutRunes(text, max)
 	ev := c.event(EventTruncated)
 	ev.Detail = fmt.Sprintf("%d of %d bytes kept", len(cut), len(text))
-	d.emit(ctx, ev)
+	d.emit(ctx, c.scrub(ev))
 	how := fmt.Sprintf("call %s again with a narrower request", c.target)
 	if len(c.v.paging) > 0 {
 		how += " (it accepts " + quoteList(c.v.paging, nil) + ")"

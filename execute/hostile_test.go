@@ -3,6 +3,8 @@ package execute_test
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 
@@ -125,4 +127,55 @@ func TestNarrowingWrapperCannotLoop(t *testing.T) {
 	assert.Contains(t, res.Text, "/a")
 	assert.Contains(t, res.Text, `want "string"`)
 	assert.Empty(t, got.handler)
+}
+
+// Issue 11, case 4: a constraint on an injected field under a root keyword
+// failed with a message that quoted the host's value back to the model and
+// into events and logs. Values are redacted wherever they appear.
+func TestInjectedValuesNeverLeak(t *testing.T) {
+	const secret = `sk-"SECRET"-7f3a`
+	const uid = 73914025
+	props := `"properties":{"mode":{"type":"string"},"x":{},"token":{"type":"string"},"uid":{"type":"integer"}}`
+	tests := []struct{ name, schema, params string }{
+		{"if/then", `{"type":"object",` + props + `,"if":{"properties":{"mode":{"const":"admin"}}},"then":{"properties":{"token":{"pattern":"^adm-"}}}}`, `{"mode":"admin"}`},
+		{"allOf", `{"type":"object",` + props + `,"allOf":[{"properties":{"token":{"maxLength":3}}}]}`, `{}`},
+		{"anyOf", `{"type":"object",` + props + `,"anyOf":[{"properties":{"token":{"const":"a"}}},{"properties":{"uid":{"maximum":5}}}]}`, `{}`},
+		{"dependentSchemas", `{"type":"object",` + props + `,"dependentSchemas":{"x":{"properties":{"token":{"enum":["nope"]}}}}}`, `{"x":1}`},
+		{"number under allOf", `{"type":"object",` + props + `,"allOf":[{"properties":{"uid":{"maximum":5}}}]}`, `{}`},
+	}
+	forms := []string{secret, `sk-\"SECRET\"-7f3a`, "SECRET", "73914025"}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got received
+			s := oneTool(t, "T", tc.schema, got.handle, "token", "uid")
+			var evs events
+			var logs strings.Builder
+			d := mustNew(t, &execute.Options{
+				Inject: func(context.Context, execute.Session, string) (map[string]any, error) {
+					return map[string]any{"token": secret, "uid": uid}, nil
+				},
+				OnEvent: evs.add,
+				Logger:  slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+			})
+			for _, call := range []struct{ name, args string }{{"T", tc.params}, {registry.DeferExecuteName, string(wrap("T", tc.params))}} {
+				res := d.Call(context.Background(), s, call.name, json.RawMessage(call.args))
+				require.True(t, res.IsError, "the constraint fails: %s", res.Text)
+				for _, f := range forms {
+					assert.NotContains(t, res.Text, f)
+				}
+			}
+			assert.Empty(t, got.handler)
+			require.NotEmpty(t, evs.evs)
+			for _, ev := range evs.evs {
+				b, _ := json.Marshal(ev)
+				for _, f := range forms {
+					assert.NotContains(t, string(b), f)
+				}
+			}
+			require.NotEmpty(t, logs.String())
+			for _, f := range forms {
+				assert.NotContains(t, logs.String(), f)
+			}
+		})
+	}
 }

@@ -196,7 +196,7 @@ func (v violation) String() string {
 // returns every violation: missing required properties, then each member in
 // declared order (extra members sorted), or else the whole-object keyword
 // that failed.
-func (v *validator) check(obj map[string]any) []violation {
+func (v *validator) check(obj map[string]any, red *redactor) []violation {
 	// The common case, a valid call, costs one validation; the breakdown
 	// runs only for calls that fail.
 	fullErr := v.full.Validate(obj)
@@ -228,11 +228,11 @@ func (v *validator) check(obj map[string]any) []violation {
 			clear(one)
 			one[k] = obj[k]
 			if err := v.relaxed.Validate(one); err != nil {
-				msg, _ := cleanError(err)
+				msg, _ := cleanError(err, red)
 				ptr := pointer(k)
 				if strings.HasPrefix(msg, "unexpected additional properties") {
 					msg = "unknown property; the schema allows " + quoteList(v.props, v.injected)
-				} else if p, m := v.deepen(v.root.Properties[k], obj[k], ptr, 0); p != ptr && m != "" {
+				} else if p, m := v.deepen(v.root.Properties[k], obj[k], ptr, 0, red); p != ptr && m != "" {
 					ptr, msg = p, m
 				}
 				out = append(out, violation{ptr, msg})
@@ -240,7 +240,7 @@ func (v *validator) check(obj map[string]any) []violation {
 		}
 	}
 	if len(out) == 0 {
-		msg, at := cleanError(fullErr)
+		msg, at := cleanError(fullErr, red)
 		out = append(out, violation{schemaToPointer(at), msg})
 	}
 	return out
@@ -256,7 +256,7 @@ const maxDeepen = 8
 // a time. It runs only for calls that already failed. Where it cannot
 // descend (a $ref it cannot follow, a schema that does not resolve on its
 // own, a value that is neither object nor array) it returns ptr and "".
-func (v *validator) deepen(sub *jsonschema.Schema, val any, ptr string, depth int) (string, string) {
+func (v *validator) deepen(sub *jsonschema.Schema, val any, ptr string, depth int, red *redactor) (string, string) {
 	sub = v.follow(sub)
 	if sub == nil || depth >= maxDeepen {
 		return ptr, ""
@@ -271,9 +271,9 @@ func (v *validator) deepen(sub *jsonschema.Schema, val any, ptr string, depth in
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
-			if msg, bad := v.fails(sub.Properties[k], x[k]); bad {
+			if msg, bad := v.fails(sub.Properties[k], x[k], red); bad {
 				p := ptr + pointer(k)
-				if dp, dm := v.deepen(sub.Properties[k], x[k], p, depth+1); dm != "" {
+				if dp, dm := v.deepen(sub.Properties[k], x[k], p, depth+1, red); dm != "" {
 					return dp, dm
 				}
 				return p, msg
@@ -289,9 +289,9 @@ func (v *validator) deepen(sub *jsonschema.Schema, val any, ptr string, depth in
 			if it == nil {
 				continue
 			}
-			if msg, bad := v.fails(it, e); bad {
+			if msg, bad := v.fails(it, e, red); bad {
 				p := fmt.Sprintf("%s/%d", ptr, i)
-				if dp, dm := v.deepen(it, e, p, depth+1); dm != "" {
+				if dp, dm := v.deepen(it, e, p, depth+1, red); dm != "" {
 					return dp, dm
 				}
 				return p, msg
@@ -322,7 +322,7 @@ func (v *validator) follow(s *jsonschema.Schema) *jsonschema.Schema {
 // fails validates val against sub on its own (with the root's definitions
 // in reach) and returns the message when it fails. A schema that does not
 // resolve on its own reports no failure, which stops the descent.
-func (v *validator) fails(sub *jsonschema.Schema, val any) (string, bool) {
+func (v *validator) fails(sub *jsonschema.Schema, val any, red *redactor) (string, bool) {
 	w := &jsonschema.Schema{
 		Type:        "object",
 		Properties:  map[string]*jsonschema.Schema{"v": sub.CloneSchemas()}, // sub may also sit under $defs: a tree, not a graph
@@ -337,7 +337,7 @@ func (v *validator) fails(sub *jsonschema.Schema, val any) (string, bool) {
 		return "", false
 	}
 	if err := r.Validate(map[string]any{"v": val}); err != nil {
-		msg, _ := cleanError(err)
+		msg, _ := cleanError(err, red)
 		return msg, true
 	}
 	return "", false
@@ -345,8 +345,9 @@ func (v *validator) fails(sub *jsonschema.Schema, val any) (string, bool) {
 
 // cleanError turns jsonschema-go's "validating root: validating
 // /properties/x: type: ..." into the final message and the innermost schema
-// path, and bounds its length (it may quote a huge value).
-func cleanError(err error) (msg, at string) {
+// path, and bounds its length (it may quote a huge value). Injected values
+// are redacted before the cut, so that no prefix of one survives it.
+func cleanError(err error, red *redactor) (msg, at string) {
 	s := err.Error()
 	for strings.HasPrefix(s, "validating ") {
 		rest := s[len("validating "):]
@@ -361,7 +362,7 @@ func cleanError(err error) (msg, at string) {
 	}
 	s = ratOne.ReplaceAllString(s, "$1")
 	s = zeros.ReplaceAllString(s, "$1")
-	return clip(s, 300), at
+	return clip(red.text(s), 300), at
 }
 
 // jsonschema-go prints numbers as big.Rat ("-1/1") and %f ("0.000000").
