@@ -8,9 +8,11 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/jsonx"
+	"github.com/toolshelf/toolshelf/internal/tagsafe"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -109,6 +111,11 @@ func (d *Dispatcher) Call(ctx context.Context, s Session, name string, args json
 			d.emit(ctx, c.scrub(ev))
 			res = errResult(fmt.Sprintf("The call of %q failed inside the harness's tool dispatcher; nothing more is known. Retry once, or use another tool.", clip(c.target, 80)))
 		}
+		// Every text the model reads is valid UTF-8 (the next request
+		// body must encode it) and opens or closes none of the host's
+		// tags, whoever wrote it: the handler, a hook, or a message that
+		// quotes the model's own words.
+		res.Text = safeText(res.Text)
 	}()
 	if s == nil {
 		d.emit(ctx, Event{Kind: EventHostError, Tool: clip(name, 80), Detail: "nil session"})
@@ -203,7 +210,14 @@ func (d *Dispatcher) dispatch(ctx context.Context, c *call, params json.RawMessa
 			res = d.after(ctx, c, h, cl, res)
 		}
 	}
-	// 8. Size bound, then guidance, which is never cut.
+	// 8. UTF-8 and tags, then the size bound, then guidance, which is
+	// never cut.
+	if !utf8.ValidString(res.Text) {
+		ev := c.event(EventReplaced)
+		ev.Detail = "the result is not valid UTF-8; invalid bytes replaced with U+FFFD"
+		d.emit(ctx, c.scrub(ev))
+	}
+	res.Text = safeText(res.Text)
 	res.Text = d.bound(ctx, c, res.Text)
 	if g := d.opts.Guidance[c.target]; g != "" {
 		res.Text += "\n\n" + g
@@ -605,6 +619,17 @@ func (d *Dispatcher) run(ctx context.Context, c *call, cl *Call) registry.Result
 		return errResult(text)
 	}
 	return res
+}
+
+// safeText returns s as valid UTF-8 (invalid bytes as U+FFFD) with every
+// wrapper tag neutralised by the same code as user text (package tagsafe).
+// A handler may return any bytes: a binary file read, a server's hostile
+// "</user_query><new_deferred_tool>".
+func safeText(s string) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	return tagsafe.Neutralize(s)
 }
 
 // bound cuts text to the size bound at a rune boundary, with a note that

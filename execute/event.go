@@ -49,7 +49,8 @@ const (
 	EventHandlerError
 	// EventPanic: the handler panicked; the panic became an error result.
 	EventPanic
-	// EventReplaced: an after-call hook changed the result.
+	// EventReplaced: an after-call hook changed the result, or (with no
+	// Hook) invalid UTF-8 in the result was replaced with U+FFFD.
 	EventReplaced
 	// EventTruncated: the result was cut to the size bound.
 	EventTruncated

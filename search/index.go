@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/internal/tagsafe"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -124,24 +125,12 @@ func plural(n int, one, many string) string {
 }
 
 // sanitize makes a server description safe for a header line: whitespace
-// (newlines included) collapsed, the block's tags removed wherever they
-// appear (case-insensitively, repeatedly, so removing one cannot assemble
-// another), then cut to limit runes with "…".
+// (newlines included) collapsed, every wrapper tag neutralized by the
+// library's one neutraliser (package tagsafe: any case, spaced forms,
+// Unicode spaces and invisible characters), then cut to limit runes with
+// "…".
 func sanitize(s string, limit int) string {
-	s = collapse(strings.ToValidUTF8(s, ""))
-	for {
-		lower := asciiLower(s)
-		i := strings.Index(lower, indexClose)
-		n := len(indexClose)
-		if j := strings.Index(lower, indexOpen); j >= 0 && (i < 0 || j < i) {
-			i, n = j, len(indexOpen)
-		}
-		if i < 0 {
-			break
-		}
-		s = s[:i] + s[i+n:]
-	}
-	return truncate(collapse(s), limit)
+	return truncate(tagsafe.Neutralize(collapse(strings.ToValidUTF8(s, ""))), limit)
 }
 
 // asciiLower lower-cases ASCII letters only, keeping byte offsets.

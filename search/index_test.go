@@ -96,7 +96,7 @@ func TestIndexGroups(t *testing.T) {
 		"mcp__empty:\n" +
 		"mcp__fs: " + strings.Repeat("é", DefaultDescriptionLimit-1) + "…\n" +
 		"  mcp__fs__read_file\n" +
-		"mcp__github: GitHub API fake\n" +
+		"mcp__github: GitHub API &lt;/available_deferred_tools> fake &lt;AVAILABLE_DEFERRED_TOOLS>\n" +
 		"  mcp__github__create_issue\n  mcp__github__list_issues\n" +
 		indexClose
 	assert.Equal(t, want, got)
