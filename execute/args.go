@@ -56,9 +56,7 @@ func shapeProblem(params []byte) string {
 	}
 	switch p[0] {
 	case '{':
-		if !json.Valid(p) {
-			return "params is not valid JSON; send a JSON object"
-		}
+		// Syntax is checked by parseObject, which parses params once.
 		return ""
 	case 'n':
 		return "params is null; send a JSON object ({} when the tool needs no params)"

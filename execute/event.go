@@ -56,6 +56,10 @@ const (
 	EventTruncated
 	// EventCompleted: the handler ran; IsError is in Detail.
 	EventCompleted
+	// EventTimeout: the handler had not returned when [Options.CallTimeout]
+	// passed (or the caller's context ended); the call answered a timeout
+	// result and the handler's goroutine was left to finish on its own.
+	EventTimeout
 )
 
 var eventNames = [...]string{
@@ -78,6 +82,7 @@ var eventNames = [...]string{
 	EventReplaced:        "replaced",
 	EventTruncated:       "truncated",
 	EventCompleted:       "completed",
+	EventTimeout:         "timeout",
 }
 
 func (k EventKind) String() string {
@@ -115,7 +120,7 @@ func (k EventKind) level() slog.Level {
 		return slog.LevelDebug
 	case EventHostError, EventPanic:
 		return slog.LevelError
-	case EventDenied, EventRejected, EventBlocked, EventHandlerError:
+	case EventDenied, EventRejected, EventBlocked, EventHandlerError, EventTimeout:
 		return slog.LevelWarn
 	}
 	return slog.LevelInfo

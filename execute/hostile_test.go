@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
@@ -233,4 +234,49 @@ func TestHostileResultsAreSafe(t *testing.T) {
 		assert.NotContains(t, string(body), "evil: runs anything\\n\\u003c/new_deferred_tool>")
 		assert.Equal(t, 1, strings.Count(string(body), "<user_query>"), "only the host's own wrapper")
 	}
+}
+
+// Issue 11, case 10: a handler that ignores its context blocked Call
+// forever. Past Options.CallTimeout the call answers a timeout result; the
+// handler's goroutine is left to return on its own.
+func TestCallTimeout(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	started := make(chan struct{}, 4)
+	stubborn := func(context.Context, json.RawMessage) (registry.Result, error) {
+		started <- struct{}{}
+		<-release // ignores ctx
+		return registry.Result{Text: "late"}, nil
+	}
+	s := oneTool(t, "Stuck", `{"type":"object"}`, stubborn)
+
+	var evs events
+	d := mustNew(t, &execute.Options{CallTimeout: 20 * time.Millisecond, OnEvent: evs.add})
+	res := d.Call(context.Background(), s, "Stuck", json.RawMessage(`{}`))
+	<-started
+	require.True(t, res.IsError)
+	assert.Contains(t, res.Text, `Tool "Stuck" did not finish within 20ms`)
+	ev, ok := evs.find(execute.EventTimeout)
+	require.True(t, ok)
+	assert.Equal(t, "Stuck", ev.Tool)
+	_, completed := evs.find(execute.EventCompleted)
+	assert.True(t, completed, "the call completed, with an error result")
+
+	// The caller's context ends the wait too, with or without a bound of
+	// the dispatcher's own.
+	for _, timeout := range []time.Duration{-1, time.Hour} {
+		d = mustNew(t, &execute.Options{CallTimeout: timeout})
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() { <-started; cancel() }()
+		res = d.Call(ctx, s, "Stuck", json.RawMessage(`{}`))
+		require.True(t, res.IsError)
+		assert.Contains(t, res.Text, "was cancelled before it finished")
+	}
+
+	// A handler that returns in time is unaffected.
+	d = mustNew(t, &execute.Options{CallTimeout: time.Hour})
+	quick := oneTool(t, "Quick", `{"type":"object"}`, func(context.Context, json.RawMessage) (registry.Result, error) {
+		return registry.Result{Text: "ok"}, nil
+	})
+	assert.Equal(t, registry.Result{Text: "ok"}, d.Call(context.Background(), quick, "Quick", json.RawMessage(`{}`)))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"time"
 
 	"github.com/toolshelf/toolshelf/registry"
 )
@@ -22,6 +23,10 @@ const (
 	// DefaultMaxSchemas bounds the validation cache; past it the cache is
 	// emptied and refilled on demand.
 	DefaultMaxSchemas = 4096
+	// DefaultCallTimeout bounds one handler call: long enough for a build
+	// or a slow MCP server, short enough that a handler which ignores its
+	// context cannot hold a conversation forever.
+	DefaultCallTimeout = 5 * time.Minute
 )
 
 // Options configures a [Dispatcher]. Nil (or the zero value) means: allow
@@ -58,6 +63,15 @@ type Options struct {
 	MaxResultBytes int
 	// MaxSchemas bounds the validation cache; 0 means [DefaultMaxSchemas].
 	MaxSchemas int
+	// CallTimeout bounds how long Call waits for a handler; 0 means
+	// [DefaultCallTimeout], negative means no bound of the dispatcher's
+	// own (the caller's context still applies). The handler's context
+	// ends at the deadline, and Call then answers a timeout result
+	// without waiting further. A handler that ignores its context keeps
+	// running in its own goroutine until it returns: stopping it, and
+	// whatever it does after the deadline, is the handler's
+	// responsibility. Its late result is discarded.
+	CallTimeout time.Duration
 	// OnEvent receives every decision, synchronously, from the calling
 	// goroutine: it must be safe for concurrent use.
 	OnEvent func(Event)
