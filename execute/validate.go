@@ -101,6 +101,12 @@ func newValidator(t *registry.Tool) *validator {
 	}
 	s := t.InputSchema
 	if s == nil {
+		// A tool that did not come through the registry: bound the raw
+		// depth before jsonschema-go's quadratic parse.
+		if err := schemacheck.ScanDepth(t.RawSchema, schemacheck.MaxDepth); err != nil {
+			v.err = err
+			return v
+		}
 		s = new(jsonschema.Schema)
 		if err := json.Unmarshal(t.RawSchema, s); err != nil {
 			v.err = err

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
+	"github.com/toolshelf/toolshelf/internal/tagsafe"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/search"
 )
@@ -168,7 +170,11 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) r
 	announced := s.visibleSelfBuilt()
 	s.mu.Unlock()
 	if name == registry.ToolSearchName && f.entry[name] != nil {
-		return f.searcher.Call(ctx, args, search.Scope{Loaded: s.loaded, Announced: announced, Pending: s.cfg.Pending})
+		res := f.searcher.Call(ctx, args, search.Scope{Loaded: s.loaded, Announced: announced, Pending: s.cfg.Pending})
+		// Search results quote catalog descriptions: neutralised like
+		// every other tool result (package execute does the rest).
+		res.Text = tagsafe.Neutralize(strings.ToValidUTF8(res.Text, "\uFFFD"))
+		return res
 	}
 	if f.search.native() && (name == registry.DeferExecuteName || name == registry.ToolSearchName) {
 		// The provider searches; the portable entry tools are not in
