@@ -325,6 +325,8 @@ func TestServerConfigErrors(t *testing.T) {
 	}{
 		{"empty name", Server{Command: []string{"x"}}, "server name"},
 		{"double underscore", Server{Name: "a__b", Command: []string{"x"}}, `"__"`},
+		{"trailing underscore", Server{Name: "github_", Command: []string{"x"}}, `"_" at either end`},
+		{"leading underscore", Server{Name: "_github", Command: []string{"x"}}, `"_" at either end`},
 		{"reserved", Server{Name: registry.BuiltinGroup, Command: []string{"x"}}, "builtin"},
 		{"no transport", Server{Name: "s"}, "exactly one"},
 		{"two transports", Server{Name: "s", Command: []string{"x"}, URL: "http://x"}, "exactly one"},
