@@ -167,6 +167,10 @@ type Tool struct {
 	Injected []string
 	// Handler runs the tool. Nil for catalog-only tools.
 	Handler Handler
+
+	// checked is the InputSchema that passed the schema checks, so that a
+	// tool ParseCatalog checked is not resolved again when it registers.
+	checked *jsonschema.Schema
 }
 
 // EffectiveTier returns the tool's tier, falling back to the group's, then core.
@@ -247,8 +251,11 @@ func (t Tool) normalize(maxBytes int, bound string) (Tool, error) {
 	// Defaults are not validated here: real catalogs hold defaults of the
 	// wrong type (bfcl's cellbio_get_proteins), and package execute reports
 	// them, as the harness's fault, when a call would apply them.
-	if _, err := schemacheck.ResolvePlain(t.InputSchema); err != nil {
-		return t, fmt.Errorf("%w: tool %q: %w", ErrInvalidSchema, t.Name, err)
+	if t.checked != t.InputSchema {
+		if _, err := schemacheck.ResolvePlain(t.InputSchema); err != nil {
+			return t, fmt.Errorf("%w: tool %q: %w", ErrInvalidSchema, t.Name, err)
+		}
+		t.checked = t.InputSchema
 	}
 	for _, f := range t.Injected {
 		if _, ok := t.InputSchema.Properties[f]; !ok {
