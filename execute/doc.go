@@ -8,13 +8,16 @@
 //     "unknown tool" answer, with the closest visible names;
 //  2. loaded?: a deferred tool whose schema the model has not loaded gets
 //     its schema back in a validation error and counts as loaded from then on;
-//  3. schema validation of params (schemas resolved once and cached,
-//     defaults applied), every violation listed with its JSON pointer;
+//  3. schema validation of params, parsed once (duplicate keys refused,
+//     integers exact) and checked against schemas resolved once and cached
+//     (defaults applied), every violation listed with its JSON pointer;
 //  4. injected fields filled by the host, whatever the model wrote for them;
 //  5. permission rules (deny over ask over allow) on the target name;
-//  6. before-call hooks (continue, block, rewrite), the handler with the
-//     caller's context, after-call hooks (annotate, replace);
-//  7. the result bounded in size and completed with per-tool guidance.
+//  6. before-call hooks (continue, block, rewrite), the handler on its own
+//     goroutine with the caller's context and [Options.CallTimeout], after-call
+//     hooks (annotate, replace);
+//  7. the result made valid UTF-8, its wrapper tags neutralised, bounded in
+//     size and completed with per-tool guidance.
 //
 // Every guard — rules, hooks, events, logs — sees the target tool's name,
 // never the wrapper's: a Deny(ImageGen) rule blocks
@@ -23,5 +26,6 @@
 // Everything the model sends is untrusted. Bad input gets a model-facing
 // error result that says what a correct call looks like; [Dispatcher.Call]
 // never panics and never returns a Go error that would end the turn. Every
-// decision is reported as an [Event] and logged with log/slog.
+// decision is reported as an [Event] and logged with log/slog; the values of
+// injected fields never appear in a message, an event or a log line.
 package execute

@@ -17,6 +17,12 @@
 // result, OpenAI Chat Completions or Responses tools arrays, an Anthropic tools
 // array, or a catalog file ({"server", "description", "tools"}).
 //
+// Every schema is checked once, when its tool enters the registry: it must
+// resolve with jsonschema-go, stay within the bounds of docs/reliability.md
+// and hold no reference cycle that would make validation recurse forever.
+// [Registry.Register] rejects a bad tool by name; imports leave it out and
+// report it ([Registry.Rejected]) unless [Options.StrictImport] is set.
+//
 // The registry decides nothing about visibility; that is package deferral's job.
 // It never iterates a map into output.
 package registry

@@ -249,8 +249,8 @@ func (t Tool) normalize(maxBytes int, bound string) (Tool, error) {
 		return t, fmt.Errorf("%w: tool %q: the schema's type must be \"object\", got %q", ErrInvalidSchema, t.Name, t.InputSchema.Type)
 	}
 	// Defaults are not validated here: real catalogs hold defaults of the
-	// wrong type (bfcl's cellbio_get_proteins), and package execute reports
-	// them, as the harness's fault, when a call would apply them.
+	// wrong type (bfcl's cellbio_get_proteins); package execute answers
+	// calls of such a tool with a result that blames the harness.
 	if t.checked != t.InputSchema {
 		if _, err := schemacheck.ResolvePlain(t.InputSchema); err != nil {
 			return t, fmt.Errorf("%w: tool %q: %w", ErrInvalidSchema, t.Name, err)
