@@ -609,15 +609,20 @@ func (d *Dispatcher) run(ctx context.Context, c *call, cl *Call) registry.Result
 		d.emit(ctx, c.scrub(ev))
 		return errResult(fmt.Sprintf("The call of %q was cancelled before it ran (%v).", c.target, err))
 	}
-	res, err, perr, late := d.handle(ctx, c.t.Handler, cl.Params)
-	if late != nil {
+	o, cause, finished := d.handle(ctx, c.t.Handler, cl.Params)
+	res, err, perr := o.res, o.err, o.perr
+	if errors.Is(cause, errCallTimeout) {
 		ev := c.event(EventTimeout)
-		ev.Detail = late.Error()
+		ev.Detail = fmt.Sprintf("%v; handler returned within the grace period: %t", cause, finished)
 		d.emit(ctx, c.scrub(ev))
-		if errors.Is(late, errCallTimeout) {
+		if !finished {
 			return errResult(fmt.Sprintf("Tool %q did not finish within %s, so the harness stopped waiting. It may still be running, and what it did so far is unknown. Retry with a smaller request, or use another tool.", c.target, d.opts.CallTimeout))
 		}
-		return errResult(fmt.Sprintf("The call of %q was cancelled before it finished (%v); what it did so far is unknown.", c.target, late))
+	} else if cause != nil && !finished {
+		ev := c.event(EventTimeout)
+		ev.Detail = cause.Error()
+		d.emit(ctx, c.scrub(ev))
+		return errResult(fmt.Sprintf("The call of %q was cancelled before it finished (%v); what it did so far is unknown.", c.target, cause))
 	}
 	if perr != nil {
 		ev := c.event(EventPanic)
@@ -645,14 +650,20 @@ type outcome struct {
 	perr error // a panic, recovered
 }
 
+// handlerGrace is how long a handler whose context ended (deadline or
+// caller) may still take to return its own result before Call answers
+// without it: a handler that honours its context gets to say what it did.
+const handlerGrace = 100 * time.Millisecond
+
 // handle runs h on its own goroutine under the call's deadline. It returns
-// the handler's result, error and recovered panic, or, when the deadline
-// or the caller's context ends first, the cause as late, leaving the
-// handler's goroutine to finish on its own (its result is dropped: the
-// channel is buffered, so the goroutine never blocks on it). The deadline
-// is kept by the dispatcher's watchdog rather than a timer per call: a
-// timer cost about 4 µs a call on the 2-core CI machine, most of a call.
-func (d *Dispatcher) handle(ctx context.Context, h registry.Handler, params json.RawMessage) (res registry.Result, err, perr, late error) {
+// what the handler returned, and cause, the reason its context ended, if
+// it did. finished is false when the handler had not returned within
+// [handlerGrace] after that: its goroutine is left to finish on its own
+// (its result is dropped; the channel is buffered, so it never blocks).
+// The deadline is kept by the dispatcher's watchdog rather than a timer
+// per call: a timer cost about 4 µs a call on the 2-core CI machine, most
+// of a call.
+func (d *Dispatcher) handle(ctx context.Context, h registry.Handler, params json.RawMessage) (o outcome, cause error, finished bool) {
 	hctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	if d.opts.CallTimeout > 0 {
@@ -667,15 +678,17 @@ func (d *Dispatcher) handle(ctx context.Context, h registry.Handler, params json
 	}()
 	select {
 	case o := <-done:
-		return o.res, o.err, o.perr, nil
+		return o, nil, true
 	case <-hctx.Done():
-		// A handler that returned at the same moment still wins.
-		select {
-		case o := <-done:
-			return o.res, o.err, o.perr, nil
-		default:
-		}
-		return registry.Result{}, nil, nil, context.Cause(hctx)
+	}
+	cause = context.Cause(hctx)
+	grace := time.NewTimer(handlerGrace)
+	defer grace.Stop()
+	select {
+	case o := <-done:
+		return o, cause, true
+	case <-grace.C:
+		return outcome{}, cause, false
 	}
 }
 

@@ -56,8 +56,10 @@ const (
 	EventTruncated
 	// EventCompleted: the handler ran; IsError is in Detail.
 	EventCompleted
-	// EventTimeout: the handler had not returned when [Options.CallTimeout]
-	// passed (or the caller's context ended); the call answered a timeout
+	// EventTimeout: [Options.CallTimeout] passed while the handler ran
+	// (Detail says whether it returned within the grace period, and so
+	// whether its result was used), or the caller's context ended and the
+	// handler did not return; without a result the call answered a timeout
 	// result and the handler's goroutine was left to finish on its own.
 	EventTimeout
 )

@@ -280,3 +280,22 @@ func TestCallTimeout(t *testing.T) {
 	})
 	assert.Equal(t, registry.Result{Text: "ok"}, d.Call(context.Background(), quick, "Quick", json.RawMessage(`{}`)))
 }
+
+// A handler that honours its context still reports what it did when the
+// deadline passes: its result is used if it returns promptly.
+func TestCallTimeoutPoliteHandler(t *testing.T) {
+	polite := func(ctx context.Context, _ json.RawMessage) (registry.Result, error) {
+		<-ctx.Done()
+		if !errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
+			return registry.Result{Text: "wrong cause"}, nil
+		}
+		return registry.Result{Text: "stopped after 3 of 10 files"}, nil
+	}
+	s := oneTool(t, "Polite", `{"type":"object"}`, polite)
+	var evs events
+	d := mustNew(t, &execute.Options{CallTimeout: 10 * time.Millisecond, OnEvent: evs.add})
+	res := d.Call(context.Background(), s, "Polite", json.RawMessage(`{}`))
+	assert.Equal(t, registry.Result{Text: "stopped after 3 of 10 files"}, res)
+	_, ok := evs.find(execute.EventTimeout)
+	assert.True(t, ok, "the timeout is still reported")
+}

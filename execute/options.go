@@ -65,12 +65,14 @@ type Options struct {
 	MaxSchemas int
 	// CallTimeout bounds how long Call waits for a handler; 0 means
 	// [DefaultCallTimeout], negative means no bound of the dispatcher's
-	// own (the caller's context still applies). The handler's context
-	// ends at the deadline, and Call then answers a timeout result
-	// without waiting further. A handler that ignores its context keeps
-	// running in its own goroutine until it returns: stopping it, and
-	// whatever it does after the deadline, is the handler's
-	// responsibility. Its late result is discarded.
+	// own (the caller's context still applies). The handler runs on its
+	// own goroutine; its context ends at the deadline (with a cause
+	// wrapping context.DeadlineExceeded), and a handler that returns
+	// within 100 ms after that still has its result used. Otherwise Call
+	// answers a timeout result without waiting further. A handler that
+	// ignores its context keeps running in its goroutine until it
+	// returns: stopping it, and whatever it does after the deadline, is
+	// the handler's responsibility. Its late result is discarded.
 	CallTimeout time.Duration
 	// OnEvent receives every decision, synchronously, from the calling
 	// goroutine: it must be safe for concurrent use.
