@@ -372,7 +372,10 @@ func (d *Dispatcher) prepare(ctx context.Context, c *call, params json.RawMessag
 	var first string
 	c.red = newRedactor(injected)
 	for _, vi := range v.check(obj, c.red) {
-		if v.injected[topKey(vi.Pointer)] {
+		// A violation on a host-filled field, or one whose message quoted
+		// a host value (a constraint under if/then, allOf ... at the
+		// root), is the harness's to fix, not the model's.
+		if v.injected[topKey(vi.Pointer)] || strings.Contains(vi.Message, redacted) {
 			host = append(host, vi.String())
 			continue
 		}

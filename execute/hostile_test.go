@@ -166,6 +166,7 @@ func TestInjectedValuesNeverLeak(t *testing.T) {
 			for _, call := range []struct{ name, args string }{{"T", tc.params}, {registry.DeferExecuteName, string(wrap("T", tc.params))}} {
 				res := d.Call(context.Background(), s, call.name, json.RawMessage(call.args))
 				require.True(t, res.IsError, "the constraint fails: %s", res.Text)
+				assert.Contains(t, res.Text, "problem on the harness's side", "a failing host value is the harness's to fix")
 				for _, f := range forms {
 					assert.NotContains(t, res.Text, f)
 				}
