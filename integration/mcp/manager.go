@@ -408,6 +408,13 @@ func (m *Manager) apply(c *conn, desc string, tools []registry.Tool) error {
 	c.listed = true
 	m.mu.Unlock()
 	m.opts.Logger.Info("mcp: tools registered", "server", name, "tools", len(tools), "added", len(added), "removed", len(removed), "changed", len(changed))
+	for _, j := range m.reg.Rejected() {
+		if j.Group == name {
+			// Left out by the registry (a schema that does not resolve,
+			// loops, nests too deep ...); the rest of the server stays.
+			m.opts.Logger.Warn("mcp: tool rejected", "server", name, "tool", j.Name, "reason", j.Err.Error())
+		}
+	}
 	if m.opts.OnToolsChanged != nil {
 		m.opts.OnToolsChanged(ToolsChange{
 			Server: name, First: first,
