@@ -133,15 +133,19 @@ func (l *Ledger) Write(w io.Writer) error {
 		mark = "~"
 	}
 	ew := &errWriter{w: w}
-	ew.printf("Usage ledger (tokens as the provider counted them; all-resident = input + %s%s tokens of tool definitions a request, counted with %s)\n",
-		mark, tok(l.delta), l.encoding)
+	ew.printf("Usage ledger (tokens as the provider counted them; all-resident = input %+d%s tokens a request: every tool's definition instead of the deferred ones, the index and the entry tools, counted with %s)\n",
+		l.delta, map[bool]string{true: " (estimate)", false: ""}[l.estimate], l.encoding)
 	ew.printf("  %-7s %9s %9s %9s %8s %6s %14s\n", "request", "input", "cache rd", "cache wr", "output", "hit", "all-resident")
 	for _, t := range l.turns {
 		ew.printf("  %-7d %9s %9s %9s %8s %5.0f%% %14s\n", t.Turn, tok(t.InputTokens), tok(t.CacheReadTokens), tok(t.CacheWriteTokens), tok(t.OutputTokens), t.HitRatio*100, mark+tok(t.ResidentInput))
 	}
 	tt := l.Total()
 	ew.printf("  %-7s %9s %9s %9s %8s %5.0f%% %14s\n", "total", tok(tt.InputTokens), tok(tt.CacheReadTokens), tok(tt.CacheWriteTokens), tok(tt.OutputTokens), tt.HitRatio*100, mark+tok(tt.ResidentInput))
-	ew.printf("  deferral saved %s%s input tokens over %d requests\n", mark, tok(tt.Saved), len(l.turns))
+	if tt.Saved >= 0 {
+		ew.printf("  deferral saved %s%s input tokens over %d requests\n", mark, tok(tt.Saved), len(l.turns))
+	} else {
+		ew.printf("  deferral cost %s%s more input tokens over %d requests than every tool resident: the entry tools outweigh what is deferred\n", mark, tok(-tt.Saved), len(l.turns))
+	}
 	return ew.err
 }
 
