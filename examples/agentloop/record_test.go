@@ -395,4 +395,3 @@ func recordedUsage(t *testing.T, p request.Provider) (in, out, read, write int) 
 		}
 	}
 }
-
