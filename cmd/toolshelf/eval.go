@@ -27,7 +27,7 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print JSON")
 	rest, err := parse(fs, args)
 	if err != nil {
-		return fail(stderr, "toolshelf eval: %v", err)
+		return parseFailed(fs, err, stdout, stderr)
 	}
 	catalogs = append(catalogs, rest...) // --catalog a.json b.json
 	if len(catalogs) == 0 || *queries == "" {
@@ -49,6 +49,9 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	f.Close()
 	if err != nil {
 		return fail(stderr, "toolshelf eval: %s: %v", *queries, err)
+	}
+	if len(qs) == 0 {
+		return fail(stderr, "toolshelf eval: %s: no queries (want one JSON object a line: {\"query\": ..., \"expect\": [tool names]})", *queries)
 	}
 	rep, err := search.Eval(context.Background(), s, qs)
 	if err != nil {

@@ -48,9 +48,10 @@ func runRequest(args []string, stdout, stderr io.Writer) int {
 	transcript := fs.String("transcript", "", "JSON array of messages (role, text, tool_calls, call_id, is_error)")
 	user := fs.String("user", "", "one user message: a one-message turn")
 	asJSON := fs.Bool("json", false, "write the body inside a JSON report")
+	server := fs.String("server", "", "the server `NAME` of a --catalog that is an MCP tools/list (it names none)")
 	pos, err := parse(fs, args)
 	if err != nil {
-		return fail(stderr, "toolshelf request: %v", err)
+		return parseFailed(fs, err, stdout, stderr)
 	}
 	catalogs = append(catalogs, pos...)
 	switch {
@@ -71,7 +72,7 @@ func runRequest(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "toolshelf request: --provider %q: unknown; want openai-chat, openai-responses or anthropic", *provider)
 	}
 
-	reg, err := loadCatalogs(catalogs)
+	reg, err := loadCatalogs(catalogs, *server)
 	if err != nil {
 		return fail(stderr, "toolshelf request: %v", err)
 	}
@@ -160,22 +161,6 @@ func readTranscript(path string) ([]request.Message, error) {
 }
 
 // nameFile makes sure an error names the file it is about.
-// loadCatalogs imports catalog files, in any shape registry.ParseCatalog
-// reads, into a new registry; an error names the file.
-func loadCatalogs(files []string) (*registry.Registry, error) {
-	reg := registry.New(nil)
-	for _, f := range files {
-		c, err := registry.LoadCatalog(f)
-		if err == nil {
-			err = reg.Import(c)
-		}
-		if err != nil {
-			return nil, nameFile(f, err)
-		}
-	}
-	return reg, nil
-}
-
 func nameFile(path string, err error) error {
 	if strings.Contains(err.Error(), path) {
 		return err
