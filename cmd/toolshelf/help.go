@@ -105,4 +105,3 @@ func readPolicy(path string) (*deferral.Policy, error) {
 	policy.Layers = []deferral.Layer{layer}
 	return policy, nil
 }
-
