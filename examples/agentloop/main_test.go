@@ -3,7 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -145,4 +148,36 @@ func TestLoopStopsOnABrokenReply(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "reply 1")
 	assert.Contains(t, err.Error(), "before its terminal event")
+}
+
+// TestLedgerDoc keeps docs/usage-ledger.md's ledger blocks identical to a
+// run on the recorded whole replies; with -update it rewrites them.
+func TestLedgerDoc(t *testing.T) {
+	path := filepath.Join("..", "..", "docs", "usage-ledger.md")
+	doc, err := os.ReadFile(path)
+	require.NoError(t, err)
+	text := string(doc)
+	for _, p := range providers {
+		o := Options{Provider: p}
+		m, err := newRecorded(o)
+		require.NoError(t, err)
+		var buf bytes.Buffer
+		_, err = run(&buf, m, o)
+		require.NoError(t, err)
+		out := buf.String()
+		block := out[strings.Index(out, "Usage ledger"):]
+		marker := "<!-- ledger:" + string(p) + " -->\n```text\n"
+		i := strings.Index(text, marker)
+		require.NotEqual(t, -1, i, "docs/usage-ledger.md has no block for %s", p)
+		start := i + len(marker)
+		end := start + strings.Index(text[start:], "```\n")
+		if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
+			text = text[:start] + block + text[end:]
+			continue
+		}
+		assert.Equal(t, block, text[start:end], "docs/usage-ledger.md (%s) differs from a run; go test ./examples/agentloop -update", p)
+	}
+	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
+		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+	}
 }
