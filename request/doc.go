@@ -15,5 +15,11 @@
 // changed MCP tools ([Session.AnnounceToolsChanged]) carry sanitized,
 // bounded text, appended to the conversation, never to the prefix.
 //
+// The other half of the loop: [DecodeReply] (a whole response body) and
+// [DecodeStream] or [Stream] (server-sent events) turn a provider's reply
+// into the [Message] the next turn sends back — text, tool calls, native
+// parts verbatim — with the stop reason and the [Usage] (cache reads and
+// writes included) that budget.Ledger records.
+//
 // It never re-encodes the frozen prefix on a turn.
 package request
