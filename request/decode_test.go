@@ -278,6 +278,7 @@ func TestDecodeUsageMapping(t *testing.T) {
 // body is on the wire of some proxies.
 var nativeReplies = map[Provider]string{
 	Anthropic: `{"type":"message","role":"assistant","content":[
+	  {"type":"thinking","thinking":"The user wants issues.","signature":"EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds"},
 	  {"type":"server_tool_use", "id":"srvtoolu_1","name":"tool_search_tool_bm25","input":{"query":"list issues"}},
 	  {"type":"tool_search_tool_result","tool_use_id":"srvtoolu_1","content":{"type":"tool_search_tool_search_result","tool_references":[{"type":"tool_reference","tool_name":"mcp__github__list_issues"}]}},
 	  {"type":"text","text":"Listing them."},
@@ -327,23 +328,30 @@ func TestDecodeRoundTrip(t *testing.T) {
 }
 
 // TestStreamMatchesWhole: a reply streamed event by event decodes to the
-// same Reply as its whole body, native parts included.
+// same Reply as its whole body, native parts included (a thinking block
+// rebuilt from its thinking and signature deltas, a server tool call's
+// input from its JSON deltas), byte for byte.
 func TestStreamMatchesWhole(t *testing.T) {
 	anthStream := strings.Join([]string{
 		`{"type":"message_start","message":{"id":"m","type":"message","role":"assistant","content":[],"usage":{"input_tokens":10,"cache_read_input_tokens":900,"cache_creation_input_tokens":0,"output_tokens":1}}}`,
-		`{"type":"content_block_start","index":0,"content_block":{"type":"server_tool_use","id":"srvtoolu_1","name":"tool_search_tool_bm25","input":{}}}`,
-		`{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"query\":\"list"}}`,
-		`{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":" issues\"}"}}`,
+		`{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}`,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"The user "}}`,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"wants issues."}}`,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds"}}`,
 		`{"type":"content_block_stop","index":0}`,
-		`{"type":"content_block_start","index":1,"content_block":{"type":"tool_search_tool_result","tool_use_id":"srvtoolu_1","content":{"type":"tool_search_tool_search_result","tool_references":[{"type":"tool_reference","tool_name":"mcp__github__list_issues"}]}}}`,
+		`{"type":"content_block_start","index":1,"content_block":{"type":"server_tool_use","id":"srvtoolu_1","name":"tool_search_tool_bm25","input":{}}}`,
+		`{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"query\":\"list"}}`,
+		`{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":" issues\"}"}}`,
 		`{"type":"content_block_stop","index":1}`,
-		`{"type":"content_block_start","index":2,"content_block":{"type":"text","text":""}}`,
-		`{"type":"content_block_delta","index":2,"delta":{"type":"text_delta","text":"Listing"}}`,
-		`{"type":"content_block_delta","index":2,"delta":{"type":"text_delta","text":" them."}}`,
+		`{"type":"content_block_start","index":2,"content_block":{"type":"tool_search_tool_result","tool_use_id":"srvtoolu_1","content":{"type":"tool_search_tool_search_result","tool_references":[{"type":"tool_reference","tool_name":"mcp__github__list_issues"}]}}}`,
 		`{"type":"content_block_stop","index":2}`,
-		`{"type":"content_block_start","index":3,"content_block":{"type":"tool_use","id":"toolu_1","name":"mcp__github__list_issues","input":{}}}`,
-		`{"type":"content_block_delta","index":3,"delta":{"type":"input_json_delta","partial_json":"{\"owner\":\"acme\", \"repo\":\"webapp\"}"}}`,
+		`{"type":"content_block_start","index":3,"content_block":{"type":"text","text":""}}`,
+		`{"type":"content_block_delta","index":3,"delta":{"type":"text_delta","text":"Listing"}}`,
+		`{"type":"content_block_delta","index":3,"delta":{"type":"text_delta","text":" them."}}`,
 		`{"type":"content_block_stop","index":3}`,
+		`{"type":"content_block_start","index":4,"content_block":{"type":"tool_use","id":"toolu_1","name":"mcp__github__list_issues","input":{}}}`,
+		`{"type":"content_block_delta","index":4,"delta":{"type":"input_json_delta","partial_json":"{\"owner\":\"acme\", \"repo\":\"webapp\"}"}}`,
+		`{"type":"content_block_stop","index":4}`,
 		`{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":40}}`,
 		`{"type":"message_stop"}`,
 	}, "\n")
