@@ -178,6 +178,10 @@ func (s *Stream) Event(name string, data []byte) (err error) {
 		s.done = true
 		return nil
 	}
+	if s.p == OpenAIChat {
+		// Chunks carry no type; an error comes as {"error": {...}}.
+		return s.chatEvent(name, data)
+	}
 	var head struct {
 		Type string `json:"type"`
 	}
@@ -194,14 +198,10 @@ func (s *Stream) Event(name string, data []byte) (err error) {
 		_ = json.Unmarshal(data, &e)
 		return fmt.Errorf("event %d (%s): %w", s.n, name, providerError("stream", e.Error))
 	}
-	switch s.p {
-	case OpenAIChat:
-		return s.chatEvent(name, data)
-	case OpenAIResponses:
+	if s.p == OpenAIResponses {
 		return s.responsesEvent(name, head.Type, data)
-	default:
-		return s.anthropicEvent(name, head.Type, data)
 	}
+	return s.anthropicEvent(name, head.Type, data)
 }
 
 func (s *Stream) eventError(name, format string, args ...any) error {
@@ -243,7 +243,7 @@ func (s *Stream) chatEvent(name string, data []byte) error {
 		Usage *chatUsage `json:"usage"`
 	}
 	if err := json.Unmarshal(data, &ch); err != nil {
-		return s.eventError(name, "chat.completion.chunk: %v", err)
+		return s.eventError(name, "data is not a chat.completion.chunk object: %v", err)
 	}
 	if isObject(ch.Error) {
 		return fmt.Errorf("event %d: %w", s.n, providerError("stream", ch.Error))
