@@ -69,8 +69,17 @@ func TestToolsListNeedsServer(t *testing.T) {
 			assert.Contains(t, out, "mcp__github__create_issue")
 		})
 	}
+	// eval reads catalogs the same way (every tool deferred).
+	queries := writeFile(t, "q.jsonl", `{"query":"open an issue","expect":["mcp__github__create_issue"]}`+"\n")
+	code, out, errOut := runCLI("eval", "--catalog", list, "--queries", queries)
+	assert.Equal(t, exitUsage, code)
+	assert.Empty(t, out)
+	assert.Contains(t, errOut, "pass --server NAME")
+	code, out, errOut = runCLI("eval", "--catalog", list, "--server", "github", "--queries", queries)
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "1 queries over 2 tools")
 	// --server with no tools/list to name is a mistake, too.
-	code, out, errOut := runCLI("budget", "--catalog", githubCatalog, "--server", "gh")
+	code, out, errOut = runCLI("budget", "--catalog", githubCatalog, "--server", "gh")
 	assert.Equal(t, exitUsage, code)
 	assert.Empty(t, out)
 	assert.Contains(t, errOut, "no catalog is a tools/list")

@@ -37,7 +37,7 @@ commands:
          the first byte where two request bodies differ, and its JSON path
   search --catalog FILE... [--server NAME] [--rules FILE] [--names a,b] [--limit N] [--json] QUERY...
          what tool_search answers over the catalogs' deferred tools
-  eval --catalog FILE... --queries FILE.jsonl [--min-recall1 X] [--min-recall5 X] [--json]
+  eval --catalog FILE... [--server NAME] --queries FILE.jsonl [--min-recall1 X] [--min-recall5 X] [--json]
          recall@1, recall@5 and MRR of tool_search on a query set
 
 catalogs (request, search, budget): an MCP server's tools are deferred, built-in tools resident,
