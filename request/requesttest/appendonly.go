@@ -21,7 +21,10 @@ const anthropicBreakpoint = `,"cache_control":{"type":"ephemeral"}`
 //     latest turn, which moves to the newest message every turn (so that
 //     the whole history is cached). It is removed from both bodies — the
 //     last cache_control after "messages" — before comparing; the prefix
-//     breakpoints (system, tools) stay and must not move.
+//     breakpoints (system, tools) stay and must not move. And a user-side
+//     message (tool result, user text) that follows a user-side message
+//     joins it as more content blocks, since roles must alternate: the
+//     previous body's last message then grows instead of being followed.
 //   - "openai-chat" and "openai-responses": none; the bodies themselves
 //     extend each other.
 //
@@ -48,6 +51,14 @@ func AssertAppendOnly[P ~string](t testing.TB, provider P, prev, next []byte) bo
 	}
 	if bytes.HasPrefix(n, head) {
 		return true
+	}
+	// Anthropic merges a user-side message (a tool result, a user message)
+	// into the user message before it: the next body continues that
+	// message's content blocks, after its last block.
+	if string(provider) == "anthropic" {
+		if blocks, ok := bytes.CutSuffix(head, []byte("]}")); ok && bytes.HasPrefix(n, append(blocks[:len(blocks):len(blocks)], ',')) {
+			return true
+		}
 	}
 	d := Diff(head, n[:min(len(head), len(n))])
 	if d == nil { // next is shorter than prev: it dropped the end

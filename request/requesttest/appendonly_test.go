@@ -34,6 +34,13 @@ func conversation(t *testing.T, p request.Provider) [][]byte {
 		}},
 		{Messages: []request.Message{{Role: request.RoleAssistant, Text: "It is package a."}, {Role: request.RoleUser, Text: "thanks"}}},
 		{Messages: []request.Message{{Role: request.RoleAssistant, Text: "You're welcome."}, {Role: request.RoleUser, Text: "bye"}}},
+		{Messages: []request.Message{
+			{Role: request.RoleAssistant, ToolCalls: []request.ToolCall{{ID: "c2", Name: "Read", Arguments: json.RawMessage(`{"path":"b.go"}`)}}},
+			{Role: request.RoleTool, CallID: "c2", Text: "package b"},
+		}},
+		// A user message right after a tool result: on Anthropic it joins
+		// the tool result's user message.
+		{Messages: []request.Message{{Role: request.RoleUser, Text: "and c.go?"}}},
 	}
 	var bodies [][]byte
 	for _, turn := range turns {
