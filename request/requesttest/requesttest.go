@@ -99,3 +99,19 @@ func Golden(t testing.TB, path string, got []byte) bool {
 	t.Errorf("requesttest: %s does not match (run with -update if the change is intended): %s", path, Diff(want, got))
 	return false
 }
+
+// CheckProviderRules checks body, a request body for provider
+// ("openai-chat", "openai-responses" or "anthropic"; a request.Provider
+// works as it is), against the provider's rule book ([wire.Rules]): the
+// limits and shapes the real API refuses although an SDK's types accept
+// them — name pattern, description length, max_tokens, empty failed
+// results, whitespace-only text, strict, unanswered calls. It reports
+// every violation with its JSON path and returns whether there was none.
+func CheckProviderRules[P ~string](t testing.TB, provider P, body []byte) bool {
+	t.Helper()
+	vs := wire.Check(string(provider), body)
+	for _, v := range vs {
+		t.Errorf("requesttest: %s body breaks the provider's rule %s", provider, v)
+	}
+	return len(vs) == 0
+}
