@@ -80,7 +80,8 @@ func TestModeSizes(t *testing.T) {
 	b.WriteString("| mode | provider | in `tools[]` | how a deferred tool gets loaded | prefix byte-identical | request bytes | o200k tokens | up front, bytes / o200k tokens |\n")
 	b.WriteString("|---|---|---|---|---|--:|--:|--:|\n")
 	for _, r := range rows {
-		cfg := Config{Snapshot: snap, Policy: r.policy, Provider: r.p, Model: "m", ToolSearch: r.search}
+		cfg := Config{Snapshot: snap, Policy: r.policy, Provider: r.p, Model: testModel(r.p), ToolSearch: r.search,
+			Extra: map[string]json.RawMessage{maxTokensField(r.p): json.RawMessage("4096")}}
 		s, err := NewSession(cfg)
 		if r.p == OpenAIChat && r.search == Native {
 			require.ErrorIs(t, err, ErrConfig)

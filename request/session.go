@@ -168,6 +168,9 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) r
 	announced := s.visibleSelfBuilt()
 	s.mu.Unlock()
 	if name == registry.ToolSearchName && f.entry[name] != nil {
+		// Tools whose description was cut to the provider's cap are
+		// searchable too: their note points here for the full text.
+		announced = append(announced, f.shortened...)
 		return f.searcher.Call(ctx, args, search.Scope{Loaded: s.loaded, Announced: announced, Pending: s.cfg.Pending})
 	}
 	if f.search.native() && (name == registry.DeferExecuteName || name == registry.ToolSearchName) {
@@ -289,8 +292,8 @@ func (s *Session) place(turn Turn) ([]Message, bool, error) {
 		return msgs, false, nil
 	}
 	for i, b := range turn.Inject {
-		if b == "" {
-			return nil, false, fmt.Errorf("%w: Turn.Inject[%d] is empty", ErrInvalidMessage, i)
+		if blank(b) {
+			return nil, false, fmt.Errorf("%w: Turn.Inject[%d] is empty or whitespace only", ErrInvalidMessage, i)
 		}
 	}
 	blocks := make([]string, 0, len(turn.Inject)+len(s.notes))

@@ -11,6 +11,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/toolshelf/toolshelf/request/wire"
@@ -76,9 +77,15 @@ func AssertStablePrefix(t testing.TB, bodies ...[]byte) bool {
 
 // Golden compares got with the file at path; with -update it writes got
 // to the file instead. A mismatch reports the first differing byte and
-// its JSON path.
+// its JSON path. When the file's name holds a provider between dots
+// ("github.anthropic.json"), got is also checked against that provider's
+// rule book ([CheckProviderRules]), so that no golden pins a body the
+// provider would refuse.
 func Golden(t testing.TB, path string, got []byte) bool {
 	t.Helper()
+	if p := providerOf(path); p != "" && !CheckProviderRules(t, p, got) {
+		return false
+	}
 	if updating() {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatalf("requesttest: %v", err)
@@ -114,4 +121,16 @@ func CheckProviderRules[P ~string](t testing.TB, provider P, body []byte) bool {
 		t.Errorf("requesttest: %s body breaks the provider's rule %s", provider, v)
 	}
 	return len(vs) == 0
+}
+
+// providerOf returns the provider a golden file's name holds between dots,
+// or "".
+func providerOf(path string) string {
+	for _, part := range strings.Split(filepath.Base(path), ".") {
+		switch part {
+		case wire.OpenAIChat, wire.OpenAIResponses, wire.Anthropic:
+			return part
+		}
+	}
+	return ""
 }
