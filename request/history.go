@@ -331,9 +331,10 @@ func (h *history) responses(b []byte, m *Message) []byte {
 			if len(m.Native) > 0 {
 				b = append(b, ',')
 			}
-			// The plain input-message form: an output_text item would
-			// need the id and status of a response the API produced.
-			b = append(b, `{"role":"assistant","content":`...)
+			// The plain input-message form (EasyInputMessage): an
+			// output_text item would need the id and status of a response
+			// the API produced.
+			b = append(b, `{"type":"message","role":"assistant","content":`...)
 			b = jsonx.AppendString(b, text)
 			b = append(b, '}')
 		}

@@ -56,7 +56,7 @@ func TestNativeBodiesDecodeInTheSDKs(t *testing.T) {
 					Policy:      &deferral.Policy{Layers: []deferral.Layer{deferral.MustLayer("project", rules...)}},
 					View:        deferral.View{Tier: registry.TierFull},
 					Provider:    m.p,
-					Model:       "test-model",
+					Model:       "gpt-5.4", // the Responses API's hosted tool_search needs gpt-5.4 or later
 					System:      "You are a coding agent.",
 					Extra:       extra(m.p),
 					ToolSearch:  m.mode,

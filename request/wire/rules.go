@@ -85,7 +85,7 @@ var rules = []Rule{
 		"If you omit strict, the default depends on the API: Responses requests will normalize your schema into strict mode … To opt out of strict mode in Responses … explicitly set strict: false.",
 		"https://platform.openai.com/docs/guides/function-calling",
 		`Every function tool is sent with "strict": false (tool_search's "queries or tool_names, not both" cannot be strict).`},
-	{"assistant-text", OpenAIResponses, "input[] (role assistant)", `{"role":"assistant","content":"…"}`,
+	{"assistant-text", OpenAIResponses, "input[] (role assistant)", `{"type":"message","role":"assistant","content":"…"}`,
 		"An output_text message item needs id and status; the plain input message form is accepted everywhere.",
 		"https://platform.openai.com/docs/api-reference/responses/create",
 		"Assistant text is sent in the portable input-message form."},
@@ -410,8 +410,8 @@ func (c *checker) responsesInput(raw json.RawMessage) {
 			}
 			continue
 		case role == "assistant":
-			if _, ok := str(m["content"]); !ok || typ != "" {
-				c.add("assistant-text", at, `want {"role":"assistant","content":"…"}`)
+			if _, ok := str(m["content"]); !ok || typ != "" && typ != "message" {
+				c.add("assistant-text", at, `want {"type":"message","role":"assistant","content":"…"}`)
 			}
 		}
 		if typ == "" || typ == "message" {
