@@ -180,3 +180,18 @@ func TestRequestCheck(t *testing.T) {
 	code, _, _ = runCLI("request", "--provider", "anthropic", "--body", bad)
 	assert.Equal(t, exitUsage, code)
 }
+
+// A server with a dotted and a 70-character tool name imports; budget and
+// request show the aliases, and budget maps each back to the server's name.
+func TestAliasesShown(t *testing.T) {
+	long := strings.Repeat("t", 70-len("mcp__srv__"))
+	cat := writeFile(t, "srv.json", `{"server":"srv","tools":[{"name":"files.read","inputSchema":{"type":"object"}},{"name":"`+long+`","inputSchema":{"type":"object"}},{"name":"plain","inputSchema":{"type":"object"}}]}`)
+	code, out, errOut := runCLI("budget", "--catalog", cat)
+	require.Equal(t, exitOK, code, errOut)
+	assert.Regexp(t, `alias +mcp__srv__files_read_[0-9a-f]{8} for the server's tool "files.read"`, out)
+	assert.Contains(t, out, `for the server's tool "`+long+`"`)
+	assert.NotContains(t, out, `"plain"`)
+	code, out, errOut = runCLI("request", "--check", "--catalog", cat, "--provider", "openai-chat", "--model", "m", "--user", "hi")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Regexp(t, `"name":"mcp__srv__files_read_[0-9a-f]{8}"`, out)
+}
