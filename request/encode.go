@@ -43,6 +43,9 @@ func encodePrefix(cfg *Config, tools []FrozenTool, index string) (prefix []byte,
 			b = jsonx.AppendString(b, t.Description)
 			b = append(b, `,"parameters":`...)
 			b = append(b, t.Schema...)
+			if t.Strict {
+				b = append(b, `,"strict":true`...)
+			}
 			return append(b, "}}"...)
 		})
 		b = append(b, `,"messages":[`...)
@@ -66,7 +69,11 @@ func encodePrefix(cfg *Config, tools []FrozenTool, index string) (prefix []byte,
 			b = append(b, t.Schema...)
 			// Without "strict" the Responses API normalizes the schema
 			// into strict mode, making optional parameters required.
-			b = append(b, `,"strict":false`...)
+			if t.Strict {
+				b = append(b, `,"strict":true`...)
+			} else {
+				b = append(b, `,"strict":false`...)
+			}
 			if t.Deferred {
 				b = append(b, deferLoading...)
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/render"
+	"github.com/toolshelf/toolshelf/request/wire"
 	"github.com/toolshelf/toolshelf/search"
 )
 
@@ -51,6 +52,9 @@ type FrozenTool struct {
 	// native tool search mode. Always false in Portable mode, where
 	// deferred tools are absent from tools[].
 	Deferred bool
+	// Strict marks a tool sent with "strict": true to an OpenAI API: the
+	// session asked for it ([Config.Strict]) and its schema allows it.
+	Strict bool
 }
 
 // Prefix returns the encoded prefix: the request body up to the first
@@ -180,6 +184,11 @@ func freeze(cfg *Config, view deferral.View) (*Frozen, error) {
 			return nil, fmt.Errorf("%w: tool %q: rendered description is not valid UTF-8", ErrConfig, t.Name)
 		}
 		f.visible = append(f.visible, t.Name)
+	}
+	if cfg.Strict && capsDescriptions(cfg.Provider) {
+		for i := range f.tools {
+			f.tools[i].Strict = f.entry[f.tools[i].Name] == nil && wire.StrictCompatible(f.tools[i].Schema)
+		}
 	}
 	for _, name := range capDescriptions(cfg.Provider, f.tools, f.entry[registry.ToolSearchName] != nil) {
 		if t, ok := cfg.Snapshot.Tool(name); ok && plan.State(name) == deferral.Resident {

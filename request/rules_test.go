@@ -433,3 +433,52 @@ func TestRulesDocumented(t *testing.T) {
 	}
 	assert.True(t, errors.Is(checkProviderRules(&Config{Provider: Anthropic}), ErrConfig))
 }
+
+// Config.Strict: a strict-compatible tool is sent with "strict": true on
+// the OpenAI APIs; every other one, the entry tools included, stays
+// non-strict ("strict": false on Responses, absent on Chat).
+func TestStrictOnRequest(t *testing.T) {
+	reg := registry.New(nil)
+	require.NoError(t, reg.Register(
+		registry.Tool{Name: "Closed", RawSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"],"additionalProperties":false}`)},
+		registry.Tool{Name: "Open", RawSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"}}}`)},
+		registry.Tool{Name: "Later", DeferLoading: registry.DeferTrue},
+	))
+	for _, p := range providers {
+		for _, strict := range []bool{false, true} {
+			cfg := testConfig(reg.Snapshot(), p, nil, nil)
+			cfg.Strict = strict
+			s, err := NewSession(cfg)
+			require.NoError(t, err)
+			body, err := s.BuildRequest(Turn{Messages: []Message{userMsg("hi")}})
+			require.NoError(t, err)
+			assertConforms(t, p, body)
+			var req struct {
+				Tools []map[string]json.RawMessage
+			}
+			require.NoError(t, json.Unmarshal(body, &req))
+			got := map[string]string{}
+			for _, tl := range req.Tools {
+				fn := tl
+				if f, ok := tl["function"]; ok {
+					require.NoError(t, json.Unmarshal(f, &fn))
+				}
+				var name string
+				require.NoError(t, json.Unmarshal(fn["name"], &name))
+				got[name] = string(fn["strict"])
+			}
+			want := map[string]string{"Closed": "false", "Open": "false", "tool_search": "false", "defer_execute": "false"}
+			switch {
+			case p == Anthropic:
+				want = map[string]string{"Closed": "", "Open": "", "tool_search": "", "defer_execute": ""}
+			case p == OpenAIChat && strict:
+				want = map[string]string{"Closed": "true", "Open": "", "tool_search": "", "defer_execute": ""}
+			case p == OpenAIChat:
+				want = map[string]string{"Closed": "", "Open": "", "tool_search": "", "defer_execute": ""}
+			case strict:
+				want["Closed"] = "true"
+			}
+			assert.Equal(t, want, got, "%s strict=%v", p, strict)
+		}
+	}
+}

@@ -84,7 +84,7 @@ var rules = []Rule{
 	{"strict-explicit", OpenAIResponses, "tools[].strict", `"strict": false unless the schema is strict-compatible`,
 		"If you omit strict, the default depends on the API: Responses requests will normalize your schema into strict mode … To opt out of strict mode in Responses … explicitly set strict: false.",
 		"https://platform.openai.com/docs/guides/function-calling",
-		`Every function tool is sent with "strict": false (tool_search's "queries or tool_names, not both" cannot be strict).`},
+		`Every function tool is sent with "strict": false (tool_search's "queries or tool_names, not both" cannot be strict), unless Config.Strict asks for strict and its schema is strict-compatible as it stands.`},
 	{"assistant-text", OpenAIResponses, "input[] (role assistant)", `{"type":"message","role":"assistant","content":"…"}`,
 		"An output_text message item needs id and status; the plain input message form is accepted everywhere.",
 		"https://platform.openai.com/docs/api-reference/responses/create",
@@ -321,6 +321,9 @@ func (c *checker) tools(req map[string]json.RawMessage) {
 			if s := fn["strict"]; !bytes.Equal(s, []byte("false")) && !bytes.Equal(s, []byte("true")) {
 				c.add("strict-explicit", at+".strict", "%q: strict is missing; the API would normalize the schema into strict mode", name)
 			}
+		}
+		if c.provider != Anthropic && bytes.Equal(fn["strict"], []byte("true")) && !StrictCompatible(fn["parameters"]) {
+			c.add("strict-explicit", at+".strict", "%q: strict is true but the schema is not strict-compatible as it stands", name)
 		}
 	}
 }

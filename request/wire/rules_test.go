@@ -24,6 +24,8 @@ func TestCheck(t *testing.T) {
 		{"chat empty failure", OpenAIChat, `{"model":"m","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"a","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":"Error: "}]}`, "empty-error-result", "messages[2].content"},
 		{"responses ok", OpenAIResponses, `{"model":"m","tools":[{"type":"function","name":"a","description":"d","parameters":{},"strict":false}],"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]},{"role":"assistant","content":"ok"},{"type":"function_call","call_id":"c1","name":"a","arguments":"{}"},{"type":"function_call_output","call_id":"c1","output":"x"}]}`, "", ""},
 		{"responses strict missing", OpenAIResponses, `{"model":"m","tools":[{"type":"function","name":"a","description":"d","parameters":{}}],"input":[]}`, "strict-explicit", "tools[0].strict"},
+		{"responses strict true, open schema", OpenAIResponses, `{"model":"m","tools":[{"type":"function","name":"a","description":"d","parameters":{"type":"object","properties":{"x":{}}},"strict":true}],"input":[]}`, "strict-explicit", "tools[0].strict"},
+		{"chat strict true, open schema", OpenAIChat, `{"model":"m","tools":[{"type":"function","function":{"name":"a","parameters":{"type":"object"},"strict":true}}],"messages":[]}`, "strict-explicit", "tools[0].strict"},
 		{"responses description", OpenAIResponses, `{"model":"m","tools":[{"type":"function","name":"a","description":"` + long + `","strict":false}],"input":[]}`, "description-length", "tools[0].description"},
 		{"responses output_text", OpenAIResponses, `{"model":"m","input":[{"type":"message","role":"assistant","content":[{"type":"output_text","text":"ok"}]}]}`, "assistant-text", "input[0]"},
 		{"responses native old model", OpenAIResponses, `{"model":"gpt-4o","tools":[{"type":"tool_search"}],"input":[]}`, "native-tool-search", "tools[0]"},
@@ -70,4 +72,27 @@ func TestRulesEveryProvider(t *testing.T) {
 		}
 	}
 	assert.Len(t, Rules(""), len(rules))
+}
+
+func TestStrictCompatible(t *testing.T) {
+	for schema, want := range map[string]bool{
+		`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"],"additionalProperties":false}`:                                        true,
+		`{"type":"object","properties":{},"required":[],"additionalProperties":false}`:                                                                true,
+		`{"type":"object","additionalProperties":false}`:                                                                                              true,
+		`{"type":"object","properties":{"a":{"type":"string"}},"additionalProperties":false}`:                                                         false, // a optional
+		`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`:                                                                     false, // open
+		`{"type":"object","properties":{"a":{"type":"object","properties":{"b":{"type":"integer"}}}},"required":["a"],"additionalProperties":false}`:  false, // nested open
+		`{"type":"object","properties":{"a":{"type":"array","items":{"type":"string","minLength":1}}},"required":["a"],"additionalProperties":false}`: false, // minLength
+		`{"type":"object","properties":{"a":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["a"],"additionalProperties":false}`:            true,
+		`{"anyOf":[{"type":"object"}]}`: false,
+		`{"type":"string"}`:             false,
+		`not json`:                      false,
+	} {
+		assert.Equal(t, want, StrictCompatible([]byte(schema)), schema)
+	}
+	deep := `{"type":"string"}`
+	for range 12 {
+		deep = `{"type":"object","properties":{"x":` + deep + `},"required":["x"],"additionalProperties":false}`
+	}
+	assert.False(t, StrictCompatible([]byte(deep)), "over 10 levels")
 }
