@@ -15,6 +15,7 @@ import (
 	"github.com/toolshelf/toolshelf/budget"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/jsonx"
+	"github.com/toolshelf/toolshelf/request/requesttest"
 )
 
 // upFront returns the part of a native-mode body the provider puts in
@@ -94,6 +95,7 @@ func TestModeSizes(t *testing.T) {
 		}
 		body, err := s.BuildRequest(Turn{Messages: []Message{userMsg("List the open issues of toolshelf/toolshelf.")}})
 		require.NoError(t, err)
+		requesttest.CheckProviderRules(t, r.p, body)
 		toks := counter.Count(budget.KindJSON, string(body))
 		require.False(t, toks.Estimate)
 		front := upFront(t, r.p, r.search, body)
