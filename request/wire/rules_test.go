@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -95,4 +96,27 @@ func TestStrictCompatible(t *testing.T) {
 		deep = `{"type":"object","properties":{"x":` + deep + `},"required":["x"],"additionalProperties":false}`
 	}
 	assert.False(t, StrictCompatible([]byte(deep)), "over 10 levels")
+}
+
+// FuzzCheck: the checker reads any bytes as a body for any provider
+// without panicking, and reports a body that is not JSON.
+func FuzzCheck(f *testing.F) {
+	for _, s := range []string{
+		`{"model":"m","tools":[{"type":"function","function":{"name":"a"}}],"messages":[{"role":"tool","tool_call_id":1}]}`,
+		`{"model":"m","max_tokens":"x","system":"  ","messages":[{"role":"user","content":[{"type":"tool_result","is_error":true,"content":[{"type":"text","text":" "}]}]}]}`,
+		`{"input":[{"type":"function_call"},{"role":"assistant","content":[]}],"tools":[{"type":"tool_search"}]}`,
+		`[]`, `{`, `null`, `{"tools":{}}`,
+	} {
+		for p := range uint8(3) {
+			f.Add([]byte(s), p)
+		}
+	}
+	provs := []string{OpenAIChat, OpenAIResponses, Anthropic}
+	f.Fuzz(func(t *testing.T, body []byte, p uint8) {
+		vs := Check(provs[int(p)%len(provs)], body)
+		var v any
+		if json.Unmarshal(body, &v) != nil && len(vs) == 0 {
+			t.Fatalf("no violation for a body that is not JSON")
+		}
+	})
 }
