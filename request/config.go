@@ -58,6 +58,8 @@ type Config struct {
 	SystemItems []string
 	// Extra are caller-supplied top-level fields (max_tokens, stream,
 	// temperature ...), raw JSON values emitted sorted by key after "model".
+	// Anthropic requires "max_tokens": NewSession refuses an Anthropic
+	// session without it.
 	Extra map[string]json.RawMessage
 	// Search configures the tool_search engine. Nil means defaults.
 	Search *search.Options

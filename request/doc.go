@@ -15,5 +15,13 @@
 // changed MCP tools ([Session.AnnounceToolsChanged]) carry sanitized,
 // bounded text, appended to the conversation, never to the prefix.
 //
+// Every body follows the providers' rule book ([Rules], checked by
+// requesttest.CheckProviderRules): where OpenAI caps a tool description
+// at 1,024 characters, the name index rides in the system instructions
+// and longer descriptions are cut at a sentence; empty failed results and
+// whitespace-only text are sent as fixed placeholders; a configuration or
+// a conversation the provider would refuse (Anthropic without max_tokens,
+// calls left unanswered) is an error before any bytes are built.
+//
 // It never re-encodes the frozen prefix on a turn.
 package request
