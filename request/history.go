@@ -204,6 +204,11 @@ func (h *history) addOne(m *Message) {
 			h.buf = h.anthropic(h.buf, m)
 		}
 	}
+	h.follow(m)
+}
+
+// follow advances the role and the unanswered calls past m.
+func (h *history) follow(m *Message) {
 	switch m.Role {
 	case RoleAssistant:
 		h.pending = h.pending[:0]

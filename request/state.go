@@ -45,6 +45,11 @@ type selfBuiltTool struct {
 func (s *Session) MarshalState() ([]byte, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return jsonx.Marshal(s.saved())
+}
+
+// saved returns the session's state. s.mu must be held.
+func (s *Session) saved() state {
 	st := state{
 		Version: stateVersion,
 		View: viewState{
@@ -61,7 +66,7 @@ func (s *Session) MarshalState() ([]byte, error) {
 			Annotations: t.Annotations, SearchHints: t.SearchHints,
 		})
 	}
-	return jsonx.Marshal(st)
+	return st
 }
 
 // RestoreSession creates a session from cfg and the output of
@@ -77,6 +82,13 @@ func RestoreSession(cfg Config, saved []byte, handlers map[string]registry.Handl
 	if st.Version != stateVersion {
 		return nil, fmt.Errorf("%w: version %d, this library reads version %d", ErrState, st.Version, stateVersion)
 	}
+	return restoreState(cfg, &st, handlers, nil)
+}
+
+// restoreState creates a session from cfg and saved state. encoded, when
+// not nil, is the history as st.Messages were encoded for cfg.Provider
+// (kept by a [Store]): it is adopted instead of encoding the messages again.
+func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, encoded []byte) (*Session, error) {
 	cfg.View = deferral.View{
 		Mode: deferral.Mode{Name: st.View.Mode, Allow: st.View.Allow, ReadOnly: st.View.ReadOnly},
 		Tier: st.View.Tier, Elevated: st.View.Elevated,
@@ -104,7 +116,13 @@ func RestoreSession(cfg Config, saved []byte, handlers map[string]registry.Handl
 	if err := s.hist.check(st.Messages); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrState, err)
 	}
-	s.hist.add(st.Messages)
+	if encoded != nil {
+		if err := s.hist.adopt(st.Messages, encoded); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrState, err)
+		}
+	} else {
+		s.hist.add(st.Messages)
+	}
 	s.notes = st.Notes
 	return s, nil
 }
