@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"slices"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
@@ -175,7 +176,7 @@ func (c *Conversation) record(turn string) (Record, committed, error) {
 		if at >= 2 && !bytes.Equal(h.buf[at-2:at], b.tail) {
 			at -= 2 // Anthropic reopened the last user message
 		}
-		dm := deltaMeta{Turn: turn, Encoding: c.s.cfg.Provider, At: at, Messages: h.entries[b.entries:]}
+		dm := deltaMeta{Turn: turn, Encoding: s.cfg.Provider, Sum: crc32.Checksum(h.buf[at:], castagnoli), At: at, Messages: h.entries[b.entries:]}
 		if !slices.Equal(next.loaded, b.loaded) {
 			dm.Loaded = &next.loaded
 		}
@@ -200,7 +201,7 @@ func (c *Conversation) record(turn string) (Record, committed, error) {
 			return Record{Data: data}, next, nil
 		}
 	}
-	data, err := encodeRecord(recordSnapshot, snapshotMeta{State: s.saved(), Encoding: s.cfg.Provider, Turn: turn}, h.buf)
+	data, err := encodeRecord(recordSnapshot, snapshotMeta{State: s.saved(), Encoding: s.cfg.Provider, Sum: crc32.Checksum(h.buf, castagnoli), Turn: turn}, h.buf)
 	if err != nil {
 		return Record{}, next, err
 	}

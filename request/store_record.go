@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 )
@@ -21,6 +22,8 @@ import (
 // The encoded history rides beside the neutral messages, raw, so that a
 // replica adopts it instead of encoding every message again; the neutral
 // messages stay the source of truth for another provider or library.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
 const (
 	recordMagic    = "tsr"
 	recordFormat   = 1
@@ -33,6 +36,8 @@ type snapshotMeta struct {
 	State state `json:"state"`
 	// Encoding is the provider the encoded part is encoded for.
 	Encoding Provider `json:"encoding"`
+	// Sum is the CRC-32C of the encoded part.
+	Sum uint32 `json:"crc32c"`
 	// Turn is the key of the last committed turn.
 	Turn string `json:"turn,omitempty"`
 }
@@ -43,6 +48,9 @@ type snapshotMeta struct {
 type deltaMeta struct {
 	Turn     string   `json:"turn,omitempty"`
 	Encoding Provider `json:"encoding"`
+	// Sum is the CRC-32C of the encoded part: the part goes into request
+	// bodies unparsed, so a damaged one must not get that far.
+	Sum uint32 `json:"crc32c"`
 	// At is where the encoded part goes in the encoded history: Anthropic
 	// reopens the last user message to add tool results or blocks, so a
 	// delta may rewrite the history's last two bytes.
@@ -119,6 +127,9 @@ func replay(p Provider, got Stored) (replayed, error) {
 		if sm.State.Version != stateVersion {
 			return r, fmt.Errorf("snapshot: state version %d, this library reads version %d", sm.State.Version, stateVersion)
 		}
+		if crc32.Checksum(e, castagnoli) != sm.Sum {
+			return r, errors.New("snapshot: the encoded history does not match its checksum")
+		}
 		r.st, r.turn = sm.State, sm.Turn
 		reuse = sm.Encoding == p
 		enc = append(enc, e...)
@@ -131,6 +142,9 @@ func replay(p Provider, got Stored) (replayed, error) {
 		var dm deltaMeta
 		if err := json.Unmarshal(meta, &dm); err != nil {
 			return r, fmt.Errorf("delta %d: %w", i, err)
+		}
+		if crc32.Checksum(e, castagnoli) != dm.Sum {
+			return r, fmt.Errorf("delta %d: the encoded history does not match its checksum", i)
 		}
 		if dm.Encoding != p {
 			reuse = false
@@ -167,17 +181,10 @@ func (h *history) adopt(msgs []Message, buf []byte) error {
 	if (len(msgs) == 0) != (len(buf) == 0) {
 		return errors.New("the encoded history does not match the messages")
 	}
-	if len(buf) > 0 {
-		// Every encoded message is a JSON object, and the body is built
-		// around these bytes: they must be a valid array's elements.
-		if buf[0] != '{' || buf[len(buf)-1] != '}' || (h.provider == Anthropic && !bytes.HasSuffix(buf, []byte("}]}"))) {
-			return errors.New("the encoded history is not a list of messages")
-		}
-		arr := make([]byte, 0, len(buf)+2)
-		arr = append(append(append(arr, '['), buf...), ']')
-		if !json.Valid(arr) {
-			return errors.New("the encoded history is not valid JSON")
-		}
+	// The records' checksums vouch for the bytes; what the body is built
+	// around must still be a list of messages in the provider's shape.
+	if len(buf) > 0 && (buf[0] != '{' || buf[len(buf)-1] != '}' || (h.provider == Anthropic && !bytes.HasSuffix(buf, []byte("}]}")))) {
+		return errors.New("the encoded history is not a list of messages")
 	}
 	h.entries, h.buf = msgs, buf
 	for i := range msgs {

@@ -3,9 +3,13 @@ package request_test
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"hash/crc32"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -207,15 +211,17 @@ func TestConversationBadRecords(t *testing.T) {
 		"delta as snapshot":       {Version: 1, Snapshot: d[0]},
 		"truncated":               {Version: 2, Deltas: [][]byte{d[0], d[1][:10]}},
 		"meta not JSON":           {Version: 1, Deltas: [][]byte{replace(d[0], `"turn"`, `"turn`)}},
-		"encoded past the end":    {Version: 2, Deltas: [][]byte{d[0], replace(d[1], `"at":`, `"at":9`)}},
-		"encoded not JSON":        {Version: 1, Deltas: [][]byte{replace(d[0], `{"role":"user","content":[`, `{"role":"user","content":{`)}},
-		"message out of order":    {Version: 2, Deltas: [][]byte{d[1], d[0]}},
+		"encoded past the end":    {Version: 2, Deltas: [][]byte{d[0], rewrite(t, d[1], "at", "99999", nil)}},
+		"encoded damaged":         {Version: 1, Deltas: [][]byte{replace(d[0], `{"role":"user","content":[`, `{"role":"user","content":{`)}},
+		"encoded not messages":    {Version: 1, Deltas: [][]byte{withEncoded(t, d[0], `{"role":"user"}`)}},
+		"message out of order":    {Version: 2, Deltas: [][]byte{rewrite(t, d[1], "at", "0", nil), d[0]}},
 		"bad tool call":           {Version: 2, Deltas: [][]byte{d[0], replace(d[1], `"tool_calls":[{"id":"call_1_0","name":"tool_search"`, `"tool_calls":[{"id":"call_1_0","name":"tool search"`)}},
 	}
 	for name, st := range cases {
 		t.Run(name, func(t *testing.T) {
 			_, err := request.OpenConversation(ctx, fixed(st), "c", cfg, nil)
 			require.ErrorIs(t, err, request.ErrState)
+			t.Log(err)
 		})
 	}
 	t.Run("store failure", func(t *testing.T) {
@@ -304,4 +310,30 @@ func TestConversationOtherProvider(t *testing.T) {
 	body, err := again.Session().BuildRequest(request.Turn{})
 	require.NoError(t, err)
 	require.Nil(t, requesttest.Diff(got, body))
+}
+
+// withEncoded replaces a delta record's encoded part, with a matching
+// checksum: what a store that mixed up records would hold.
+func withEncoded(t *testing.T, rec []byte, enc string) []byte {
+	return rewrite(t, rec, "crc32c", fmt.Sprint(crc32.Checksum([]byte(enc), crc32.MakeTable(crc32.Castagnoli))), &enc)
+}
+
+// rewrite sets one member of a record's JSON part and, if enc is not nil,
+// replaces its encoded part.
+func rewrite(t *testing.T, rec []byte, key, value string, enc *string) []byte {
+	t.Helper()
+	const header = 5 // "tsr", format, kind
+	n, k := binary.Uvarint(rec[header:])
+	require.Positive(t, k)
+	var meta map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(rec[header+k:header+k+int(n)], &meta))
+	meta[key] = json.RawMessage(value)
+	m, err := json.Marshal(meta)
+	require.NoError(t, err)
+	out := binary.AppendUvarint(slices.Clone(rec[:header]), uint64(len(m)))
+	out = append(out, m...)
+	if enc == nil {
+		return append(out, rec[header+k+int(n):]...)
+	}
+	return append(out, *enc...)
 }
