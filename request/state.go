@@ -45,11 +45,19 @@ type selfBuiltTool struct {
 func (s *Session) MarshalState() ([]byte, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return jsonx.Marshal(s.saved())
+	st, err := s.saved()
+	if err != nil {
+		return nil, err
+	}
+	return jsonx.Marshal(st)
 }
 
 // saved returns the session's state. s.mu must be held.
-func (s *Session) saved() state {
+func (s *Session) saved() (state, error) {
+	msgs, err := s.hist.all()
+	if err != nil {
+		return state{}, fmt.Errorf("%w: %w", ErrState, err)
+	}
 	st := state{
 		Version: stateVersion,
 		View: viewState{
@@ -58,7 +66,7 @@ func (s *Session) saved() state {
 		},
 		Loaded:   s.loaded.Names(),
 		Notes:    s.notes,
-		Messages: s.hist.entries,
+		Messages: msgs,
 	}
 	for _, t := range s.selfBuilt {
 		st.SelfBuilt = append(st.SelfBuilt, selfBuiltTool{
@@ -66,7 +74,7 @@ func (s *Session) saved() state {
 			Annotations: t.Annotations, SearchHints: t.SearchHints,
 		})
 	}
-	return st
+	return st, nil
 }
 
 // RestoreSession creates a session from cfg and the output of
@@ -85,10 +93,10 @@ func RestoreSession(cfg Config, saved []byte, handlers map[string]registry.Handl
 	return restoreState(cfg, &st, handlers, nil)
 }
 
-// restoreState creates a session from cfg and saved state. encoded, when
-// not nil, is the history as st.Messages were encoded for cfg.Provider
-// (kept by a [Store]): it is adopted instead of encoding the messages again.
-func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, encoded []byte) (*Session, error) {
+// restoreState creates a session from cfg and saved state. stored, when
+// not nil, is the history as a [Store] kept it, encoded for cfg.Provider:
+// it is adopted instead of st.Messages, which is then empty.
+func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, stored *storedHistory) (*Session, error) {
 	cfg.View = deferral.View{
 		Mode: deferral.Mode{Name: st.View.Mode, Allow: st.View.Allow, ReadOnly: st.View.ReadOnly},
 		Tier: st.View.Tier, Elevated: st.View.Elevated,
@@ -113,14 +121,14 @@ func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, e
 	for _, n := range st.Loaded {
 		s.loaded.Add(n)
 	}
-	if err := s.hist.check(st.Messages); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrState, err)
-	}
-	if encoded != nil {
-		if err := s.hist.adopt(st.Messages, encoded); err != nil {
+	if stored != nil {
+		if err := s.hist.adopt(stored); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrState, err)
 		}
 	} else {
+		if err := s.hist.check(st.Messages); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrState, err)
+		}
 		s.hist.add(st.Messages)
 	}
 	s.notes = st.Notes

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"slices"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
@@ -64,7 +63,7 @@ type Conversation struct {
 type committed struct {
 	turn                string
 	entries, bufLen     int
-	tail                []byte // the encoded history's last two bytes
+	last2               []byte // the encoded history's last two bytes
 	loaded              []string
 	selfBuilt           int
 	notes               []string
@@ -104,10 +103,10 @@ func OpenConversation(ctx context.Context, store Store, id string, cfg Config, o
 	if err != nil {
 		return nil, fmt.Errorf("%w: conversation %q: %w", ErrState, id, err)
 	}
-	if c.s, err = restoreState(cfg, &r.st, opts.Handlers, r.encoded); err != nil {
+	if c.s, err = restoreState(cfg, &r.st, opts.Handlers, r.hist); err != nil {
 		return nil, fmt.Errorf("conversation %q: %w", id, err)
 	}
-	c.reencoded = r.encoded == nil
+	c.reencoded = r.hist == nil
 	c.s.mu.Lock()
 	c.base = c.capture(r.turn)
 	c.s.mu.Unlock()
@@ -170,13 +169,14 @@ func (c *Conversation) record(turn string) (Record, committed, error) {
 	b, h := &c.base, &s.hist
 	next := c.capture(turn)
 	next.snapBytes, next.logBytes = b.snapBytes, b.logBytes
-	whole := c.reencoded || len(h.entries) < b.entries || len(h.buf) < b.bufLen || len(s.selfBuilt) < b.selfBuilt
+	whole := c.reencoded || h.count() < b.entries || h.nStored > b.entries || len(h.buf) < b.bufLen || len(s.selfBuilt) < b.selfBuilt
 	if !whole {
 		at := b.bufLen
-		if at >= 2 && !bytes.Equal(h.buf[at-2:at], b.tail) {
+		if at >= 2 && !bytes.Equal(h.buf[at-2:at], b.last2) {
 			at -= 2 // Anthropic reopened the last user message
 		}
-		dm := deltaMeta{Turn: turn, Encoding: s.cfg.Provider, Sum: crc32.Checksum(h.buf[at:], castagnoli), At: at, Messages: h.entries[b.entries:]}
+		msgs := h.since(b.entries)
+		dm := deltaMeta{Turn: turn, Encoding: s.cfg.Provider, At: at, tail: h.tail(len(msgs))}
 		if !slices.Equal(next.loaded, b.loaded) {
 			dm.Loaded = &next.loaded
 		}
@@ -192,7 +192,7 @@ func (c *Conversation) record(turn string) (Record, committed, error) {
 		if !equalView(next.view, b.view) {
 			dm.View = &next.view
 		}
-		data, err := encodeRecord(recordDelta, dm, h.buf[at:])
+		data, err := encodeRecord(recordDelta, dm, msgs, h.buf[at:])
 		if err != nil {
 			return Record{}, next, err
 		}
@@ -201,7 +201,13 @@ func (c *Conversation) record(turn string) (Record, committed, error) {
 			return Record{Data: data}, next, nil
 		}
 	}
-	data, err := encodeRecord(recordSnapshot, snapshotMeta{State: s.saved(), Encoding: s.cfg.Provider, Sum: crc32.Checksum(h.buf, castagnoli), Turn: turn}, h.buf)
+	st, err := s.saved()
+	if err != nil {
+		return Record{}, next, err
+	}
+	msgs := st.Messages
+	st.Messages = nil
+	data, err := encodeRecord(recordSnapshot, snapshotMeta{State: st, Encoding: s.cfg.Provider, Turn: turn, tail: h.tail(len(msgs))}, msgs, h.buf)
 	if err != nil {
 		return Record{}, next, err
 	}
@@ -215,8 +221,8 @@ func (c *Conversation) capture(turn string) committed {
 	s := c.s
 	h := &s.hist
 	b := committed{
-		turn: turn, entries: len(h.entries), bufLen: len(h.buf),
-		tail:      slices.Clone(h.buf[max(0, len(h.buf)-2):]),
+		turn: turn, entries: h.count(), bufLen: len(h.buf),
+		last2:     slices.Clone(h.buf[max(0, len(h.buf)-2):]),
 		loaded:    s.loaded.Names(),
 		selfBuilt: len(s.selfBuilt),
 		notes:     slices.Clone(s.notes),

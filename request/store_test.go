@@ -1,15 +1,10 @@
 package request_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"hash/crc32"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -182,61 +177,13 @@ func TestConversationDeltaIsTheTurn(t *testing.T) {
 	}
 }
 
-// Stored state that cannot be read is ErrState, never a panic nor a
-// body the provider would refuse.
-func TestConversationBadRecords(t *testing.T) {
-	ctx := t.Context()
-	good := &request.MemoryStore{}
-	f, err := storetest.NewFleet(good, "c", fleetOptions(t, request.Anthropic))
+// A store that fails to load fails the open, wrapped.
+func TestConversationStoreFailure(t *testing.T) {
+	boom := errors.New("connection refused")
+	f, err := storetest.NewFleet(&request.MemoryStore{}, "c", fleetOptions(t, request.OpenAIChat))
 	require.NoError(t, err)
-	for k := range 4 {
-		_, err := f.Replica(0).Serve(ctx, k)
-		require.NoError(t, err)
-	}
-	stored, err := good.Load(ctx, "c")
-	require.NoError(t, err)
-	require.Len(t, stored.Deltas, 4)
-	d := stored.Deltas
-	cfg := f.Replica(1).Config()
-
-	replace := func(b []byte, old, new string) []byte {
-		require.Contains(t, string(b), old)
-		return bytes.Replace(b, []byte(old), []byte(new), 1)
-	}
-	cases := map[string]request.Stored{
-		"version without records": {Version: 3},
-		"records at version 0":    {Deltas: d[:1]},
-		"not a record":            {Version: 1, Deltas: [][]byte{[]byte(`{"messages":[]}`)}},
-		"other format":            {Version: 1, Deltas: [][]byte{replace(d[0], "tsr\x01", "tsr\x09")}},
-		"delta as snapshot":       {Version: 1, Snapshot: d[0]},
-		"truncated":               {Version: 2, Deltas: [][]byte{d[0], d[1][:10]}},
-		"meta not JSON":           {Version: 1, Deltas: [][]byte{replace(d[0], `"turn"`, `"turn`)}},
-		"encoded past the end":    {Version: 2, Deltas: [][]byte{d[0], rewrite(t, d[1], "at", "99999", nil)}},
-		"encoded damaged":         {Version: 1, Deltas: [][]byte{replace(d[0], `{"role":"user","content":[`, `{"role":"user","content":{`)}},
-		"encoded not messages":    {Version: 1, Deltas: [][]byte{withEncoded(t, d[0], `{"role":"user"}`)}},
-		"message out of order":    {Version: 2, Deltas: [][]byte{rewrite(t, d[1], "at", "0", nil), d[0]}},
-		"bad tool call":           {Version: 2, Deltas: [][]byte{d[0], replace(d[1], `"tool_calls":[{"id":"call_1_0","name":"tool_search"`, `"tool_calls":[{"id":"call_1_0","name":"tool search"`)}},
-	}
-	for name, st := range cases {
-		t.Run(name, func(t *testing.T) {
-			_, err := request.OpenConversation(ctx, fixed(st), "c", cfg, nil)
-			require.ErrorIs(t, err, request.ErrState)
-			t.Log(err)
-		})
-	}
-	t.Run("store failure", func(t *testing.T) {
-		boom := errors.New("connection refused")
-		_, err := request.OpenConversation(ctx, failing{boom}, "c", cfg, nil)
-		require.ErrorIs(t, err, boom)
-	})
-}
-
-// fixed is a store that loads one stored log.
-type fixed request.Stored
-
-func (f fixed) Load(context.Context, string) (request.Stored, error) { return request.Stored(f), nil }
-func (f fixed) Append(context.Context, string, int64, request.Record) error {
-	return errors.New("read-only")
+	_, err = request.OpenConversation(t.Context(), failing{boom}, "c", f.Replica(0).Config(), nil)
+	require.ErrorIs(t, err, boom)
 }
 
 type failing struct{ err error }
@@ -310,30 +257,4 @@ func TestConversationOtherProvider(t *testing.T) {
 	body, err := again.Session().BuildRequest(request.Turn{})
 	require.NoError(t, err)
 	require.Nil(t, requesttest.Diff(got, body))
-}
-
-// withEncoded replaces a delta record's encoded part, with a matching
-// checksum: what a store that mixed up records would hold.
-func withEncoded(t *testing.T, rec []byte, enc string) []byte {
-	return rewrite(t, rec, "crc32c", fmt.Sprint(crc32.Checksum([]byte(enc), crc32.MakeTable(crc32.Castagnoli))), &enc)
-}
-
-// rewrite sets one member of a record's JSON part and, if enc is not nil,
-// replaces its encoded part.
-func rewrite(t *testing.T, rec []byte, key, value string, enc *string) []byte {
-	t.Helper()
-	const header = 5 // "tsr", format, kind
-	n, k := binary.Uvarint(rec[header:])
-	require.Positive(t, k)
-	var meta map[string]json.RawMessage
-	require.NoError(t, json.Unmarshal(rec[header+k:header+k+int(n)], &meta))
-	meta[key] = json.RawMessage(value)
-	m, err := json.Marshal(meta)
-	require.NoError(t, err)
-	out := binary.AppendUvarint(slices.Clone(rec[:header]), uint64(len(m)))
-	out = append(out, m...)
-	if enc == nil {
-		return append(out, rec[header+k+int(n):]...)
-	}
-	return append(out, *enc...)
 }
