@@ -147,3 +147,45 @@ func TestConversationAdoptsStoredHistory(t *testing.T) {
 		})
 	}
 }
+
+// FuzzStoredRecord opens conversations whose one record has arbitrary
+// parts under a valid checksum (damage a checksum cannot see: a writer's
+// bug): an error wrapping ErrState or a session that builds, never a
+// panic.
+func FuzzStoredRecord(f *testing.F) {
+	reg, _ := loadCatalogs(f, 0, harnessFile, githubFile)
+	for _, p := range providers {
+		cfg := testConfig(reg.Snapshot(), p, githubPolicy(), nil)
+		store := &MemoryStore{}
+		c, err := OpenConversation(context.Background(), store, "c", cfg, nil)
+		require.NoError(f, err)
+		for i, tr := range script()[:2] {
+			_, err := c.Session().BuildRequest(tr)
+			require.NoError(f, err)
+			require.NoError(f, c.Commit(context.Background(), string(rune('a'+i))))
+		}
+		got, err := store.Load(context.Background(), "c")
+		require.NoError(f, err)
+		for _, d := range got.Deltas {
+			r, err := parseRecord(d, recordDelta)
+			require.NoError(f, err)
+			f.Add(string(p), r.meta, r.msgs, r.encoded)
+		}
+	}
+	f.Fuzz(func(t *testing.T, provider string, meta, msgs, enc []byte) {
+		cfg := testConfig(reg.Snapshot(), Provider(provider), githubPolicy(), nil)
+		if _, err := NewSession(cfg); err != nil {
+			return
+		}
+		st := Stored{Version: 1, Deltas: [][]byte{frameRecord(recordDelta, meta, msgs, enc)}}
+		c, err := OpenConversation(t.Context(), fixedStore(st), "c", cfg, nil)
+		if err != nil {
+			require.ErrorIs(t, err, ErrState)
+			return
+		}
+		s := c.Session()
+		_, _ = s.BuildRequest(Turn{Messages: []Message{{Role: RoleAssistant, Text: "ok"}, userMsg("next")}})
+		_ = s.Messages()
+		_, _ = s.MarshalState()
+	})
+}
