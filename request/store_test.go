@@ -264,7 +264,7 @@ func TestConversationOtherProvider(t *testing.T) {
 // byte the same.
 func TestConversationRecordsAreDeterministic(t *testing.T) {
 	ctx := t.Context()
-	for _, p := range storeProviders {
+	for _, p := range []request.Provider{request.Anthropic} { // the one whose deltas rewrite bytes
 		t.Run(string(p), func(t *testing.T) {
 			a, b := &request.MemoryStore{}, &request.MemoryStore{}
 			opts := fleetOptions(t, p)
@@ -273,7 +273,7 @@ func TestConversationRecordsAreDeterministic(t *testing.T) {
 			require.NoError(t, err)
 			fb, err := storetest.NewFleet(b, "c", opts)
 			require.NoError(t, err)
-			for k := range 45 {
+			for k := range 35 { // past the self-built tool and the tools-changed announcement
 				_, err := fa.Replica(0).Serve(ctx, k)
 				require.NoError(t, err)
 				_, err = fb.Replica(1+k%2).Serve(ctx, k)
