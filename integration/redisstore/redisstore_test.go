@@ -231,3 +231,26 @@ func TestCrashHelper(t *testing.T) {
 	time.Sleep(time.Minute) // killed here, before Commit
 	t.Fatal("the replica was not killed")
 }
+
+// With a TTL every append renews the expiry of the conversation's keys;
+// without one they do not expire.
+func TestTTL(t *testing.T) {
+	ctx := t.Context()
+	rdb := client(t)
+	for _, ttl := range []time.Duration{0, time.Hour} {
+		pre := prefix(t)
+		s := redisstore.New(rdb, &redisstore.Options{Prefix: pre, TTL: ttl})
+		require.NoError(t, s.Append(ctx, "c", 0, request.Record{Data: []byte("d1")}))
+		require.NoError(t, s.Append(ctx, "c", 1, request.Record{Data: []byte("s2"), Snapshot: true}))
+		require.NoError(t, s.Append(ctx, "c", 2, request.Record{Data: []byte("d3")}))
+		for _, suffix := range []string{":v", ":snap", ":log"} {
+			got, err := rdb.PTTL(ctx, pre+"{c}"+suffix).Result()
+			require.NoError(t, err)
+			if ttl == 0 {
+				assert.Equal(t, time.Duration(-1), got, "%s has no expiry", suffix)
+			} else {
+				assert.InDelta(t, float64(ttl), float64(got), float64(time.Minute), "%s expires with the TTL", suffix)
+			}
+		}
+	}
+}
