@@ -18,8 +18,12 @@ type history struct {
 	provider Provider
 	buf      []byte    // encoded messages (or input items)
 	entries  []Message // the neutral form of what buf holds
-	last     Role      // role of the last entry, "" before the first
-	pending  []string  // call IDs of the last assistant message still unanswered
+	// stored are JSON arrays of the first nStored messages, as a [Store]
+	// kept them, decoded on first need (see all); entries follow them.
+	stored  [][]byte
+	nStored int
+	last    Role     // role of the last entry, "" before the first
+	pending []string // call IDs of the last assistant message still unanswered
 	// scratch space, reused so that a steady turn does not allocate
 	scratch []byte
 	pend2   []string
@@ -54,7 +58,7 @@ func (h *history) check(msgs []Message) error {
 	anthropic := h.provider == Anthropic
 	for i := range msgs {
 		m := &msgs[i]
-		at := len(h.entries) + i
+		at := h.count() + i
 		switch m.Role {
 		case RoleUser:
 			if len(m.Native) > 0 {
@@ -209,6 +213,11 @@ func (h *history) addOne(m *Message) {
 			h.buf = h.anthropic(h.buf, m)
 		}
 	}
+	h.follow(m)
+}
+
+// follow advances the role and the unanswered calls past m.
+func (h *history) follow(m *Message) {
 	switch m.Role {
 	case RoleAssistant:
 		h.pending = h.pending[:0]

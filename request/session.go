@@ -270,7 +270,7 @@ func (s *Session) build(dst []byte, turn Turn, alloc bool) ([]byte, error) {
 	if err := s.hist.check(msgs); err != nil {
 		return dst, err
 	}
-	if len(s.hist.entries)+len(msgs) == 0 {
+	if s.hist.count()+len(msgs) == 0 {
 		return dst, fmt.Errorf("%w: the conversation has no messages yet; add a user message", ErrSequence)
 	}
 	s.hist.add(msgs)
@@ -344,5 +344,8 @@ func (s *Session) appendOutput(dst []byte) []byte {
 func (s *Session) Messages() []Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slices.Clone(s.hist.entries)
+	// A Store's records are checksummed: decoding them cannot fail but
+	// for a bug, and then the messages decoded so far are what there is.
+	msgs, _ := s.hist.all()
+	return slices.Clone(msgs)
 }
