@@ -115,7 +115,11 @@ func ExampleCallFromContext() {
 		},
 	})
 	d, _ := execute.New(nil)
-	s, _ := request.NewSession(request.Config{ID: "alice", Snapshot: reg.Snapshot(), Provider: request.Anthropic, Model: "claude-test", Dispatcher: d})
+	s, err := request.NewSession(request.Config{ID: "alice", Snapshot: reg.Snapshot(), Provider: request.OpenAIChat, Model: "gpt-test", Dispatcher: d})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	res := s.Call(execute.WithCallID(context.Background(), "toolu_01"), "Whoami", json.RawMessage(`{}`))
 	fmt.Println(res.Text)
 	// Output:

@@ -113,6 +113,7 @@ func run(w io.Writer, o options) error {
 		Provider:   o.Provider,
 		Model:      o.Model,
 		System:     system,
+		Extra:      outputBound(o.Provider),
 		Dispatcher: disp,
 	})
 	if err != nil {
@@ -342,4 +343,13 @@ func answer(p request.Provider, n int, m request.Message, c *budget.Counter, pre
 		return request.Reply{}, err
 	}
 	return request.DecodeReply(p, raw)
+}
+
+// outputBound is the request's output-token bound where the provider
+// requires one: Anthropic refuses a request without max_tokens.
+func outputBound(p request.Provider) map[string]json.RawMessage {
+	if p != request.Anthropic {
+		return nil
+	}
+	return map[string]json.RawMessage{"max_tokens": json.RawMessage("4096")}
 }

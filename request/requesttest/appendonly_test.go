@@ -23,6 +23,7 @@ func conversation(t *testing.T, p request.Provider) [][]byte {
 	))
 	s, err := request.NewSession(request.Config{
 		Snapshot: reg.Snapshot(), Provider: p, Model: "m", System: "Be brief.",
+		Extra:  map[string]json.RawMessage{"max_tokens": json.RawMessage("1024")},
 		Policy: &deferral.Policy{Layers: []deferral.Layer{deferral.MustLayer("h", "Defer(Deploy)")}},
 	})
 	require.NoError(t, err)
