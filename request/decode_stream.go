@@ -185,10 +185,13 @@ func (s *Stream) Event(name string, data []byte) (err error) {
 	var head struct {
 		Type string `json:"type"`
 	}
-	if err := json.Unmarshal(data, &head); err != nil {
+	if name != "" {
+		// Anthropic and the Responses API name each event by its type;
+		// the event's own decode below checks the data.
+		head.Type = name
+	} else if err := json.Unmarshal(data, &head); err != nil {
 		return s.eventError(name, "data is not a JSON object: %v", err)
-	}
-	if name == "" {
+	} else {
 		name = head.Type
 	}
 	if head.Type == "error" || name == "error" {
