@@ -1,6 +1,7 @@
 package deferral
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -76,4 +77,38 @@ func TestTrailingUnderscoreServerRefused(t *testing.T) {
 		assert.ErrorIs(t, err, registry.ErrInvalidName, name)
 	}
 	assert.Zero(t, r.Snapshot().Len())
+}
+
+// An alias (for an MCP tool name that breaks the providers' rule) cut
+// from a long server's name must not read as a shorter server's tool: a
+// 49-byte server A and a server A_zz whose tool "t.u" would be aliased
+// "mcp__A__<hash>", which Allow(mcp__A__*) matches. Such a tool is refused.
+func TestAliasCannotBorrowAnotherServer(t *testing.T) {
+	a := strings.Repeat("a", 49)
+	r := registry.New(nil)
+	require.NoError(t, r.ReplaceGroup(registry.Group{Name: a}, []registry.Tool{{Name: "x"}}))
+	require.NoError(t, r.ReplaceGroup(registry.Group{Name: a + "_zz"}, []registry.Tool{{Name: "t.u"}, {Name: "ok"}}))
+	for _, tl := range r.Snapshot().Tools() {
+		server, _, ok := registry.SplitMCPName(tl.Name)
+		require.True(t, ok, tl.Name)
+		assert.Equal(t, tl.Group, server, "%s reads as server %s", tl.Name, server)
+		assert.Equal(t, tl.Group == a, Match(registry.MCPPrefix+a+"__*", tl.Name), tl.Name)
+	}
+	rej := r.Rejected()
+	require.Len(t, rej, 1)
+	assert.Equal(t, "t.u", rej[0].Name)
+	assert.ErrorIs(t, rej[0].Err, registry.ErrInvalidName)
+
+	// A server short enough keeps its prefix whole in every alias.
+	require.NoError(t, r.ReplaceGroup(registry.Group{Name: "srv"}, []registry.Tool{{Name: strings.Repeat("t.", 40)}}))
+	tl := r.Snapshot().Tools()
+	found := false
+	for _, x := range tl {
+		if x.Group == "srv" {
+			found = true
+			assert.True(t, strings.HasPrefix(x.Name, "mcp__srv__"), x.Name)
+			assert.True(t, registry.ValidName(x.Name), x.Name)
+		}
+	}
+	assert.True(t, found)
 }

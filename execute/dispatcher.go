@@ -200,7 +200,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, c *call, params json.RawMessa
 		return res
 	}
 	// 6. Before-call hooks.
-	cl := &Call{Session: c.s, Tool: t, Name: c.target, Via: c.via, Params: full}
+	cl := &Call{Session: c.s, Tool: t, Name: c.target, Via: c.via, ID: callID(ctx), Params: full}
 	hooks := d.hooksFor(c.target)
 	for _, h := range hooks {
 		if h.Before == nil {
@@ -612,7 +612,8 @@ func (d *Dispatcher) run(ctx context.Context, c *call, cl *Call) registry.Result
 		d.emit(ctx, c.scrub(ev))
 		return errResult(fmt.Sprintf("The call of %q was cancelled before it ran (%v).", c.target, err))
 	}
-	o, cause, finished := d.handle(ctx, c.t.Handler, cl.Params)
+	hctx := withCall(ctx, cl) // the handler reads its call with CallFromContext
+	o, cause, finished := d.handle(hctx, c.t.Handler, cl.Params)
 	res, err, perr := o.res, o.err, o.perr
 	if errors.Is(cause, errCallTimeout) {
 		ev := c.event(EventTimeout)

@@ -212,7 +212,8 @@ func TestHostileResultsAreSafe(t *testing.T) {
 		}}))
 	d := mustNew(t, nil)
 	for _, p := range []request.Provider{request.OpenAIChat, request.Anthropic} {
-		s, err := request.NewSession(request.Config{Snapshot: reg.Snapshot(), Provider: p, Model: "m", Dispatcher: d})
+		s, err := request.NewSession(request.Config{Snapshot: reg.Snapshot(), Provider: p, Model: "m", Dispatcher: d,
+			Extra: map[string]json.RawMessage{"max_tokens": json.RawMessage("1024")}})
 		require.NoError(t, err)
 		var history []request.Message
 		history = append(history, request.Message{Role: request.RoleUser, Text: "go"})

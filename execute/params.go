@@ -35,7 +35,7 @@ func parseObject(b []byte) (map[string]any, error) {
 		return nil, err
 	}
 	if i = skipWS(b, i); i != len(b) {
-		return nil, fmt.Errorf("%w: not valid JSON: unexpected data after the object at byte %d", errParams, i)
+		return nil, fmt.Errorf("%w: arguments are not valid JSON: unexpected data after the object at byte %d", errParams, i)
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
@@ -53,7 +53,7 @@ func skipWS(b []byte, i int) int {
 
 func parseValue(b []byte, i int) (any, int, error) {
 	if i >= len(b) {
-		return nil, i, fmt.Errorf("%w: not valid JSON: unexpected end of JSON", errParams)
+		return nil, i, fmt.Errorf("%w: arguments are not valid JSON: unexpected end of JSON", errParams)
 	}
 	switch c := b[i]; {
 	case c == '{':
@@ -71,12 +71,12 @@ func parseValue(b []byte, i int) (any, int, error) {
 	case c == '-' || c >= '0' && c <= '9':
 		return parseNum(b, i)
 	}
-	return nil, i, fmt.Errorf("%w: not valid JSON: invalid character %q at byte %d", errParams, b[i], i)
+	return nil, i, fmt.Errorf("%w: arguments are not valid JSON: invalid character %q at byte %d", errParams, b[i], i)
 }
 
 func lit(b []byte, i int, word string, v any) (any, int, error) {
 	if len(b)-i < len(word) || string(b[i:i+len(word)]) != word {
-		return nil, i, fmt.Errorf("%w: not valid JSON: invalid literal at byte %d", errParams, i)
+		return nil, i, fmt.Errorf("%w: arguments are not valid JSON: invalid literal at byte %d", errParams, i)
 	}
 	return v, i + len(word), nil
 }
@@ -89,7 +89,7 @@ func parseObj(b []byte, i int) (any, int, error) {
 	}
 	for {
 		if i >= len(b) || b[i] != '"' {
-			return nil, i, fmt.Errorf("%w: not valid JSON: expected a member name in quotes at byte %d", errParams, i)
+			return nil, i, fmt.Errorf("%w: arguments are not valid JSON: expected a member name in quotes at byte %d", errParams, i)
 		}
 		k, j, err := parseStr(b, i)
 		if err != nil {
@@ -101,7 +101,7 @@ func parseObj(b []byte, i int) (any, int, error) {
 		}
 		i = skipWS(b, j)
 		if i >= len(b) || b[i] != ':' {
-			return nil, i, fmt.Errorf("%w: not valid JSON: expected ':' at byte %d", errParams, i)
+			return nil, i, fmt.Errorf("%w: arguments are not valid JSON: expected ':' at byte %d", errParams, i)
 		}
 		v, j, err := parseValue(b, skipWS(b, i+1))
 		if err != nil {
@@ -116,7 +116,7 @@ func parseObj(b []byte, i int) (any, int, error) {
 		if i < len(b) && b[i] == '}' {
 			return obj, i + 1, nil
 		}
-		return nil, i, fmt.Errorf("%w: not valid JSON: expected ',' or '}' at byte %d", errParams, i)
+		return nil, i, fmt.Errorf("%w: arguments are not valid JSON: expected ',' or '}' at byte %d", errParams, i)
 	}
 }
 
@@ -140,7 +140,7 @@ func parseArr(b []byte, i int) (any, int, error) {
 		if i < len(b) && b[i] == ']' {
 			return arr, i + 1, nil
 		}
-		return nil, i, fmt.Errorf("%w: not valid JSON: expected ',' or ']' at byte %d", errParams, i)
+		return nil, i, fmt.Errorf("%w: arguments are not valid JSON: expected ',' or ']' at byte %d", errParams, i)
 	}
 }
 
@@ -154,7 +154,7 @@ func parseStr(b []byte, i int) (any, int, error) {
 			esc = true
 			j++
 		case c < 0x20:
-			return nil, j, fmt.Errorf("%w: not valid JSON: control character in a string at byte %d", errParams, j)
+			return nil, j, fmt.Errorf("%w: arguments are not valid JSON: control character in a string at byte %d", errParams, j)
 		case c == '"':
 			if !esc {
 				if !utf8.Valid(b[i+1 : j]) {
@@ -164,12 +164,12 @@ func parseStr(b []byte, i int) (any, int, error) {
 			}
 			var s string
 			if err := json.Unmarshal(b[i:j+1], &s); err != nil {
-				return nil, j, fmt.Errorf("%w: not valid JSON: invalid string at byte %d", errParams, i)
+				return nil, j, fmt.Errorf("%w: arguments are not valid JSON: invalid string at byte %d", errParams, i)
 			}
 			return s, j + 1, nil
 		}
 	}
-	return nil, len(b), fmt.Errorf("%w: not valid JSON: unterminated string", errParams)
+	return nil, len(b), fmt.Errorf("%w: arguments are not valid JSON: unterminated string", errParams)
 }
 
 // parseNum reads a JSON number: an integer literal as int64 or uint64,
@@ -189,14 +189,14 @@ func parseNum(b []byte, i int) (any, int, error) {
 	}
 	intStart := i
 	if digits() == 0 || b[intStart] == '0' && i-intStart > 1 {
-		return nil, i, fmt.Errorf("%w: not valid JSON: invalid number at byte %d", errParams, start)
+		return nil, i, fmt.Errorf("%w: arguments are not valid JSON: invalid number at byte %d", errParams, start)
 	}
 	integer := true
 	if i < len(b) && b[i] == '.' {
 		i++
 		integer = false
 		if digits() == 0 {
-			return nil, i, fmt.Errorf("%w: not valid JSON: invalid number at byte %d", errParams, start)
+			return nil, i, fmt.Errorf("%w: arguments are not valid JSON: invalid number at byte %d", errParams, start)
 		}
 	}
 	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
@@ -206,7 +206,7 @@ func parseNum(b []byte, i int) (any, int, error) {
 			i++
 		}
 		if digits() == 0 {
-			return nil, i, fmt.Errorf("%w: not valid JSON: invalid number at byte %d", errParams, start)
+			return nil, i, fmt.Errorf("%w: arguments are not valid JSON: invalid number at byte %d", errParams, start)
 		}
 	}
 	text := string(b[start:i])

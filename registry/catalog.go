@@ -13,7 +13,7 @@ import (
 // Catalog formats recognised by [ParseCatalog].
 const (
 	FormatMCP             = "mcp"              // an MCP tools/list result, or a bare array of MCP tools
-	FormatCatalogFile     = "catalog"          // {"server", "description", "tools": [MCP tools]}
+	FormatCatalogFile     = "catalog"          // {"server" or "catalog", "description", "tools": [MCP tools]}
 	FormatOpenAIChat      = "openai-chat"      // [{"type":"function","function":{...}}]
 	FormatOpenAIResponses = "openai-responses" // [{"type":"function","name":...,"parameters":...}]
 	FormatAnthropic       = "anthropic"        // [{"name","description","input_schema"}]
@@ -24,6 +24,12 @@ type Catalog struct {
 	// Server, when set, makes the catalog an MCP server's group: tool names
 	// are the server's own and are exposed as mcp__<server>__<tool>.
 	// Without it the tools join the built-in group under their own names.
+	//
+	// An MCP tools/list result (Format FormatMCP) does not say which server
+	// it came from, so [Registry.Import] refuses it without Server, with an
+	// error wrapping [ErrNoServer]: set Server to the server's name (the
+	// command line's --server NAME). A catalog file names its group itself:
+	// "server" for an MCP server's, "catalog" for built-in tools.
 	Server string
 	// Description is the server's (or catalog's) description.
 	Description string
@@ -74,6 +80,7 @@ func ParseCatalog(data []byte) (*Catalog, error) {
 			Result      json.RawMessage `json:"result"`
 			Tools       json.RawMessage `json:"tools"`
 			Server      *string         `json:"server"`
+			Builtin     *string         `json:"catalog"`
 			Description string          `json:"description"`
 		}
 		if err := json.Unmarshal(data, &top); err != nil {
@@ -90,6 +97,9 @@ func ParseCatalog(data []byte) (*Catalog, error) {
 		}
 		c.Format = FormatMCP
 		c.Description = top.Description
+		if top.Builtin != nil && top.Server == nil {
+			c.Format = FormatCatalogFile // built-in tools, named as they are
+		}
 		if top.Server != nil {
 			c.Format = FormatCatalogFile
 			c.Server = *top.Server
@@ -211,11 +221,15 @@ func nameHint(e json.RawMessage) string {
 
 // Import registers a catalog's tools. With Server set the server's group is
 // added (or its settings kept when it exists) and the tools join it;
-// otherwise they join the built-in group. A bad tool (the catalog's
+// otherwise they join the built-in group — except a bare MCP tools/list,
+// which is refused (see [Catalog.Server]). A bad tool (the catalog's
 // Rejected, or one that fails registration on its own: its name, its
 // size, a clash) is left out and reported by [Registry.Rejected]; with
 // [Options.StrictImport] it fails the import, which then changes nothing.
 func (r *Registry) Import(c *Catalog) error {
+	if c.Server == "" && c.Format == FormatMCP {
+		return fmt.Errorf("%w: an MCP tools/list names no server, so its tools would join the built-in group under bare names: set Catalog.Server to the server's name (the command line's --server NAME)", ErrNoServer)
+	}
 	group := c.Server
 	if group == "" {
 		group = BuiltinGroup
@@ -248,7 +262,11 @@ func (r *Registry) Import(c *Catalog) error {
 	for _, t := range prepared {
 		r.tools[t.Name] = t
 	}
-	if all := append(slices.Clone(c.Rejected), rejected...); len(all) > 0 {
+	all := slices.Clone(c.Rejected)
+	for i := range all {
+		all[i].Group = group // a bare tools/list learns its server after parsing
+	}
+	if all = append(all, rejected...); len(all) > 0 {
 		r.rejected[group] = append(r.rejected[group], all...)
 	}
 	r.changed()

@@ -3,6 +3,7 @@ package registry
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"unicode/utf8"
 )
@@ -299,6 +300,12 @@ func (r *Registry) prepareOne(t Tool, g *Group, batch map[string]*Tool) (*Tool, 
 		}
 		t.Name = MCPName(g.Name, t.OriginalName)
 		t.Template = false
+		// An alias keeps its server's prefix whole, or the tool would pass
+		// for another server's: a 49-byte server A's prefix cut from
+		// "mcp__A_b__t.u" reads "mcp__A__<hash>", which mcp__A__* matches.
+		if !strings.HasPrefix(t.Name, MCPPrefix+g.Name+"__") {
+			return nil, fmt.Errorf("%w: tool %q of MCP server %q needs an alias (its name breaks the providers' rule), and the server's name is too long to keep whole in one: shorten the server's name to %d bytes or less", ErrInvalidName, clipName(t.OriginalName), g.Name, MaxNameLen-len(MCPPrefix)-2-9)
+		}
 	} else if t.OriginalName == "" {
 		t.OriginalName = t.Name
 	}
@@ -328,6 +335,13 @@ func (r *Registry) prepareOne(t Tool, g *Group, batch map[string]*Tool) (*Tool, 
 		return nil, err
 	}
 	return &nt, nil
+}
+
+func clipName(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "..."
+	}
+	return s
 }
 
 func dupError(name string, a, b *Group) error {

@@ -15,5 +15,19 @@
 // changed MCP tools ([Session.AnnounceToolsChanged]) carry sanitized,
 // bounded text, appended to the conversation, never to the prefix.
 //
+// Every body follows the providers' rule book ([Rules], checked by
+// requesttest.CheckProviderRules): where OpenAI caps a tool description
+// at 1,024 characters, the name index rides in the system instructions
+// and longer descriptions are cut at a sentence; empty failed results and
+// whitespace-only text are sent as fixed placeholders; a configuration or
+// a conversation the provider would refuse (Anthropic without max_tokens,
+// calls left unanswered) is an error before any bytes are built.
+//
+// The other half of the loop: [DecodeReply] (a whole response body) and
+// [DecodeStream] or [Stream] (server-sent events) turn a provider's reply
+// into the [Message] the next turn sends back — text, tool calls, native
+// parts verbatim — with the stop reason and the [Usage] (cache reads and
+// writes included) that budget.Ledger records.
+//
 // It never re-encodes the frozen prefix on a turn.
 package request

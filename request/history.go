@@ -18,8 +18,12 @@ type history struct {
 	provider Provider
 	buf      []byte    // encoded messages (or input items)
 	entries  []Message // the neutral form of what buf holds
-	last     Role      // role of the last entry, "" before the first
-	pending  []string  // call IDs of the last assistant message still unanswered
+	// stored are JSON arrays of the first nStored messages, as a [Store]
+	// kept them, decoded on first need (see all); entries follow them.
+	stored  [][]byte
+	nStored int
+	last    Role     // role of the last entry, "" before the first
+	pending []string // call IDs of the last assistant message still unanswered
 	// scratch space, reused so that a steady turn does not allocate
 	scratch []byte
 	pend2   []string
@@ -54,7 +58,7 @@ func (h *history) check(msgs []Message) error {
 	anthropic := h.provider == Anthropic
 	for i := range msgs {
 		m := &msgs[i]
-		at := len(h.entries) + i
+		at := h.count() + i
 		switch m.Role {
 		case RoleUser:
 			if len(m.Native) > 0 {
@@ -67,8 +71,8 @@ func (h *history) check(msgs []Message) error {
 				return fmt.Errorf("%w: messages[%d].text is not valid UTF-8", ErrInvalidMessage, at)
 			}
 			for j, b := range m.Blocks {
-				if b == "" || !utf8.ValidString(b) {
-					return fmt.Errorf("%w: messages[%d].blocks[%d] is empty or not valid UTF-8", ErrInvalidMessage, at, j)
+				if blank(b) || !utf8.ValidString(b) {
+					return fmt.Errorf("%w: messages[%d].blocks[%d] is empty, whitespace only or not valid UTF-8", ErrInvalidMessage, at, j)
 				}
 			}
 			if len(pending) > 0 {
@@ -128,6 +132,11 @@ func (h *history) check(msgs []Message) error {
 			return fmt.Errorf("%w: messages[%d]: unknown role %q: want user, assistant or tool", ErrInvalidMessage, at, m.Role)
 		}
 		last = m.Role
+	}
+	if len(pending) > 0 {
+		// Every provider refuses a request whose last assistant message
+		// has calls without results.
+		return fmt.Errorf("%w: messages[%d]: the conversation ends with call %q unanswered; add each call's result (role tool, call_id) to the turn before building the request", ErrSequence, len(h.entries)+len(msgs)-1, pending[0])
 	}
 	return nil
 }
@@ -204,6 +213,11 @@ func (h *history) addOne(m *Message) {
 			h.buf = h.anthropic(h.buf, m)
 		}
 	}
+	h.follow(m)
+}
+
+// follow advances the role and the unanswered calls past m.
+func (h *history) follow(m *Message) {
 	switch m.Role {
 	case RoleAssistant:
 		h.pending = h.pending[:0]
@@ -248,10 +262,10 @@ func (h *history) chat(b []byte, m *Message) []byte {
 		return append(b, '}')
 	case RoleAssistant:
 		b = append(b, `{"role":"assistant","content":`...)
-		if m.Text == "" {
+		if text := assistantText(m); text == "" {
 			b = append(b, "null"...)
 		} else {
-			b = jsonx.AppendString(b, m.Text)
+			b = jsonx.AppendString(b, text)
 		}
 		if len(m.ToolCalls) > 0 {
 			b = append(b, `,"tool_calls":[`...)
@@ -287,8 +301,30 @@ func appendResultText(b []byte, m *Message) []byte {
 		return jsonx.AppendString(b, m.Text)
 	}
 	b = append(b, `"Error: `...)
-	b = jsonx.AppendStringBody(b, m.Text)
+	b = jsonx.AppendStringBody(b, resultText(m))
 	return append(b, '"')
+}
+
+// resultText is a tool result's text as sent: a failed result with no
+// text says so ([EmptyErrorResult]).
+func resultText(m *Message) string {
+	if m.IsError && blank(m.Text) {
+		return EmptyErrorResult
+	}
+	return m.Text
+}
+
+// assistantText is an assistant message's text as sent: whitespace-only
+// text is left out next to tool calls or native parts, and is
+// [EmptyText] when it is all the message has.
+func assistantText(m *Message) string {
+	if m.Text == "" || !blank(m.Text) {
+		return m.Text
+	}
+	if len(m.ToolCalls) > 0 || len(m.Native) > 0 {
+		return ""
+	}
+	return EmptyText
 }
 
 func (h *history) responses(b []byte, m *Message) []byte {
@@ -299,17 +335,21 @@ func (h *history) responses(b []byte, m *Message) []byte {
 		return append(b, "]}"...)
 	case RoleAssistant:
 		b = appendNative(b, m.Native)
-		if m.Text != "" {
+		text := assistantText(m)
+		if text != "" {
 			if len(m.Native) > 0 {
 				b = append(b, ',')
 			}
-			b = append(b, `{"type":"message","role":"assistant","content":[{"type":"output_text","text":`...)
-			b = jsonx.AppendString(b, m.Text)
-			b = append(b, "}]}"...)
+			// The plain input-message form (EasyInputMessage): an
+			// output_text item would need the id and status of a response
+			// the API produced.
+			b = append(b, `{"type":"message","role":"assistant","content":`...)
+			b = jsonx.AppendString(b, text)
+			b = append(b, '}')
 		}
 		for i := range m.ToolCalls {
 			c := &m.ToolCalls[i]
-			if i > 0 || m.Text != "" || len(m.Native) > 0 {
+			if i > 0 || text != "" || len(m.Native) > 0 {
 				b = append(b, ',')
 			}
 			b = append(b, `{"type":"function_call","call_id":`...)
@@ -347,17 +387,18 @@ func (h *history) anthropicBlocks(b []byte, m *Message) []byte {
 		return appendTextParts(b, "text", m)
 	case RoleAssistant:
 		b = appendNative(b, m.Native)
-		if m.Text != "" {
+		text := assistantText(m)
+		if text != "" {
 			if len(m.Native) > 0 {
 				b = append(b, ',')
 			}
 			b = append(b, `{"type":"text","text":`...)
-			b = jsonx.AppendString(b, m.Text)
+			b = jsonx.AppendString(b, text)
 			b = append(b, '}')
 		}
 		for i := range m.ToolCalls {
 			c := &m.ToolCalls[i]
-			if i > 0 || m.Text != "" || len(m.Native) > 0 {
+			if i > 0 || text != "" || len(m.Native) > 0 {
 				b = append(b, ',')
 			}
 			b = append(b, `{"type":"tool_use","id":`...)
@@ -373,7 +414,7 @@ func (h *history) anthropicBlocks(b []byte, m *Message) []byte {
 		b = append(b, `{"type":"tool_result","tool_use_id":`...)
 		b = jsonx.AppendString(b, m.CallID)
 		b = append(b, `,"content":`...)
-		b = jsonx.AppendString(b, m.Text)
+		b = jsonx.AppendString(b, resultText(m))
 		if m.IsError {
 			b = append(b, `,"is_error":true`...)
 		}

@@ -170,6 +170,9 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) r
 	announced := s.visibleSelfBuilt()
 	s.mu.Unlock()
 	if name == registry.ToolSearchName && f.entry[name] != nil {
+		// Tools whose description was cut to the provider's cap are
+		// searchable too: their note points here for the full text.
+		announced = append(announced, f.shortened...)
 		res := f.searcher.Call(ctx, args, search.Scope{Loaded: s.loaded, Announced: announced, Pending: s.cfg.Pending})
 		// Search results quote catalog descriptions: neutralised like
 		// every other tool result (package execute does the rest).
@@ -274,7 +277,7 @@ func (s *Session) build(dst []byte, turn Turn, alloc bool) ([]byte, error) {
 	if err := s.hist.check(msgs); err != nil {
 		return dst, err
 	}
-	if len(s.hist.entries)+len(msgs) == 0 {
+	if s.hist.count()+len(msgs) == 0 {
 		return dst, fmt.Errorf("%w: the conversation has no messages yet; add a user message", ErrSequence)
 	}
 	s.hist.add(msgs)
@@ -296,8 +299,8 @@ func (s *Session) place(turn Turn) ([]Message, bool, error) {
 		return msgs, false, nil
 	}
 	for i, b := range turn.Inject {
-		if b == "" {
-			return nil, false, fmt.Errorf("%w: Turn.Inject[%d] is empty", ErrInvalidMessage, i)
+		if blank(b) {
+			return nil, false, fmt.Errorf("%w: Turn.Inject[%d] is empty or whitespace only", ErrInvalidMessage, i)
 		}
 	}
 	blocks := make([]string, 0, len(turn.Inject)+len(s.notes))
@@ -348,5 +351,8 @@ func (s *Session) appendOutput(dst []byte) []byte {
 func (s *Session) Messages() []Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slices.Clone(s.hist.entries)
+	// A Store's records are checksummed: decoding them cannot fail but
+	// for a bug, and then the messages decoded so far are what there is.
+	msgs, _ := s.hist.all()
+	return slices.Clone(msgs)
 }

@@ -45,6 +45,19 @@ type selfBuiltTool struct {
 func (s *Session) MarshalState() ([]byte, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	st, err := s.saved()
+	if err != nil {
+		return nil, err
+	}
+	return jsonx.Marshal(st)
+}
+
+// saved returns the session's state. s.mu must be held.
+func (s *Session) saved() (state, error) {
+	msgs, err := s.hist.all()
+	if err != nil {
+		return state{}, fmt.Errorf("%w: %w", ErrState, err)
+	}
 	st := state{
 		Version: stateVersion,
 		View: viewState{
@@ -53,7 +66,7 @@ func (s *Session) MarshalState() ([]byte, error) {
 		},
 		Loaded:   s.loaded.Names(),
 		Notes:    s.notes,
-		Messages: s.hist.entries,
+		Messages: msgs,
 	}
 	for _, t := range s.selfBuilt {
 		st.SelfBuilt = append(st.SelfBuilt, selfBuiltTool{
@@ -61,7 +74,7 @@ func (s *Session) MarshalState() ([]byte, error) {
 			Annotations: t.Annotations, SearchHints: t.SearchHints,
 		})
 	}
-	return jsonx.Marshal(st)
+	return st, nil
 }
 
 // RestoreSession creates a session from cfg and the output of
@@ -77,6 +90,13 @@ func RestoreSession(cfg Config, saved []byte, handlers map[string]registry.Handl
 	if st.Version != stateVersion {
 		return nil, fmt.Errorf("%w: version %d, this library reads version %d", ErrState, st.Version, stateVersion)
 	}
+	return restoreState(cfg, &st, handlers, nil)
+}
+
+// restoreState creates a session from cfg and saved state. stored, when
+// not nil, is the history as a [Store] kept it, encoded for cfg.Provider:
+// it is adopted instead of st.Messages, which is then empty.
+func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, stored *storedHistory) (*Session, error) {
 	cfg.View = deferral.View{
 		Mode: deferral.Mode{Name: st.View.Mode, Allow: st.View.Allow, ReadOnly: st.View.ReadOnly},
 		Tier: st.View.Tier, Elevated: st.View.Elevated,
@@ -101,10 +121,16 @@ func RestoreSession(cfg Config, saved []byte, handlers map[string]registry.Handl
 	for _, n := range st.Loaded {
 		s.loaded.Add(n)
 	}
-	if err := s.hist.check(st.Messages); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrState, err)
+	if stored != nil {
+		if err := s.hist.adopt(stored); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrState, err)
+		}
+	} else {
+		if err := s.hist.check(st.Messages); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrState, err)
+		}
+		s.hist.add(st.Messages)
 	}
-	s.hist.add(st.Messages)
 	s.notes = st.Notes
 	return s, nil
 }

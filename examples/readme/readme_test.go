@@ -23,7 +23,7 @@ import (
 
 // chat runs one user request to its answer: the README's code sample.
 func chat(ctx context.Context, reg *registry.Registry, disp *execute.Dispatcher,
-	callModel func(context.Context, []byte) (request.Message, error), user string) (string, error) {
+	callModel func(context.Context, []byte) ([]byte, error), user string) (string, error) {
 	// README:begin
 	s, err := request.NewSession(request.Config{
 		Snapshot:   reg.Snapshot(), // your built-in tools and MCP servers' tools
@@ -31,6 +31,8 @@ func chat(ctx context.Context, reg *registry.Registry, disp *execute.Dispatcher,
 		Provider:   request.Anthropic, // or request.OpenAIChat, request.OpenAIResponses
 		Model:      "claude-sonnet-4-5",
 		Dispatcher: disp, // execute.New: permission rules and hooks for every call
+		// Anthropic requires max_tokens; the OpenAI APIs have a default.
+		Extra: map[string]json.RawMessage{"max_tokens": json.RawMessage("4096")},
 	})
 	if err != nil {
 		return "", err
@@ -41,12 +43,16 @@ func chat(ctx context.Context, reg *registry.Registry, disp *execute.Dispatcher,
 		if err != nil {
 			return "", err
 		}
-		reply, err := callModel(ctx, body) // your HTTP client, reply parsed into a request.Message
-		if err != nil || len(reply.ToolCalls) == 0 {
-			return reply.Text, err
+		raw, err := callModel(ctx, body) // your HTTP client: the provider's response body
+		if err != nil {
+			return "", err
 		}
-		turn = request.Turn{Messages: []request.Message{reply}}
-		for _, c := range reply.ToolCalls { // tool_search, defer_execute or a resident tool
+		reply, err := request.DecodeReply(request.Anthropic, raw) // request.DecodeStream for SSE
+		if err != nil || len(reply.Message.ToolCalls) == 0 {
+			return reply.Message.Text, err
+		}
+		turn = request.Turn{Messages: []request.Message{reply.Message}}
+		for _, c := range reply.Message.ToolCalls { // tool_search, defer_execute or a resident tool
 			res := s.Call(ctx, c.Name, c.Arguments)
 			turn.Messages = append(turn.Messages, request.Message{Role: request.RoleTool, CallID: c.ID, Text: res.Text, IsError: res.IsError})
 		}
@@ -85,22 +91,25 @@ func Example() {
 		panic(err)
 	}
 
-	replies := []request.Message{
-		{Role: request.RoleAssistant, ToolCalls: []request.ToolCall{{ID: "1", Name: "tool_search",
-			Arguments: json.RawMessage(`{"tool_names":["mcp__github__create_pull_request"]}`)}}},
-		{Role: request.RoleAssistant, ToolCalls: []request.ToolCall{{ID: "2", Name: "defer_execute",
-			Arguments: json.RawMessage(`{"tool_name":"mcp__github__create_pull_request","params":{"owner":"acme","repo":"app","title":"Fix","head":"fix","base":"main"}}`)}}},
-		{Role: request.RoleAssistant, Text: "Opened pull request #42."},
+	// The model's replies, as Anthropic's Messages API sends them.
+	replies := []string{
+		`{"type":"message","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"tool_search",
+		  "input":{"tool_names":["mcp__github__create_pull_request"]}}],"stop_reason":"tool_use","usage":{"input_tokens":900,"output_tokens":30}}`,
+		`{"type":"message","role":"assistant","content":[{"type":"tool_use","id":"toolu_2","name":"defer_execute",
+		  "input":{"tool_name":"mcp__github__create_pull_request","params":{"owner":"acme","repo":"app","title":"Fix","head":"fix","base":"main"}}}],
+		  "stop_reason":"tool_use","usage":{"input_tokens":40,"cache_read_input_tokens":1100,"output_tokens":60}}`,
+		`{"type":"message","role":"assistant","content":[{"type":"text","text":"Opened pull request #42."}],"stop_reason":"end_turn",
+		  "usage":{"input_tokens":30,"cache_read_input_tokens":1200,"output_tokens":9}}`,
 	}
 	var first []byte
-	callModel := func(_ context.Context, body []byte) (request.Message, error) {
+	callModel := func(_ context.Context, body []byte) ([]byte, error) {
 		if first == nil {
 			first = body[:requesttest.PrefixLen(body)]
 		}
 		fmt.Printf("request: the same %d-tool prefix: %t\n", strings.Count(string(first), `"input_schema"`), bytes.HasPrefix(body, first))
 		m := replies[0]
 		replies = replies[1:]
-		return m, nil
+		return []byte(m), nil
 	}
 	answer, err := chat(ctx, reg, disp, callModel, "Open a PR from fix into main in acme/app.")
 	fmt.Println(answer, err)
