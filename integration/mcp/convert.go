@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -20,7 +21,7 @@ func convertTool(t *sdk.Tool) (registry.Tool, error) {
 	if schema == nil {
 		schema = map[string]any{"type": "object", "properties": map[string]any{}}
 	}
-	raw, err := marshal(schema)
+	raw, err := jsonx.Marshal(schema)
 	if err != nil {
 		return registry.Tool{}, fmt.Errorf("tool %q: inputSchema: %w", t.Name, err)
 	}
@@ -70,17 +71,6 @@ func convertAnnotations(t *sdk.Tool) *registry.Annotations {
 
 func ptr[T any](v T) *T { return &v }
 
-// marshal encodes v without HTML escaping, compact, with no trailing newline.
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
 // groupDescription picks the description of a server's group: the caller's,
 // else the server's instructions, else its serverInfo description, title or
 // name. The version is left out on purpose: an upgrade that changes nothing
@@ -129,13 +119,13 @@ func resultText(res *sdk.CallToolResult) string {
 				}
 			}
 		default:
-			if b, err := marshal(c); err == nil {
+			if b, err := jsonx.Marshal(c); err == nil {
 				parts = append(parts, string(b))
 			}
 		}
 	}
 	if len(parts) == 0 && res.StructuredContent != nil {
-		if b, err := marshal(res.StructuredContent); err == nil {
+		if b, err := jsonx.Marshal(res.StructuredContent); err == nil {
 			parts = append(parts, string(b))
 		}
 	}

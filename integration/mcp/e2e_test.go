@@ -221,8 +221,8 @@ func TestFilesystemServerCrashAndReconnect(t *testing.T) {
 		return &sdk.CommandTransport{Command: cmd}
 	}
 	reg := registry.New(nil)
-	var changes []ToolsChange
-	m := newManager(t, reg, &Options{NoAutoReconnect: true, OnToolsChanged: func(c ToolsChange) { changes = append(changes, c) }})
+	var changes []Change
+	m := newManager(t, reg, &Options{NoAutoReconnect: true, OnToolsChanged: func(c Change) { changes = append(changes, c) }})
 	require.NoError(t, m.Connect(ctx, Server{Name: "fs", Transport: transport}))
 	snap0 := reg.Snapshot()
 	bytes0 := toolBytes(t, snap0, "fs")
