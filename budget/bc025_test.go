@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,6 +16,7 @@ import (
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/render"
+	"github.com/toolshelf/toolshelf/request"
 	"github.com/toolshelf/toolshelf/search"
 )
 
@@ -194,10 +196,8 @@ func TestBC025Replay(t *testing.T) {
 	readJSON(t, testdata("benchmarks", "bc025", "task-suite.json"), &suite)
 	var rows []budget.TaskComparison
 	for _, task := range suite.Tasks {
-		a, err := budget.LoadTranscript(testdata("transcripts", "bc025", task.ID+".always-on.json"))
-		require.NoError(t, err)
-		d, err := budget.LoadTranscript(testdata("transcripts", "bc025", task.ID+".deferred.json"))
-		require.NoError(t, err)
+		a := loadTranscript(t, testdata("transcripts", "bc025", task.ID+".always-on.json"))
+		d := loadTranscript(t, testdata("transcripts", "bc025", task.ID+".deferred.json"))
 		ac, dc := c.TaskCost(alwaysPrefix, a), c.TaskCost(deferredPrefix, d)
 		ac.Task, dc.Task = task.ID, task.ID
 		// As published: 2 model requests always-on, 3 deferred.
@@ -211,6 +211,18 @@ func TestBC025Replay(t *testing.T) {
 	}
 	table := budget.TaskTable(rows)
 	golden(t, filepath.Join("testdata", "bc025-table.md"), table)
+}
+
+// loadTranscript reads a transcript file through package request, which
+// owns the message form.
+func loadTranscript(t *testing.T, path string) *budget.Transcript {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	name := strings.TrimSuffix(filepath.Base(path), ".json")
+	tr, err := request.ParseTranscript(name, data)
+	require.NoError(t, err, path)
+	return tr
 }
 
 func golden(t *testing.T, path, got string) {
