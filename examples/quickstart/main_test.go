@@ -30,7 +30,7 @@ func TestOutputGolden(t *testing.T) {
 	o := options{Provider: request.OpenAIChat, Model: "gpt-4o", Window: 128000}
 	out := runQuickstart(t, o)
 	assert.Equal(t, out, runQuickstart(t, o), "two runs differ")
-	// -update (requesttest's flag) rewrites the file; then copy it into
+	// TOOLSHELF_UPDATE=1 (requesttest.UpdateEnv) rewrites the file; then copy it into
 	// README.md's "Quickstart output" section.
 	requesttest.Golden(t, filepath.Join("testdata", "output.golden"), []byte(out))
 }
