@@ -176,7 +176,7 @@ func TestSoak(t *testing.T) {
 	}}
 	views := []deferral.View{
 		{},
-		{Mode: deferral.AskMode},
+		{Mode: deferral.AskMode()},
 		{Mode: deferral.Mode{Name: "github", Allow: []string{"Read", "Grep", "mcp__github__*", "soak_*"}}},
 	}
 	providers := []request.Provider{request.OpenAIChat, request.OpenAIResponses, request.Anthropic}
