@@ -14,6 +14,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/toolshelf/toolshelf/internal/longtest"
 	"github.com/toolshelf/toolshelf/internal/mcpstdio"
 	"github.com/toolshelf/toolshelf/internal/mcpstdio/mcpstdiotest"
 	"github.com/toolshelf/toolshelf/registry"
@@ -116,4 +117,18 @@ func TestCatalogUsageErrors(t *testing.T) {
 			assert.Empty(t, out.String())
 		})
 	}
+}
+
+// TestCatalogEverythingServer writes the catalog of the real reference
+// server (a long run: see internal/longtest) and imports it.
+func TestCatalogEverythingServer(t *testing.T) {
+	argv := longtest.NPMServer(t, "../../../testdata/mcp-servers", "mcp-server-everything", "stdio")
+	got := runCatalog(t, "--mcp-stdio", "'"+argv[0]+"' '"+argv[1]+"' "+argv[2])
+	c, err := registry.ParseCatalog(got)
+	require.NoError(t, err)
+	assert.Equal(t, "everything", c.Server)
+	reg := registry.New(nil)
+	require.NoError(t, reg.Import(c))
+	_, ok := reg.Snapshot().Tool("mcp__everything__echo")
+	assert.True(t, ok, "the reference server's echo tool is listed")
 }
