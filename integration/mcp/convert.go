@@ -9,6 +9,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolshelf/toolshelf/internal/jsonx"
+	"github.com/toolshelf/toolshelf/internal/mcpstdio"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -72,9 +73,8 @@ func convertAnnotations(t *sdk.Tool) *registry.Annotations {
 func ptr[T any](v T) *T { return &v }
 
 // groupDescription picks the description of a server's group: the caller's,
-// else the server's instructions, else its serverInfo description, title or
-// name. The version is left out on purpose: an upgrade that changes nothing
-// else must not change the index.
+// else the core's one rule, mcpstdio.ServerDescription (instructions, else
+// serverInfo description, title or name).
 func groupDescription(given string, init *sdk.InitializeResult) string {
 	if given != "" {
 		return given
@@ -82,17 +82,11 @@ func groupDescription(given string, init *sdk.InitializeResult) string {
 	if init == nil {
 		return ""
 	}
-	if s := strings.TrimSpace(init.Instructions); s != "" {
-		return s
-	}
+	var description, title, name string
 	if si := init.ServerInfo; si != nil {
-		for _, s := range []string{si.Description, si.Title, si.Name} {
-			if s = strings.TrimSpace(s); s != "" {
-				return s
-			}
-		}
+		description, title, name = si.Description, si.Title, si.Name
 	}
-	return ""
+	return mcpstdio.ServerDescription(init.Instructions, description, title, name)
 }
 
 // resultText renders a tools/call result for the model: text content joined
