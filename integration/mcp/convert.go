@@ -133,14 +133,6 @@ func sameTools(snap *registry.Snapshot, group string, listed []registry.Tool) bo
 	return len(a)+len(r)+len(c) == 0
 }
 
-func compact(b []byte) []byte {
-	var buf bytes.Buffer
-	if json.Compact(&buf, b) != nil {
-		return b
-	}
-	return buf.Bytes()
-}
-
 func sameAnnotations(a, b *registry.Annotations) bool {
 	ja, _ := json.Marshal(a)
 	jb, _ := json.Marshal(b)
@@ -163,7 +155,7 @@ func diffNames(snap *registry.Snapshot, group string, listed []registry.Tool) (a
 		switch {
 		case !ok:
 			added = append(added, registry.MCPName(group, l.Name))
-		case h.Description != l.Description || !bytes.Equal(h.RawSchema, compact(l.RawSchema)) || !sameAnnotations(h.Annotations, l.Annotations):
+		case h.Description != l.Description || !bytes.Equal(h.RawSchema, jsonx.AppendCompact(nil, l.RawSchema)) || !sameAnnotations(h.Annotations, l.Annotations):
 			changed = append(changed, registry.MCPName(group, l.Name))
 		}
 	}
