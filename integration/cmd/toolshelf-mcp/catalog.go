@@ -19,7 +19,12 @@ type catalogOptions struct {
 	name, description string
 	out               string
 	timeout           time.Duration
+	// resident leaves the tools unmarked instead of "defer_loading": true.
+	resident bool
 }
+
+// deferMark is what marks a listed tool deferred in the catalog file.
+const deferMark = `,"defer_loading":true`
 
 // catalog lists one server and returns its catalog file, indented, ending
 // in a newline.
@@ -38,6 +43,13 @@ func catalog(ctx context.Context, o catalogOptions) ([]byte, error) {
 		l, err := mcpstdio.List(ctx, argv, nil)
 		if err != nil {
 			return nil, fmt.Errorf("--mcp-stdio %q: %w", o.stdio, err)
+		}
+		if !o.resident {
+			// Each listed tool is one compact JSON object: the mark goes
+			// before its closing brace, after the server's own members.
+			for i, t := range l.Tools {
+				l.Tools[i] = append(append(t[:len(t)-1:len(t)-1], deferMark...), '}')
+			}
 		}
 		raw = l.Catalog(o.name, o.description)
 	case o.url != "":
@@ -80,6 +92,7 @@ func httpCatalog(ctx context.Context, o catalogOptions) ([]byte, error) {
 		Description string                `json:"description,omitempty"`
 		InputSchema json.RawMessage       `json:"inputSchema"`
 		Annotations *registry.Annotations `json:"annotations,omitempty"`
+		Defer       bool                  `json:"defer_loading,omitempty"`
 	}
 	out := struct {
 		Server      string     `json:"server"`
@@ -91,7 +104,7 @@ func httpCatalog(ctx context.Context, o catalogOptions) ([]byte, error) {
 	}
 	for _, t := range snap.Tools() {
 		if t.Group == name {
-			out.Tools = append(out.Tools, wireTool{t.OriginalName, t.Description, t.RawSchema, t.Annotations})
+			out.Tools = append(out.Tools, wireTool{t.OriginalName, t.Description, t.RawSchema, t.Annotations, !o.resident})
 		}
 	}
 	return jsonx.Marshal(out)

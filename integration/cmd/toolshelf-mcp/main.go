@@ -19,7 +19,10 @@
 // "description", "tools": [MCP tools]}: the group name (--name; for stdio
 // the server's serverInfo name when empty, for HTTP "server"), the group
 // description (--description, else the server's instructions or
-// serverInfo), and the tools as listed.
+// serverInfo), and the tools as listed, each marked "defer_loading": true
+// (unless --resident): the question asked of a live server is what
+// deferring it would save, so `toolshelf budget --catalog FILE` gives the
+// account `toolshelf budget --mcp-stdio` gives for the same server.
 package main
 
 import (
@@ -42,7 +45,7 @@ func main() {
 	}
 }
 
-var errUsage = errors.New("usage: toolshelf-mcp catalog (--mcp-stdio 'COMMAND ARGS' | --mcp-http URL) [--name NAME] [--description TEXT] [--timeout 30s] [-o FILE]; measure the file with toolshelf budget --catalog FILE")
+var errUsage = errors.New("usage: toolshelf-mcp catalog (--mcp-stdio 'COMMAND ARGS' | --mcp-http URL) [--name NAME] [--description TEXT] [--timeout 30s] [--resident] [-o FILE]; measure the file with toolshelf budget --catalog FILE")
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "catalog" {
@@ -57,6 +60,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.description, "description", "", "the group's description (default: the server's instructions or serverInfo)")
 	fs.StringVar(&o.out, "o", "", "write the catalog to this file instead of standard output")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "bound on connecting and listing, as toolshelf budget --timeout")
+	fs.BoolVar(&o.resident, "resident", false, "leave the tools unmarked (default: each marked \"defer_loading\": true, as budget --mcp-stdio defers a live server)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}

@@ -14,10 +14,13 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/toolshelf/toolshelf/budget"
+	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/longtest"
 	"github.com/toolshelf/toolshelf/internal/mcpstdio"
 	"github.com/toolshelf/toolshelf/internal/mcpstdio/mcpstdiotest"
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/request"
 )
 
 func TestMain(m *testing.M) {
@@ -39,18 +42,15 @@ func runCatalog(t *testing.T, args ...string) []byte {
 }
 
 // TestCatalogStdioIsTheCoreLister checks that catalog --mcp-stdio is the
-// core's stdio lister: the file it writes is, byte for byte once compacted,
-// the catalog mcpstdio.List gives for the same command, with each schema's
-// keys in the server's order.
+// core's stdio lister: with --resident the file it writes is, byte for byte
+// once compacted, the catalog mcpstdio.List gives for the same command, with
+// each schema's keys in the server's order.
 func TestCatalogStdioIsTheCoreLister(t *testing.T) {
 	argv, env := mcpstdiotest.Command(mcpstdiotest.Good)
 	line := "env " + env + " '" + argv[0] + "'"
-	got := runCatalog(t, "--mcp-stdio", line)
+	got := runCatalog(t, "--mcp-stdio", line, "--resident")
 
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	l, err := mcpstdio.List(ctx, argv, &mcpstdio.Options{Env: []string{env}})
-	require.NoError(t, err)
+	l := listFake(t)
 	var compact bytes.Buffer
 	require.NoError(t, json.Compact(&compact, got))
 	assert.Equal(t, string(l.Catalog("", "")), compact.String())
@@ -59,6 +59,54 @@ func TestCatalogStdioIsTheCoreLister(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, mcpstdio.GroupName(mcpstdiotest.ServerName), c.Server, "an empty --name takes the serverInfo name, as toolshelf budget does")
 	assert.Len(t, c.Tools, 4)
+}
+
+// TestCatalogMeasuresAsBudgetMCPStdio: the file catalog writes by default
+// marks every tool deferred, so the account toolshelf budget --catalog
+// computes from it is the account toolshelf budget --mcp-stdio computes for
+// the same server (its listing in a group deferred by default).
+func TestCatalogMeasuresAsBudgetMCPStdio(t *testing.T) {
+	argv, env := mcpstdiotest.Command(mcpstdiotest.Good)
+	file := runCatalog(t, "--mcp-stdio", "env "+env+" '"+argv[0]+"'")
+	fromFile, err := registry.ParseCatalog(file)
+	require.NoError(t, err)
+	viaFile := registry.New(nil)
+	require.NoError(t, viaFile.Import(fromFile))
+
+	listed, err := registry.ParseCatalog(listFake(t).Catalog("", ""))
+	require.NoError(t, err)
+	live := registry.New(nil)
+	require.NoError(t, live.AddGroup(registry.Group{Name: listed.Server, Description: listed.Description, DefaultDefer: registry.DeferTrue}))
+	require.NoError(t, live.Import(listed))
+
+	a, b := account(t, viaFile.Snapshot()), account(t, live.Snapshot())
+	assert.Equal(t, b, a)
+	assert.Equal(t, len(listed.Tools), a.DeferredCount, "every listed tool is deferred")
+}
+
+// listFake lists the fake server with the core lister directly.
+func listFake(t *testing.T) *mcpstdio.Listing {
+	t.Helper()
+	argv, env := mcpstdiotest.Command(mcpstdiotest.Good)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	l, err := mcpstdio.List(ctx, argv, &mcpstdio.Options{Env: []string{env}})
+	require.NoError(t, err)
+	return l
+}
+
+// account is the savings account toolshelf budget prints for snap.
+func account(t *testing.T, snap *registry.Snapshot) *budget.Account {
+	t.Helper()
+	plan, err := (&deferral.Policy{}).Plan(snap, deferral.View{Tier: registry.TierFull})
+	require.NoError(t, err)
+	entry, index, err := request.EntryTools(plan, nil)
+	require.NoError(t, err)
+	c, err := budget.NewCounter(budget.O200kBase)
+	require.NoError(t, err)
+	acc, err := budget.NewAccount(plan, &budget.AccountOptions{Counter: c, Entry: entry, Index: index})
+	require.NoError(t, err)
+	return acc
 }
 
 // TestCatalogHTTP lists an in-process streamable HTTP server through the
@@ -87,6 +135,7 @@ func TestCatalogHTTP(t *testing.T) {
 	for _, tl := range reg.Snapshot().Tools() {
 		names = append(names, tl.Name)
 		assert.Equal(t, "Do "+tl.OriginalName+" <html>.", tl.Description)
+		assert.Equal(t, registry.DeferTrue, tl.DeferLoading, "marked deferred, as budget --mcp-stdio defers a live server")
 		var schema map[string]any
 		require.NoError(t, json.Unmarshal(tl.RawSchema, &schema))
 		assert.Equal(t, "object", schema["type"])
