@@ -11,7 +11,7 @@ import (
 	"github.com/toolshelf/toolshelf/registry"
 )
 
-// Package request hands package budget the sections it measures (budget
+// This file hands package budget the sections it measures (budget
 // never imports request, so there is one Message type, this package's):
 // [Session.Sections] for a live session's latest request, [Transcript] and
 // [ParseTranscript] for a recorded conversation. Both describe a message
