@@ -71,15 +71,11 @@ func DecodeReply(p Provider, body []byte) (Reply, error) {
 	if !utf8.Valid(body) || !json.Valid(body) {
 		return Reply{}, fmt.Errorf("%w: %s response body is not valid JSON", ErrReply, p)
 	}
-	switch p {
-	case OpenAIChat:
-		return decodeChat(body)
-	case OpenAIResponses:
-		return decodeResponses(body)
-	case Anthropic:
-		return decodeAnthropic(body)
+	enc, ok := encoderFor(p)
+	if !ok {
+		return Reply{}, fmt.Errorf("%w %q", ErrUnknownProvider, p)
 	}
-	return Reply{}, fmt.Errorf("%w %q", ErrUnknownProvider, p)
+	return enc.decodeReply(body)
 }
 
 // replyError reports a problem at a named place of a reply.

@@ -26,6 +26,7 @@ const MaxStreamEvent = 16 << 20
 // A Stream is not safe for concurrent use.
 type Stream struct {
 	p    Provider
+	enc  encoder
 	n    int  // events seen
 	done bool // the terminal event arrived
 	err  error
@@ -60,11 +61,11 @@ type streamBlock struct {
 
 // NewStream returns an empty stream accumulator for provider p.
 func NewStream(p Provider) (*Stream, error) {
-	switch p {
-	case OpenAIChat, OpenAIResponses, Anthropic:
-		return &Stream{p: p}, nil
+	enc, ok := encoderFor(p)
+	if !ok {
+		return nil, fmt.Errorf("%w %q", ErrUnknownProvider, p)
 	}
-	return nil, fmt.Errorf("%w %q", ErrUnknownProvider, p)
+	return &Stream{p: p, enc: enc}, nil
 }
 
 // DecodeStream reads a server-sent event stream of provider p from r to
@@ -174,14 +175,13 @@ func (s *Stream) Event(name string, data []byte) (err error) {
 	if s.done {
 		return s.eventError(name, "event after the end of the stream")
 	}
-	if s.p == OpenAIChat && bytes.Equal(bytes.TrimSpace(data), []byte("[DONE]")) {
-		s.done = true
-		return nil
-	}
-	if s.p == OpenAIChat {
-		// Chunks carry no type; an error comes as {"error": {...}}.
-		return s.chatEvent(name, data)
-	}
+	return s.enc.streamEvent(s, name, data)
+}
+
+// typedEvent feeds an event of a provider that names each event by its
+// type (Anthropic, the Responses API) to one, after the shared handling
+// of error events.
+func (s *Stream) typedEvent(name string, data []byte, one func(name, typ string, data []byte) error) error {
 	var head struct {
 		Type string `json:"type"`
 	}
@@ -201,10 +201,7 @@ func (s *Stream) Event(name string, data []byte) (err error) {
 		_ = json.Unmarshal(data, &e)
 		return fmt.Errorf("event %d (%s): %w", s.n, name, providerError("stream", e.Error))
 	}
-	if s.p == OpenAIResponses {
-		return s.responsesEvent(name, head.Type, data)
-	}
-	return s.anthropicEvent(name, head.Type, data)
+	return one(name, head.Type, data)
 }
 
 func (s *Stream) eventError(name, format string, args ...any) error {
@@ -219,14 +216,7 @@ func (s *Stream) Reply() (Reply, error) {
 	if !s.done {
 		return Reply{}, fmt.Errorf("%w: the %s stream ended after %d events, before its terminal event; the reply is incomplete", ErrReply, s.p, s.n)
 	}
-	switch s.p {
-	case OpenAIChat:
-		return s.chatReply()
-	case OpenAIResponses:
-		return s.responsesReply()
-	default:
-		return s.anthropicReply()
-	}
+	return s.enc.streamReply(s)
 }
 
 // --- Chat Completions -------------------------------------------------------

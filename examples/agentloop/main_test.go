@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -151,7 +150,7 @@ func TestLoopStopsOnABrokenReply(t *testing.T) {
 }
 
 // TestLedgerDoc keeps docs/usage-ledger.md's ledger blocks identical to a
-// run on the recorded whole replies; with -update it rewrites them.
+// run on the recorded whole replies; with TOOLSHELF_UPDATE=1 it rewrites them.
 func TestLedgerDoc(t *testing.T) {
 	path := filepath.Join("..", "..", "docs", "usage-ledger.md")
 	doc, err := os.ReadFile(path)
@@ -171,13 +170,13 @@ func TestLedgerDoc(t *testing.T) {
 		require.NotEqual(t, -1, i, "docs/usage-ledger.md has no block for %s", p)
 		start := i + len(marker)
 		end := start + strings.Index(text[start:], "```\n")
-		if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
+		if requesttest.Updating() {
 			text = text[:start] + block + text[end:]
 			continue
 		}
-		assert.Equal(t, block, text[start:end], "docs/usage-ledger.md (%s) differs from a run; go test ./examples/agentloop -update", p)
+		assert.Equal(t, block, text[start:end], "docs/usage-ledger.md (%s) differs from a run; TOOLSHELF_UPDATE=1 go test ./examples/agentloop", p)
 	}
-	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
+	if requesttest.Updating() {
 		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
 	}
 }

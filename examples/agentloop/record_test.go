@@ -17,7 +17,7 @@ import (
 )
 
 // This file writes the recordings under testdata/ (go test
-// ./examples/agentloop -run TestRecordings -update) and, without -update,
+// ./examples/agentloop -run TestRecordings with TOOLSHELF_UPDATE=1) and, without it,
 // checks that they are what it would write. The replies are a script — the
 // same eight answers for every provider — encoded by request/replytest in
 // each provider's wire format, the format of the providers' own
@@ -87,7 +87,7 @@ func callID(p request.Provider, n, k int) string {
 
 var providers = []request.Provider{request.Anthropic, request.OpenAIChat, request.OpenAIResponses}
 
-// TestRecordings writes (-update) or checks the recorded replies.
+// TestRecordings writes (TOOLSHELF_UPDATE=1) or checks the recorded replies.
 func TestRecordings(t *testing.T) {
 	for _, p := range providers {
 		t.Run(string(p), func(t *testing.T) {

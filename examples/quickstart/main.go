@@ -155,7 +155,7 @@ func run(w io.Writer, o options) error {
 			return fmt.Errorf("turn %d: %w", i+1, err)
 		}
 		bodies = append(bodies, body)
-		m := counter.Measure(sections(sess, system))
+		m := counter.Measure(sess.Sections())
 		writeTurn(w, bodies, m, budget.Tokens{N: acc.Tokens.NetSavingAfterEntry, Estimate: acc.Tokens.Estimate})
 		if o.Out != "" {
 			if err := os.WriteFile(filepath.Join(o.Out, fmt.Sprintf("turn-%02d.json", len(bodies))), body, 0o644); err != nil {

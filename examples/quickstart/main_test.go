@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -31,7 +30,7 @@ func TestOutputGolden(t *testing.T) {
 	o := options{Provider: request.OpenAIChat, Model: "gpt-4o", Window: 128000}
 	out := runQuickstart(t, o)
 	assert.Equal(t, out, runQuickstart(t, o), "two runs differ")
-	// -update (requesttest's flag) rewrites the file; then copy it into
+	// TOOLSHELF_UPDATE=1 (requesttest.UpdateEnv) rewrites the file; then copy it into
 	// README.md's "Quickstart output" section.
 	requesttest.Golden(t, filepath.Join("testdata", "output.golden"), []byte(out))
 }
@@ -159,7 +158,7 @@ func TestLedger(t *testing.T) {
 }
 
 // TestLedgerDoc keeps docs/usage-ledger.md's quickstart block identical
-// to a run with -ledger; with -update it rewrites it.
+// to a run with -ledger; with TOOLSHELF_UPDATE=1 it rewrites it.
 func TestLedgerDoc(t *testing.T) {
 	out := runQuickstart(t, options{Provider: request.OpenAIChat, Model: "gpt-4o", Window: 128000, Ledger: true})
 	block := out[strings.Index(out, "Usage ledger"):]
@@ -172,9 +171,9 @@ func TestLedgerDoc(t *testing.T) {
 	require.NotEqual(t, -1, i, "docs/usage-ledger.md has no quickstart block")
 	start := i + len(marker)
 	end := start + strings.Index(text[start:], "```\n")
-	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
+	if requesttest.Updating() {
 		require.NoError(t, os.WriteFile(path, []byte(text[:start]+block+text[end:]), 0o644))
 		return
 	}
-	assert.Equal(t, block, text[start:end], "docs/usage-ledger.md's quickstart block differs from a run; go test ./examples/quickstart -update")
+	assert.Equal(t, block, text[start:end], "docs/usage-ledger.md's quickstart block differs from a run; TOOLSHELF_UPDATE=1 go test ./examples/quickstart")
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -137,7 +136,7 @@ func codeBlock(t *testing.T, readme, heading, fence string) (start, end int) {
 
 // TestQuickstartOutput keeps README.md's "Quickstart output" identical to
 // the quickstart's golden output (itself checked against a real run by
-// examples/quickstart's tests). With -update it rewrites the README block.
+// examples/quickstart's tests). With TOOLSHELF_UPDATE=1 it rewrites the README block.
 func TestQuickstartOutput(t *testing.T) {
 	golden, err := os.ReadFile(filepath.Join("..", "quickstart", "testdata", "output.golden"))
 	require.NoError(t, err)
@@ -145,13 +144,13 @@ func TestQuickstartOutput(t *testing.T) {
 	readme, err := os.ReadFile(path)
 	require.NoError(t, err)
 	start, end := codeBlock(t, string(readme), "## Quickstart output", "```text")
-	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
+	if requesttest.Updating() {
 		out := string(readme[:start]) + string(golden) + string(readme[end:])
 		require.NoError(t, os.WriteFile(path, []byte(out), 0o644))
 		return
 	}
 	assert.Equal(t, string(golden), string(readme[start:end]),
-		"README.md's Quickstart output differs from examples/quickstart/testdata/output.golden; run go test ./examples/readme -update")
+		"README.md's Quickstart output differs from examples/quickstart/testdata/output.golden; run TOOLSHELF_UPDATE=1 go test ./examples/readme")
 }
 
 // TestReadmeMatches keeps README.md's sample identical to chat's body.
