@@ -27,6 +27,7 @@ type Session struct {
 	selfBuilt []*registry.Tool // in registration order
 	notes     []string         // announcements not yet sent
 	hist      history
+	overlay   search.Overlay // tool_search's index over selfBuilt
 }
 
 var _ execute.Session = (*Session)(nil)
@@ -168,7 +169,7 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) r
 	announced := s.visibleSelfBuilt()
 	s.mu.Unlock()
 	if name == registry.ToolSearchName && f.entry[name] != nil {
-		return f.searcher.Call(ctx, args, search.Scope{Loaded: s.loaded, Announced: announced, Pending: s.cfg.Pending})
+		return f.searcher.Call(ctx, args, search.Scope{Loaded: s.loaded, Announced: announced, Overlay: &s.overlay, Pending: s.cfg.Pending})
 	}
 	if f.search.native() && (name == registry.DeferExecuteName || name == registry.ToolSearchName) {
 		// The provider searches; the portable entry tools are not in
