@@ -1,0 +1,159 @@
+package request
+
+import (
+	"encoding/json"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/request/requesttest"
+)
+
+// A session that dropped its messages builds the same bodies as one that
+// keeps them, turn after turn, and saves a state that restores an
+// identical session, in another "process", with a tool call left open.
+func TestDropMessagesKeepsBytes(t *testing.T) {
+	for _, p := range providers {
+		t.Run(string(p), func(t *testing.T) {
+			reg, _ := loadCatalogs(t, 0, harnessFile, githubFile)
+			keep, err := NewSession(testConfig(reg.Snapshot(), p, githubPolicy(), nil))
+			require.NoError(t, err)
+			drop, err := NewSession(testConfig(reg.Snapshot(), p, githubPolicy(), nil))
+			require.NoError(t, err)
+			drop.DropMessages()
+			turns := script()
+			for i, tr := range turns[:3] {
+				want, err := keep.BuildRequest(tr)
+				require.NoError(t, err)
+				got, err := drop.AppendRequest(nil, tr)
+				require.NoError(t, err)
+				require.Nil(t, requesttest.Diff(want, got), "turn %d", i)
+			}
+			assert.Nil(t, drop.Messages())
+			assert.Len(t, keep.Messages(), 7)
+			// A call still open at save time.
+			open := Turn{Messages: []Message{call("call_9", "Read", `{"file_path":"a"}`)}}
+			_, err = keep.BuildRequest(open)
+			require.NoError(t, err)
+			_, err = drop.BuildRequest(open)
+			require.NoError(t, err)
+			require.NoError(t, drop.RegisterSelfBuilt(registry.Tool{Name: "mine", Description: "Mine."}))
+			require.NoError(t, keep.RegisterSelfBuilt(registry.Tool{Name: "mine", Description: "Mine."}))
+
+			st, err := drop.MarshalState()
+			require.NoError(t, err)
+			assert.Contains(t, string(st), `"version":2`)
+			assert.NotContains(t, string(st), `"messages"`)
+			reg2, _ := loadCatalogs(t, 7, harnessFile, githubFile)
+			r, err := RestoreSession(testConfig(reg2.Snapshot(), p, githubPolicy(), nil), st, nil)
+			require.NoError(t, err)
+			// The restored session still knows call_9 is open.
+			_, err = r.BuildRequest(Turn{Messages: []Message{userMsg("next")}})
+			require.ErrorIs(t, err, ErrSequence)
+			next := Turn{Messages: []Message{result("call_9", "contents"), {Role: RoleAssistant, Text: "Read it."}, userMsg("ok")}}
+			want, err := keep.BuildRequest(next)
+			require.NoError(t, err)
+			got, err := r.BuildRequest(next)
+			require.NoError(t, err)
+			assert.Nil(t, requesttest.Diff(want, got))
+			again, err := r.MarshalState()
+			require.NoError(t, err)
+			assert.Contains(t, string(again), `"version":2`, "a restored session stays dropped")
+
+			// Another provider cannot resend these bytes.
+			other := OpenAIChat
+			if p == OpenAIChat {
+				other = Anthropic
+			}
+			_, err = RestoreSession(testConfig(reg2.Snapshot(), other, githubPolicy(), nil), st, nil)
+			require.ErrorIs(t, err, ErrState)
+		})
+	}
+}
+
+// Damaged saved states are refused with ErrState, never a panic or a
+// session that would send broken JSON.
+func TestRestoreEncodedRejectsDamage(t *testing.T) {
+	reg, _ := loadCatalogs(t, 0, harnessFile, githubFile)
+	cfg := testConfig(reg.Snapshot(), Anthropic, githubPolicy(), nil)
+	s, err := NewSession(cfg)
+	require.NoError(t, err)
+	s.DropMessages()
+	_, err = s.BuildRequest(script()[0])
+	require.NoError(t, err)
+	st, err := s.MarshalState()
+	require.NoError(t, err)
+	var good map[string]any
+	require.NoError(t, json.Unmarshal(st, &good))
+	edit := func(f func(e map[string]any, all map[string]any)) []byte {
+		var all map[string]any
+		require.NoError(t, json.Unmarshal(st, &all))
+		f(all["encoded_history"].(map[string]any), all)
+		b, err := json.Marshal(all)
+		require.NoError(t, err)
+		return b
+	}
+	for name, bad := range map[string][]byte{
+		"cut body":        edit(func(e, _ map[string]any) { e["body"] = e["body"].(string)[:20] }),
+		"not anthropic":   edit(func(e, _ map[string]any) { e["body"] = `{"role":"user","content":"x"}` }),
+		"count":           edit(func(e, _ map[string]any) { e["count"] = 0 }),
+		"negative":        edit(func(e, _ map[string]any) { e["count"] = -1 }),
+		"role":            edit(func(e, _ map[string]any) { e["last_role"] = "system" }),
+		"pending":         edit(func(e, _ map[string]any) { e["pending_calls"] = []string{""} }),
+		"version 1":       edit(func(_, all map[string]any) { all["version"] = 1 }),
+		"with messages":   edit(func(_, all map[string]any) { all["messages"] = []any{map[string]any{"role": "user", "text": "x"}} }),
+		"provider":        edit(func(e, _ map[string]any) { e["provider"] = "openai-chat" }),
+		"array":           edit(func(e, _ map[string]any) { e["body"] = `[1]` }),
+		"two values, odd": edit(func(e, _ map[string]any) { e["body"] = `{"a":1},{"b":[}]}` }),
+	} {
+		t.Run(name, func(t *testing.T) {
+			var r *Session
+			require.NotPanics(t, func() { r, err = RestoreSession(cfg, bad, nil) })
+			require.ErrorIs(t, err, ErrState)
+			assert.Nil(t, r)
+		})
+	}
+}
+
+// Dropping messages is what brings a session's own memory near its
+// encoded history: the session keeps the bytes it must resend and not a
+// second copy of every text.
+func TestDropMessagesMemory(t *testing.T) {
+	reg, _ := loadCatalogs(t, 0, harnessFile, githubFile)
+	cache := NewCache()
+	measure := func(drop bool) (perSession, history float64) {
+		const n = 30
+		sessions := make([]*Session, n)
+		var buf []byte
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		for i := range sessions {
+			s, err := NewSession(testConfig(reg.Snapshot(), OpenAIChat, githubPolicy(), cache))
+			require.NoError(t, err)
+			if drop {
+				s.DropMessages()
+			}
+			// Fresh strings per session, as a harness decoding replies has.
+			for _, m := range benchHistory() {
+				m.Text = string([]byte(m.Text))
+				var err error
+				buf, err = s.AppendRequest(buf[:0], Turn{Messages: []Message{m}})
+				require.NoError(t, err)
+			}
+			sessions[i] = s
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		runtime.KeepAlive(sessions)
+		return float64(after.HeapAlloc-before.HeapAlloc) / n, float64(len(sessions[0].hist.buf))
+	}
+	measure(false) // freeze the shared prefix outside the measurement
+	keep, h := measure(false)
+	drop, _ := measure(true)
+	t.Logf("history %.0f B; session keeping messages %.0f B (%.2fx), dropping them %.0f B (%.2fx)", h, keep, keep/h, drop, drop/h)
+	assert.LessOrEqual(t, drop/h, 1.3)
+	assert.Greater(t, keep/h, 1.6, "keeping messages holds a second copy of the texts")
+}
