@@ -52,6 +52,10 @@ type Report struct {
 	// Turn latency, BuildRequest (AppendRequest into the worker's buffer)
 	// plus one tool_search call, in nanoseconds.
 	P50, P99, Max time.Duration
+	// The same turns' CPU time on their thread (Linux; zero elsewhere):
+	// what a turn costs without the time a shared machine's other
+	// processes took from it.
+	CPUP50, CPUP99, CPUMax time.Duration
 	// Allocations per turn, over the whole loop (the harness's own message
 	// building, the dispatcher's calls and accounting included).
 	AllocsPerTurn, BytesPerTurn float64
@@ -80,7 +84,8 @@ func (r *Report) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "sessions %d × turns %d on %d tools (%d deferred), 1 in %d writing self-built tools, %d workers, GOMAXPROCS %d\n",
 		r.Sessions, r.Turns, r.Tools, r.Deferred, r.SelfBuiltEvery, r.Workers, runtime.GOMAXPROCS(0))
-	fmt.Fprintf(&b, "turn (BuildRequest + one tool_search): p50 %s, p99 %s, max %s\n", r.P50, r.P99, r.Max)
+	fmt.Fprintf(&b, "turn (BuildRequest + one tool_search), wall: p50 %s, p99 %s, max %s\n", r.P50, r.P99, r.Max)
+	fmt.Fprintf(&b, "turn, CPU time of its thread: p50 %s, p99 %s, max %s\n", r.CPUP50, r.CPUP99, r.CPUMax)
 	fmt.Fprintf(&b, "allocations per turn: %.0f (%.0f B), whole loop\n", r.AllocsPerTurn, r.BytesPerTurn)
 	fmt.Fprintf(&b, "retained heap per session: %.0f B; encoded history per session: %.0f B; ratio %.2f\n",
 		r.RetainedPerSession, r.HistoryPerSession, r.RetainedPerSession/r.HistoryPerSession)
@@ -228,6 +233,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 
 	// Everything the run itself needs is allocated before the baseline.
 	lat := make([]time.Duration, o.Sessions*o.Turns)
+	cpu := make([]time.Duration, o.Sessions*o.Turns)
 	sessions := make([]session, o.Sessions)
 	var counterMax atomic.Int64
 	rep := &Report{Options: o, Deferred: len(deferred)}
@@ -261,13 +267,15 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
 				var buf []byte
 				for {
 					i := int(nextSession.Add(1) - 1)
 					if i >= len(sessions) || ctx.Err() != nil {
 						return
 					}
-					if err := playTurn(ctx, &sessions[i], i, turn, o, deferred, &buf, lat, &calls, &selfFound, &selfSearches); err != nil {
+					if err := playTurn(ctx, &sessions[i], i, turn, o, deferred, &buf, lat, cpu, &calls, &selfFound, &selfSearches); err != nil {
 						errOnce.Do(func() { firstErr = fmt.Errorf("session %d turn %d: %w", i, turn, err) })
 						return
 					}
@@ -305,6 +313,8 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 
 	slices.Sort(lat)
 	rep.P50, rep.P99, rep.Max = lat[len(lat)/2], lat[len(lat)*99/100], lat[len(lat)-1]
+	slices.Sort(cpu)
+	rep.CPUP50, rep.CPUP99, rep.CPUMax = cpu[len(cpu)/2], cpu[len(cpu)*99/100], cpu[len(cpu)-1]
 	rep.SharedIndexBuilds, rep.OverlayBuilds = ranker.shared.Load(), ranker.overlay.Load()
 	rep.Prefixes = cache.Len()
 	held, _ := counter.CacheBytes()
@@ -319,7 +329,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 // SelfBuiltEvery a self-built tool written at turn 2 and searched for
 // every fourth turn after.
 func playTurn(ctx context.Context, ss *session, i, turn int, o Options, deferred []*registry.Tool, buf *[]byte,
-	lat []time.Duration, calls, selfFound, selfSearches *atomic.Int64) error {
+	lat, cpu []time.Duration, calls, selfFound, selfSearches *atomic.Int64) error {
 	s := ss.s
 	q := queries[(i+turn)%len(queries)]
 	searchingSelf := ss.selfName != "" && turn%4 == 0
@@ -329,6 +339,7 @@ func playTurn(ctx context.Context, ss *session, i, turn int, o Options, deferred
 	searchID := fmt.Sprintf("call_%d_s", turn)
 	args, _ := json.Marshal(map[string]any{"queries": []string{q}})
 
+	c0, _ := threadCPU()
 	t0 := time.Now()
 	body, err := s.AppendRequest((*buf)[:0], request.Turn{Messages: ss.next})
 	if err != nil {
@@ -336,6 +347,9 @@ func playTurn(ctx context.Context, ss *session, i, turn int, o Options, deferred
 	}
 	res := s.Call(ctx, registry.ToolSearchName, args)
 	lat[i*o.Turns+turn] = time.Since(t0)
+	if c1, ok := threadCPU(); ok {
+		cpu[i*o.Turns+turn] = c1 - c0
+	}
 	*buf = body
 	ss.history = len(body) - len(s.Prefix())
 
