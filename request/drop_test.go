@@ -157,3 +157,41 @@ func TestDropMessagesMemory(t *testing.T) {
 	assert.LessOrEqual(t, drop/h, 1.3)
 	assert.Greater(t, keep/h, 1.6, "keeping messages holds a second copy of the texts")
 }
+
+// FuzzRestoreState feeds damaged saved states, of both versions, to
+// RestoreSession: it never panics, and a session it accepts builds valid
+// JSON or reports an error.
+func FuzzRestoreState(f *testing.F) {
+	reg, _ := loadCatalogs(f, 0, harnessFile)
+	cfg := testConfig(reg.Snapshot(), Anthropic, nil, nil)
+	for _, drop := range []bool{false, true} {
+		s, err := NewSession(cfg)
+		require.NoError(f, err)
+		if drop {
+			s.DropMessages()
+		}
+		for _, tr := range script()[:3] {
+			_, err := s.BuildRequest(tr)
+			require.NoError(f, err)
+		}
+		st, err := s.MarshalState()
+		require.NoError(f, err)
+		f.Add(st)
+	}
+	f.Add([]byte(`{"version":2,"encoded_history":{"provider":"anthropic","body":"{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"x\"}]}","count":1,"last_role":"user"}}`))
+	f.Fuzz(func(t *testing.T, saved []byte) {
+		s, err := RestoreSession(cfg, saved, nil)
+		if err != nil {
+			require.ErrorIs(t, err, ErrState)
+			return
+		}
+		for _, tr := range []Turn{{Messages: []Message{{Role: RoleAssistant, Text: "ok"}, userMsg("next")}}, {Messages: []Message{userMsg("next")}}} {
+			body, err := s.BuildRequest(tr)
+			if err != nil {
+				continue
+			}
+			require.True(t, json.Valid(body), "%s", body)
+			return
+		}
+	})
+}
