@@ -374,12 +374,11 @@ func (w *writer) hits(tools []*registry.Tool, shapes []Shape, queries string) {
 			continue
 		}
 		if shape == ShapeFull {
-			var b strings.Builder
-			formatFull(&b, t)
-			if fits(b.Len()) {
-				blocks = append(blocks, b.String())
+			full := w.s.fullText(t)
+			if fits(len(full)) {
+				blocks = append(blocks, full)
 				loadedNow = append(loadedNow, t.Name)
-				used += b.Len()
+				used += len(full)
 				continue
 			}
 			shape = ShapeShort

@@ -3,7 +3,9 @@ package search
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -57,4 +59,26 @@ func TestOverlayRanksLikeARebuild(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A deferred tool's full text is formatted once per searcher and then
+// shared; it reads exactly as formatting it afresh, and a session's own
+// tool is never served from that cache.
+func TestFullTextFormattedOnce(t *testing.T) {
+	plan := syntheticPlan(t, 300)
+	s, err := New(plan, nil)
+	require.NoError(t, err)
+	for _, tl := range plan.Deferred() {
+		var b strings.Builder
+		formatFull(&b, tl)
+		first := s.fullText(tl)
+		assert.Equal(t, b.String(), first)
+		assert.Same(t, unsafe.StringData(first), unsafe.StringData(s.fullText(tl)), "cached")
+	}
+	// A self-built tool is not the catalog's tool, even under the same name.
+	cat := plan.Deferred()[0]
+	own := *cat
+	own.Description = "A session's own tool."
+	assert.Contains(t, s.fullText(&own), "A session's own tool.")
+	assert.NotContains(t, s.fullText(cat), "A session's own tool.")
 }

@@ -3,6 +3,8 @@ package search
 import (
 	"context"
 	"fmt"
+	"strings"
+	"sync"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/registry"
@@ -142,6 +144,27 @@ type Searcher struct {
 	index  Index
 	text   string
 	tools  map[string]*registry.Tool // deferred tools by name
+	full   sync.Map                  // name → formatFull text of a deferred tool
+}
+
+// fullText returns t as a full-schema hit reads. The text of a deferred
+// tool is a pure function of the tool, formatted once per searcher and
+// shared by every session: formatting parses the schema, and did so on
+// every hit (a third of the CPU of the scale run's turns). A session's
+// self-built tool is formatted each time.
+func (s *Searcher) fullText(t *registry.Tool) string {
+	if s.tools[t.Name] != t {
+		var b strings.Builder
+		formatFull(&b, t)
+		return b.String()
+	}
+	if v, ok := s.full.Load(t.Name); ok {
+		return v.(string)
+	}
+	var b strings.Builder
+	formatFull(&b, t)
+	v, _ := s.full.LoadOrStore(t.Name, b.String())
+	return v.(string)
 }
 
 // New builds the searcher, its ranking index and its name index for plan.
