@@ -21,6 +21,7 @@ var (
 	sessions = flag.Int("sessions", 1000, "live sessions (the issue's full run: 10000)")
 	turns    = flag.Int("turns", 50, "turns per session (the issue's full run: 50)")
 	tools    = flag.Int("tools", 1000, "tools in the registry")
+	workers  = flag.Int("workers", 0, "goroutines playing turns at once (0: GOMAXPROCS)")
 	report   = flag.String("report", "", "write the report to this file too")
 )
 
@@ -29,7 +30,7 @@ func TestScale(t *testing.T) {
 	require.NoError(t, err)
 	o := Options{Testdata: td, Sessions: 40, Turns: 12, Tools: *tools, SelfBuiltEvery: 10, CounterBytes: 256 << 10}
 	if *full {
-		o.Sessions, o.Turns, o.CounterBytes = *sessions, *turns, 4<<20
+		o.Sessions, o.Turns, o.CounterBytes, o.Workers = *sessions, *turns, 4<<20, *workers
 	} else if testing.Short() {
 		t.Skip("the scale benchmark's small load runs without -short")
 	}
