@@ -42,9 +42,16 @@ type Decision struct {
 	Reason string
 	// Layer and Rule name the override rule that decided, if one did.
 	Layer, Rule string
+	// AliasOf is, for an MCP tool whose name broke the providers' name
+	// rule, the server's own name; Name is then its alias
+	// ([registry.Alias]), which the model sees and calls.
+	AliasOf string
 }
 
 func (d Decision) String() string {
+	if d.AliasOf != "" {
+		return fmt.Sprintf("%s (alias of the server's tool %q): %s (%s)", d.Name, d.AliasOf, d.State, d.Reason)
+	}
 	return fmt.Sprintf("%s: %s (%s)", d.Name, d.State, d.Reason)
 }
 
@@ -129,6 +136,13 @@ func (p *Plan) Visible(name string) (*registry.Tool, bool) {
 // snapshot does not hold.
 func (p *Plan) Explain(name string) (Decision, bool) {
 	i, ok := p.index[name]
+	if !ok {
+		// mcp__<server>__<tool> with the server's own tool name, for a
+		// tool exposed under an alias.
+		if server, tool, split := registry.SplitMCPName(name); split {
+			i, ok = p.index[registry.MCPName(server, tool)]
+		}
+	}
 	if !ok {
 		return Decision{}, false
 	}

@@ -85,6 +85,9 @@ func (p *Policy) Plan(snap *registry.Snapshot, view View) (*Plan, error) {
 	visibleSize := 0
 	for _, t := range snap.Tools() {
 		d := Decision{Name: t.Name}
+		if t.Aliased() {
+			d.AliasOf = t.OriginalName
+		}
 		g := snap.GroupOf(t)
 		soft := false
 		switch {

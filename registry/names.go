@@ -1,8 +1,11 @@
 package registry
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // MaxNameLen is the longest tool name the major providers accept.
@@ -54,9 +57,45 @@ func CheckName(name string) error {
 	return fmt.Errorf("%w: %q: tool names must match ^[a-zA-Z0-9_-]{1,64}$", ErrInvalidName, q)
 }
 
-// MCPName returns the exposed name of tool on server: mcp__<server>__<tool>.
+// MCPName returns the exposed name of tool on server: mcp__<server>__<tool>,
+// or, when that breaks the providers' name rule (over 64 characters, or a
+// character outside [A-Za-z0-9_-] such as the "." MCP allows), its alias:
+// the name with every other character as "_", cut to 55 bytes, then "_"
+// and 8 hex digits of the SHA-256 of the full name. The alias is what the
+// model sees and calls; the tool keeps the server's name in OriginalName,
+// which is what the server is called with.
 func MCPName(server, tool string) string {
-	return MCPPrefix + server + "__" + tool
+	name := MCPPrefix + server + "__" + tool
+	if ValidName(name) {
+		return name
+	}
+	return Alias(name)
+}
+
+// aliasKeep is how much of a name an alias keeps readable: with "_" and 8
+// hex digits it makes [MaxNameLen].
+const aliasKeep = MaxNameLen - 9
+
+// Alias returns the model-facing alias of a name that breaks the
+// providers' name rule: a readable prefix (characters outside
+// [A-Za-z0-9_-] written as "_", at most 55 bytes) then "_" and the first 8
+// hex digits of the SHA-256 of name. The same name always gives the same
+// alias, and two names that read alike ("a.b", "a_b") do not share one.
+func Alias(name string) string {
+	b := make([]byte, 0, MaxNameLen)
+	for _, r := range name {
+		if len(b) == aliasKeep {
+			break
+		}
+		if r < utf8.RuneSelf && nameByte(byte(r)) {
+			b = append(b, byte(r))
+		} else {
+			b = append(b, '_')
+		}
+	}
+	sum := sha256.Sum256([]byte(name))
+	b = append(b, '_')
+	return string(hex.AppendEncode(b, sum[:4]))
 }
 
 // SplitMCPName splits an exposed MCP name into server and tool. It reports

@@ -47,7 +47,6 @@ func TestRegisterErrors(t *testing.T) {
 		{"built-in shadowing an MCP name", []Tool{{Name: "mcp__github__create_issue"}}, ErrDuplicateTool, `by the MCP server "github" and again by the built-in group`},
 		{"duplicate in one batch", []Tool{{Name: "X"}, {Name: "X"}}, ErrDuplicateTool, `"X"`},
 		{"bad name", []Tool{{Name: "a b"}}, ErrInvalidName, `"a b"`},
-		{"too long after prefix", []Tool{{Name: strings.Repeat("x", 60), Group: "github"}}, ErrInvalidName, "mcp__github__xxx"},
 		{"reserved", []Tool{{Name: "tool_search"}}, ErrReservedName, "entry tool"},
 		{"unknown group", []Tool{{Name: "x", Group: "nope"}}, ErrUnknownGroup, `group "nope"`},
 		{"bad tier", []Tool{{Name: "x", Tier: "gold"}}, nil, `tier "gold"`},
@@ -125,7 +124,7 @@ func TestReplaceGroup(t *testing.T) {
 	assert.Equal(t, "v2", g.Description)
 	// A failing replacement leaves the old contents.
 	require.NoError(t, r.Register(Tool{Name: "mcp__srv2__x"}))
-	err := r.ReplaceGroup(Group{Name: "srv"}, []Tool{{Name: "ok"}, {Name: "bad name"}})
+	err := r.ReplaceGroup(Group{Name: "srv"}, []Tool{{Name: "ok"}, {Name: "bad", Description: "\xff"}})
 	require.Error(t, err)
 	assert.Equal(t, []string{"mcp__srv2__x", "mcp__srv__b", "mcp__srv__c"}, names(r.Snapshot()))
 }
@@ -234,4 +233,47 @@ func TestSnapshotIsImmutable(t *testing.T) {
 	assert.Equal(t, []string{"a"}, names(s1))
 	assert.Equal(t, []string{"b"}, names(r.Snapshot()))
 	assert.Less(t, s1.Version(), r.Snapshot().Version())
+}
+
+// An MCP tool whose prefixed name breaks the providers' rule (over 64
+// characters, or a "." as MCP allows since 2025-11-25) is registered under
+// a deterministic alias of at most 64 characters; it keeps the server's
+// name, which its handler is called with. Before, the whole server failed
+// to import.
+func TestMCPAlias(t *testing.T) {
+	long := strings.Repeat("x", 70-len("mcp__github__"))
+	r := New(nil)
+	c := &Catalog{Server: "github", Tools: []Tool{{Name: long}, {Name: "repos.list"}, {Name: "repos_list"}, {Name: "get_me"}}}
+	require.NoError(t, r.Import(c))
+	byOrig := map[string]string{}
+	for _, tl := range r.Snapshot().Tools() {
+		require.True(t, ValidName(tl.Name), tl.Name)
+		byOrig[tl.OriginalName] = tl.Name
+	}
+	assert.Equal(t, "mcp__github__get_me", byOrig["get_me"], "a valid name is left alone")
+	assert.Equal(t, "mcp__github__repos_list", byOrig["repos_list"])
+	assert.Regexp(t, `^mcp__github__repos_list_[0-9a-f]{8}$`, byOrig["repos.list"], "readable prefix + hash, never the valid name it reads like")
+	assert.Regexp(t, `^mcp__github__x{42}_[0-9a-f]{8}$`, byOrig[long])
+	assert.Len(t, byOrig[long], MaxNameLen)
+	assert.Equal(t, byOrig["repos.list"], MCPName("github", "repos.list"), "MCPName gives the alias")
+	server, tool, ok := SplitMCPName(byOrig["repos.list"])
+	assert.True(t, ok)
+	assert.Equal(t, "github", server)
+	assert.Equal(t, byOrig["repos.list"], MCPPrefix+server+"__"+tool)
+
+	// Same input, same alias, whatever the registration order.
+	r2 := New(nil)
+	c2 := &Catalog{Server: "github", Tools: []Tool{{Name: "get_me"}, {Name: "repos_list"}, {Name: "repos.list"}, {Name: long}}}
+	require.NoError(t, r2.Import(c2))
+	assert.Equal(t, names(r.Snapshot()), names(r2.Snapshot()))
+
+	// A long server name: the github server under a 40-character group.
+	group := strings.Repeat("g", 40)
+	r3 := New(nil)
+	require.NoError(t, r3.Import(&Catalog{Server: group, Tools: []Tool{{Name: "pull_request_review_write"}}}))
+	got := r3.Snapshot().Tools()[0].Name
+	assert.LessOrEqual(t, len(got), MaxNameLen)
+	assert.True(t, strings.HasPrefix(got, MCPPrefix+group+"__pull"), got)
+	assert.NotEqual(t, Alias("a.b"), Alias("a,b"))
+	assert.Equal(t, Alias("a.b"), Alias("a.b"))
 }

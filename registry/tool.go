@@ -246,3 +246,10 @@ func (t Tool) normalize() (Tool, error) {
 	}
 	return t, nil
 }
+
+// Aliased reports whether t's exposed name is an alias of the server's own
+// name ([Alias]): an MCP tool whose mcp__<server>__<tool> name broke the
+// providers' name rule. OriginalName then holds the server's name.
+func (t *Tool) Aliased() bool {
+	return t.Source == SourceMCP && t.Name != MCPPrefix+t.Group+"__"+t.OriginalName
+}

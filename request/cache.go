@@ -238,6 +238,7 @@ func configKey(cfg *Config, view deferral.View, snap key) key {
 	}
 	h.num(uint64(p.Default))
 	h.num(boolNum(cfg.SelfBuilt))
+	h.num(boolNum(cfg.Strict))
 	// Counts keep layer boundaries apart: without them a layer named like
 	// a rule would hash as that rule.
 	h.num(uint64(len(p.Layers)))

@@ -58,6 +58,8 @@ type Config struct {
 	SystemItems []string
 	// Extra are caller-supplied top-level fields (max_tokens, stream,
 	// temperature ...), raw JSON values emitted sorted by key after "model".
+	// Anthropic requires "max_tokens": NewSession refuses an Anthropic
+	// session without it.
 	Extra map[string]json.RawMessage
 	// Search configures the tool_search engine. Nil means defaults.
 	Search *search.Options
@@ -83,6 +85,15 @@ type Config struct {
 	// that deferred nothing is an error (the model could never load or
 	// call the tool).
 	SelfBuilt bool
+	// Strict asks the OpenAI encoders for strict function calling: a tool
+	// whose schema is strict-compatible as it stands (an object root, every
+	// object closed with "additionalProperties": false and every property
+	// required, only the keywords strict mode supports) is sent with
+	// "strict": true. Every other tool — tool_search and defer_execute
+	// among them, whose parameters are optional — is sent with
+	// "strict": false on the Responses API (where an absent strict means
+	// strict) and without strict on Chat Completions. Anthropic ignores it.
+	Strict bool
 }
 
 // ToolSearch selects how deferred tools reach the model. The registry,

@@ -15,6 +15,14 @@
 // changed MCP tools ([Session.AnnounceToolsChanged]) carry sanitized,
 // bounded text, appended to the conversation, never to the prefix.
 //
+// Every body follows the providers' rule book ([Rules], checked by
+// requesttest.CheckProviderRules): where OpenAI caps a tool description
+// at 1,024 characters, the name index rides in the system instructions
+// and longer descriptions are cut at a sentence; empty failed results and
+// whitespace-only text are sent as fixed placeholders; a configuration or
+// a conversation the provider would refuse (Anthropic without max_tokens,
+// calls left unanswered) is an error before any bytes are built.
+//
 // Memory: sessions with equal inputs share one frozen prefix and searcher
 // through a [Cache] (search options compared by value). A session holds its
 // encoded history, which it must resend, and by default the neutral

@@ -13,7 +13,7 @@ import (
 
 // A session that dropped its messages builds the same bodies as one that
 // keeps them, turn after turn, and saves a state that restores an
-// identical session, in another "process", with a tool call left open.
+// identical session, in another "process".
 func TestDropMessagesKeepsBytes(t *testing.T) {
 	for _, p := range providers {
 		t.Run(string(p), func(t *testing.T) {
@@ -33,12 +33,6 @@ func TestDropMessagesKeepsBytes(t *testing.T) {
 			}
 			assert.Nil(t, drop.Messages())
 			assert.Len(t, keep.Messages(), 7)
-			// A call still open at save time.
-			open := Turn{Messages: []Message{call("call_9", "Read", `{"file_path":"a"}`)}}
-			_, err = keep.BuildRequest(open)
-			require.NoError(t, err)
-			_, err = drop.BuildRequest(open)
-			require.NoError(t, err)
 			require.NoError(t, drop.RegisterSelfBuilt(registry.Tool{Name: "mine", Description: "Mine."}))
 			require.NoError(t, keep.RegisterSelfBuilt(registry.Tool{Name: "mine", Description: "Mine."}))
 
@@ -49,10 +43,11 @@ func TestDropMessagesKeepsBytes(t *testing.T) {
 			reg2, _ := loadCatalogs(t, 7, harnessFile, githubFile)
 			r, err := RestoreSession(testConfig(reg2.Snapshot(), p, githubPolicy(), nil), st, nil)
 			require.NoError(t, err)
-			// The restored session still knows call_9 is open.
-			_, err = r.BuildRequest(Turn{Messages: []Message{userMsg("next")}})
+			// The restored session knows where the conversation stands: a
+			// tool result for a call it never saw is refused.
+			_, err = r.BuildRequest(Turn{Messages: []Message{result("call_404", "x")}})
 			require.ErrorIs(t, err, ErrSequence)
-			next := Turn{Messages: []Message{result("call_9", "contents"), {Role: RoleAssistant, Text: "Read it."}, userMsg("ok")}}
+			next := Turn{Messages: []Message{call("call_9", "Read", `{"file_path":"a"}`), result("call_9", "contents"), {Role: RoleAssistant, Text: "Read it."}, userMsg("ok")}}
 			want, err := keep.BuildRequest(next)
 			require.NoError(t, err)
 			got, err := r.BuildRequest(next)
@@ -136,11 +131,15 @@ func TestDropMessagesMemory(t *testing.T) {
 			if drop {
 				s.DropMessages()
 			}
-			// Fresh strings per session, as a harness decoding replies has.
-			for _, m := range benchHistory() {
-				m.Text = string([]byte(m.Text))
+			// Fresh strings per session, as a harness decoding replies
+			// has; one turn per question, call, result and answer.
+			msgs := benchHistory()
+			for i := range msgs {
+				msgs[i].Text = string([]byte(msgs[i].Text))
+			}
+			for i := 0; i < len(msgs); i += 4 {
 				var err error
-				buf, err = s.AppendRequest(buf[:0], Turn{Messages: []Message{m}})
+				buf, err = s.AppendRequest(buf[:0], Turn{Messages: msgs[i : i+4]})
 				require.NoError(t, err)
 			}
 			sessions[i] = s
@@ -194,4 +193,22 @@ func FuzzRestoreState(f *testing.F) {
 			return
 		}
 	})
+}
+
+// A Conversation stores the session's messages: a session that dropped
+// them cannot be committed, and says so, rather than store records that
+// could not be replayed.
+func TestConversationRefusesDroppedMessages(t *testing.T) {
+	reg, _ := loadCatalogs(t, 0, harnessFile)
+	c, err := OpenConversation(t.Context(), &MemoryStore{}, "c1", testConfig(reg.Snapshot(), Anthropic, nil, nil), nil)
+	require.NoError(t, err)
+	_, err = c.Session().BuildRequest(script()[0])
+	require.NoError(t, err)
+	require.NoError(t, c.Commit(t.Context(), "t1"))
+	c.Session().DropMessages()
+	_, err = c.Session().BuildRequest(Turn{Messages: []Message{{Role: RoleAssistant, Text: "ok"}, userMsg("next")}})
+	require.NoError(t, err)
+	err = c.Commit(t.Context(), "t2")
+	require.ErrorIs(t, err, ErrConfig)
+	assert.Contains(t, err.Error(), "DropMessages")
 }

@@ -18,8 +18,10 @@ const (
 
 // encodePrefix encodes everything before the first history message:
 // model, extra fields (sorted), system and tools, and the opening of the
-// messages (or input) array.
-func encodePrefix(cfg *Config, tools []FrozenTool) (prefix []byte, elem bool) {
+// messages (or input) array. index, when not empty, is tool_search's name
+// index, carried as the last system text (a provider that caps tool
+// descriptions).
+func encodePrefix(cfg *Config, tools []FrozenTool, index string) (prefix []byte, elem bool) {
 	b := []byte(`{"model":`)
 	b = jsonx.AppendString(b, cfg.Model)
 	for _, k := range slices.Sorted(maps.Keys(cfg.Extra)) {
@@ -29,6 +31,9 @@ func encodePrefix(cfg *Config, tools []FrozenTool) (prefix []byte, elem bool) {
 		b = jsonx.AppendCompact(b, cfg.Extra[k])
 	}
 	sys := systemTexts(cfg)
+	if index != "" {
+		sys = append(sys, index)
+	}
 	switch cfg.Provider {
 	case OpenAIChat:
 		b = appendToolsArray(b, tools, "", func(b []byte, t *FrozenTool) []byte {
@@ -38,6 +43,9 @@ func encodePrefix(cfg *Config, tools []FrozenTool) (prefix []byte, elem bool) {
 			b = jsonx.AppendString(b, t.Description)
 			b = append(b, `,"parameters":`...)
 			b = append(b, t.Schema...)
+			if t.Strict {
+				b = append(b, `,"strict":true`...)
+			}
 			return append(b, "}}"...)
 		})
 		b = append(b, `,"messages":[`...)
@@ -59,6 +67,13 @@ func encodePrefix(cfg *Config, tools []FrozenTool) (prefix []byte, elem bool) {
 			b = jsonx.AppendString(b, t.Description)
 			b = append(b, `,"parameters":`...)
 			b = append(b, t.Schema...)
+			// Without "strict" the Responses API normalizes the schema
+			// into strict mode, making optional parameters required.
+			if t.Strict {
+				b = append(b, `,"strict":true`...)
+			} else {
+				b = append(b, `,"strict":false`...)
+			}
 			if t.Deferred {
 				b = append(b, deferLoading...)
 			}

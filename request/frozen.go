@@ -12,6 +12,7 @@ import (
 	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/render"
+	"github.com/toolshelf/toolshelf/request/wire"
 	"github.com/toolshelf/toolshelf/search"
 )
 
@@ -32,6 +33,12 @@ type Frozen struct {
 	entry    map[string]*registry.Tool
 	index    string
 	visible  []string
+	// shortened are the exposed tools whose description was cut to the
+	// provider's cap: tool_search returns their full text.
+	shortened []*registry.Tool
+	// overlay is tool_search's index over shortened, shared by the
+	// sessions of this prefix that have no self-built tools.
+	overlay search.Overlay
 
 	prefix []byte // everything before the first history message
 	// prefixElem reports whether the messages array already holds an
@@ -48,6 +55,9 @@ type FrozenTool struct {
 	// native tool search mode. Always false in Portable mode, where
 	// deferred tools are absent from tools[].
 	Deferred bool
+	// Strict marks a tool sent with "strict": true to an OpenAI API: the
+	// session asked for it ([Config.Strict]) and its schema allows it.
+	Strict bool
 }
 
 // Prefix returns the encoded prefix: the request body up to the first
@@ -65,6 +75,9 @@ func (f *Frozen) Tools() []FrozenTool { return f.tools }
 // Index returns the tool_search name index, or "" when nothing is deferred
 // or the provider searches ([Native]).
 func (f *Frozen) Index() string { return f.index }
+
+// Provider returns the provider the prefix was encoded for.
+func (f *Frozen) Provider() Provider { return f.provider }
 
 // Plan returns the deferral plan the prefix was built from.
 func (f *Frozen) Plan() *deferral.Plan { return f.plan }
@@ -88,6 +101,7 @@ func checkConfig(cfg *Config) error {
 	if err := checkToolSearch(cfg.ToolSearch, cfg.Provider); err != nil {
 		return err
 	}
+
 	if cfg.Model == "" {
 		return fmt.Errorf("%w: Config.Model is required", ErrConfig)
 	}
@@ -122,7 +136,7 @@ func checkConfig(cfg *Config) error {
 	if err := vars.Check(); err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	return nil
+	return checkProviderRules(cfg)
 }
 
 // freeze computes the plan, renders the descriptions once and encodes the
@@ -159,7 +173,7 @@ func freeze(cfg *Config, view deferral.View) (*Frozen, error) {
 		}
 	} else if plan.EntryTools() || cfg.SelfBuilt {
 		f.index = searcher.IndexText()
-		st, et, err := entryTools(f.index, vars)
+		st, et, err := entryTools(f.index, vars, capsDescriptions(cfg.Provider))
 		if err != nil {
 			return nil, err
 		}
@@ -174,13 +188,27 @@ func freeze(cfg *Config, view deferral.View) (*Frozen, error) {
 		}
 		f.visible = append(f.visible, t.Name)
 	}
+	if cfg.Strict && capsDescriptions(cfg.Provider) {
+		for i := range f.tools {
+			f.tools[i].Strict = f.entry[f.tools[i].Name] == nil && wire.StrictCompatible(f.tools[i].Schema)
+		}
+	}
+	for _, name := range capDescriptions(cfg.Provider, f.tools, f.entry[registry.ToolSearchName] != nil) {
+		if t, ok := cfg.Snapshot.Tool(name); ok && plan.State(name) == deferral.Resident {
+			f.shortened = append(f.shortened, t)
+		}
+	}
 	if !f.search.native() {
 		for _, t := range plan.Deferred() {
 			f.visible = append(f.visible, t.Name)
 		}
 	}
 	slices.Sort(f.visible)
-	f.prefix, f.prefixElem = encodePrefix(cfg, f.tools)
+	sysIndex := ""
+	if capsDescriptions(cfg.Provider) {
+		sysIndex = f.index
+	}
+	f.prefix, f.prefixElem = encodePrefix(cfg, f.tools, sysIndex)
 	return f, nil
 }
 
@@ -206,13 +234,19 @@ func systemTexts(cfg *Config) []string {
 
 // entryTools returns tool_search, its description rendered around index,
 // and defer_execute, rendered as every other tool; vars are the session's.
-func entryTools(index string, vars render.Vars) (*registry.Tool, *registry.Tool, error) {
+// With indexInSystem (a provider that caps descriptions) the description
+// leaves the index out: the session carries it in the system instructions.
+func entryTools(index string, vars render.Vars, indexInSystem bool) (*registry.Tool, *registry.Tool, error) {
 	session := maps.Clone(vars.Session)
 	if session == nil {
 		session = map[string]string{}
 	}
 	session[IndexVar] = index
-	d, err := render.Render(registry.ToolSearchName, search.DescriptionTemplate, render.Vars{Static: vars.Static, Session: session})
+	tmpl := search.DescriptionTemplate
+	if indexInSystem {
+		tmpl = search.SystemIndexDescription
+	}
+	d, err := render.Render(registry.ToolSearchName, tmpl, render.Vars{Static: vars.Static, Session: session})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -237,7 +271,7 @@ func EntryTools(plan *deferral.Plan, opts *search.Options) ([]*registry.Tool, st
 	if err != nil {
 		return nil, "", fmt.Errorf("%w: tool_search: %w", ErrConfig, err)
 	}
-	st, et, err := entryTools("", render.Vars{})
+	st, et, err := entryTools("", render.Vars{}, false)
 	if err != nil {
 		return nil, "", err
 	}

@@ -10,11 +10,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
+	"github.com/toolshelf/toolshelf/request/requesttest"
 )
 
 var fzProviders = []request.Provider{request.OpenAIChat, request.OpenAIResponses, request.Anthropic}
@@ -44,8 +46,9 @@ type fzBody struct {
 			Description string `json:"description"`
 		} `json:"function"`
 	} `json:"tools"`
-	Messages []fzMessage `json:"messages"`
-	Input    []fzMessage `json:"input"`
+	Messages     []fzMessage `json:"messages"`
+	Input        []fzMessage `json:"input"`
+	Instructions string      `json:"instructions"`
 }
 
 type fzMessage struct {
@@ -129,8 +132,20 @@ func fzCheckIndex(t *testing.T, s *request.Session, b *fzBody) {
 	if !found {
 		t.Fatalf("%d tools are deferred and tool_search is not in tools[]", len(deferred))
 	}
+	// Where descriptions are capped (OpenAI) the index rides in the
+	// system instructions instead, and the description stays under the cap.
+	switch s.Frozen().Provider() {
+	case request.OpenAIChat, request.OpenAIResponses:
+		if strings.Contains(desc, f.Index()) || utf8.RuneCountInString(desc) > request.MaxDescription {
+			t.Fatalf("tool_search description carries the index or is over the cap (%d characters)", utf8.RuneCountInString(desc))
+		}
+		desc = b.Instructions
+		if len(b.Messages) > 0 && b.Messages[0].Role == "system" {
+			_ = json.Unmarshal(b.Messages[0].Content, &desc)
+		}
+	}
 	if n := strings.Count(desc, f.Index()); n != 1 {
-		t.Fatalf("tool_search description carries the frozen index %d times", n)
+		t.Fatalf("the request carries the frozen index %d times where it belongs", n)
 	}
 	// The template's prose names the block; only the index may open (on a
 	// line of its own) or close it.
@@ -239,6 +254,7 @@ func FuzzCatalogRequest(f *testing.F) {
 			Provider: fzProviders[int(p)%len(fzProviders)],
 			Model:    "m",
 			System:   "You are a test.",
+			Extra:    map[string]json.RawMessage{"max_tokens": json.RawMessage("64")},
 		})
 		if err != nil {
 			t.Fatalf("an imported catalog did not make a session: %v\ncatalog: %s", err, data)
@@ -249,6 +265,7 @@ func FuzzCatalogRequest(f *testing.F) {
 		}
 		var b fzBody
 		b.decode(t, body)
+		requesttest.CheckProviderRules(t, s.Frozen().Provider(), body)
 		names := map[string]bool{}
 		for i := range b.Tools {
 			n, _ := b.tool(i)
@@ -285,6 +302,7 @@ func fzConfig(t testing.TB, p request.Provider, cache *request.Cache) request.Co
 		Provider: p,
 		Model:    "m",
 		System:   "You are a coding agent.",
+		Extra:    map[string]json.RawMessage{"max_tokens": json.RawMessage("64")},
 		Cache:    cache,
 	}
 }
@@ -349,6 +367,7 @@ func FuzzMessageText(f *testing.F) {
 			}
 			var b fzBody
 			b.decode(t, body)
+			requesttest.CheckProviderRules(t, cfg.Provider, body)
 			fzCheckIndex(t, s, &b)
 			announced := 0
 			for _, parts := range b.userParts(t) {

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/request/requesttest"
 )
 
 // liveTag matches a tag a model could read as opening or closing one of
@@ -92,6 +93,7 @@ func TestUserQueryCannotCloseWrapper(t *testing.T) {
 				body, err = s.BuildRequest(turn)
 				require.NoError(t, err)
 				require.True(t, json.Valid(body))
+				requesttest.CheckProviderRules(t, p, body)
 			}
 			got := userTexts(t, p, body)
 			require.Len(t, got, len(texts))
@@ -183,6 +185,7 @@ func TestAnnounceToolsChanged(t *testing.T) {
 			}))
 			body, err := s.BuildRequest(Turn{Messages: []Message{{Role: RoleAssistant, Text: "ok"}, userMsg("next")}})
 			require.NoError(t, err)
+			requesttest.CheckProviderRules(t, p, body)
 			assert.Equal(t, prefix, string(s.Prefix()), "prefix unchanged")
 			assert.True(t, strings.HasPrefix(withoutTurnBreakpoint(body), withoutTurnBreakpoint(first[:len(first)-2])), "append-only")
 			texts := userTexts(t, p, body)

@@ -70,12 +70,22 @@ func testConfig(snap *registry.Snapshot, p Provider, policy *deferral.Policy, ca
 		Policy:      policy,
 		Vars:        map[string]string{"cwd": "/home/dev/repo", "os": "linux", "date": "2025-06-01"},
 		Provider:    p,
-		Model:       "test-model",
+		Model:       testModel(p),
 		System:      "You are a coding agent. Use tools when they help.",
 		SystemItems: []string{"<skill name=\"review\">Review diffs carefully.</skill>", "<skill name=\"commit\">Write small commits.</skill>"},
 		Extra:       map[string]json.RawMessage{maxTokensField(p): json.RawMessage(`4096`), "stream": json.RawMessage(`true`), "temperature": json.RawMessage(` 0 `)},
 		Cache:       cache,
 	}
+}
+
+// testModel is the model of test sessions: for the Responses API one
+// documented for its hosted tool search (gpt-5.4 and later), so that
+// native-mode tests can use the same config.
+func testModel(p Provider) string {
+	if p == OpenAIResponses {
+		return "gpt-5.4"
+	}
+	return "test-model"
 }
 
 // maxTokensField is the provider's name for the output bound: the

@@ -18,10 +18,16 @@ type history struct {
 	provider Provider
 	buf      []byte    // encoded messages (or input items)
 	entries  []Message // the neutral form of what buf holds, unless dropped
-	count    int       // messages in buf
-	dropped  bool      // the neutral form is not kept (Session.DropMessages)
-	last     Role      // role of the last entry, "" before the first
-	pending  []string  // call IDs of the last assistant message still unanswered
+	// stored are JSON arrays of the first nStored messages, as a [Store]
+	// kept them, decoded on first need (see all); entries follow them.
+	stored  [][]byte
+	nStored int
+	// dropped: the neutral form is not kept (Session.DropMessages); the
+	// first nDropped messages are in buf only.
+	dropped  bool
+	nDropped int
+	last     Role     // role of the last entry, "" before the first
+	pending  []string // call IDs of the last assistant message still unanswered
 	// scratch space, reused so that a steady turn does not allocate
 	scratch []byte
 	pend2   []string
@@ -29,20 +35,20 @@ type history struct {
 
 // mark is a point in a history that [history.rewind] returns to.
 type mark struct {
-	buf, entries, count int
-	last                Role
-	pending             []string
+	buf, entries, nDropped int
+	last                   Role
+	pending                []string
 }
 
 func (h *history) mark() mark {
-	return mark{buf: len(h.buf), entries: len(h.entries), count: h.count, last: h.last, pending: slices.Clone(h.pending)}
+	return mark{buf: len(h.buf), entries: len(h.entries), nDropped: h.nDropped, last: h.last, pending: slices.Clone(h.pending)}
 }
 
 func (h *history) rewind(m mark) {
 	h.buf = h.buf[:m.buf]
 	clear(h.entries[m.entries:])
 	h.entries = h.entries[:m.entries]
-	h.count = m.count
+	h.nDropped = m.nDropped
 	h.last = m.last
 	h.pending = append(h.pending[:0], m.pending...)
 }
@@ -57,7 +63,7 @@ func (h *history) check(msgs []Message) error {
 	anthropic := h.provider == Anthropic
 	for i := range msgs {
 		m := &msgs[i]
-		at := h.count + i
+		at := h.count() + i
 		switch m.Role {
 		case RoleUser:
 			if len(m.Native) > 0 {
@@ -70,8 +76,8 @@ func (h *history) check(msgs []Message) error {
 				return fmt.Errorf("%w: messages[%d].text is not valid UTF-8", ErrInvalidMessage, at)
 			}
 			for j, b := range m.Blocks {
-				if b == "" || !utf8.ValidString(b) {
-					return fmt.Errorf("%w: messages[%d].blocks[%d] is empty or not valid UTF-8", ErrInvalidMessage, at, j)
+				if blank(b) || !utf8.ValidString(b) {
+					return fmt.Errorf("%w: messages[%d].blocks[%d] is empty, whitespace only or not valid UTF-8", ErrInvalidMessage, at, j)
 				}
 			}
 			if len(pending) > 0 {
@@ -132,6 +138,11 @@ func (h *history) check(msgs []Message) error {
 		}
 		last = m.Role
 	}
+	if len(pending) > 0 {
+		// Every provider refuses a request whose last assistant message
+		// has calls without results.
+		return fmt.Errorf("%w: messages[%d]: the conversation ends with call %q unanswered; add each call's result (role tool, call_id) to the turn before building the request", ErrSequence, len(h.entries)+len(msgs)-1, pending[0])
+	}
 	return nil
 }
 
@@ -187,10 +198,11 @@ func (h *history) add(msgs []Message) {
 }
 
 func (h *history) addOne(m *Message) {
-	if !h.dropped {
+	if h.dropped {
+		h.nDropped++
+	} else {
 		h.entries = append(h.entries, *m)
 	}
-	h.count++
 	h.reserve(m)
 	switch h.provider {
 	case OpenAIChat:
@@ -211,6 +223,11 @@ func (h *history) addOne(m *Message) {
 			h.buf = h.anthropic(h.buf, m)
 		}
 	}
+	h.follow(m)
+}
+
+// follow advances the role and the unanswered calls past m.
+func (h *history) follow(m *Message) {
 	switch m.Role {
 	case RoleAssistant:
 		h.pending = h.pending[:0]
@@ -281,10 +298,10 @@ func (h *history) chat(b []byte, m *Message) []byte {
 		return append(b, '}')
 	case RoleAssistant:
 		b = append(b, `{"role":"assistant","content":`...)
-		if m.Text == "" {
+		if text := assistantText(m); text == "" {
 			b = append(b, "null"...)
 		} else {
-			b = jsonx.AppendString(b, m.Text)
+			b = jsonx.AppendString(b, text)
 		}
 		if len(m.ToolCalls) > 0 {
 			b = append(b, `,"tool_calls":[`...)
@@ -320,8 +337,30 @@ func appendResultText(b []byte, m *Message) []byte {
 		return jsonx.AppendString(b, m.Text)
 	}
 	b = append(b, `"Error: `...)
-	b = jsonx.AppendStringBody(b, m.Text)
+	b = jsonx.AppendStringBody(b, resultText(m))
 	return append(b, '"')
+}
+
+// resultText is a tool result's text as sent: a failed result with no
+// text says so ([EmptyErrorResult]).
+func resultText(m *Message) string {
+	if m.IsError && blank(m.Text) {
+		return EmptyErrorResult
+	}
+	return m.Text
+}
+
+// assistantText is an assistant message's text as sent: whitespace-only
+// text is left out next to tool calls or native parts, and is
+// [EmptyText] when it is all the message has.
+func assistantText(m *Message) string {
+	if m.Text == "" || !blank(m.Text) {
+		return m.Text
+	}
+	if len(m.ToolCalls) > 0 || len(m.Native) > 0 {
+		return ""
+	}
+	return EmptyText
 }
 
 func (h *history) responses(b []byte, m *Message) []byte {
@@ -332,17 +371,21 @@ func (h *history) responses(b []byte, m *Message) []byte {
 		return append(b, "]}"...)
 	case RoleAssistant:
 		b = appendNative(b, m.Native)
-		if m.Text != "" {
+		text := assistantText(m)
+		if text != "" {
 			if len(m.Native) > 0 {
 				b = append(b, ',')
 			}
-			b = append(b, `{"type":"message","role":"assistant","content":[{"type":"output_text","text":`...)
-			b = jsonx.AppendString(b, m.Text)
-			b = append(b, "}]}"...)
+			// The plain input-message form (EasyInputMessage): an
+			// output_text item would need the id and status of a response
+			// the API produced.
+			b = append(b, `{"type":"message","role":"assistant","content":`...)
+			b = jsonx.AppendString(b, text)
+			b = append(b, '}')
 		}
 		for i := range m.ToolCalls {
 			c := &m.ToolCalls[i]
-			if i > 0 || m.Text != "" || len(m.Native) > 0 {
+			if i > 0 || text != "" || len(m.Native) > 0 {
 				b = append(b, ',')
 			}
 			b = append(b, `{"type":"function_call","call_id":`...)
@@ -380,17 +423,18 @@ func (h *history) anthropicBlocks(b []byte, m *Message) []byte {
 		return appendTextParts(b, "text", m)
 	case RoleAssistant:
 		b = appendNative(b, m.Native)
-		if m.Text != "" {
+		text := assistantText(m)
+		if text != "" {
 			if len(m.Native) > 0 {
 				b = append(b, ',')
 			}
 			b = append(b, `{"type":"text","text":`...)
-			b = jsonx.AppendString(b, m.Text)
+			b = jsonx.AppendString(b, text)
 			b = append(b, '}')
 		}
 		for i := range m.ToolCalls {
 			c := &m.ToolCalls[i]
-			if i > 0 || m.Text != "" || len(m.Native) > 0 {
+			if i > 0 || text != "" || len(m.Native) > 0 {
 				b = append(b, ',')
 			}
 			b = append(b, `{"type":"tool_use","id":`...)
@@ -406,7 +450,7 @@ func (h *history) anthropicBlocks(b []byte, m *Message) []byte {
 		b = append(b, `{"type":"tool_result","tool_use_id":`...)
 		b = jsonx.AppendString(b, m.CallID)
 		b = append(b, `,"content":`...)
-		b = jsonx.AppendString(b, m.Text)
+		b = jsonx.AppendString(b, resultText(m))
 		if m.IsError {
 			b = append(b, `,"is_error":true`...)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/toolshelf/toolshelf/budget"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/jsonx"
+	"github.com/toolshelf/toolshelf/request/requesttest"
 )
 
 // upFront returns the part of a native-mode body the provider puts in
@@ -80,7 +81,8 @@ func TestModeSizes(t *testing.T) {
 	b.WriteString("| mode | provider | in `tools[]` | how a deferred tool gets loaded | prefix byte-identical | request bytes | o200k tokens | up front, bytes / o200k tokens |\n")
 	b.WriteString("|---|---|---|---|---|--:|--:|--:|\n")
 	for _, r := range rows {
-		cfg := Config{Snapshot: snap, Policy: r.policy, Provider: r.p, Model: "m", ToolSearch: r.search}
+		cfg := Config{Snapshot: snap, Policy: r.policy, Provider: r.p, Model: testModel(r.p), ToolSearch: r.search,
+			Extra: map[string]json.RawMessage{maxTokensField(r.p): json.RawMessage("4096")}}
 		s, err := NewSession(cfg)
 		if r.p == OpenAIChat && r.search == Native {
 			require.ErrorIs(t, err, ErrConfig)
@@ -93,6 +95,7 @@ func TestModeSizes(t *testing.T) {
 		}
 		body, err := s.BuildRequest(Turn{Messages: []Message{userMsg("List the open issues of toolshelf/toolshelf.")}})
 		require.NoError(t, err)
+		requesttest.CheckProviderRules(t, r.p, body)
 		toks := counter.Count(budget.KindJSON, string(body))
 		require.False(t, toks.Estimate)
 		front := upFront(t, r.p, r.search, body)

@@ -24,6 +24,7 @@ func ExampleConfig_toolSearch() {
 		Provider:   request.Anthropic,
 		Model:      "claude-test",
 		ToolSearch: request.Native,
+		Extra:      map[string]json.RawMessage{"max_tokens": json.RawMessage("1024")},
 	})
 	if err != nil {
 		fmt.Println(err)
@@ -35,7 +36,7 @@ func ExampleConfig_toolSearch() {
 	_, err = request.NewSession(request.Config{Snapshot: reg.Snapshot(), Provider: request.OpenAIChat, Model: "gpt-test", ToolSearch: request.Native})
 	fmt.Println(err)
 	// Output:
-	// {"model":"claude-test","tools":[{"name":"Read","description":"Read a file.","input_schema":{"type":"object"}},{"type":"tool_search_tool_bm25_20251119","name":"tool_search_tool_bm25","cache_control":{"type":"ephemeral"}},{"name":"Deploy","description":"Deploy the app.","input_schema":{"type":"object"},"defer_loading":true}],"messages":[{"role":"user","content":[{"type":"text","text":"<user_query>ship it</user_query>","cache_control":{"type":"ephemeral"}}]}]} <nil>
+	// {"model":"claude-test","max_tokens":1024,"tools":[{"name":"Read","description":"Read a file.","input_schema":{"type":"object"}},{"type":"tool_search_tool_bm25_20251119","name":"tool_search_tool_bm25","cache_control":{"type":"ephemeral"}},{"name":"Deploy","description":"Deploy the app.","input_schema":{"type":"object"},"defer_loading":true}],"messages":[{"role":"user","content":[{"type":"text","text":"<user_query>ship it</user_query>","cache_control":{"type":"ephemeral"}}]}]} <nil>
 	// invalid session config: Config.ToolSearch "native": provider "openai-chat" has no native tool search; use Portable (tool_search and defer_execute work on every provider) or the "openai-responses" provider
 }
 

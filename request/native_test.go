@@ -50,6 +50,7 @@ func TestNativeToolsShape(t *testing.T) {
 				require.NoError(t, err)
 				body, err := s.BuildRequest(Turn{Messages: []Message{userMsg("hi")}})
 				require.NoError(t, err)
+				requesttest.CheckProviderRules(t, c.p, body)
 				var req struct {
 					Tools []map[string]any `json:"tools"`
 				}
@@ -323,6 +324,7 @@ func TestNativePrefixStable(t *testing.T) {
 				b, err := s.BuildRequest(turn)
 				require.NoError(t, err)
 				require.True(t, json.Valid(b))
+				requesttest.CheckProviderRules(t, c.p, b)
 				bodies = append(bodies, b)
 				assert.Equal(t, prefix, string(s.Prefix()))
 			}

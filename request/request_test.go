@@ -113,6 +113,7 @@ func TestSameBytesAnyRegistrationOrder(t *testing.T) {
 				for _, turn := range script() {
 					b, err := s.BuildRequest(turn)
 					require.NoError(t, err)
+					requesttest.CheckProviderRules(t, p, b)
 					got = append(got, b)
 				}
 				if want == nil {
@@ -173,6 +174,7 @@ func TestHundredTurns(t *testing.T) {
 				b, err := s.BuildRequest(tr)
 				require.NoError(t, err, "turn %d", turn)
 				require.True(t, json.Valid(b), "turn %d", turn)
+				requesttest.CheckProviderRules(t, p, b)
 				require.True(t, bytes.HasPrefix(b, prefix), "turn %d: %s", turn, requesttest.Diff(prefix, b[:min(len(b), len(prefix))]))
 				bodies = append(bodies, b)
 			}

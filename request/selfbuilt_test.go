@@ -1,6 +1,7 @@
 package request
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -135,7 +136,7 @@ func TestSelfBuiltRespectsMode(t *testing.T) {
 func TestEntryToolsMatchSession(t *testing.T) {
 	reg := registry.New(nil)
 	require.NoError(t, reg.Register(registry.Tool{Name: "Read"}, registry.Tool{Name: "VideoGen", DeferLoading: registry.DeferTrue}))
-	s, err := NewSession(Config{Snapshot: reg.Snapshot(), Provider: OpenAIChat, Model: "m"})
+	s, err := NewSession(Config{Snapshot: reg.Snapshot(), Provider: Anthropic, Model: "m", Extra: map[string]json.RawMessage{"max_tokens": json.RawMessage("64")}})
 	require.NoError(t, err)
 	tools, index, err := EntryTools(s.Frozen().Plan(), nil)
 	require.NoError(t, err)

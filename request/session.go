@@ -169,6 +169,14 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) r
 	announced := s.visibleSelfBuilt()
 	s.mu.Unlock()
 	if name == registry.ToolSearchName && f.entry[name] != nil {
+		// Tools whose description was cut to the provider's cap are
+		// searchable too: their note points here for the full text. They
+		// are the same for every session sharing the prefix, which shares
+		// their overlay too; a session with its own tools keeps its own.
+		if len(announced) == 0 {
+			return f.searcher.Call(ctx, args, search.Scope{Loaded: s.loaded, Announced: f.shortened, Overlay: &f.overlay, Pending: s.cfg.Pending})
+		}
+		announced = append(announced, f.shortened...)
 		return f.searcher.Call(ctx, args, search.Scope{Loaded: s.loaded, Announced: announced, Overlay: &s.overlay, Pending: s.cfg.Pending})
 	}
 	if f.search.native() && (name == registry.DeferExecuteName || name == registry.ToolSearchName) {
@@ -268,7 +276,7 @@ func (s *Session) build(dst []byte, turn Turn, alloc bool) ([]byte, error) {
 	if err := s.hist.check(msgs); err != nil {
 		return dst, err
 	}
-	if s.hist.count+len(msgs) == 0 {
+	if s.hist.count()+len(msgs) == 0 {
 		return dst, fmt.Errorf("%w: the conversation has no messages yet; add a user message", ErrSequence)
 	}
 	s.hist.add(msgs)
@@ -290,8 +298,8 @@ func (s *Session) place(turn Turn) ([]Message, bool, error) {
 		return msgs, false, nil
 	}
 	for i, b := range turn.Inject {
-		if b == "" {
-			return nil, false, fmt.Errorf("%w: Turn.Inject[%d] is empty", ErrInvalidMessage, i)
+		if blank(b) {
+			return nil, false, fmt.Errorf("%w: Turn.Inject[%d] is empty or whitespace only", ErrInvalidMessage, i)
 		}
 	}
 	blocks := make([]string, 0, len(turn.Inject)+len(s.notes))
@@ -343,7 +351,10 @@ func (s *Session) appendOutput(dst []byte) []byte {
 func (s *Session) Messages() []Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slices.Clone(s.hist.entries)
+	// A Store's records are checksummed: decoding them cannot fail but
+	// for a bug, and then the messages decoded so far are what there is.
+	msgs, _ := s.hist.all()
+	return slices.Clone(msgs)
 }
 
 // DropMessages releases the neutral form of the conversation that the
@@ -357,6 +368,7 @@ func (s *Session) Messages() []Message {
 func (s *Session) DropMessages() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.hist.dropped = true
-	s.hist.entries = nil
+	h := &s.hist
+	h.nDropped, h.dropped = h.count(), true
+	h.entries, h.stored, h.nStored = nil, nil, 0
 }

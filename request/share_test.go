@@ -68,3 +68,35 @@ func TestEqualSearchOptionsShareOnePrefix(t *testing.T) {
 	}
 	assert.Equal(t, 5, cache.Len(), "nil and &Options{} mean the same defaults; the rest differ")
 }
+
+// Tools whose description was cut to OpenAI's cap are searchable through
+// an overlay every session of the prefix shares: ten sessions build it
+// once; a session with its own self-built tool builds its own.
+func TestShortenedToolsShareOneOverlay(t *testing.T) {
+	reg, _ := loadCatalogs(t, 0, harnessFile, "catalogs/github.tools.json")
+	cache := NewCache()
+	var sessions []*Session
+	for range 10 {
+		s, err := NewSession(testConfig(reg.Snapshot(), OpenAIChat, githubPolicy(), cache))
+		require.NoError(t, err)
+		sessions = append(sessions, s)
+	}
+	f := sessions[0].Frozen()
+	require.NotEmpty(t, f.shortened, "the harness catalog has descriptions over the cap")
+	long := f.shortened[0].Name
+	for _, s := range sessions {
+		r := s.Call(t.Context(), registry.ToolSearchName, []byte(`{"tool_names":["`+long+`"]}`))
+		require.False(t, r.IsError, r.Text)
+		assert.Contains(t, r.Text, "## "+long)
+	}
+	assert.Equal(t, 1, f.overlay.Builds())
+	own := sessions[0]
+	require.NoError(t, own.RegisterSelfBuilt(registry.Tool{Name: "mine", Description: "Mine."}))
+	r := own.Call(t.Context(), registry.ToolSearchName, []byte(`{"tool_names":["mine","`+long+`"]}`))
+	require.False(t, r.IsError, r.Text)
+	assert.Contains(t, r.Text, "## mine")
+	assert.Contains(t, r.Text, long+" is already loaded")
+	assert.Equal(t, 1, f.overlay.Builds())
+	assert.Equal(t, 1, own.overlay.Builds())
+	assert.Zero(t, sessions[1].overlay.Builds())
+}

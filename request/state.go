@@ -68,6 +68,19 @@ type selfBuiltTool struct {
 func (s *Session) MarshalState() ([]byte, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	st, err := s.saved()
+	if err != nil {
+		return nil, err
+	}
+	return jsonx.Marshal(st)
+}
+
+// saved returns the session's state. s.mu must be held.
+func (s *Session) saved() (state, error) {
+	msgs, err := s.hist.all()
+	if err != nil {
+		return state{}, fmt.Errorf("%w: %w", ErrState, err)
+	}
 	st := state{
 		Version: stateVersion,
 		View: viewState{
@@ -76,11 +89,11 @@ func (s *Session) MarshalState() ([]byte, error) {
 		},
 		Loaded:   s.loaded.Names(),
 		Notes:    s.notes,
-		Messages: s.hist.entries,
+		Messages: msgs,
 	}
 	if s.hist.dropped {
 		st.Version = stateVersionEncoded
-		st.Encoded = &encodedHistory{Provider: s.cfg.Provider, Body: string(s.hist.buf), Count: s.hist.count, Last: s.hist.last, Pending: s.hist.pending}
+		st.Encoded = &encodedHistory{Provider: s.cfg.Provider, Body: string(s.hist.buf), Count: s.hist.count(), Last: s.hist.last, Pending: s.hist.pending}
 	}
 	for _, t := range s.selfBuilt {
 		st.SelfBuilt = append(st.SelfBuilt, selfBuiltTool{
@@ -88,7 +101,7 @@ func (s *Session) MarshalState() ([]byte, error) {
 			Annotations: t.Annotations, SearchHints: t.SearchHints,
 		})
 	}
-	return jsonx.Marshal(st)
+	return st, nil
 }
 
 // RestoreSession creates a session from cfg and the output of
@@ -110,6 +123,13 @@ func RestoreSession(cfg Config, saved []byte, handlers map[string]registry.Handl
 	if st.Version == stateVersionEncoded && (st.Encoded == nil || len(st.Messages) > 0) {
 		return nil, fmt.Errorf("%w: version 2 saves an encoded history and no messages", ErrState)
 	}
+	return restoreState(cfg, &st, handlers, nil)
+}
+
+// restoreState creates a session from cfg and saved state. stored, when
+// not nil, is the history as a [Store] kept it, encoded for cfg.Provider:
+// it is adopted instead of st.Messages, which is then empty.
+func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, stored *storedHistory) (*Session, error) {
 	cfg.View = deferral.View{
 		Mode: deferral.Mode{Name: st.View.Mode, Allow: st.View.Allow, ReadOnly: st.View.ReadOnly},
 		Tier: st.View.Tier, Elevated: st.View.Elevated,
@@ -134,17 +154,21 @@ func RestoreSession(cfg Config, saved []byte, handlers map[string]registry.Handl
 	for _, n := range st.Loaded {
 		s.loaded.Add(n)
 	}
-	if st.Encoded != nil {
+	switch {
+	case st.Encoded != nil:
 		if err := s.restoreEncoded(st.Encoded); err != nil {
 			return nil, fmt.Errorf("%w: encoded_history: %w", ErrState, err)
 		}
-		s.notes = st.Notes
-		return s, nil
+	case stored != nil:
+		if err := s.hist.adopt(stored); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrState, err)
+		}
+	default:
+		if err := s.hist.check(st.Messages); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrState, err)
+		}
+		s.hist.add(st.Messages)
 	}
-	if err := s.hist.check(st.Messages); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrState, err)
-	}
-	s.hist.add(st.Messages)
 	s.notes = st.Notes
 	return s, nil
 }
@@ -181,9 +205,10 @@ func (s *Session) restoreEncoded(e *encodedHistory) error {
 			return fmt.Errorf("body is not the %s encoding of messages", s.cfg.Provider)
 		}
 	}
-	s.hist.dropped, s.hist.entries = true, nil
-	s.hist.buf = []byte(e.Body)
-	s.hist.count, s.hist.last, s.hist.pending = e.Count, e.Last, slices.Clone(e.Pending)
+	h := &s.hist
+	h.dropped, h.entries, h.stored, h.nStored = true, nil, nil, 0
+	h.buf = []byte(e.Body)
+	h.nDropped, h.last, h.pending = e.Count, e.Last, slices.Clone(e.Pending)
 	if e.Body != "" && !json.Valid(s.appendOutput(nil)) {
 		return fmt.Errorf("body does not make a valid request")
 	}

@@ -6,7 +6,9 @@
 // index block (built-in names first, then one group per MCP server, spent
 // group by group within a budget and closed by a coordinate line when a
 // group had to go); [DescriptionTemplate] and [Tool] make the tool_search
-// definition around it. [Searcher.Call] answers a call: "tool_names" (or
+// definition around it — or, where a provider caps descriptions (OpenAI:
+// 1,024 characters), [SystemIndexDescription] makes it without the index,
+// which the session then carries in its system instructions. [Searcher.Call] answers a call: "tool_names" (or
 // "select:A,B" in a query) loads exact names, "queries" ranks. A fuzzy
 // search returns a few full schemas, then one-line descriptions, then names;
 // a miss goes down a ladder (exact → fuzzy → "nothing matched, try other

@@ -7,11 +7,20 @@ import "github.com/toolshelf/toolshelf/registry"
 // [Searcher.IndexText] and freezes the result. The wording is fixed (no
 // option changes it), so the description is byte-stable across sessions
 // with the same index.
-const DescriptionTemplate = `Load deferred tools. The tools named in <available_deferred_tools> below exist and can be called, but their parameters are not loaded yet: load a tool with tool_search first, then call it with defer_execute {"tool_name": "<name>", "params": {...}}.
+const DescriptionTemplate = descriptionHead + "below" + descriptionRules + "\n{{raw .index}}"
+
+// SystemIndexDescription is tool_search's description where the provider
+// caps descriptions (OpenAI: 1,024 characters): the same text without the
+// index, which the session carries in its system instructions instead,
+// rendered once, in the frozen prefix.
+const SystemIndexDescription = descriptionHead + "in the system instructions" + descriptionRules
+
+const descriptionHead = "Load deferred tools. The tools named in <available_deferred_tools> "
+
+const descriptionRules = ` exist and can be called, but their parameters are not loaded yet: load a tool with tool_search first, then call it with defer_execute {"tool_name": "<name>", "params": {...}}.
 - {"tool_names": ["<name>", ...]} loads the named tools (exact names from the list) with their full parameters.
 - {"queries": ["<keywords>"]} searches by capability when you do not know the name (e.g. ["create pull request"]); the best matches come back with their parameters, the others by name. Several strings are searched together. Prefix a word with + to require it.
-Loaded tools stay loaded for the rest of the conversation; do not load them again.
-{{raw .index}}`
+Loaded tools stay loaded for the rest of the conversation; do not load them again.`
 
 // toolSchema is tool_search's input schema.
 const toolSchema = `{"type":"object","properties":{` +

@@ -38,6 +38,16 @@ type budgetJSON struct {
 	// Advice ranks the visible tools by what deferring each saves over
 	// --turns requests, given --usage counts; absent without --usage.
 	Advice []budget.Advice `json:"advice,omitempty"`
+	// Aliases are the MCP tools whose mcp__<server>__<tool> name broke the
+	// providers' name rule, under the alias the model sees (registry.Alias).
+	Aliases []aliasJSON `json:"aliases,omitempty"`
+}
+
+// aliasJSON is one aliased tool: the name the model sees and calls, and
+// the server's own name, which calls are mapped back to.
+type aliasJSON struct {
+	Alias      string `json:"alias"`
+	ServerName string `json:"server_name"`
 }
 
 // runBudget prints the savings account and the context bar of catalogs.
@@ -139,6 +149,11 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 		RepeatedSentences: top(budget.Boilerplate(visible, counter), 5),
 		RepeatedFields:    top(budget.RepeatedFields(visible, counter), 5),
 	}
+	for _, t := range visible {
+		if t.Aliased() {
+			out.Aliases = append(out.Aliases, aliasJSON{Alias: t.Name, ServerName: t.OriginalName})
+		}
+	}
 	if *usage != "" {
 		if out.Advice, err = advise(*usage, plan.Snapshot(), visible, counter, *turns, *roundTrip); err != nil {
 			return fail(stderr, "toolshelf budget: %v", err)
@@ -203,6 +218,9 @@ func writeAccount(w io.Writer, o *budgetJSON, bar budget.Bar, color bool) {
 	}
 	for _, r := range o.RepeatedFields[:min(3, len(o.RepeatedFields))] {
 		fmt.Fprintf(w, "repeated field text %d×    wastes %s chars, %s: %q\n", r.Count, budget.Thousands(r.WastedChars), r.WastedTokens.String()+" tokens", clip(r.Text, 60))
+	}
+	for _, a := range o.Aliases {
+		fmt.Fprintf(w, "alias                     %s for the server's tool %q (name over 64 characters or outside [A-Za-z0-9_-])\n", a.Alias, a.ServerName)
 	}
 	writeAdvice(w, o.Advice)
 	fmt.Fprintln(w, bar.Render(&budget.BarOptions{Color: color}))

@@ -31,8 +31,9 @@ commands:
          the savings account of deferral and the context bar (of catalogs, or of a live
          stdio MCP server it starts and lists)
   request --catalog FILE... --provider openai-chat|openai-responses|anthropic --model NAME
-          [--rules FILE] [--system TEXT] (--user TEXT | --transcript FILE) [--json]
-         the exact request body BuildRequest returns
+          [--rules FILE] [--system TEXT] (--user TEXT | --transcript FILE) [--max-tokens N] [--check] [--json]
+         the exact request body BuildRequest returns (--max-tokens: default 4096, required by
+         anthropic; --check: exit 1 if the body breaks the provider's rule book)
   diff A.json B.json [--json]
          the first byte where two request bodies differ, and its JSON path
   search --catalog FILE... [--names a,b] [--limit N] [--json] QUERY...

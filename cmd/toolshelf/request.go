@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
@@ -48,11 +49,18 @@ func runRequest(args []string, stdout, stderr io.Writer) int {
 	transcript := fs.String("transcript", "", "JSON array of messages (role, text, tool_calls, call_id, is_error)")
 	user := fs.String("user", "", "one user message: a one-message turn")
 	asJSON := fs.Bool("json", false, "write the body inside a JSON report")
+	maxTokens := fs.Int("max-tokens", defaultMaxTokens, "output-token bound `N`: max_tokens for anthropic, which requires it (default 4096); "+
+		"sent to openai-chat (max_tokens) and openai-responses (max_output_tokens) only when given")
+	check := fs.Bool("check", false, "check the body against the provider's rule book (docs/providers.md): each violation on stderr, exit 1")
+	bodyFile := fs.String("body", "", "with --check: check the request body in `FILE` (any harness's) instead of building one")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return fail(stderr, "toolshelf request: %v", err)
 	}
 	catalogs = append(catalogs, pos...)
+	if *bodyFile != "" {
+		return checkBodyFile(*bodyFile, *provider, *check, stderr)
+	}
 	switch {
 	case len(catalogs) == 0:
 		return fail(stderr, "toolshelf request: no catalog: pass --catalog FILE (MCP tools/list, OpenAI, Anthropic or catalog-file JSON)")
@@ -70,6 +78,12 @@ func runRequest(args []string, stdout, stderr io.Writer) int {
 	default:
 		return fail(stderr, "toolshelf request: --provider %q: unknown; want openai-chat, openai-responses or anthropic", *provider)
 	}
+	if *maxTokens < 0 {
+		return fail(stderr, "toolshelf request: --max-tokens %d: want 0 or more", *maxTokens)
+	}
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "max-tokens" })
+	extra := outputBound(request.Provider(*provider), *maxTokens, given)
 
 	reg, err := loadCatalogs(catalogs)
 	if err != nil {
@@ -102,6 +116,7 @@ func runRequest(args []string, stdout, stderr io.Writer) int {
 		Provider: request.Provider(*provider),
 		Model:    *model,
 		System:   *system,
+		Extra:    extra,
 	})
 	if err != nil {
 		return fail(stderr, "toolshelf request: %v", err)
@@ -114,9 +129,16 @@ func runRequest(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "toolshelf request: %v", err)
 	}
 
+	status := exitOK
+	if *check {
+		for _, v := range wire.Check(*provider, body) {
+			fmt.Fprintf(stderr, "toolshelf request: %s body breaks rule %s\n", *provider, v)
+			status = exitFinding
+		}
+	}
 	if !*asJSON {
 		stdout.Write(body)
-		return exitOK
+		return status
 	}
 	plan := s.Frozen().Plan()
 	out := requestJSON{
@@ -130,7 +152,26 @@ func runRequest(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "toolshelf request: %v", err)
 	}
 	stdout.Write(buf.Bytes())
-	return exitOK
+	return status
+}
+
+// defaultMaxTokens is --max-tokens' default.
+const defaultMaxTokens = 4096
+
+// outputBound is the request's output-token bound: always for Anthropic,
+// which refuses a request without max_tokens; for the OpenAI APIs, which
+// have a default, only when --max-tokens was given.
+func outputBound(p request.Provider, n int, given bool) map[string]json.RawMessage {
+	v := json.RawMessage(strconv.Itoa(n))
+	switch {
+	case p == request.Anthropic:
+		return map[string]json.RawMessage{"max_tokens": v}
+	case !given:
+		return nil
+	case p == request.OpenAIResponses:
+		return map[string]json.RawMessage{"max_output_tokens": v}
+	}
+	return map[string]json.RawMessage{"max_tokens": v}
 }
 
 // readTranscript reads a JSON array of request.Message. Unknown keys are
@@ -189,4 +230,30 @@ func names(tools []*registry.Tool) []string {
 		out[i] = t.Name
 	}
 	return out
+}
+
+// checkBodyFile is request --check --body FILE: the rule book on a body
+// built elsewhere.
+func checkBodyFile(path, provider string, check bool, stderr io.Writer) int {
+	switch {
+	case !check:
+		return fail(stderr, "toolshelf request: --body FILE goes with --check")
+	case provider == "":
+		return fail(stderr, "toolshelf request: --check --body: pass --provider openai-chat, openai-responses or anthropic")
+	}
+	switch request.Provider(provider) {
+	case request.OpenAIChat, request.OpenAIResponses, request.Anthropic:
+	default:
+		return fail(stderr, "toolshelf request: --provider %q: unknown; want openai-chat, openai-responses or anthropic", provider)
+	}
+	body, err := os.ReadFile(path)
+	if err != nil {
+		return fail(stderr, "toolshelf request: --body: %v", err)
+	}
+	status := exitOK
+	for _, v := range wire.Check(provider, body) {
+		fmt.Fprintf(stderr, "toolshelf request: %s: %s body breaks rule %s\n", path, provider, v)
+		status = exitFinding
+	}
+	return status
 }

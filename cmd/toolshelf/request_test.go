@@ -28,7 +28,7 @@ func libraryBody(t *testing.T, p request.Provider, layer *deferral.Layer, msgs [
 	}
 	s, err := request.NewSession(request.Config{
 		Snapshot: reg.Snapshot(), Policy: policy, View: deferral.View{Tier: registry.TierFull},
-		Provider: p, Model: "m-1", System: "Be brief.",
+		Provider: p, Model: "m-1", System: "Be brief.", Extra: outputBound(p, defaultMaxTokens, false),
 	})
 	require.NoError(t, err)
 	body, err := s.BuildRequest(request.Turn{Messages: msgs})
@@ -130,4 +130,68 @@ func TestRequestBadInput(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Every body the command writes for the shared catalogs passes the
+// provider's rule book; --check says so with exit 0, and reports a
+// violation (here an unanswered call in a transcript that the library
+// would refuse, checked on a hand-written body through the same rules)
+// with exit 1.
+func TestRequestCheck(t *testing.T) {
+	rules := writeFile(t, "rules.txt", "Defer(mcp__github__*)\n")
+	for _, p := range []request.Provider{request.OpenAIChat, request.OpenAIResponses, request.Anthropic} {
+		t.Run(string(p), func(t *testing.T) {
+			code, out, errOut := runCLI("request", "--check", "--catalog", "../../testdata/catalogs/github.tools.json",
+				"--catalog", "../../testdata/catalogs/sequential-thinking.tools.json", "--rules", rules,
+				"--provider", string(p), "--model", "gpt-4o", "--user", "hi")
+			require.Equal(t, exitOK, code, errOut)
+			assert.Empty(t, errOut)
+			assert.True(t, requesttest.CheckProviderRules(t, p, []byte(out)))
+			if p == request.Anthropic {
+				assert.Contains(t, out, `"max_tokens":4096`, "the stated default")
+			} else {
+				assert.NotContains(t, out, `max_`, "the OpenAI APIs have their own default")
+			}
+			code, out, errOut = runCLI("request", "--catalog", harness, "--provider", string(p), "--model", "m", "--user", "hi", "--max-tokens", "77")
+			require.Equal(t, exitOK, code, errOut)
+			assert.Contains(t, out, ":77,")
+		})
+	}
+	code, _, errOut := runCLI("request", "--catalog", harness, "--provider", "anthropic", "--model", "m", "--user", "hi", "--max-tokens", "-1")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "--max-tokens")
+
+	// A body built elsewhere: no max_tokens, an empty failed result.
+	bad := writeFile(t, "bad.json", `{"model":"m","messages":[{"role":"user","content":"hi"},`+
+		`{"role":"assistant","content":[{"type":"tool_use","id":"c1","name":"a.b","input":{}}]},`+
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":"","is_error":true}]}]}`)
+	code, out, errOut := runCLI("request", "--check", "--provider", "anthropic", "--body", bad)
+	assert.Equal(t, exitFinding, code)
+	assert.Empty(t, out)
+	for _, w := range []string{"max-tokens", "tool-name", "error-result-content", "messages[2].content[0].content"} {
+		assert.Contains(t, errOut, w)
+	}
+	chat := writeFile(t, "chat.json", `{"model":"m","messages":[{"role":"user","content":"hi"},`+
+		`{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"a.b","arguments":"{}"}}]}]}`)
+	code, _, errOut = runCLI("request", "--check", "--provider", "openai-chat", "--body", chat)
+	assert.Equal(t, exitFinding, code)
+	assert.Contains(t, errOut, "tool-name")
+	assert.Contains(t, errOut, "calls-answered")
+	code, _, _ = runCLI("request", "--provider", "anthropic", "--body", bad)
+	assert.Equal(t, exitUsage, code)
+}
+
+// A server with a dotted and a 70-character tool name imports; budget and
+// request show the aliases, and budget maps each back to the server's name.
+func TestAliasesShown(t *testing.T) {
+	long := strings.Repeat("t", 70-len("mcp__srv__"))
+	cat := writeFile(t, "srv.json", `{"server":"srv","tools":[{"name":"files.read","inputSchema":{"type":"object"}},{"name":"`+long+`","inputSchema":{"type":"object"}},{"name":"plain","inputSchema":{"type":"object"}}]}`)
+	code, out, errOut := runCLI("budget", "--catalog", cat)
+	require.Equal(t, exitOK, code, errOut)
+	assert.Regexp(t, `alias +mcp__srv__files_read_[0-9a-f]{8} for the server's tool "files.read"`, out)
+	assert.Contains(t, out, `for the server's tool "`+long+`"`)
+	assert.NotContains(t, out, `"plain"`)
+	code, out, errOut = runCLI("request", "--check", "--catalog", cat, "--provider", "openai-chat", "--model", "m", "--user", "hi")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Regexp(t, `"name":"mcp__srv__files_read_[0-9a-f]{8}"`, out)
 }

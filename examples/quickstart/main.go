@@ -104,6 +104,7 @@ func run(w io.Writer, o options) error {
 		Provider:   o.Provider,
 		Model:      o.Model,
 		System:     system,
+		Extra:      outputBound(o.Provider),
 		Dispatcher: disp,
 	})
 	if err != nil {
@@ -299,4 +300,13 @@ var script = []step{
 	{reply: call("call_4", "tool_search", `{"tool_names":["count_todos"]}`)},
 	{reply: call("call_5", "defer_execute", `{"tool_name":"count_todos","params":{"path":"."}}`)},
 	{reply: request.Message{Role: request.RoleAssistant, Text: "There are 17 TODO comments left, in 9 files."}},
+}
+
+// outputBound is the request's output-token bound where the provider
+// requires one: Anthropic refuses a request without max_tokens.
+func outputBound(p request.Provider) map[string]json.RawMessage {
+	if p != request.Anthropic {
+		return nil
+	}
+	return map[string]json.RawMessage{"max_tokens": json.RawMessage("4096")}
 }

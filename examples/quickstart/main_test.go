@@ -57,6 +57,12 @@ func TestPrefixSharedEveryTurn(t *testing.T) {
 				bodies = append(bodies, b)
 			}
 			requesttest.AssertStablePrefix(t, bodies...)
+			// Every request is one the provider accepts: descriptions
+			// within OpenAI's 1,024 characters (the 249-tool index rides in
+			// the system part there), max_tokens for Anthropic, names valid.
+			for i, b := range bodies {
+				assert.True(t, requesttest.CheckProviderRules(t, p, b), "turn %d", i+1)
+			}
 			prefix := requesttest.PrefixLen(bodies[0])
 			require.Positive(t, prefix)
 

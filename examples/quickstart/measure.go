@@ -18,15 +18,17 @@ import (
 func sections(s *request.Session, system string) []budget.Section {
 	f := s.Frozen()
 	out := []budget.Section{{Name: "system", Class: budget.ClassSystem, Kind: budget.KindProse, Text: system, Frozen: true}}
+	if f.Index() != "" {
+		// In tool_search's description (Anthropic) or in the system
+		// instructions (OpenAI, which caps descriptions at 1,024).
+		out = append(out, budget.Section{Name: "index", Class: budget.ClassIndex, Kind: budget.KindProse, Text: f.Index(), Frozen: true})
+	}
 	for _, t := range f.Tools() {
 		class, desc := budget.ClassTool, t.Description
 		switch t.Name {
 		case registry.ToolSearchName:
 			class = budget.ClassEntry
-			if d, ok := strings.CutSuffix(desc, f.Index()); ok {
-				desc = d
-				out = append(out, budget.Section{Name: "index", Class: budget.ClassIndex, Kind: budget.KindProse, Text: f.Index(), Frozen: true})
-			}
+			desc = strings.TrimSuffix(desc, f.Index())
 		case registry.DeferExecuteName:
 			class = budget.ClassEntry
 		}

@@ -31,6 +31,8 @@ func chat(ctx context.Context, reg *registry.Registry, disp *execute.Dispatcher,
 		Provider:   request.Anthropic, // or request.OpenAIChat, request.OpenAIResponses
 		Model:      "claude-sonnet-4-5",
 		Dispatcher: disp, // execute.New: permission rules and hooks for every call
+		// Anthropic requires max_tokens; the OpenAI APIs have a default.
+		Extra: map[string]json.RawMessage{"max_tokens": json.RawMessage("4096")},
 	})
 	if err != nil {
 		return "", err

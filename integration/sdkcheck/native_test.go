@@ -10,6 +10,7 @@ import (
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
+	"github.com/toolshelf/toolshelf/request/requesttest"
 )
 
 // nativeParts are the provider-native parts a provider-side tool search
@@ -56,7 +57,7 @@ func TestNativeBodiesDecodeInTheSDKs(t *testing.T) {
 					Policy:      &deferral.Policy{Layers: []deferral.Layer{deferral.MustLayer("project", rules...)}},
 					View:        deferral.View{Tier: registry.TierFull},
 					Provider:    m.p,
-					Model:       "test-model",
+					Model:       "gpt-5.4", // the Responses API's hosted tool_search needs gpt-5.4 or later
 					System:      "You are a coding agent.",
 					Extra:       extra(m.p),
 					ToolSearch:  m.mode,
@@ -69,6 +70,7 @@ func TestNativeBodiesDecodeInTheSDKs(t *testing.T) {
 					t.Helper()
 					body, err := s.BuildRequest(turn)
 					require.NoError(t, err)
+					requesttest.CheckProviderRules(t, m.p, body)
 					problems, err := Check(m.p, body)
 					require.NoError(t, err)
 					for _, pr := range problems {

@@ -12,6 +12,7 @@ import (
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
+	"github.com/toolshelf/toolshelf/request/requesttest"
 )
 
 var providers = []request.Provider{request.OpenAIChat, request.OpenAIResponses, request.Anthropic}
@@ -135,6 +136,7 @@ func TestSessionBodiesDecodeInTheSDKs(t *testing.T) {
 				}
 				body, err := s.BuildRequest(tr)
 				require.NoError(t, err, "turn %d", i)
+				requesttest.CheckProviderRules(t, p, body)
 				problems, err := Check(p, body)
 				require.NoError(t, err, "turn %d", i)
 				for _, pr := range problems {

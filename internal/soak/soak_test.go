@@ -212,7 +212,7 @@ func TestSoak(t *testing.T) {
 		}
 		st.mutations.Add(1)
 		s, err := request.NewSession(request.Config{ID: "probe", Snapshot: reg.Snapshot(), Policy: policy,
-			Provider: request.Anthropic, Model: "m", Cache: cache, Dispatcher: d})
+			Provider: request.Anthropic, Model: "m", Extra: outputBound(request.Anthropic), Cache: cache, Dispatcher: d})
 		if err != nil {
 			fail("probe session: %v", err)
 			return
@@ -237,7 +237,7 @@ func TestSoak(t *testing.T) {
 		}
 		s, err := request.NewSession(request.Config{
 			ID: "s" + strconv.Itoa(id), Snapshot: reg.Snapshot(), Policy: policy, View: view,
-			Vars: map[string]string{"cwd": "/home/dev/repo"}, Provider: provider, Model: "m",
+			Vars: map[string]string{"cwd": "/home/dev/repo"}, Provider: provider, Model: "m", Extra: outputBound(provider),
 			System: "You are a soak test.", Cache: cache, Dispatcher: d, SelfBuilt: takesSelfBuilt,
 		})
 		if err != nil {
@@ -323,10 +323,10 @@ func TestSoak(t *testing.T) {
 			add(registry.DeferExecuteName, fmt.Sprintf(`{"tool_name":%q,"params":{}}`, hidden))
 			add(hidden, `{}`)
 			add(pick(callable(plan.Resident())), `{}`)
-			body, err := s.BuildRequest(request.Turn{Messages: append(msgs, request.Message{Role: request.RoleAssistant, ToolCalls: calls})})
-			if err == nil {
-				body, err = s.BuildRequest(request.Turn{Messages: append(results, request.Message{Role: request.RoleUser, Text: "go on"})})
-			}
+			// The assistant's calls and their results go in one turn: a
+			// request that ends with unanswered calls is refused.
+			msgs = append(msgs, request.Message{Role: request.RoleAssistant, ToolCalls: calls})
+			body, err := s.BuildRequest(request.Turn{Messages: append(append(msgs, results...), request.Message{Role: request.RoleUser, Text: "go on"})})
 			if err != nil {
 				fail("session %d turn %d: %v", id, turn, err)
 				return wp
@@ -413,4 +413,12 @@ func TestSoak(t *testing.T) {
 	// (prefixes of old snapshots, while the cache lives), not by sessions.
 	// 2 MiB of slack covers the runtime's own bookkeeping.
 	assert.LessOrEqual(t, afterCache, before+2<<20, "heap grew by %d KiB over %d sessions", (int64(afterCache)-int64(before))>>10, total)
+}
+
+// outputBound is the output-token bound Anthropic requires (max_tokens).
+func outputBound(p request.Provider) map[string]json.RawMessage {
+	if p != request.Anthropic {
+		return nil
+	}
+	return map[string]json.RawMessage{"max_tokens": json.RawMessage("1024")}
 }

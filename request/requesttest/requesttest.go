@@ -11,6 +11,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/toolshelf/toolshelf/request/wire"
@@ -76,9 +77,15 @@ func AssertStablePrefix(t testing.TB, bodies ...[]byte) bool {
 
 // Golden compares got with the file at path; with -update it writes got
 // to the file instead. A mismatch reports the first differing byte and
-// its JSON path.
+// its JSON path. When the file's name holds a provider between dots
+// ("github.anthropic.json"), got is also checked against that provider's
+// rule book ([CheckProviderRules]), so that no golden pins a body the
+// provider would refuse.
 func Golden(t testing.TB, path string, got []byte) bool {
 	t.Helper()
+	if p := providerOf(path); p != "" && !CheckProviderRules(t, p, got) {
+		return false
+	}
 	if updating() {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatalf("requesttest: %v", err)
@@ -98,4 +105,32 @@ func Golden(t testing.TB, path string, got []byte) bool {
 	}
 	t.Errorf("requesttest: %s does not match (run with -update if the change is intended): %s", path, Diff(want, got))
 	return false
+}
+
+// CheckProviderRules checks body, a request body for provider
+// ("openai-chat", "openai-responses" or "anthropic"; a request.Provider
+// works as it is), against the provider's rule book ([wire.Rules]): the
+// limits and shapes the real API refuses although an SDK's types accept
+// them — name pattern, description length, max_tokens, empty failed
+// results, whitespace-only text, strict, unanswered calls. It reports
+// every violation with its JSON path and returns whether there was none.
+func CheckProviderRules[P ~string](t testing.TB, provider P, body []byte) bool {
+	t.Helper()
+	vs := wire.Check(string(provider), body)
+	for _, v := range vs {
+		t.Errorf("requesttest: %s body breaks the provider's rule %s", provider, v)
+	}
+	return len(vs) == 0
+}
+
+// providerOf returns the provider a golden file's name holds between dots,
+// or "".
+func providerOf(path string) string {
+	for _, part := range strings.Split(filepath.Base(path), ".") {
+		switch part {
+		case wire.OpenAIChat, wire.OpenAIResponses, wire.Anthropic:
+			return part
+		}
+	}
+	return ""
 }

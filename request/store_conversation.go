@@ -1,0 +1,246 @@
+package request
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/registry"
+)
+
+// DefaultCompactBytes is [ConversationOptions.CompactBytes]'s default.
+const DefaultCompactBytes = 64 << 10
+
+// ConversationOptions configures [OpenConversation]. A nil
+// *ConversationOptions means the defaults.
+type ConversationOptions struct {
+	// Handlers gives self-built tools their handlers back by name, as in
+	// [RestoreSession].
+	Handlers map[string]registry.Handler
+	// CompactBytes bounds the log: a commit writes a snapshot of the
+	// whole conversation instead of a delta once the deltas since the
+	// last snapshot would add up to more than both the snapshot and
+	// CompactBytes. Snapshots thus come at doubling sizes, and every
+	// byte of the conversation is written about three times in all,
+	// however long it grows. 0 means [DefaultCompactBytes].
+	CompactBytes int
+}
+
+// Conversation is a [Session] bound to its place in a [Store]. Serving a
+// turn on any replica is: open the conversation (the state comes from the
+// store, the frozen prefix from the replica's [Cache]), run the tool calls
+// and build the request on [Conversation.Session] as usual, then
+// [Conversation.Commit] the turn before sending the body. A commit writes
+// only what the turn changed.
+//
+// If Commit reports [ErrConflict], another replica committed first: open
+// the conversation again and serve the turn on the newer state — unless
+// [Conversation.LastTurn] shows the other commit was this very turn (a
+// double submit), whose body is then the reopened session's
+// BuildRequest(Turn{}). A process that dies before Commit leaves nothing:
+// its turn was never stored, and the next replica serves it.
+//
+// A Conversation is not safe for concurrent use; one replica serves one
+// turn with it and drops it.
+type Conversation struct {
+	store   Store
+	id      string
+	s       *Session
+	compact int
+	version int64
+	stale   bool
+	// reencoded: the stored encoding was another provider's, so the next
+	// commit writes a snapshot in this one's.
+	reencoded bool
+	base      committed
+}
+
+// committed is what the store holds of the session, to diff a turn
+// against.
+type committed struct {
+	turn                string
+	entries, bufLen     int
+	last2               []byte // the encoded history's last two bytes
+	loaded              []string
+	selfBuilt           int
+	notes               []string
+	view                viewState
+	snapBytes, logBytes int
+}
+
+// OpenConversation loads conversation id from store and restores its
+// session with cfg (cfg.View is replaced by the stored view once the
+// conversation has one), or creates the session if the conversation is
+// new. opts may be nil. Stored state that cannot be read is an error
+// wrapping [ErrState]; a store failure is wrapped as it is.
+func OpenConversation(ctx context.Context, store Store, id string, cfg Config, opts *ConversationOptions) (*Conversation, error) {
+	if opts == nil {
+		opts = &ConversationOptions{}
+	}
+	got, err := store.Load(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("request: load conversation %q: %w", id, err)
+	}
+	c := &Conversation{store: store, id: id, compact: opts.CompactBytes, version: got.Version}
+	if c.compact <= 0 {
+		c.compact = DefaultCompactBytes
+	}
+	empty := got.Snapshot == nil && len(got.Deltas) == 0
+	if empty != (got.Version == 0) {
+		return nil, fmt.Errorf("%w: conversation %q: version %d with %d records", ErrState, id, got.Version, len(got.Deltas))
+	}
+	if empty {
+		if c.s, err = NewSession(cfg); err != nil {
+			return nil, err
+		}
+		c.base = committed{}
+		return c, nil
+	}
+	r, err := replay(cfg.Provider, got)
+	if err != nil {
+		return nil, fmt.Errorf("%w: conversation %q: %w", ErrState, id, err)
+	}
+	if c.s, err = restoreState(cfg, &r.st, opts.Handlers, r.hist); err != nil {
+		return nil, fmt.Errorf("conversation %q: %w", id, err)
+	}
+	c.reencoded = r.hist == nil
+	c.s.mu.Lock()
+	c.base = c.capture(r.turn)
+	c.s.mu.Unlock()
+	c.base.snapBytes = len(got.Snapshot)
+	for _, d := range got.Deltas {
+		c.base.logBytes += len(d)
+	}
+	return c, nil
+}
+
+// Session returns the conversation's session.
+func (c *Conversation) Session() *Session { return c.s }
+
+// ID returns the conversation's ID in the store.
+func (c *Conversation) ID() string { return c.id }
+
+// Version returns the stored version the session is at: the number of
+// commits so far.
+func (c *Conversation) Version() int64 { return c.version }
+
+// LastTurn returns the key of the last committed turn ("" if none).
+func (c *Conversation) LastTurn() string { return c.base.turn }
+
+// Commit appends what the session changed since it was opened or last
+// committed — new messages with their encoding, loaded and self-built
+// tools, announcements, the view — under the version it was built on, and
+// records turn as [Conversation.LastTurn]. Now and then it writes a
+// snapshot instead (see [ConversationOptions.CompactBytes]).
+//
+// If another replica committed first, Commit returns the store's error
+// wrapping [ErrConflict] and the Conversation is spent: open it again.
+// On any other error the outcome is unknown (the store may have applied
+// the append): open the conversation again and compare LastTurn.
+func (c *Conversation) Commit(ctx context.Context, turn string) error {
+	if c.stale {
+		return &ConflictError{ID: c.id, Version: c.version, Stored: -1}
+	}
+	rec, next, err := c.record(turn)
+	if err != nil {
+		return fmt.Errorf("request: commit to conversation %q: %w", c.id, err)
+	}
+	if err := c.store.Append(ctx, c.id, c.version, rec); err != nil {
+		c.stale = true
+		if errors.Is(err, ErrConflict) {
+			return err
+		}
+		return fmt.Errorf("request: append to conversation %q at version %d (outcome unknown: open it again and compare LastTurn): %w", c.id, c.version, err)
+	}
+	c.version++
+	c.base = next
+	c.reencoded = false
+	return nil
+}
+
+// record builds the turn's record and what the store will hold after it.
+func (c *Conversation) record(turn string) (Record, committed, error) {
+	s := c.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, h := &c.base, &s.hist
+	next := c.capture(turn)
+	if h.dropped {
+		return Record{}, next, fmt.Errorf("%w: the session dropped its messages (Session.DropMessages), and a Conversation stores them: keep them in a session a Store holds", ErrConfig)
+	}
+	next.snapBytes, next.logBytes = b.snapBytes, b.logBytes
+	whole := c.reencoded || h.count() < b.entries || h.nStored > b.entries || len(h.buf) < b.bufLen || len(s.selfBuilt) < b.selfBuilt
+	if !whole {
+		at := b.bufLen
+		if at >= 2 && !bytes.Equal(h.buf[at-2:at], b.last2) {
+			at -= 2 // Anthropic reopened the last user message
+		}
+		msgs := h.since(b.entries)
+		dm := deltaMeta{Turn: turn, Encoding: s.cfg.Provider, At: at, tail: h.tail(len(msgs))}
+		if !slices.Equal(next.loaded, b.loaded) {
+			dm.Loaded = &next.loaded
+		}
+		for _, t := range s.selfBuilt[b.selfBuilt:] {
+			dm.SelfBuilt = append(dm.SelfBuilt, selfBuiltTool{
+				Name: t.Name, Description: t.Description, InputSchema: t.RawSchema,
+				Annotations: t.Annotations, SearchHints: t.SearchHints,
+			})
+		}
+		if !slices.Equal(next.notes, b.notes) {
+			dm.Notes = &next.notes
+		}
+		if !equalView(next.view, b.view) {
+			dm.View = &next.view
+		}
+		data, err := encodeRecord(recordDelta, dm, msgs, h.buf[at:])
+		if err != nil {
+			return Record{}, next, err
+		}
+		if b.logBytes+len(data) <= max(b.snapBytes, c.compact) {
+			next.logBytes += len(data)
+			return Record{Data: data}, next, nil
+		}
+	}
+	st, err := s.saved()
+	if err != nil {
+		return Record{}, next, err
+	}
+	msgs := st.Messages
+	st.Messages = nil
+	data, err := encodeRecord(recordSnapshot, snapshotMeta{State: st, Encoding: s.cfg.Provider, Turn: turn, tail: h.tail(len(msgs))}, msgs, h.buf)
+	if err != nil {
+		return Record{}, next, err
+	}
+	next.snapBytes, next.logBytes = len(data), 0
+	return Record{Data: data, Snapshot: true}, next, nil
+}
+
+// capture returns what the store holds once the session's current state
+// is committed as turn. s.mu must be held.
+func (c *Conversation) capture(turn string) committed {
+	s := c.s
+	h := &s.hist
+	b := committed{
+		turn: turn, entries: h.count(), bufLen: len(h.buf),
+		last2:     slices.Clone(h.buf[max(0, len(h.buf)-2):]),
+		loaded:    s.loaded.Names(),
+		selfBuilt: len(s.selfBuilt),
+		notes:     slices.Clone(s.notes),
+		view:      viewOf(s.view),
+	}
+	if b.notes == nil {
+		b.notes = []string{} // "none", which a delta must be able to say
+	}
+	return b
+}
+
+func viewOf(v deferral.View) viewState {
+	return viewState{Mode: v.Mode.Name, Allow: slices.Clone(v.Mode.Allow), ReadOnly: v.Mode.ReadOnly, Tier: v.Tier, Elevated: v.Elevated}
+}
+
+func equalView(a, b viewState) bool {
+	return a.Mode == b.Mode && slices.Equal(a.Allow, b.Allow) && a.ReadOnly == b.ReadOnly && a.Tier == b.Tier && a.Elevated == b.Elevated
+}

@@ -1,0 +1,516 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// The provider names the rule book knows; they are the request package's
+// Provider values.
+const (
+	OpenAIChat      = "openai-chat"
+	OpenAIResponses = "openai-responses"
+	Anthropic       = "anthropic"
+)
+
+// Limits the encoders and the checker share.
+const (
+	// MaxNameLen is the longest tool name the library emits: OpenAI's
+	// limit, the stricter of the providers'.
+	MaxNameLen = 64
+	// MaxDescription is OpenAI's limit on a function's description, in
+	// characters (Unicode code points).
+	MaxDescription = 1024
+)
+
+// A Rule is one thing a provider's API refuses that an SDK's types do not
+// catch, with the provider's own words and what the library does about it:
+// a deterministic transformation of the body (the prefix stays byte-stable)
+// or a refusal before any bytes are built.
+type Rule struct {
+	// ID names the rule in checker reports ("description-length").
+	ID string
+	// Provider is the provider the rule belongs to.
+	Provider string
+	// Field is where in the body the rule applies.
+	Field string
+	// Limit is the rule, stated briefly.
+	Limit string
+	// Words are the provider's own words (documentation or error text).
+	Words string
+	// Source is where the rule is published or reported.
+	Source string
+	// Action is what toolshelf does about it.
+	Action string
+}
+
+// rules is the rule book: per provider, in one place. docs/providers.md
+// renders it (a test keeps the two equal).
+var rules = []Rule{
+	{"tool-name", OpenAIChat, "tools[].function.name", "^[a-zA-Z0-9_-]{1,64}$",
+		"Must be a-z, A-Z, 0-9, or contain underscores and dashes, with a maximum length of 64.",
+		"https://platform.openai.com/docs/api-reference/chat/create",
+		"A name outside the rule (an MCP tool over 64 characters with its prefix, or with a dot) gets a model-facing alias: readable prefix + 8 hex digits of SHA-256, mapped back on every call."},
+	{"description-length", OpenAIChat, "tools[].function.description", "≤ 1,024 characters",
+		"Invalid 'tools[N].function.description': string too long. Expected a string with maximum length 1024 (string_above_max_length)",
+		"https://github.com/getsentry/sentry-mcp/issues/106",
+		"tool_search's name index rides in the system message, not in its description. Any other description over the cap is cut at a sentence with a pointer; tool_search returns the full text with the schema."},
+	{"unique-names", OpenAIChat, "tools[].function.name", "each name once",
+		"(a call names its tool; two tools of one name cannot be told apart)", "https://platform.openai.com/docs/guides/function-calling",
+		"The registry refuses duplicate names; aliases carry a hash of the full name."},
+	{"calls-answered", OpenAIChat, "messages[]", "every tool_call_id answered by a tool message",
+		"An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'.",
+		"https://github.com/posit-dev/positron/issues/7770",
+		"BuildRequest refuses a conversation that ends with unanswered calls (ErrSequence), before any bytes are built."},
+	{"empty-error-result", OpenAIChat, "messages[].content (role tool)", "a failed result says something",
+		"(no API error; the model reads an empty failure)", "https://github.com/microsoft/vscode/pull/330709",
+		"An empty or whitespace-only failed result is sent as the fixed placeholder text."},
+
+	{"tool-name", OpenAIResponses, "tools[].name", "^[a-zA-Z0-9_-]{1,64}$",
+		"Must be a-z, A-Z, 0-9, or contain underscores and dashes, with a maximum length of 64.",
+		"https://platform.openai.com/docs/api-reference/responses/create",
+		"Model-facing alias, as for Chat Completions."},
+	{"description-length", OpenAIResponses, "tools[].description", "≤ 1,024 characters",
+		"Expected a string with maximum length 1024 (string_above_max_length)",
+		"https://github.com/getsentry/sentry-mcp/issues/106",
+		"The name index rides in instructions; other over-cap descriptions are cut at a sentence with a pointer, as for Chat Completions."},
+	{"unique-names", OpenAIResponses, "tools[].name", "each name once",
+		"(a call names its tool; two tools of one name cannot be told apart)", "https://platform.openai.com/docs/guides/function-calling",
+		"The registry refuses duplicate names."},
+	{"strict-explicit", OpenAIResponses, "tools[].strict", `"strict": false unless the schema is strict-compatible`,
+		"If you omit strict, the default depends on the API: Responses requests will normalize your schema into strict mode … To opt out of strict mode in Responses … explicitly set strict: false.",
+		"https://platform.openai.com/docs/guides/function-calling",
+		`Every function tool is sent with "strict": false (tool_search's "queries or tool_names, not both" cannot be strict), unless Config.Strict asks for strict and its schema is strict-compatible as it stands.`},
+	{"assistant-text", OpenAIResponses, "input[] (role assistant)", `{"type":"message","role":"assistant","content":"…"}`,
+		"An output_text message item needs id and status; the plain input message form is accepted everywhere.",
+		"https://platform.openai.com/docs/api-reference/responses/create",
+		"Assistant text is sent in the portable input-message form."},
+	{"native-tool-search", OpenAIResponses, `tools[] {"type":"tool_search"}`, "gpt-5.4 and later",
+		"Only gpt-5.4 and later models support tool_search.",
+		"https://developers.openai.com/api/docs/guides/tools",
+		"NewSession refuses Native tool search for other models (ErrConfig naming Config.Model); Portable tool_search works on every model."},
+	{"calls-answered", OpenAIResponses, "input[]", "every function_call answered by a function_call_output",
+		"No tool output found for function call <call_id>.",
+		"https://platform.openai.com/docs/guides/function-calling",
+		"BuildRequest refuses a conversation that ends with unanswered calls (ErrSequence)."},
+	{"empty-error-result", OpenAIResponses, "input[].output (function_call_output)", "a failed result says something",
+		"(no API error; the model reads an empty failure)", "https://github.com/microsoft/vscode/pull/330709",
+		"An empty or whitespace-only failed result is sent as the fixed placeholder text."},
+
+	{"tool-name", Anthropic, "tools[].name", "^[a-zA-Z0-9_-]{1,128}$ (toolshelf emits ≤ 64)",
+		"tools.N.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'",
+		"https://github.com/github/copilot-cli/issues/1879",
+		"Model-facing alias (≤ 64, so one name works on every provider)."},
+	{"unique-names", Anthropic, "tools[].name", "each name once",
+		"(a tool_use names its tool; two tools of one name cannot be told apart)", "https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use",
+		"The registry refuses duplicate names."},
+	{"max-tokens", Anthropic, "max_tokens", "required",
+		"max_tokens: Required[int] — The maximum number of tokens to generate before stopping.",
+		"https://github.com/anthropics/anthropic-sdk-python/blob/main/src/anthropic/types/message_create_params.py",
+		`NewSession refuses a session without Config.Extra["max_tokens"] (ErrConfig); the CLI sends --max-tokens (default 4096).`},
+	{"error-result-content", Anthropic, "messages[].content[] (tool_result)", "non-empty content when is_error",
+		"content cannot be empty if `is_error` is true",
+		"https://github.com/jlevy/markform/issues/153",
+		"An empty or whitespace-only failed result is sent as the fixed placeholder text."},
+	{"whitespace-text", Anthropic, "system[], messages[].content[] (text)", "non-whitespace text",
+		"text content blocks must contain non-whitespace text",
+		"https://github.com/home-assistant/core/issues/175637",
+		"Whitespace-only assistant text is left out next to tool calls, and sent as the placeholder when it is all the message has; empty or whitespace-only host blocks and system items are refused."},
+	{"calls-answered", Anthropic, "messages[]", "every tool_use answered by a tool_result in the next message",
+		"tool_use ids were found without tool_result blocks immediately after",
+		"https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use",
+		"BuildRequest refuses a conversation that ends with unanswered calls (ErrSequence)."},
+}
+
+// Rules returns the rule book of provider, or of every provider when
+// provider is "". The slice is a copy.
+func Rules(provider string) []Rule {
+	var out []Rule
+	for _, r := range rules {
+		if provider == "" || r.Provider == provider {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// A Violation is one place where a body breaks a rule.
+type Violation struct {
+	Rule string // the rule's ID
+	Path string // JSON path of the offending value
+	Msg  string
+}
+
+func (v Violation) String() string { return v.Rule + ": " + v.Path + ": " + v.Msg }
+
+// ValidName reports whether name matches ^[a-zA-Z0-9_-]{1,64}$.
+func ValidName(name string) bool {
+	if len(name) == 0 || len(name) > MaxNameLen {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// NativeToolSearchModel reports whether an OpenAI model is documented for
+// the hosted tool_search: gpt-5.4 and later ("gpt-5.4", "gpt-5.4-mini",
+// "gpt-5.5", "gpt-6" ...).
+func NativeToolSearchModel(model string) bool {
+	rest, ok := strings.CutPrefix(model, "gpt-")
+	if !ok {
+		return false
+	}
+	major, rest := leadingInt(rest)
+	if major < 0 {
+		return false
+	}
+	minor := 0
+	if r, ok := strings.CutPrefix(rest, "."); ok {
+		if minor, _ = leadingInt(r); minor < 0 {
+			return false
+		}
+	}
+	return major > 5 || major == 5 && minor >= 4
+}
+
+func leadingInt(s string) (int, string) {
+	i := 0
+	for i < len(s) && i < 6 && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i == 0 {
+		return -1, s
+	}
+	n, _ := strconv.Atoi(s[:i])
+	return n, s[i:]
+}
+
+// Check verifies body, a request body for provider, against the rule book
+// and returns every violation found, in body order. A body that is not a
+// JSON object is one violation.
+func Check(provider string, body []byte) []Violation {
+	c := checker{provider: provider}
+	var req map[string]json.RawMessage
+	if err := json.Unmarshal(body, &req); err != nil {
+		c.add("json", "", "not a JSON object: %v", err)
+		return c.out
+	}
+	switch provider {
+	case OpenAIChat, OpenAIResponses, Anthropic:
+	default:
+		c.add("provider", "", "unknown provider %q", provider)
+		return c.out
+	}
+	c.tools(req)
+	switch provider {
+	case OpenAIChat:
+		c.chatMessages(req["messages"])
+	case OpenAIResponses:
+		c.responsesInput(req["input"])
+	case Anthropic:
+		if len(req["max_tokens"]) == 0 {
+			c.add("max-tokens", "max_tokens", "missing: Anthropic requires max_tokens (set Config.Extra[\"max_tokens\"])")
+		} else if _, err := strconv.ParseUint(string(req["max_tokens"]), 10, 64); err != nil {
+			c.add("max-tokens", "max_tokens", "want a non-negative integer, got %s", req["max_tokens"])
+		}
+		c.anthropicSystem(req["system"])
+		c.anthropicMessages(req["messages"])
+	}
+	return c.out
+}
+
+type checker struct {
+	provider string
+	out      []Violation
+}
+
+func (c *checker) add(rule, path, format string, a ...any) {
+	c.out = append(c.out, Violation{Rule: rule, Path: path, Msg: fmt.Sprintf(format, a...)})
+}
+
+// array decodes a JSON array; a missing value is an empty one.
+func (c *checker) array(raw json.RawMessage, path string) []json.RawMessage {
+	if len(raw) == 0 {
+		return nil
+	}
+	var out []json.RawMessage
+	if err := json.Unmarshal(raw, &out); err != nil {
+		c.add("json", path, "want an array")
+	}
+	return out
+}
+
+func object(raw json.RawMessage) map[string]json.RawMessage {
+	var m map[string]json.RawMessage
+	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	return m
+}
+
+// str decodes a JSON string; ok is false for anything else.
+func str(raw json.RawMessage) (string, bool) {
+	var s string
+	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+func blank(s string) bool { return strings.TrimSpace(s) == "" }
+
+// emptyFailure reports an OpenAI tool result that is a failure marker with
+// nothing after it: providers without an error flag read "Error: " in
+// front of a failed result.
+func emptyFailure(s string) bool { return strings.TrimSpace(s) == "Error:" }
+
+func (c *checker) tools(req map[string]json.RawMessage) {
+	model, _ := str(req["model"])
+	seen := map[string]int{}
+	for i, raw := range c.array(req["tools"], "tools") {
+		at := fmt.Sprintf("tools[%d]", i)
+		t := object(raw)
+		if t == nil {
+			c.add("json", at, "want an object")
+			continue
+		}
+		typ, _ := str(t["type"])
+		fn := t
+		namePath, descPath := at+".name", at+".description"
+		switch {
+		case c.provider == OpenAIChat:
+			if typ != "function" {
+				c.add("tool-type", at+".type", "want \"function\", got %s", t["type"])
+				continue
+			}
+			fn = object(t["function"])
+			namePath, descPath = at+".function.name", at+".function.description"
+		case c.provider == OpenAIResponses && typ == "tool_search":
+			if !NativeToolSearchModel(model) {
+				c.add("native-tool-search", at, "model %q: only gpt-5.4 and later support tool_search", model)
+			}
+			continue
+		case c.provider == OpenAIResponses && typ != "function":
+			continue // another hosted tool
+		case c.provider == Anthropic && typ != "" && typ != "custom":
+			continue // a server tool (tool search), named by its type
+		}
+		name, _ := str(fn["name"])
+		if !ValidName(name) {
+			c.add("tool-name", namePath, "%.80q must match ^[a-zA-Z0-9_-]{1,64}$", name)
+		}
+		if j, ok := seen[name]; ok {
+			c.add("unique-names", namePath, "%q is also tools[%d]", name, j)
+		} else {
+			seen[name] = i
+		}
+		d, ok := str(fn["description"])
+		if c.provider != Anthropic && ok && utf8.RuneCountInString(d) > MaxDescription {
+			c.add("description-length", descPath, "%q: %d characters, the limit is %d", name, utf8.RuneCountInString(d), MaxDescription)
+		}
+		if c.provider == OpenAIResponses {
+			if s := fn["strict"]; !bytes.Equal(s, []byte("false")) && !bytes.Equal(s, []byte("true")) {
+				c.add("strict-explicit", at+".strict", "%q: strict is missing; the API would normalize the schema into strict mode", name)
+			}
+		}
+		if c.provider != Anthropic && bytes.Equal(fn["strict"], []byte("true")) && !StrictCompatible(fn["parameters"]) {
+			c.add("strict-explicit", at+".strict", "%q: strict is true but the schema is not strict-compatible as it stands", name)
+		}
+	}
+}
+
+// calls tracks tool calls waiting for their results.
+type calls struct {
+	pending []string
+	at      []string // path of each pending call
+}
+
+func (p *calls) open(id, path string) { p.pending, p.at = append(p.pending, id), append(p.at, path) }
+
+func (p *calls) answer(id string) bool {
+	for i, x := range p.pending {
+		if x == id {
+			p.pending = append(p.pending[:i], p.pending[i+1:]...)
+			p.at = append(p.at[:i], p.at[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+func (c *checker) unanswered(p *calls) {
+	for i, id := range p.pending {
+		c.add("calls-answered", p.at[i], "call %q has no result", id)
+	}
+	p.pending, p.at = p.pending[:0], p.at[:0]
+}
+
+func (c *checker) chatMessages(raw json.RawMessage) {
+	var p calls
+	for i, mr := range c.array(raw, "messages") {
+		at := fmt.Sprintf("messages[%d]", i)
+		m := object(mr)
+		role, _ := str(m["role"])
+		if role != "tool" {
+			c.unanswered(&p)
+		}
+		switch role {
+		case "assistant":
+			for j, cr := range c.array(m["tool_calls"], at+".tool_calls") {
+				id, _ := str(object(cr)["id"])
+				cp := fmt.Sprintf("%s.tool_calls[%d]", at, j)
+				c.callName(object(object(cr)["function"])["name"], cp+".function.name")
+				p.open(id, cp)
+			}
+		case "tool":
+			id, _ := str(m["tool_call_id"])
+			if !p.answer(id) {
+				c.add("calls-answered", at+".tool_call_id", "result for %q answers no open call", id)
+			}
+			if s, ok := str(m["content"]); ok && emptyFailure(s) {
+				c.add("empty-error-result", at+".content", "a failed result with no text")
+			}
+		}
+	}
+	c.unanswered(&p)
+}
+
+func (c *checker) callName(raw json.RawMessage, path string) {
+	if name, _ := str(raw); !ValidName(name) {
+		c.add("tool-name", path, "%.80q must match ^[a-zA-Z0-9_-]{1,64}$", name)
+	}
+}
+
+func (c *checker) responsesInput(raw json.RawMessage) {
+	var p calls
+	for i, ir := range c.array(raw, "input") {
+		at := fmt.Sprintf("input[%d]", i)
+		m := object(ir)
+		typ, _ := str(m["type"])
+		role, _ := str(m["role"])
+		switch {
+		case typ == "function_call":
+			id, _ := str(m["call_id"])
+			c.callName(m["name"], at+".name")
+			p.open(id, at)
+			continue
+		case typ == "function_call_output":
+			id, _ := str(m["call_id"])
+			if !p.answer(id) {
+				c.add("calls-answered", at+".call_id", "output for %q answers no open call", id)
+			}
+			if s, ok := str(m["output"]); ok && emptyFailure(s) {
+				c.add("empty-error-result", at+".output", "a failed result with no text")
+			}
+			continue
+		case role == "assistant":
+			if _, ok := str(m["content"]); !ok || typ != "" && typ != "message" {
+				c.add("assistant-text", at, `want {"type":"message","role":"assistant","content":"…"}`)
+			}
+		}
+		if typ == "" || typ == "message" {
+			c.unanswered(&p)
+		}
+	}
+	c.unanswered(&p)
+}
+
+func (c *checker) anthropicSystem(raw json.RawMessage) {
+	if s, ok := str(raw); ok {
+		if blank(s) {
+			c.add("whitespace-text", "system", "empty or whitespace-only")
+		}
+		return
+	}
+	for i, br := range c.array(raw, "system") {
+		c.textBlock(object(br), fmt.Sprintf("system[%d]", i))
+	}
+}
+
+func (c *checker) textBlock(b map[string]json.RawMessage, path string) {
+	if typ, _ := str(b["type"]); typ != "text" {
+		return
+	}
+	if s, _ := str(b["text"]); blank(s) {
+		c.add("whitespace-text", path+".text", "text blocks must contain non-whitespace text")
+	}
+}
+
+func (c *checker) anthropicMessages(raw json.RawMessage) {
+	var p calls
+	for i, mr := range c.array(raw, "messages") {
+		at := fmt.Sprintf("messages[%d]", i)
+		m := object(mr)
+		role, _ := str(m["role"])
+		if s, ok := str(m["content"]); ok {
+			if blank(s) {
+				c.add("whitespace-text", at+".content", "text content must contain non-whitespace text")
+			}
+			c.unanswered(&p)
+			continue
+		}
+		blocks := c.array(m["content"], at+".content")
+		if role == "user" {
+			for j, br := range blocks {
+				b := object(br)
+				if typ, _ := str(b["type"]); typ != "tool_result" {
+					continue
+				}
+				id, _ := str(b["tool_use_id"])
+				bp := fmt.Sprintf("%s.content[%d]", at, j)
+				if !p.answer(id) {
+					c.add("calls-answered", bp+".tool_use_id", "result for %q answers no tool_use of the previous message", id)
+				}
+				if bytes.Equal(b["is_error"], []byte("true")) && emptyContent(b["content"]) {
+					c.add("error-result-content", bp+".content", "content cannot be empty if is_error is true")
+				}
+			}
+		}
+		c.unanswered(&p)
+		for j, br := range blocks {
+			b := object(br)
+			bp := fmt.Sprintf("%s.content[%d]", at, j)
+			c.textBlock(b, bp)
+			if typ, _ := str(b["type"]); typ == "tool_use" && role == "assistant" {
+				id, _ := str(b["id"])
+				c.callName(b["name"], bp+".name")
+				p.open(id, bp)
+			}
+		}
+	}
+	c.unanswered(&p)
+}
+
+// emptyContent reports a tool_result content that says nothing: missing,
+// a blank string, an empty array, or only blank text blocks.
+func emptyContent(raw json.RawMessage) bool {
+	if len(raw) == 0 {
+		return true
+	}
+	if s, ok := str(raw); ok {
+		return blank(s)
+	}
+	var blocks []json.RawMessage
+	if json.Unmarshal(raw, &blocks) != nil {
+		return false
+	}
+	for _, b := range blocks {
+		m := object(b)
+		if typ, _ := str(m["type"]); typ != "text" {
+			return false
+		}
+		if s, _ := str(m["text"]); !blank(s) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,122 @@
+package wire
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestCheck(t *testing.T) {
+	long := strings.Repeat("a", MaxDescription+1)
+	tests := []struct {
+		name, provider, body string
+		rule                 string // "" means no violation
+		path                 string
+	}{
+		{"chat ok", OpenAIChat, `{"model":"m","tools":[{"type":"function","function":{"name":"a","description":"d","parameters":{}}}],"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"a","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":""}]}`, "", ""},
+		{"chat description", OpenAIChat, `{"model":"m","tools":[{"type":"function","function":{"name":"a","description":"` + long + `"}}],"messages":[]}`, "description-length", "tools[0].function.description"},
+		{"chat description in runes", OpenAIChat, `{"model":"m","tools":[{"type":"function","function":{"name":"a","description":"` + strings.Repeat("é", MaxDescription) + `"}}],"messages":[]}`, "", ""},
+		{"chat dotted name", OpenAIChat, `{"model":"m","tools":[{"type":"function","function":{"name":"a.b","description":"d"}}],"messages":[]}`, "tool-name", "tools[0].function.name"},
+		{"chat long name", OpenAIChat, `{"model":"m","tools":[{"type":"function","function":{"name":"` + strings.Repeat("n", 65) + `","description":"d"}}],"messages":[]}`, "tool-name", "tools[0].function.name"},
+		{"chat duplicate", OpenAIChat, `{"model":"m","tools":[{"type":"function","function":{"name":"a"}},{"type":"function","function":{"name":"a"}}],"messages":[]}`, "unique-names", "tools[1].function.name"},
+		{"chat unanswered", OpenAIChat, `{"model":"m","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"a","arguments":"{}"}}]}]}`, "calls-answered", "messages[1].tool_calls[0]"},
+		{"chat empty failure", OpenAIChat, `{"model":"m","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"a","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":"Error: "}]}`, "empty-error-result", "messages[2].content"},
+		{"responses ok", OpenAIResponses, `{"model":"m","tools":[{"type":"function","name":"a","description":"d","parameters":{},"strict":false}],"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]},{"role":"assistant","content":"ok"},{"type":"function_call","call_id":"c1","name":"a","arguments":"{}"},{"type":"function_call_output","call_id":"c1","output":"x"}]}`, "", ""},
+		{"responses strict missing", OpenAIResponses, `{"model":"m","tools":[{"type":"function","name":"a","description":"d","parameters":{}}],"input":[]}`, "strict-explicit", "tools[0].strict"},
+		{"responses strict true, open schema", OpenAIResponses, `{"model":"m","tools":[{"type":"function","name":"a","description":"d","parameters":{"type":"object","properties":{"x":{}}},"strict":true}],"input":[]}`, "strict-explicit", "tools[0].strict"},
+		{"chat strict true, open schema", OpenAIChat, `{"model":"m","tools":[{"type":"function","function":{"name":"a","parameters":{"type":"object"},"strict":true}}],"messages":[]}`, "strict-explicit", "tools[0].strict"},
+		{"responses description", OpenAIResponses, `{"model":"m","tools":[{"type":"function","name":"a","description":"` + long + `","strict":false}],"input":[]}`, "description-length", "tools[0].description"},
+		{"responses output_text", OpenAIResponses, `{"model":"m","input":[{"type":"message","role":"assistant","content":[{"type":"output_text","text":"ok"}]}]}`, "assistant-text", "input[0]"},
+		{"responses native old model", OpenAIResponses, `{"model":"gpt-4o","tools":[{"type":"tool_search"}],"input":[]}`, "native-tool-search", "tools[0]"},
+		{"responses native new model", OpenAIResponses, `{"model":"gpt-5.4-mini","tools":[{"type":"tool_search"}],"input":[]}`, "", ""},
+		{"responses unanswered", OpenAIResponses, `{"model":"m","input":[{"type":"function_call","call_id":"c1","name":"a","arguments":"{}"}]}`, "calls-answered", "input[0]"},
+		{"anthropic ok", Anthropic, `{"model":"m","max_tokens":1024,"system":[{"type":"text","text":"s"}],"tools":[{"name":"a","description":"` + long + `","input_schema":{}},{"type":"tool_search_tool_bm25_20251119","name":"tool_search_tool_bm25"}],"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]},{"role":"assistant","content":[{"type":"tool_use","id":"c1","name":"a","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":"no","is_error":true}]}]}`, "", ""},
+		{"anthropic max_tokens", Anthropic, `{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}]}`, "max-tokens", "max_tokens"},
+		{"anthropic empty error", Anthropic, `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]},{"role":"assistant","content":[{"type":"tool_use","id":"c1","name":"a","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":" ","is_error":true}]}]}`, "error-result-content", "messages[2].content[0].content"},
+		{"anthropic whitespace text", Anthropic, `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]},{"role":"assistant","content":[{"type":"text","text":" \n"}]}]}`, "whitespace-text", "messages[1].content[0].text"},
+		{"anthropic unanswered", Anthropic, `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]},{"role":"assistant","content":[{"type":"tool_use","id":"c1","name":"a","input":{}}]}]}`, "calls-answered", "messages[1].content[0]"},
+		{"not json", Anthropic, `{`, "json", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			vs := Check(tc.provider, []byte(tc.body))
+			if tc.rule == "" {
+				assert.Empty(t, vs)
+				return
+			}
+			if assert.NotEmpty(t, vs) {
+				assert.Equal(t, tc.rule, vs[0].Rule, vs[0].String())
+				assert.Equal(t, tc.path, vs[0].Path)
+			}
+		})
+	}
+}
+
+func TestNativeToolSearchModel(t *testing.T) {
+	for model, want := range map[string]bool{
+		"gpt-5.4": true, "gpt-5.4-mini": true, "gpt-5.5": true, "gpt-5.10": true, "gpt-6": true, "gpt-6-pro": true,
+		"gpt-5": false, "gpt-5.3-codex": false, "gpt-4o": false, "gpt-4.1": false, "o3": false, "": false, "gpt-": false, "gpt-x": false,
+	} {
+		assert.Equal(t, want, NativeToolSearchModel(model), model)
+	}
+}
+
+func TestRulesEveryProvider(t *testing.T) {
+	for _, p := range []string{OpenAIChat, OpenAIResponses, Anthropic} {
+		rs := Rules(p)
+		assert.NotEmpty(t, rs, p)
+		for _, r := range rs {
+			assert.NotEmpty(t, r.Source, r.ID)
+			assert.NotEmpty(t, r.Action, r.ID)
+		}
+	}
+	assert.Len(t, Rules(""), len(rules))
+}
+
+func TestStrictCompatible(t *testing.T) {
+	for schema, want := range map[string]bool{
+		`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"],"additionalProperties":false}`:                                        true,
+		`{"type":"object","properties":{},"required":[],"additionalProperties":false}`:                                                                true,
+		`{"type":"object","additionalProperties":false}`:                                                                                              true,
+		`{"type":"object","properties":{"a":{"type":"string"}},"additionalProperties":false}`:                                                         false, // a optional
+		`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`:                                                                     false, // open
+		`{"type":"object","properties":{"a":{"type":"object","properties":{"b":{"type":"integer"}}}},"required":["a"],"additionalProperties":false}`:  false, // nested open
+		`{"type":"object","properties":{"a":{"type":"array","items":{"type":"string","minLength":1}}},"required":["a"],"additionalProperties":false}`: false, // minLength
+		`{"type":"object","properties":{"a":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["a"],"additionalProperties":false}`:            true,
+		`{"anyOf":[{"type":"object"}]}`: false,
+		`{"type":"string"}`:             false,
+		`not json`:                      false,
+	} {
+		assert.Equal(t, want, StrictCompatible([]byte(schema)), schema)
+	}
+	deep := `{"type":"string"}`
+	for range 12 {
+		deep = `{"type":"object","properties":{"x":` + deep + `},"required":["x"],"additionalProperties":false}`
+	}
+	assert.False(t, StrictCompatible([]byte(deep)), "over 10 levels")
+}
+
+// FuzzCheck: the checker reads any bytes as a body for any provider
+// without panicking, and reports a body that is not JSON.
+func FuzzCheck(f *testing.F) {
+	for _, s := range []string{
+		`{"model":"m","tools":[{"type":"function","function":{"name":"a"}}],"messages":[{"role":"tool","tool_call_id":1}]}`,
+		`{"model":"m","max_tokens":"x","system":"  ","messages":[{"role":"user","content":[{"type":"tool_result","is_error":true,"content":[{"type":"text","text":" "}]}]}]}`,
+		`{"input":[{"type":"function_call"},{"role":"assistant","content":[]}],"tools":[{"type":"tool_search"}]}`,
+		`[]`, `{`, `null`, `{"tools":{}}`,
+	} {
+		for p := range uint8(3) {
+			f.Add([]byte(s), p)
+		}
+	}
+	provs := []string{OpenAIChat, OpenAIResponses, Anthropic}
+	f.Fuzz(func(t *testing.T, body []byte, p uint8) {
+		vs := Check(provs[int(p)%len(provs)], body)
+		var v any
+		if json.Unmarshal(body, &v) != nil && len(vs) == 0 {
+			t.Fatalf("no violation for a body that is not JSON")
+		}
+	})
+}
