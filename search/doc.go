@@ -20,6 +20,11 @@
 // extended through [Options.Vocabulary]. [Eval] measures a searcher on a
 // query file (recall@1, recall@5, MRR, schemas loaded).
 //
+// The index over the plan's deferred tools is built once, by [New], and
+// shared by every session of the plan; a session's self-built tools are
+// searched through its own small [Overlay], merged by score, so that no
+// call ever rebuilds the shared index.
+//
 // It never drops a name to save space: descriptions may go, names stay.
 // Only the plan's deferred tools (plus tools a session announces) are
 // searched; hidden tools appear nowhere.
