@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	deferral "github.com/toolshelf/toolshelf/defer"
@@ -184,8 +185,9 @@ func naiveFrom(s *Session) *naiveRequest {
 // body), both baselines holding the same tools[] (resident and entry
 // tools) with schemas as json.RawMessage. "naive-schema" is the older
 // baseline holding *jsonschema.Schema, and memmove the floor: a copy of as
-// many bytes. The memmove sub-benchmark, which runs last, reports the
-// ratios of the run (x/y: x's time over y's).
+// many bytes. The "ratios" sub-benchmark runs each pair in alternating
+// blocks, so that a shared machine's load drifts over both alike, and
+// reports x/y: x's time over y's.
 func BenchmarkBuildRequest(b *testing.B) {
 	s, _ := benchSession(b, OpenAIChat, nil)
 	turn := Turn{Messages: []Message{userMsg("What changed since the last build?")}}
@@ -195,93 +197,108 @@ func BenchmarkBuildRequest(b *testing.B) {
 		b.Fatal(err)
 	}
 	s.hist.rewind(base)
-	ns := map[string]float64{}
-	record := func(b *testing.B, name string) {
-		ns[name] = float64(b.Elapsed().Nanoseconds()) / float64(b.N)
-	}
 
-	// steady: a harness that reuses its request buffer (AppendRequest).
-	b.Run("steady", func(b *testing.B) {
-		buf := make([]byte, 0, 2*len(out))
-		b.ReportAllocs()
-		for b.Loop() {
-			var err error
-			if buf, err = s.AppendRequest(buf[:0], turn); err != nil {
-				b.Fatal(err)
-			}
-			s.hist.rewind(base)
+	buf := make([]byte, 0, 2*len(out))
+	steady := func() { // a harness that reuses its request buffer
+		var err error
+		if buf, err = s.AppendRequest(buf[:0], turn); err != nil {
+			b.Fatal(err)
 		}
-		record(b, "steady")
-		b.ReportMetric(float64(len(out)), "bytes/request")
-	})
-	// steady-alloc: BuildRequest, a fresh body per turn.
-	b.Run("steady-alloc", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := s.BuildRequest(turn); err != nil {
-				b.Fatal(err)
-			}
-			s.hist.rewind(base)
+		s.hist.rewind(base)
+	}
+	steadyAlloc := func() { // BuildRequest, a fresh body per turn
+		if _, err := s.BuildRequest(turn); err != nil {
+			b.Fatal(err)
 		}
-		record(b, "steady-alloc")
-	})
+		s.hist.rewind(base)
+	}
 	user := naiveMessage{Role: "user", Content: turn.Messages[0].Text}
-	// naive-reuse: json.Encoder into a reused buffer, like steady.
-	b.Run("naive-reuse", func(b *testing.B) {
-		req := rawFrom(s)
-		var buf bytes.Buffer
-		buf.Grow(2 * len(out))
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		b.ReportAllocs()
-		for b.Loop() {
-			buf.Reset()
-			req.Messages = append(req.Messages, user)
-			if err := enc.Encode(req); err != nil {
-				b.Fatal(err)
+	raw, parsed := rawFrom(s), naiveFrom(s)
+	var nbuf bytes.Buffer
+	nbuf.Grow(2 * len(out))
+	enc := json.NewEncoder(&nbuf)
+	enc.SetEscapeHTML(false)
+	naiveReuse := func() { // json.Encoder into a reused buffer, like steady
+		nbuf.Reset()
+		raw.Messages = append(raw.Messages, user)
+		if err := enc.Encode(raw); err != nil {
+			b.Fatal(err)
+		}
+		raw.Messages = raw.Messages[:len(raw.Messages)-1]
+	}
+	naive := func() { // json.Marshal, a fresh body, like steady-alloc
+		raw.Messages = append(raw.Messages, user)
+		if _, err := json.Marshal(raw); err != nil {
+			b.Fatal(err)
+		}
+		raw.Messages = raw.Messages[:len(raw.Messages)-1]
+	}
+	naiveSchema := func() {
+		parsed.Messages = append(parsed.Messages, user)
+		if _, err := json.Marshal(parsed); err != nil {
+			b.Fatal(err)
+		}
+		parsed.Messages = parsed.Messages[:len(parsed.Messages)-1]
+	}
+	dst := make([]byte, len(out))
+	memmove := func() { copy(dst, out) }
+
+	for _, sub := range []struct {
+		name string
+		op   func()
+	}{{"steady", steady}, {"steady-alloc", steadyAlloc}, {"naive-reuse", naiveReuse}, {"naive", naive}, {"naive-schema", naiveSchema}, {"memmove", memmove}} {
+		b.Run(sub.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				sub.op()
 			}
-			req.Messages = req.Messages[:len(req.Messages)-1]
-		}
-		record(b, "naive-reuse")
-		b.ReportMetric(float64(buf.Len()), "bytes/request")
-	})
-	// naive: json.Marshal, a fresh body, like steady-alloc.
-	b.Run("naive", func(b *testing.B) {
-		req := rawFrom(s)
-		b.ReportAllocs()
-		for b.Loop() {
-			req.Messages = append(req.Messages, user)
-			if _, err := json.Marshal(req); err != nil {
-				b.Fatal(err)
+			b.ReportMetric(float64(len(out)), "bytes/request")
+		})
+	}
+	b.Run("ratios", func(b *testing.B) {
+		// Blocks of each op in turn (~2 ms each, so caches stay warm
+		// within a block) alternate, so that load drift hits both alike.
+		reps := func(op func()) int {
+			t0 := time.Now()
+			for range 3 {
+				op()
 			}
-			req.Messages = req.Messages[:len(req.Messages)-1]
+			return max(1, int(2*time.Millisecond/(time.Since(t0)/3+1)))
 		}
-		record(b, "naive")
-	})
-	b.Run("naive-schema", func(b *testing.B) {
-		req := naiveFrom(s)
-		b.ReportAllocs()
-		for b.Loop() {
-			req.Messages = append(req.Messages, user)
-			if _, err := json.Marshal(req); err != nil {
-				b.Fatal(err)
+		block := func(op func(), n int) time.Duration {
+			t0 := time.Now()
+			for range n {
+				op()
 			}
-			req.Messages = req.Messages[:len(req.Messages)-1]
+			return time.Since(t0)
 		}
-		record(b, "naive-schema")
-	})
-	b.Run("memmove", func(b *testing.B) {
-		dst := make([]byte, len(out))
-		b.ReportAllocs()
+		pairs := []struct {
+			name string
+			x, y func()
+		}{
+			{"steady/memmove", steady, memmove},
+			{"naive-reuse/steady", naiveReuse, steady},
+			{"naive/steady-alloc", naive, steadyAlloc},
+			{"naive-schema/naive", naiveSchema, naive},
+		}
+		type acc struct {
+			nx, ny int
+			tx, ty time.Duration
+		}
+		accs := make([]acc, len(pairs))
+		for i, p := range pairs {
+			accs[i].nx, accs[i].ny = reps(p.x), reps(p.y)
+		}
 		for b.Loop() {
-			copy(dst, out)
+			for i, p := range pairs {
+				a := &accs[i]
+				a.tx += block(p.x, a.nx)
+				a.ty += block(p.y, a.ny)
+			}
 		}
-		record(b, "memmove")
-		if ns["steady"] > 0 && ns["naive"] > 0 {
-			b.ReportMetric(ns["steady"]/ns["memmove"], "steady/memmove")
-			b.ReportMetric(ns["naive-reuse"]/ns["steady"], "naive-reuse/steady")
-			b.ReportMetric(ns["naive"]/ns["steady-alloc"], "naive/steady-alloc")
-			b.ReportMetric(ns["naive-schema"]/ns["naive"], "naive-schema/naive")
+		for i, p := range pairs {
+			a := &accs[i]
+			b.ReportMetric((float64(a.tx)/float64(a.nx))/(float64(a.ty)/float64(a.ny)), p.name)
 		}
 	})
 }
