@@ -34,8 +34,8 @@ type Options struct {
 	Testdata string
 	// Sessions live at the same time; each plays Turns requests.
 	Sessions, Turns int
-	// Tools in the registry: the harness fixture's built-in tools
-	// (resident) plus renamed copies of the MCP catalogs (deferred).
+	// Tools in the registry: the harness fixture's built-in tools plus
+	// renamed copies of the MCP catalogs (every MCP tool deferred).
 	Tools int
 	// SelfBuiltEvery: one session in this many writes self-built tools.
 	SelfBuiltEvery int
@@ -275,7 +275,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 					if i >= len(sessions) || ctx.Err() != nil {
 						return
 					}
-					if err := playTurn(ctx, &sessions[i], i, turn, o, deferred, &buf, lat, cpu, &calls, &selfFound, &selfSearches); err != nil {
+					if err := playTurn(ctx, &sessions[i], i, turn, o, &buf, lat, cpu, &calls, &selfFound, &selfSearches); err != nil {
 						errOnce.Do(func() { firstErr = fmt.Errorf("session %d turn %d: %w", i, turn, err) })
 						return
 					}
@@ -328,7 +328,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 // call of a loaded tool through defer_execute, and in one session of
 // SelfBuiltEvery a self-built tool written at turn 2 and searched for
 // every fourth turn after.
-func playTurn(ctx context.Context, ss *session, i, turn int, o Options, deferred []*registry.Tool, buf *[]byte,
+func playTurn(ctx context.Context, ss *session, i, turn int, o Options, buf *[]byte,
 	lat, cpu []time.Duration, calls, selfFound, selfSearches *atomic.Int64) error {
 	s := ss.s
 	q := queries[(i+turn)%len(queries)]
