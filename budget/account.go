@@ -7,11 +7,8 @@ import (
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/search"
 )
-
-// DefaultIndexBudget is the character budget of the deferred-tool index
-// implied by the published 60-tool accounting (~20,000 chars).
-const DefaultIndexBudget = 20000
 
 // PublishedCharsPerToken is the flat rate the published accounting used for
 // its token figures (every character at 4 a token, JSON included).
@@ -31,7 +28,8 @@ type AccountOptions struct {
 	// a newline.
 	Index string
 	// IndexBudget is the index's character budget; 0 means
-	// [DefaultIndexBudget].
+	// [search.DefaultIndexBudget], the budget tool_search itself
+	// renders the index within.
 	IndexBudget int
 }
 
@@ -155,7 +153,7 @@ func NewAccount(plan *deferral.Plan, opts *AccountOptions) (*Account, error) {
 		o.Counter, _ = NewCounter(EncodingEstimate)
 	}
 	if o.IndexBudget <= 0 {
-		o.IndexBudget = DefaultIndexBudget
+		o.IndexBudget = search.DefaultIndexBudget
 	}
 	resident, deferred := plan.Resident(), plan.Deferred()
 	all := make([]*registry.Tool, 0, len(resident)+len(deferred))

@@ -2,9 +2,9 @@ package budget_test
 
 import (
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,10 +15,10 @@ import (
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/render"
+	"github.com/toolshelf/toolshelf/request"
+	"github.com/toolshelf/toolshelf/request/requesttest"
 	"github.com/toolshelf/toolshelf/search"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files and the bc025 transcripts")
 
 // bc025Suite is the part of task-suite.json the replay needs.
 type bc025Suite struct {
@@ -166,7 +166,7 @@ func bc025Prefixes(t *testing.T) (snap *registry.Snapshot, alwaysOn, deferred []
 }
 
 // TestBC025Transcripts keeps testdata/transcripts/bc025 in step with the
-// suite: run with -update to rewrite them.
+// suite: run with TOOLSHELF_UPDATE=1 to rewrite them.
 func TestBC025Transcripts(t *testing.T) {
 	snap, _, _ := bc025Prefixes(t)
 	files := bc025Transcripts(t, snap)
@@ -174,19 +174,19 @@ func TestBC025Transcripts(t *testing.T) {
 	dir := testdata("transcripts", "bc025")
 	for name, want := range files {
 		path := filepath.Join(dir, name)
-		if *update {
+		if requesttest.Updating() {
 			require.NoError(t, os.MkdirAll(dir, 0o755))
 			require.NoError(t, os.WriteFile(path, want, 0o644))
 			continue
 		}
 		got, err := os.ReadFile(path)
-		require.NoError(t, err, "run go test ./budget -run BC025 -update")
+		require.NoError(t, err, "run TOOLSHELF_UPDATE=1 go test ./budget -run BC025")
 		assert.Equal(t, string(want), string(got), name)
 	}
 }
 
 // TestBC025Replay replays the four tasks both ways with gpt-4o's tokenizer
-// and checks the table in testdata/bc025-table.md (-update rewrites it).
+// and checks the table in testdata/bc025-table.md (TOOLSHELF_UPDATE=1 rewrites it).
 func TestBC025Replay(t *testing.T) {
 	_, alwaysPrefix, deferredPrefix := bc025Prefixes(t)
 	c := budget.CounterForModel("gpt-4o")
@@ -194,10 +194,8 @@ func TestBC025Replay(t *testing.T) {
 	readJSON(t, testdata("benchmarks", "bc025", "task-suite.json"), &suite)
 	var rows []budget.TaskComparison
 	for _, task := range suite.Tasks {
-		a, err := budget.LoadTranscript(testdata("transcripts", "bc025", task.ID+".always-on.json"))
-		require.NoError(t, err)
-		d, err := budget.LoadTranscript(testdata("transcripts", "bc025", task.ID+".deferred.json"))
-		require.NoError(t, err)
+		a := loadTranscript(t, testdata("transcripts", "bc025", task.ID+".always-on.json"))
+		d := loadTranscript(t, testdata("transcripts", "bc025", task.ID+".deferred.json"))
 		ac, dc := c.TaskCost(alwaysPrefix, a), c.TaskCost(deferredPrefix, d)
 		ac.Task, dc.Task = task.ID, task.ID
 		// As published: 2 model requests always-on, 3 deferred.
@@ -213,14 +211,26 @@ func TestBC025Replay(t *testing.T) {
 	golden(t, filepath.Join("testdata", "bc025-table.md"), table)
 }
 
+// loadTranscript reads a transcript file through package request, which
+// owns the message form.
+func loadTranscript(t *testing.T, path string) *budget.Transcript {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	name := strings.TrimSuffix(filepath.Base(path), ".json")
+	tr, err := request.ParseTranscript(name, data)
+	require.NoError(t, err, path)
+	return tr
+}
+
 func golden(t *testing.T, path, got string) {
 	t.Helper()
-	if *update {
+	if requesttest.Updating() {
 		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
 		return
 	}
 	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run with -update to create %s", path)
+	require.NoError(t, err, "run with TOOLSHELF_UPDATE=1 to create %s", path)
 	assert.Equal(t, string(want), got)
 }

@@ -33,7 +33,7 @@ func (c Class) String() string {
 func (c Class) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
 
 // Section is one measurable piece of a request. Any request can be described
-// as a list of sections; package request exposes its own, and [ToolSections]
+// as a list of sections; request.Session.Sections gives a session's, and [ToolSections]
 // describes a registry tool.
 type Section struct {
 	// Name identifies the section in reports: "system", a tool's name,

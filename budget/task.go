@@ -1,27 +1,19 @@
 package budget
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 )
 
-// ErrTranscript is wrapped by errors about a transcript file.
-var ErrTranscript = errors.New("budget: bad transcript")
-
 // Transcript is a recorded conversation reduced to what costs tokens: one
-// frozen section per message, and which messages the model wrote. Each
-// model-written message answers one model request, whose input is the
-// prefix plus every message before it.
+// frozen section per message (and per host block sent with it), and which
+// of them the model wrote. Each model-written section answers one model
+// request, whose input is the prefix plus every section before it.
 //
-// The file form is the library's neutral message form (a JSON array of
-// request.Message: role, text, tool_calls, call_id, is_error). Package
-// budget reads it without importing package request, so that request may
-// describe its own sections with [Section].
+// Package budget never decodes messages: package request, which owns the
+// one Message type, builds a Transcript with request.Transcript (from
+// Session.Messages) or request.ParseTranscript (from a saved file).
 type Transcript struct {
 	// Name names the task, for reports.
 	Name string
@@ -31,80 +23,6 @@ type Transcript struct {
 	ByModel []bool
 	// ToolCalls counts the model's tool calls.
 	ToolCalls int
-}
-
-// wireMessage mirrors request.Message's JSON form.
-type wireMessage struct {
-	Role      string `json:"role"`
-	Text      string `json:"text"`
-	ToolCalls []struct {
-		ID        string          `json:"id"`
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	} `json:"tool_calls"`
-	CallID  string `json:"call_id"`
-	IsError bool   `json:"is_error"`
-}
-
-// LoadTranscript reads a transcript file; the task is named after the file.
-// Errors name the file.
-func LoadTranscript(path string) (*Transcript, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	name := path[strings.LastIndexByte(path, '/')+1:]
-	tr, err := ParseTranscript(strings.TrimSuffix(name, ".json"), data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return tr, nil
-}
-
-// ParseTranscript parses a transcript in the neutral message form. A tool
-// call's text is its name and compact arguments; a tool result or message
-// whose text is JSON is rated as JSON.
-func ParseTranscript(name string, data []byte) (*Transcript, error) {
-	var msgs []wireMessage
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&msgs); err != nil {
-		return nil, fmt.Errorf("%w: want a JSON array of messages: %v", ErrTranscript, err)
-	}
-	tr := &Transcript{Name: name}
-	for i, m := range msgs {
-		var b strings.Builder
-		kind := KindProse
-		switch m.Role {
-		case "user", "tool":
-			b.WriteString(m.Text)
-			if json.Valid([]byte(m.Text)) && strings.ContainsAny(m.Text, "{[") {
-				kind = KindJSON
-			}
-		case "assistant":
-			b.WriteString(m.Text)
-			for _, c := range m.ToolCalls {
-				if c.Name == "" {
-					return nil, fmt.Errorf("%w: message %d: a tool call needs a name", ErrTranscript, i)
-				}
-				b.WriteString(c.Name)
-				var args bytes.Buffer
-				if err := json.Compact(&args, c.Arguments); err != nil || args.Len() == 0 || args.Bytes()[0] != '{' {
-					return nil, fmt.Errorf("%w: message %d: call %q: arguments must be a JSON object", ErrTranscript, i, c.Name)
-				}
-				b.Write(args.Bytes())
-				kind = KindJSON
-				tr.ToolCalls++
-			}
-		default:
-			return nil, fmt.Errorf("%w: message %d: unknown role %q (want user, assistant or tool)", ErrTranscript, i, m.Role)
-		}
-		tr.Messages = append(tr.Messages, Section{
-			Name: "message " + strconv.Itoa(i), Class: ClassMessage, Kind: kind, Text: b.String(), Frozen: true,
-		})
-		tr.ByModel = append(tr.ByModel, m.Role == "assistant")
-	}
-	return tr, nil
 }
 
 // TaskCost is what one task pays in tokens: every model request re-reads

@@ -9,10 +9,11 @@ import (
 	"github.com/toolshelf/toolshelf/budget"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/request"
 )
 
 func TestTaskCostCountsEveryPrefill(t *testing.T) {
-	tr, err := budget.ParseTranscript("t", []byte(`[
+	tr, err := request.ParseTranscript("t", []byte(`[
 		{"role":"user","text":"hello there"},
 		{"role":"assistant","tool_calls":[{"id":"1","name":"Read","arguments":{"path":"/a"}}]},
 		{"role":"tool","call_id":"1","text":"{\"ok\":true}"},
@@ -35,21 +36,6 @@ func TestTaskCostCountsEveryPrefill(t *testing.T) {
 	cmp := budget.Compare(tc, tc)
 	assert.Zero(t, cmp.Delta)
 	assert.Contains(t, budget.TaskTable([]budget.TaskComparison{cmp}), "| t |")
-}
-
-func TestParseTranscriptErrors(t *testing.T) {
-	for _, bad := range []string{
-		`{}`,
-		`[{"role":"system","text":"x"}]`,
-		`[{"role":"assistant","tool_calls":[{"id":"1","name":"","arguments":{}}]}]`,
-		`[{"role":"assistant","tool_calls":[{"id":"1","name":"X","arguments":"{"}]}]`,
-		`[{"role":"user","txt":"typo"}]`,
-	} {
-		_, err := budget.ParseTranscript("t", []byte(bad))
-		assert.ErrorIs(t, err, budget.ErrTranscript, bad)
-	}
-	_, err := budget.LoadTranscript("missing.json")
-	assert.Error(t, err)
 }
 
 // TestAccountIndependentOfRegistrationOrder imports the fixture's tools in

@@ -16,7 +16,7 @@
 //     the resident definitions would exceed a share of the context window).
 //
 // Before any of that, a session's [View] — its [Mode] (for example the
-// read-only [AskMode]), its tier and whether it was elevated — hides every
+// read-only mode of [AskMode]), its tier and whether it was elevated — hides every
 // tool outside it. A hidden tool is structurally absent, not advised against.
 //
 // [Policy.Plan] returns a [Plan]: every tool's [State] and the reason for it,

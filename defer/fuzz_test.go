@@ -12,14 +12,14 @@ func FuzzParseRule(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		r, err := ParseRule(s)
+		r, err := parseRule(s)
 		if err != nil {
 			if !strings.Contains(err.Error(), ErrRule.Error()) {
 				t.Fatalf("error without ErrRule: %v", err)
 			}
 			return
 		}
-		back, err := ParseRule(r.String())
+		back, err := parseRule(r.String())
 		if err != nil || back != r {
 			t.Fatalf("round trip of %q: %v %v", r, back, err)
 		}

@@ -14,9 +14,14 @@ type Mode struct {
 	ReadOnly bool
 }
 
-// AskMode is question answering in the default harness: exactly the read and
-// search tools, and no writer (Write, Edit, Bash, PowerShell ...).
-var AskMode = Mode{Name: "ask", Allow: []string{"Read", "Glob", "Grep", "WebFetch", "WebSearch"}}
+// AskMode returns the mode of question answering in the default harness:
+// exactly its read and search tools (Read, Glob, Grep, WebFetch, WebSearch),
+// and no writer (Write, Edit, Bash, PowerShell ...). Each call returns a
+// new Mode, so no caller can change another's; a harness whose read tools
+// have other names builds its own Mode the same way.
+func AskMode() Mode {
+	return Mode{Name: "ask", Allow: []string{"Read", "Glob", "Grep", "WebFetch", "WebSearch"}}
+}
 
 // restricts reports whether the mode hides anything at all.
 func (m Mode) restricts() bool { return len(m.Allow) > 0 || m.ReadOnly }

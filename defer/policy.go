@@ -32,9 +32,9 @@ func (d Default) String() string {
 	return "resident"
 }
 
-// DefaultAutoShare is the share of the context window above which auto mode
+// defaultAutoShare is the share of the context window above which auto mode
 // defers, as Claude Code's auto:10.
-const DefaultAutoShare = 0.10
+const defaultAutoShare = 0.10
 
 // Policy decides which visible tools are resident and which are deferred.
 // The zero Policy keeps every tool resident unless its flag or group says
@@ -48,16 +48,16 @@ type Policy struct {
 	// Window is the model's context window in tokens; DefaultAuto needs it.
 	Window int
 	// AutoShare is the share of Window that resident definitions may use
-	// before auto mode defers; 0 means [DefaultAutoShare].
+	// before auto mode defers; 0 means 0.10 (a tenth of the window).
 	AutoShare float64
 	// Size returns a tool's size in tokens for auto mode. Nil uses a
 	// character estimate (package budget supplies exact counts).
 	Size func(*registry.Tool) int
 }
 
-// EstimateSize is the default tool size for auto mode: description at 4
+// estimateSize is the default tool size for auto mode: description at 4
 // characters a token plus schema at 1.3, plus the name.
-func EstimateSize(t *registry.Tool) int {
+func estimateSize(t *registry.Tool) int {
 	return estimate.Prose(t.Name) + estimate.Prose(t.Description) + estimate.JSON(t.ModelSchema())
 }
 
@@ -112,7 +112,7 @@ func (p *Policy) Plan(snap *registry.Snapshot, view View) (*Plan, error) {
 	if p.Default == DefaultAuto {
 		share := p.AutoShare
 		if share == 0 {
-			share = DefaultAutoShare
+			share = defaultAutoShare
 		}
 		limit := int(share * float64(p.Window))
 		over := visibleSize > limit
@@ -135,7 +135,7 @@ func (p *Policy) size(t *registry.Tool) int {
 	if p.Size != nil {
 		return p.Size(t)
 	}
-	return EstimateSize(t)
+	return estimateSize(t)
 }
 
 func modeName(m Mode) string {
@@ -157,7 +157,7 @@ func (p *Policy) decide(t *registry.Tool, g *registry.Group, d *Decision) (soft 
 	for _, l := range p.Layers {
 		for i := range l.Rules {
 			r := &l.Rules[i]
-			if !r.Matches(t.Name) {
+			if !r.matches(t.Name) {
 				continue
 			}
 			if r.Verb == VerbNoDefer {

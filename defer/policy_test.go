@@ -191,9 +191,19 @@ func harness(t *testing.T) *registry.Registry {
 	return r
 }
 
+// TestAskModeIsNotShared: a caller that edits its ask mode (here, to
+// expose Write) changes no other caller's, which a package variable with a
+// shared Allow slice did.
+func TestAskModeIsNotShared(t *testing.T) {
+	mine := AskMode()
+	mine.Allow[0] = "Write"
+	mine.Allow = append(mine.Allow, "Bash")
+	assert.Equal(t, []string{"Read", "Glob", "Grep", "WebFetch", "WebSearch"}, AskMode().Allow)
+}
+
 func TestAskMode(t *testing.T) {
 	r := harness(t)
-	plan, err := (&Policy{Default: DefaultDefer}).Plan(r.Snapshot(), View{Mode: AskMode})
+	plan, err := (&Policy{Default: DefaultDefer}).Plan(r.Snapshot(), View{Mode: AskMode()})
 	require.NoError(t, err)
 	var visible []string
 	for _, tl := range append(plan.Resident(), plan.Deferred()...) {
@@ -308,7 +318,7 @@ func ExamplePlan_Explain() {
 		registry.Tool{Name: "Write"},
 	)
 	p := &Policy{Layers: []Layer{MustLayer("project", "NoDefer(VideoGen)")}}
-	plan, _ := p.Plan(r.Snapshot(), View{Mode: AskMode})
+	plan, _ := p.Plan(r.Snapshot(), View{Mode: AskMode()})
 	for _, d := range plan.Decisions() {
 		fmt.Println(d)
 	}

@@ -32,16 +32,16 @@ type Rule struct {
 	Pattern string
 }
 
-// String returns the rule in the form ParseRule reads.
+// String returns the rule in the form [ParseLayer] reads.
 func (r Rule) String() string { return r.Verb.String() + "(" + r.Pattern + ")" }
 
-// Matches reports whether the rule's pattern matches name.
-func (r Rule) Matches(name string) bool { return Match(r.Pattern, name) }
+// matches reports whether the rule's pattern matches name.
+func (r Rule) matches(name string) bool { return Match(r.Pattern, name) }
 
-// ParseRule parses "Defer(pattern)" or "NoDefer(pattern)". Patterns match the
+// parseRule parses "Defer(pattern)" or "NoDefer(pattern)". Patterns match the
 // whole tool name and may use * for any run of characters. Other characters
 // must be tool-name characters, so a rule cannot smuggle in syntax.
-func ParseRule(s string) (Rule, error) {
+func parseRule(s string) (Rule, error) {
 	src := s
 	s = strings.TrimSpace(s)
 	open := strings.IndexByte(s, '(')
@@ -137,7 +137,7 @@ func ParseLayer(name, text string) (Layer, error) {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		r, err := ParseRule(line)
+		r, err := parseRule(line)
 		if err != nil {
 			return Layer{}, fmt.Errorf("layer %q, line %d: %w", name, i+1, err)
 		}

@@ -43,11 +43,11 @@ func TestMatchIsNotExponential(t *testing.T) {
 }
 
 func TestParseRule(t *testing.T) {
-	r, err := ParseRule("  NoDefer(mcp__github__*)  ")
+	r, err := parseRule("  NoDefer(mcp__github__*)  ")
 	require.NoError(t, err)
 	assert.Equal(t, Rule{Verb: VerbNoDefer, Pattern: "mcp__github__*"}, r)
 	assert.Equal(t, "NoDefer(mcp__github__*)", r.String())
-	r, err = ParseRule("Defer( VideoGen )")
+	r, err = parseRule("Defer( VideoGen )")
 	require.NoError(t, err)
 	assert.Equal(t, Rule{Verb: VerbDefer, Pattern: "VideoGen"}, r)
 
@@ -64,7 +64,7 @@ func TestParseRule(t *testing.T) {
 		{"", "want Defer(pattern)"},
 	}
 	for _, tc := range bad {
-		_, err := ParseRule(tc.rule)
+		_, err := parseRule(tc.rule)
 		require.Error(t, err, tc.rule)
 		assert.True(t, errors.Is(err, ErrRule))
 		assert.Contains(t, err.Error(), tc.want, tc.rule)

@@ -57,11 +57,13 @@ func shapeProblem(params []byte) string {
 	switch p[0] {
 	case '{':
 		if !json.Valid(p) {
-			return "params is not valid JSON; send a JSON object"
+			return "arguments are not valid JSON; send a JSON object"
 		}
 		return ""
 	case 'n':
-		return "params is null; send a JSON object ({} when the tool needs no params)"
+		if string(p) == "null" { // "not json", "nul" ... are not null
+			return "params is null; send a JSON object ({} when the tool needs no params)"
+		}
 	case '"':
 		var s string
 		if json.Unmarshal(p, &s) == nil {
@@ -74,7 +76,7 @@ func shapeProblem(params []byte) string {
 		return "params is an array; send a JSON object whose keys are the tool's parameter names"
 	}
 	if !json.Valid(p) {
-		return "params is not valid JSON; send a JSON object"
+		return "arguments are not valid JSON; send a JSON object"
 	}
 	return "params is a " + jsonKind(p) + "; send a JSON object whose keys are the tool's parameter names"
 }

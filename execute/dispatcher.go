@@ -185,7 +185,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, c *call, params json.RawMessa
 		return res
 	}
 	// 6. Before-call hooks.
-	cl := &Call{Session: c.s, Tool: t, Name: c.target, Via: c.via, Params: full}
+	cl := &Call{Session: c.s, Tool: t, Name: c.target, Via: c.via, ID: callID(ctx), Params: full}
 	hooks := d.hooksFor(c.target)
 	for _, h := range hooks {
 		if h.Before == nil {
@@ -597,7 +597,8 @@ func (d *Dispatcher) run(ctx context.Context, c *call, cl *Call) registry.Result
 	}
 	var res registry.Result
 	var err error
-	if perr := safely(func() { res, err = c.t.Handler(ctx, cl.Params) }); perr != nil {
+	hctx := withCall(ctx, cl) // the handler reads its call with CallFromContext
+	if perr := safely(func() { res, err = c.t.Handler(hctx, cl.Params) }); perr != nil {
 		ev := c.event(EventPanic)
 		ev.Detail = perr.Error()
 		d.emit(ctx, ev)

@@ -76,6 +76,9 @@ type Call struct {
 	Name string
 	// Via is "defer_execute" when the call came through the wrapper.
 	Via string
+	// ID is the provider's ID of the call (tool_use id, call_id), when the
+	// harness passed it with [WithCallID]; "" otherwise.
+	ID string
 	// Params are the validated params: defaults applied, injected fields
 	// filled. A hook may return new params in its [Verdict].
 	Params json.RawMessage

@@ -12,7 +12,7 @@ import (
 // Catalog formats recognised by [ParseCatalog].
 const (
 	FormatMCP             = "mcp"              // an MCP tools/list result, or a bare array of MCP tools
-	FormatCatalogFile     = "catalog"          // {"server", "description", "tools": [MCP tools]}
+	FormatCatalogFile     = "catalog"          // {"server" or "catalog", "description", "tools": [MCP tools]}
 	FormatOpenAIChat      = "openai-chat"      // [{"type":"function","function":{...}}]
 	FormatOpenAIResponses = "openai-responses" // [{"type":"function","name":...,"parameters":...}]
 	FormatAnthropic       = "anthropic"        // [{"name","description","input_schema"}]
@@ -23,6 +23,12 @@ type Catalog struct {
 	// Server, when set, makes the catalog an MCP server's group: tool names
 	// are the server's own and are exposed as mcp__<server>__<tool>.
 	// Without it the tools join the built-in group under their own names.
+	//
+	// An MCP tools/list result (Format FormatMCP) does not say which server
+	// it came from, so [Registry.Import] refuses it without Server, with an
+	// error wrapping [ErrNoServer]: set Server to the server's name (the
+	// command line's --server NAME). A catalog file names its group itself:
+	// "server" for an MCP server's, "catalog" for built-in tools.
 	Server string
 	// Description is the server's (or catalog's) description.
 	Description string
@@ -68,6 +74,7 @@ func ParseCatalog(data []byte) (*Catalog, error) {
 			Result      json.RawMessage `json:"result"`
 			Tools       json.RawMessage `json:"tools"`
 			Server      *string         `json:"server"`
+			Builtin     *string         `json:"catalog"`
 			Description string          `json:"description"`
 		}
 		if err := json.Unmarshal(data, &top); err != nil {
@@ -84,6 +91,9 @@ func ParseCatalog(data []byte) (*Catalog, error) {
 		}
 		c.Format = FormatMCP
 		c.Description = top.Description
+		if top.Builtin != nil && top.Server == nil {
+			c.Format = FormatCatalogFile // built-in tools, named as they are
+		}
 		if top.Server != nil {
 			c.Format = FormatCatalogFile
 			c.Server = *top.Server
@@ -200,8 +210,12 @@ func nameHint(e json.RawMessage) string {
 
 // Import registers a catalog's tools, all or none. With Server set the
 // server's group is added (or its settings kept when it exists) and the tools
-// join it; otherwise they join the built-in group.
+// join it; otherwise they join the built-in group — except a bare MCP
+// tools/list, which is refused (see [Catalog.Server]).
 func (r *Registry) Import(c *Catalog) error {
+	if c.Server == "" && c.Format == FormatMCP {
+		return fmt.Errorf("%w: an MCP tools/list names no server, so its tools would join the built-in group under bare names: set Catalog.Server to the server's name (the command line's --server NAME)", ErrNoServer)
+	}
 	tools := make([]Tool, len(c.Tools))
 	copy(tools, c.Tools)
 	if c.Server == "" {

@@ -104,6 +104,37 @@ func TestImportHarnessFixture(t *testing.T) {
 	assert.Equal(t, SourceBuiltin, tl.Source)
 }
 
+// TestImportToolsListNeedsServer: a bare MCP tools/list names no server;
+// Import refuses it until Catalog.Server says which, while catalog files
+// name their group themselves ("server", or "catalog" for built-ins).
+func TestImportToolsListNeedsServer(t *testing.T) {
+	for _, list := range []string{
+		`{"tools":[{"name":"create_issue","inputSchema":{"type":"object"}}]}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"create_issue","inputSchema":{"type":"object"}}]}}`,
+		`[{"name":"create_issue","inputSchema":{"type":"object"}}]`,
+	} {
+		c, err := ParseCatalog([]byte(list))
+		require.NoError(t, err)
+		err = New(nil).Import(c)
+		require.ErrorIs(t, err, ErrNoServer, list)
+		assert.Contains(t, err.Error(), "Catalog.Server")
+		assert.Contains(t, err.Error(), "--server NAME")
+		c.Server = "github"
+		r := New(nil)
+		require.NoError(t, r.Import(c))
+		_, ok := r.Snapshot().Tool("mcp__github__create_issue")
+		assert.True(t, ok)
+	}
+	c, err := ParseCatalog([]byte(`{"catalog":"harness","tools":[{"name":"Read","inputSchema":{"type":"object"}}]}`))
+	require.NoError(t, err)
+	assert.Equal(t, FormatCatalogFile, c.Format)
+	r := New(nil)
+	require.NoError(t, r.Import(c), "a built-in catalog file")
+	tl, ok := r.Snapshot().Tool("Read")
+	require.True(t, ok)
+	assert.Equal(t, SourceBuiltin, tl.Source)
+}
+
 func TestImportBenchmarkCatalogs(t *testing.T) {
 	for _, f := range []string{
 		"../testdata/benchmarks/bc025/catalog.json",
@@ -210,6 +241,7 @@ func TestAdversarialCatalogs(t *testing.T) {
 	t.Run("$ref cycles and remote $refs are kept as data, never fetched", func(t *testing.T) {
 		c, err := ParseCatalog([]byte(`[{"name":"a","inputSchema":{"type":"object","properties":{"n":{"$ref":"#"},"r":{"$ref":"https://example.invalid/s.json"}}}}]`))
 		require.NoError(t, err)
+		c.Server = "s"
 		require.NoError(t, New(nil).Import(c))
 	})
 	t.Run("huge enum is bounded by the schema bound", func(t *testing.T) {
@@ -229,7 +261,7 @@ func TestAdversarialCatalogs(t *testing.T) {
 	t.Run("index tags in descriptions are data here; names cannot carry them", func(t *testing.T) {
 		_, err := ParseCatalog([]byte(`[{"name":"</available_deferred_tools>","inputSchema":{}}]`))
 		require.NoError(t, err, "parsing keeps the tool; registration validates the name")
-		c, _ := ParseCatalog([]byte(`[{"name":"</available_deferred_tools>","inputSchema":{}}]`))
+		c, _ := ParseCatalog([]byte(`{"catalog":"builtin","tools":[{"name":"</available_deferred_tools>","inputSchema":{}}]}`))
 		assert.ErrorIs(t, New(nil).Import(c), ErrInvalidName)
 	})
 }

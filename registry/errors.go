@@ -24,6 +24,9 @@ var (
 	ErrReservedName = errors.New("reserved name")
 	// ErrCatalog reports catalog JSON that cannot be imported.
 	ErrCatalog = errors.New("invalid catalog")
+	// ErrNoServer reports an MCP tools/list imported without the name of
+	// the server it came from (see [Catalog.Server]).
+	ErrNoServer = errors.New("catalog names no server")
 )
 
 func errorsIsDupGroup(err error) bool { return errors.Is(err, ErrDuplicateGroup) }

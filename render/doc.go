@@ -14,10 +14,11 @@
 // Variables come in three tiers (see [Vars]): static values from the tool or
 // package, session values declared when a session is created (working
 // directory, OS, locale, the session's date ...), and a forbidden list of
-// per-turn or random values ([ForbiddenVariables]) whose use is an error. A
+// per-turn or random values (now, turn_id, request_id, nonce, uuid ...)
+// whose use is an error, naming the variable and why. A
 // variable that is declared nowhere is an error too.
 //
-// A session renders once, when it is created, and freezes the result in a
-// derived view ([Tools] returns it): zero renders per turn. The package never
+// A session renders once, when it is created, and freezes the result ([Tool]
+// gives one tool's description): zero renders per turn. The package never
 // writes back into a tool definition; definitions stay plain, comparable data.
 package render

@@ -23,9 +23,9 @@ func forbiddenFunction(name string) (what string, ok bool) {
 	return "", false
 }
 
-// ForbiddenFunctions returns the names of the stub functions that fail a
+// forbiddenFunctions returns the names of the stub functions that fail a
 // render, sorted.
-func ForbiddenFunctions() []string {
+func forbiddenFunctions() []string {
 	names := []string{
 		"now", "date", "time", "today", "unix", "timestamp", "clock",
 		"random", "rand", "randInt", "shuffle",
@@ -52,9 +52,9 @@ func forbiddenVariable(name string) (what string, ok bool) {
 	return "", false
 }
 
-// ForbiddenVariables returns the variable names that may never be declared
+// forbiddenVariables returns the variable names that may never be declared
 // or read, sorted: per-turn and random values.
-func ForbiddenVariables() []string {
+func forbiddenVariables() []string {
 	names := []string{
 		"now", "time", "timestamp", "clock", "elapsed",
 		"turn", "turn_id", "turn_index", "request_id", "message_id", "message_count", "token_count", "tokens_used",

@@ -55,31 +55,6 @@ func (v Vars) lookup(name string) (string, bool) {
 	return s, ok
 }
 
-// Rendered is the frozen, model-facing text of one tool: the derived view a
-// session keeps. The tool definition itself is never changed.
-type Rendered struct {
-	Name        string
-	Description string
-}
-
-// Tools renders the description of every tool: templates (Template set)
-// with vars, everything else copied as literal text. It stops at the first
-// error.
-func Tools(tools []*registry.Tool, vars Vars) ([]Rendered, error) {
-	if err := vars.Check(); err != nil {
-		return nil, err
-	}
-	out := make([]Rendered, len(tools))
-	for i, t := range tools {
-		d, err := Tool(t, vars)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = Rendered{Name: t.Name, Description: d}
-	}
-	return out, nil
-}
-
 // Tool returns t's model-facing description: rendered when t.Template is
 // set, t.Description verbatim otherwise.
 func Tool(t *registry.Tool, vars Vars) (string, error) {
@@ -185,7 +160,7 @@ func funcMap(tool string, vars Vars, root **template.Template) template.FuncMap 
 			return b.String(), nil
 		},
 	}
-	for _, name := range ForbiddenFunctions() {
+	for _, name := range forbiddenFunctions() {
 		what, _ := forbiddenFunction(name)
 		m[name] = func(...any) (string, error) {
 			return "", &Error{Tool: tool, Name: name, Err: ErrForbiddenFunction, Hint: "templates are rendered once per session and must be pure; " + what + " would differ between sessions and processes"}

@@ -12,7 +12,7 @@ import (
 )
 
 func TestRenderEachForbiddenFunctionFails(t *testing.T) {
-	for _, fn := range ForbiddenFunctions() {
+	for _, fn := range forbiddenFunctions() {
 		t.Run(fn, func(t *testing.T) {
 			text := "Search tools.\nToday is {{" + fn + "}}.\n"
 			out, err := Render("tool_search", text, Vars{})
@@ -34,7 +34,7 @@ func TestRenderEachForbiddenFunctionFails(t *testing.T) {
 // they fail, and never return a zero value silently.
 func TestStubsFailWhenCalled(t *testing.T) {
 	m := funcMap("x", Vars{}, nil)
-	for _, fn := range ForbiddenFunctions() {
+	for _, fn := range forbiddenFunctions() {
 		f, ok := m[fn].(func(...any) (string, error))
 		require.True(t, ok, fn)
 		_, err := f()
@@ -84,7 +84,7 @@ func TestRenderVariables(t *testing.T) {
 }
 
 func TestVarsCheck(t *testing.T) {
-	for _, v := range ForbiddenVariables() {
+	for _, v := range forbiddenVariables() {
 		err := Vars{Session: map[string]string{v: "x"}}.Check()
 		assert.ErrorIs(t, err, ErrVariables, v)
 	}
@@ -92,13 +92,17 @@ func TestVarsCheck(t *testing.T) {
 	assert.ErrorIs(t, err, ErrVariables)
 }
 
-func TestToolsRendersOnlyTemplatesAndNeverWritesBack(t *testing.T) {
+func TestToolRendersOnlyTemplatesAndNeverWritesBack(t *testing.T) {
 	lit := &registry.Tool{Name: "Lit", Description: "{{now}} is literal text"}
 	tpl := &registry.Tool{Name: "Tpl", Description: "in {{.cwd}}", Template: true}
 	before := *tpl
-	out, err := Tools([]*registry.Tool{lit, tpl}, Vars{Session: map[string]string{"cwd": "/w"}})
-	require.NoError(t, err)
-	assert.Equal(t, []Rendered{{"Lit", "{{now}} is literal text"}, {"Tpl", "in /w"}}, out)
+	var out []string
+	for _, tl := range []*registry.Tool{lit, tpl} {
+		d, err := Tool(tl, Vars{Session: map[string]string{"cwd": "/w"}})
+		require.NoError(t, err)
+		out = append(out, d)
+	}
+	assert.Equal(t, []string{"{{now}} is literal text", "in /w"}, out)
 	assert.Equal(t, before, *tpl, "the tool definition is unchanged")
 }
 

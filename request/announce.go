@@ -14,7 +14,8 @@ const MaxAnnouncedNames = 40
 
 // ToolsChange describes a tool source whose tools changed during a
 // session: an MCP server that reconnected or sent tools/list_changed with
-// different tools (integration/mcp's ToolsChange carries the same fields).
+// different tools. integration/mcp's Change embeds it, so a Manager's
+// change is announced as it comes.
 type ToolsChange struct {
 	// Server is the group (MCP server) whose tools changed.
 	Server string

@@ -127,18 +127,20 @@ const (
 // native reports whether m is a provider-side search mode.
 func (m ToolSearch) native() bool { return m == Native || m == NativeRegex }
 
-// checkToolSearch validates the mode for the provider.
+// checkToolSearch validates the mode for the provider, a known one: a
+// native mode needs the provider's own search tool for it.
 func checkToolSearch(m ToolSearch, p Provider) error {
+	enc, _ := encoderFor(p)
 	switch m {
 	case "", Portable:
 		return nil
 	case Native:
-		if p == OpenAIChat {
+		if enc.searchTool(Native) == "" {
 			return fmt.Errorf("%w: Config.ToolSearch %q: provider %q has no native tool search; use Portable (tool_search and defer_execute work on every provider) or the %q provider", ErrConfig, m, p, OpenAIResponses)
 		}
 		return nil
 	case NativeRegex:
-		if p != Anthropic {
+		if enc.searchTool(NativeRegex) == "" {
 			return fmt.Errorf("%w: Config.ToolSearch %q: the regex tool search is Anthropic's; provider %q: use %q or Portable", ErrConfig, m, p, Native)
 		}
 		return nil

@@ -23,6 +23,12 @@
 // a conversation the provider would refuse (Anthropic without max_tokens,
 // calls left unanswered) is an error before any bytes are built.
 //
+// The other half of the loop: [DecodeReply] (a whole response body) and
+// [DecodeStream] or [Stream] (server-sent events) turn a provider's reply
+// into the [Message] the next turn sends back — text, tool calls, native
+// parts verbatim — with the stop reason and the [Usage] (cache reads and
+// writes included) that budget.Ledger records.
+//
 // Memory: sessions with equal inputs share one frozen prefix and searcher
 // through a [Cache] (search options compared by value). A session holds its
 // encoded history, which it must resend, and by default the neutral

@@ -4,7 +4,6 @@ import (
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"maps"
 	"slices"
-	"strings"
 )
 
 // ephemeral is Anthropic's cache breakpoint member.
@@ -34,114 +33,19 @@ func encodePrefix(cfg *Config, tools []FrozenTool, index string) (prefix []byte,
 	if index != "" {
 		sys = append(sys, index)
 	}
-	switch cfg.Provider {
-	case OpenAIChat:
-		b = appendToolsArray(b, tools, "", func(b []byte, t *FrozenTool) []byte {
-			b = append(b, `{"type":"function","function":{"name":`...)
-			b = jsonx.AppendString(b, t.Name)
-			b = append(b, `,"description":`...)
-			b = jsonx.AppendString(b, t.Description)
-			b = append(b, `,"parameters":`...)
-			b = append(b, t.Schema...)
-			if t.Strict {
-				b = append(b, `,"strict":true`...)
-			}
-			return append(b, "}}"...)
-		})
-		b = append(b, `,"messages":[`...)
-		if len(sys) > 0 {
-			b = append(b, `{"role":"system","content":`...)
-			b = jsonx.AppendString(b, strings.Join(sys, "\n\n"))
-			b = append(b, '}')
-			elem = true
-		}
-	case OpenAIResponses:
-		if len(sys) > 0 {
-			b = append(b, `,"instructions":`...)
-			b = jsonx.AppendString(b, strings.Join(sys, "\n\n"))
-		}
-		b = appendToolsArray(b, tools, searchTool(cfg), func(b []byte, t *FrozenTool) []byte {
-			b = append(b, `{"type":"function","name":`...)
-			b = jsonx.AppendString(b, t.Name)
-			b = append(b, `,"description":`...)
-			b = jsonx.AppendString(b, t.Description)
-			b = append(b, `,"parameters":`...)
-			b = append(b, t.Schema...)
-			// Without "strict" the Responses API normalizes the schema
-			// into strict mode, making optional parameters required.
-			if t.Strict {
-				b = append(b, `,"strict":true`...)
-			} else {
-				b = append(b, `,"strict":false`...)
-			}
-			if t.Deferred {
-				b = append(b, deferLoading...)
-			}
-			return append(b, '}')
-		})
-		b = append(b, `,"input":[`...)
-	case Anthropic:
-		if len(sys) > 0 {
-			b = append(b, `,"system":[`...)
-			for i, s := range sys {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = append(b, `{"type":"text","text":`...)
-				b = jsonx.AppendString(b, s)
-				if i == len(sys)-1 {
-					b = append(b, ephemeral...)
-				}
-				b = append(b, '}')
-			}
-			b = append(b, ']')
-		}
-		// The tools breakpoint sits on the last non-deferred tool: in
-		// Portable mode the last tool (deferred schemas are absent); in a
-		// native mode the provider's search tool, which follows the
-		// resident tools and precedes every deferred one. A deferred tool
-		// never carries cache_control.
-		st := searchTool(cfg)
-		last := len(tools) - 1
-		if st != "" && slices.ContainsFunc(tools, func(t FrozenTool) bool { return t.Deferred }) {
-			st = st[:len(st)-1] + ephemeral + "}"
-			last = -1
-		}
-		b = appendToolsArray(b, tools, st, func(b []byte, t *FrozenTool) []byte {
-			b = append(b, `{"name":`...)
-			b = jsonx.AppendString(b, t.Name)
-			b = append(b, `,"description":`...)
-			b = jsonx.AppendString(b, t.Description)
-			b = append(b, `,"input_schema":`...)
-			b = append(b, t.Schema...)
-			if t.Deferred {
-				b = append(b, deferLoading...)
-			} else if last >= 0 && t == &tools[last] {
-				b = append(b, ephemeral...)
-			}
-			return append(b, '}')
-		})
-		b = append(b, `,"messages":[`...)
-	}
+	enc, _ := encoderFor(cfg.Provider) // checkConfig accepted the provider
+	b, elem = enc.prefix(b, cfg, sys, tools)
 	return slices.Clip(b), elem
 }
 
 // deferLoading marks a deferred tool in a native tool search mode.
 const deferLoading = `,"defer_loading":true`
 
-// searchTool returns the provider's own search tool for a native mode, or
-// "" when there is none: Portable mode, or nothing deferred.
+// searchTool returns the provider's own search tool for cfg's mode, or ""
+// when there is none: Portable mode, or nothing deferred.
 func searchTool(cfg *Config) string {
-	switch cfg.searchMode() {
-	case Native:
-		if cfg.Provider == OpenAIResponses {
-			return `{"type":"tool_search"}`
-		}
-		return `{"type":"tool_search_tool_bm25_20251119","name":"tool_search_tool_bm25"}`
-	case NativeRegex:
-		return `{"type":"tool_search_tool_regex_20251119","name":"tool_search_tool_regex"}`
-	}
-	return ""
+	enc, _ := encoderFor(cfg.Provider)
+	return enc.searchTool(cfg.searchMode())
 }
 
 // appendToolsArray appends "tools": the tools encoded by one, with search

@@ -91,11 +91,10 @@ func (f *Frozen) Searcher() *search.Searcher { return f.searcher }
 
 // checkConfig validates what every encoder needs, before anything is built.
 func checkConfig(cfg *Config) error {
-	switch cfg.Provider {
-	case OpenAIChat, OpenAIResponses, Anthropic:
-	case "":
-		return fmt.Errorf("%w: %w: Config.Provider is empty: want %q, %q or %q", ErrConfig, ErrUnknownProvider, OpenAIChat, OpenAIResponses, Anthropic)
-	default:
+	if _, ok := encoderFor(cfg.Provider); !ok {
+		if cfg.Provider == "" {
+			return fmt.Errorf("%w: %w: Config.Provider is empty: want %q, %q or %q", ErrConfig, ErrUnknownProvider, OpenAIChat, OpenAIResponses, Anthropic)
+		}
 		return fmt.Errorf("%w: %w %q: want %q, %q or %q", ErrConfig, ErrUnknownProvider, cfg.Provider, OpenAIChat, OpenAIResponses, Anthropic)
 	}
 	if err := checkToolSearch(cfg.ToolSearch, cfg.Provider); err != nil {

@@ -16,6 +16,7 @@ import (
 // form kept for saving and restoring the session.
 type history struct {
 	provider Provider
+	enc      encoder   // provider's
 	buf      []byte    // encoded messages (or input items)
 	entries  []Message // the neutral form of what buf holds, unless dropped
 	// stored are JSON arrays of the first nStored messages, as a [Store]
@@ -60,90 +61,107 @@ func (h *history) check(msgs []Message) error {
 	last := h.last
 	pending := append(h.pend2[:0], h.pending...)
 	defer func() { h.pend2 = pending[:0] }()
-	anthropic := h.provider == Anthropic
 	for i := range msgs {
 		m := &msgs[i]
 		at := h.count() + i
+		var err error
 		switch m.Role {
 		case RoleUser:
-			if len(m.Native) > 0 {
-				return fmt.Errorf("%w: messages[%d]: native parts belong to assistant messages", ErrInvalidMessage, at)
-			}
-			if m.Text == "" && len(m.Blocks) == 0 {
-				return fmt.Errorf("%w: messages[%d]: user message has no text", ErrInvalidMessage, at)
-			}
-			if !utf8.ValidString(m.Text) {
-				return fmt.Errorf("%w: messages[%d].text is not valid UTF-8", ErrInvalidMessage, at)
-			}
-			for j, b := range m.Blocks {
-				if blank(b) || !utf8.ValidString(b) {
-					return fmt.Errorf("%w: messages[%d].blocks[%d] is empty, whitespace only or not valid UTF-8", ErrInvalidMessage, at, j)
-				}
-			}
-			if len(pending) > 0 {
-				return fmt.Errorf("%w: messages[%d]: user message while call %q has no result; send each call's result (role tool, call_id) first", ErrSequence, at, pending[0])
-			}
-			if anthropic && last == RoleUser {
-				return fmt.Errorf("%w: messages[%d]: two user messages in a row; Anthropic needs roles to alternate: merge them or put an assistant message between", ErrSequence, at)
-			}
+			err = h.checkUser(m, last, at, pending)
 		case RoleAssistant:
-			if m.Text == "" && len(m.ToolCalls) == 0 && len(m.Native) == 0 {
-				return fmt.Errorf("%w: messages[%d]: assistant message has neither text nor tool calls", ErrInvalidMessage, at)
-			}
-			if err := h.checkNative(m.Native); err != nil {
-				return fmt.Errorf("%w: messages[%d].native%v", ErrInvalidMessage, at, err)
-			}
-			if !utf8.ValidString(m.Text) {
-				return fmt.Errorf("%w: messages[%d].text is not valid UTF-8", ErrInvalidMessage, at)
-			}
-			if len(pending) > 0 {
-				return fmt.Errorf("%w: messages[%d]: assistant message while call %q has no result; send each call's result (role tool, call_id) first", ErrSequence, at, pending[0])
-			}
-			if anthropic && last == "" {
-				return fmt.Errorf("%w: messages[%d]: Anthropic conversations start with a user message, got assistant", ErrSequence, at)
-			}
-			if anthropic && last == RoleAssistant {
-				return fmt.Errorf("%w: messages[%d]: two assistant messages in a row; Anthropic needs roles to alternate", ErrSequence, at)
-			}
-			for j := range m.ToolCalls {
-				c := &m.ToolCalls[j]
-				if c.ID == "" || !utf8.ValidString(c.ID) {
-					return fmt.Errorf("%w: messages[%d].tool_calls[%d]: id is empty or not valid UTF-8", ErrInvalidMessage, at, j)
-				}
-				if slices.Contains(pending, c.ID) {
-					return fmt.Errorf("%w: messages[%d].tool_calls[%d]: id %q is used twice", ErrInvalidMessage, at, j, c.ID)
-				}
-				if !registry.ValidName(c.Name) {
-					return fmt.Errorf("%w: messages[%d].tool_calls[%d]: name %q must match ^[a-zA-Z0-9_-]{1,64}$", ErrInvalidMessage, at, j, c.Name)
-				}
-				if err := checkArguments(c.Arguments); err != nil {
-					return fmt.Errorf("%w: messages[%d].tool_calls[%d].arguments: %v", ErrInvalidMessage, at, j, err)
-				}
-				pending = append(pending, c.ID)
-			}
+			pending, err = h.checkAssistant(m, last, at, pending)
 		case RoleTool:
-			if len(m.Native) > 0 {
-				return fmt.Errorf("%w: messages[%d]: native parts belong to assistant messages", ErrInvalidMessage, at)
-			}
-			k := slices.Index(pending, m.CallID)
-			if m.CallID == "" || k < 0 {
-				return fmt.Errorf("%w: messages[%d]: tool result for call %q has no matching call in the preceding assistant message", ErrSequence, at, m.CallID)
-			}
-			if !utf8.ValidString(m.Text) {
-				return fmt.Errorf("%w: messages[%d].text is not valid UTF-8", ErrInvalidMessage, at)
-			}
-			pending = slices.Delete(pending, k, k+1)
+			pending, err = checkTool(m, at, pending)
 		default:
-			return fmt.Errorf("%w: messages[%d]: unknown role %q: want user, assistant or tool", ErrInvalidMessage, at, m.Role)
+			err = fmt.Errorf("%w: messages[%d]: unknown role %q: want user, assistant or tool", ErrInvalidMessage, at, m.Role)
+		}
+		if err != nil {
+			return err
 		}
 		last = m.Role
 	}
 	if len(pending) > 0 {
 		// Every provider refuses a request whose last assistant message
 		// has calls without results.
-		return fmt.Errorf("%w: messages[%d]: the conversation ends with call %q unanswered; add each call's result (role tool, call_id) to the turn before building the request", ErrSequence, len(h.entries)+len(msgs)-1, pending[0])
+		return fmt.Errorf("%w: messages[%d]: the conversation ends with call %q unanswered; add each call's result (role tool, call_id) to the turn before building the request", ErrSequence, h.count()+len(msgs)-1, pending[0])
 	}
 	return nil
+}
+
+// checkUser checks user message at (m), after a message of role last,
+// with the calls of pending still unanswered.
+func (h *history) checkUser(m *Message, last Role, at int, pending []string) error {
+	if len(m.Native) > 0 {
+		return fmt.Errorf("%w: messages[%d]: native parts belong to assistant messages", ErrInvalidMessage, at)
+	}
+	if m.Text == "" && len(m.Blocks) == 0 {
+		return fmt.Errorf("%w: messages[%d]: user message has no text", ErrInvalidMessage, at)
+	}
+	if !utf8.ValidString(m.Text) {
+		return fmt.Errorf("%w: messages[%d].text is not valid UTF-8", ErrInvalidMessage, at)
+	}
+	for j, b := range m.Blocks {
+		if blank(b) || !utf8.ValidString(b) {
+			return fmt.Errorf("%w: messages[%d].blocks[%d] is empty, whitespace only or not valid UTF-8", ErrInvalidMessage, at, j)
+		}
+	}
+	if len(pending) > 0 {
+		return fmt.Errorf("%w: messages[%d]: user message while call %q has no result; send each call's result (role tool, call_id) first", ErrSequence, at, pending[0])
+	}
+	return h.enc.checkOrder(m, last, at)
+}
+
+// checkAssistant checks assistant message at (m) and returns pending with
+// its calls added.
+func (h *history) checkAssistant(m *Message, last Role, at int, pending []string) ([]string, error) {
+	if m.Text == "" && len(m.ToolCalls) == 0 && len(m.Native) == 0 {
+		return pending, fmt.Errorf("%w: messages[%d]: assistant message has neither text nor tool calls", ErrInvalidMessage, at)
+	}
+	if err := h.checkNative(m.Native); err != nil {
+		return pending, fmt.Errorf("%w: messages[%d].native%v", ErrInvalidMessage, at, err)
+	}
+	if !utf8.ValidString(m.Text) {
+		return pending, fmt.Errorf("%w: messages[%d].text is not valid UTF-8", ErrInvalidMessage, at)
+	}
+	if len(pending) > 0 {
+		return pending, fmt.Errorf("%w: messages[%d]: assistant message while call %q has no result; send each call's result (role tool, call_id) first", ErrSequence, at, pending[0])
+	}
+	if err := h.enc.checkOrder(m, last, at); err != nil {
+		return pending, err
+	}
+	for j := range m.ToolCalls {
+		c := &m.ToolCalls[j]
+		if c.ID == "" || !utf8.ValidString(c.ID) {
+			return pending, fmt.Errorf("%w: messages[%d].tool_calls[%d]: id is empty or not valid UTF-8", ErrInvalidMessage, at, j)
+		}
+		if slices.Contains(pending, c.ID) {
+			return pending, fmt.Errorf("%w: messages[%d].tool_calls[%d]: id %q is used twice", ErrInvalidMessage, at, j, c.ID)
+		}
+		if !registry.ValidName(c.Name) {
+			return pending, fmt.Errorf("%w: messages[%d].tool_calls[%d]: name %q must match ^[a-zA-Z0-9_-]{1,64}$", ErrInvalidMessage, at, j, c.Name)
+		}
+		if err := checkArguments(c.Arguments); err != nil {
+			return pending, fmt.Errorf("%w: messages[%d].tool_calls[%d].arguments: %v", ErrInvalidMessage, at, j, err)
+		}
+		pending = append(pending, c.ID)
+	}
+	return pending, nil
+}
+
+// checkTool checks tool result at (m) and returns pending without the call
+// it answers.
+func checkTool(m *Message, at int, pending []string) ([]string, error) {
+	if len(m.Native) > 0 {
+		return pending, fmt.Errorf("%w: messages[%d]: native parts belong to assistant messages", ErrInvalidMessage, at)
+	}
+	k := slices.Index(pending, m.CallID)
+	if m.CallID == "" || k < 0 {
+		return pending, fmt.Errorf("%w: messages[%d]: tool result for call %q has no matching call in the preceding assistant message", ErrSequence, at, m.CallID)
+	}
+	if !utf8.ValidString(m.Text) {
+		return pending, fmt.Errorf("%w: messages[%d].text is not valid UTF-8", ErrInvalidMessage, at)
+	}
+	return slices.Delete(pending, k, k+1), nil
 }
 
 // checkNative accepts provider-native parts: JSON objects, for a provider
@@ -152,7 +170,7 @@ func (h *history) checkNative(parts []json.RawMessage) error {
 	if len(parts) == 0 {
 		return nil
 	}
-	if h.provider == OpenAIChat {
+	if !h.enc.hasNative() {
 		return fmt.Errorf(": provider %q has no native parts; send text and tool calls only", h.provider)
 	}
 	for i, p := range parts {
@@ -204,25 +222,7 @@ func (h *history) addOne(m *Message) {
 		h.entries = append(h.entries, *m)
 	}
 	h.reserve(m)
-	switch h.provider {
-	case OpenAIChat:
-		h.sep()
-		h.buf = h.chat(h.buf, m)
-	case OpenAIResponses:
-		h.sep()
-		h.buf = h.responses(h.buf, m)
-	case Anthropic:
-		userSide := m.Role != RoleAssistant
-		if userSide && (h.last == RoleUser || h.last == RoleTool) {
-			// Reopen the last user message: drop its closing "]}".
-			h.buf = append(h.buf[:len(h.buf)-2], ',')
-			h.buf = h.anthropicBlocks(h.buf, m)
-			h.buf = append(h.buf, "]}"...)
-		} else {
-			h.sep()
-			h.buf = h.anthropic(h.buf, m)
-		}
-	}
+	h.enc.add(h, m)
 	h.follow(m)
 }
 

@@ -38,6 +38,9 @@ type Message struct {
 	// server_tool_use and tool_search_tool_result content blocks, the
 	// Responses API's tool_search_call and tool_search_output input items.
 	// Each is one JSON object. OpenAI Chat Completions has none.
+	// [DecodeReply] and [DecodeStream] keep every part of a reply that is
+	// not text or a tool call here (thinking blocks and reasoning items
+	// too), in the order the provider sent them.
 	Native []json.RawMessage `json:"native,omitempty"`
 }
 

@@ -3,7 +3,6 @@ package request
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -52,7 +51,7 @@ func upFront(t *testing.T, p Provider, mode ToolSearch, body []byte) []byte {
 // catalog (every tool deferred, or every tool resident for the baseline)
 // in each tool search mode and provider, and keeps the table in
 // testdata/modes.md, which README.md's "Real peers" section must hold
-// verbatim (-update rewrites the file; copy it into the README).
+// verbatim (TOOLSHELF_UPDATE=1 rewrites the file; copy it into the README).
 func TestModeSizes(t *testing.T) {
 	counter, err := budget.NewCounter(budget.O200kBase)
 	require.NoError(t, err)
@@ -104,24 +103,17 @@ func TestModeSizes(t *testing.T) {
 			thousands(len(body)), thousands(toks.N), thousands(len(front)), thousands(ftoks.N))
 	}
 	golden := filepath.Join("testdata", "modes.md")
-	if updating() {
+	if requesttest.Updating() {
 		require.NoError(t, os.MkdirAll("testdata", 0o755))
 		require.NoError(t, os.WriteFile(golden, []byte(b.String()), 0o644))
 	}
 	want, err := os.ReadFile(golden)
-	require.NoError(t, err, "run go test ./request -run TestModeSizes -update")
-	assert.Equal(t, string(want), b.String(), "figures changed: rerun with -update and copy request/testdata/modes.md into README.md")
+	require.NoError(t, err, "run TOOLSHELF_UPDATE=1 go test ./request -run TestModeSizes")
+	assert.Equal(t, string(want), b.String(), "figures changed: rerun with TOOLSHELF_UPDATE=1 and copy request/testdata/modes.md into README.md")
 	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
 	require.NoError(t, err)
 	assert.Contains(t, string(readme), b.String(), "README.md's \"Real peers\" section holds request/testdata/modes.md verbatim")
 	t.Log("\n" + b.String())
-}
-
-// updating reports -update, the flag request/requesttest defines for
-// golden files.
-func updating() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
 }
 
 // thousands formats n with comma separators.

@@ -12,19 +12,20 @@ import (
 	"github.com/stretchr/testify/require"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/request/requesttest"
 )
 
 // The generated parts of docs/providers.md sit between these markers.
 const (
-	rulesBegin = "<!-- rules:begin (go test ./request -run TestProvidersDoc -update) -->\n"
+	rulesBegin = "<!-- rules:begin (TOOLSHELF_UPDATE=1 go test ./request -run TestProvidersDoc) -->\n"
 	rulesEnd   = "<!-- rules:end -->\n"
-	sizesBegin = "<!-- sizes:begin (go test ./request -run TestProvidersDoc -update) -->\n"
+	sizesBegin = "<!-- sizes:begin (TOOLSHELF_UPDATE=1 go test ./request -run TestProvidersDoc) -->\n"
 	sizesEnd   = "<!-- sizes:end -->\n"
 )
 
 // TestProvidersDoc keeps docs/providers.md's rule table equal to the rule
 // book (wire.Rules) and its size table equal to a measurement over the
-// catalogs under testdata/; -update rewrites both.
+// catalogs under testdata/; TOOLSHELF_UPDATE=1 rewrites both.
 func TestProvidersDoc(t *testing.T) {
 	var rules strings.Builder
 	rules.WriteString("| provider | rule | field | limit | the provider's words | source | what toolshelf does |\n|---|---|---|---|---|---|---|\n")
@@ -40,11 +41,11 @@ func TestProvidersDoc(t *testing.T) {
 	require.NoError(t, err)
 	got := replaceBetween(t, string(doc), rulesBegin, rulesEnd, rules.String())
 	got = replaceBetween(t, got, sizesBegin, sizesEnd, sizes)
-	if updating() {
+	if requesttest.Updating() {
 		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
 		return
 	}
-	assert.Equal(t, got, string(doc), "docs/providers.md is out of date: go test ./request -run TestProvidersDoc -update")
+	assert.Equal(t, got, string(doc), "docs/providers.md is out of date: TOOLSHELF_UPDATE=1 go test ./request -run TestProvidersDoc")
 }
 
 // measureSizes tabulates, for each server catalog and all of them

@@ -250,7 +250,7 @@ func TestPrefixEvents(t *testing.T) {
 			return s
 		}},
 		{"mode change", true, func(t *testing.T, s *Session) *Session {
-			require.NoError(t, s.SetView(deferral.View{Mode: deferral.AskMode}))
+			require.NoError(t, s.SetView(deferral.View{Mode: deferral.AskMode()}))
 			return s
 		}},
 		{"new session, other policy", true, func(t *testing.T, s *Session) *Session {

@@ -42,18 +42,18 @@ const (
 
 // capsDescriptions reports whether p limits a tool description to
 // [MaxDescription] characters.
-func capsDescriptions(p Provider) bool { return p == OpenAIChat || p == OpenAIResponses }
+func capsDescriptions(p Provider) bool {
+	enc, ok := encoderFor(p)
+	return ok && enc.capsDescriptions()
+}
 
 // checkProviderRules refuses configurations the provider would refuse on
 // every request.
 func checkProviderRules(cfg *Config) error {
-	if cfg.Provider == Anthropic {
-		if _, ok := cfg.Extra["max_tokens"]; !ok {
-			return fmt.Errorf("%w: Config.Extra[\"max_tokens\"] is required by provider %q (the Messages API refuses a request without it): set it, e.g. Extra: map[string]json.RawMessage{\"max_tokens\": json.RawMessage(\"4096\")}", ErrConfig, cfg.Provider)
+	if enc, ok := encoderFor(cfg.Provider); ok {
+		if err := enc.checkRules(cfg); err != nil {
+			return err
 		}
-	}
-	if cfg.Provider == OpenAIResponses && cfg.searchMode() == Native && !wire.NativeToolSearchModel(cfg.Model) {
-		return fmt.Errorf("%w: Config.ToolSearch %q with Config.Model %q: OpenAI documents its hosted tool_search for gpt-5.4 and later only; use a gpt-5.4 or later model, or Portable tool search (tool_search and defer_execute work with every model)", ErrConfig, Native, cfg.Model)
 	}
 	if strings.TrimSpace(cfg.System) == "" && cfg.System != "" {
 		return fmt.Errorf("%w: Config.System is whitespace only (Anthropic refuses whitespace-only text blocks); leave it empty or give it text", ErrConfig)

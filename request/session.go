@@ -46,12 +46,13 @@ func NewSession(cfg Config) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	enc, _ := encoderFor(cfg.Provider) // checkConfig accepted the provider
 	return &Session{
 		cfg:    cfg,
 		loaded: search.NewLoadedSet(),
 		view:   cfg.View,
 		frozen: f,
-		hist:   history{provider: cfg.Provider},
+		hist:   history{provider: cfg.Provider, enc: enc},
 	}, nil
 }
 
@@ -332,15 +333,7 @@ func (s *Session) appendOutput(dst []byte) []byte {
 		if f.prefixElem {
 			dst = append(dst, ',')
 		}
-		if s.cfg.Provider == Anthropic {
-			// The latest turn's breakpoint sits in its last block, just
-			// before the block's closing brace: every message ends "}]}".
-			dst = append(dst, h[:len(h)-3]...)
-			dst = append(dst, ephemeral...)
-			dst = append(dst, h[len(h)-3:]...)
-		} else {
-			dst = append(dst, h...)
-		}
+		dst = s.hist.enc.appendHistory(dst, h)
 	}
 	return append(dst, "]}"...)
 }

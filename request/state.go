@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 	"unicode/utf8"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
@@ -201,7 +200,7 @@ func (s *Session) restoreEncoded(e *encodedHistory) error {
 		if !utf8.ValidString(e.Body) || !json.Valid([]byte("["+e.Body+"]")) {
 			return fmt.Errorf("body is not a comma-separated list of JSON values")
 		}
-		if e.Body[0] != '{' || s.cfg.Provider == Anthropic && !strings.HasSuffix(e.Body, "}]}") {
+		if e.Body[0] != '{' || !s.hist.enc.historyShaped([]byte(e.Body)) {
 			return fmt.Errorf("body is not the %s encoding of messages", s.cfg.Provider)
 		}
 	}

@@ -1,7 +1,6 @@
 package request
 
 import (
-	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -252,7 +251,7 @@ func (h *history) adopt(sh *storedHistory) error {
 	}
 	// The records' checksums vouch for the bytes; what the body is built
 	// around must still be a list of messages in the provider's shape.
-	if len(buf) > 0 && (buf[0] != '{' || buf[len(buf)-1] != '}' || (h.provider == Anthropic && !bytes.HasSuffix(buf, []byte("}]}")))) {
+	if len(buf) > 0 && (buf[0] != '{' || buf[len(buf)-1] != '}' || !h.enc.historyShaped(buf)) {
 		return errors.New("the encoded history is not a list of messages")
 	}
 	switch sh.Last {

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/request/requesttest"
 )
 
 func call(t *testing.T, s *Searcher, args string, sc Scope) registry.Result {
@@ -163,11 +164,11 @@ func TestFormatGolden(t *testing.T) {
 		b.WriteByte('\n')
 	}
 	golden := "testdata/format.golden"
-	if *update {
+	if requesttest.Updating() {
 		require.NoError(t, os.WriteFile(golden, []byte(b.String()), 0o644))
 	}
 	want, err := os.ReadFile(golden)
-	require.NoError(t, err, "run with -update")
+	require.NoError(t, err, "run with TOOLSHELF_UPDATE=1")
 	assert.Equal(t, string(want), b.String())
 }
 

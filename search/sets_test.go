@@ -2,7 +2,6 @@ package search
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -10,9 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/toolshelf/toolshelf/request/requesttest"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
 // querySet is one catalog union and its queries.
 type querySet struct {
@@ -31,7 +29,7 @@ func querySets() []querySet {
 
 // TestQuality runs every query set through tool_search's ranking and the two
 // baselines, fails when the dev set falls below the bar, and keeps the
-// figures in testdata/quality.md (the README's table; -update rewrites it).
+// figures in testdata/quality.md (the README's table; TOOLSHELF_UPDATE=1 rewrites it).
 func TestQuality(t *testing.T) {
 	ctx := context.Background()
 	var b strings.Builder
@@ -63,12 +61,12 @@ func TestQuality(t *testing.T) {
 		}
 	}
 	golden := "testdata/quality.md"
-	if *update {
+	if requesttest.Updating() {
 		require.NoError(t, os.MkdirAll("testdata", 0o755))
 		require.NoError(t, os.WriteFile(golden, []byte(b.String()), 0o644))
 	}
 	want, err := os.ReadFile(golden)
-	require.NoError(t, err, "run go test ./search -run TestQuality -update")
-	assert.Equal(t, string(want), b.String(), "figures changed: rerun with -update and copy the table into README.md")
+	require.NoError(t, err, "run TOOLSHELF_UPDATE=1 go test ./search -run TestQuality")
+	assert.Equal(t, string(want), b.String(), "figures changed: rerun with TOOLSHELF_UPDATE=1 and copy the table into README.md")
 	t.Log("\n" + b.String())
 }

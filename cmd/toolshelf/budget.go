@@ -68,9 +68,10 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 	mcpStdio := fs.String("mcp-stdio", "", "command `LINE` of a stdio MCP server to start and list (shell quoting, no shell)")
 	name := fs.String("name", "", "the --mcp-stdio server's group `NAME` (default: from its serverInfo name)")
 	timeout := fs.Duration("timeout", 30*time.Second, "bound on starting the --mcp-stdio server and listing its tools")
+	serverName := fs.String("server", "", "the server `NAME` of a --catalog that is an MCP tools/list (it names none)")
 	pos, err := parse(fs, args)
 	if err != nil {
-		return fail(stderr, "toolshelf budget: %v", err)
+		return parseFailed(fs, err, stdout, stderr)
 	}
 	catalogs = append(catalogs, pos...)
 	if len(catalogs) == 0 && *mcpStdio == "" {
@@ -106,7 +107,7 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 	}
 	counter, _ := budget.NewCounter(enc) // enc is valid
 
-	reg, err := loadCatalogs(catalogs)
+	reg, err := loadCatalogs(catalogs, *serverName)
 	if err != nil {
 		return fail(stderr, "toolshelf budget: %v", err)
 	}

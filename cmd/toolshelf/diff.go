@@ -28,7 +28,7 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "write JSON")
 	pos, err := parse(fs, args)
 	if err != nil {
-		return fail(stderr, "toolshelf diff: %v", err)
+		return parseFailed(fs, err, stdout, stderr)
 	}
 	if len(pos) != 2 {
 		return fail(stderr, "toolshelf diff: want two files, got %d (usage: toolshelf diff A.json B.json)", len(pos))

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 
+	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/search"
 )
 
@@ -25,15 +27,22 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	min1 := fs.Float64("min-recall1", 0, "exit 1 when recall@1 is below this")
 	min5 := fs.Float64("min-recall5", 0, "exit 1 when recall@5 is below this")
 	asJSON := fs.Bool("json", false, "print JSON")
+	server := fs.String("server", "", "the server `NAME` of a --catalog that is an MCP tools/list (it names none)")
 	rest, err := parse(fs, args)
 	if err != nil {
-		return fail(stderr, "toolshelf eval: %v", err)
+		return parseFailed(fs, err, stdout, stderr)
 	}
 	catalogs = append(catalogs, rest...) // --catalog a.json b.json
 	if len(catalogs) == 0 || *queries == "" {
 		return fail(stderr, "toolshelf eval: give --catalog FILE... and --queries FILE.jsonl")
 	}
-	plan, err := search.PlanCatalogs(catalogs...)
+	reg, err := loadCatalogs(catalogs, *server)
+	if err != nil {
+		return fail(stderr, "toolshelf eval: %v", err)
+	}
+	// Every tool deferred, as search.PlanCatalogs plans them.
+	all := deferral.Policy{Default: deferral.DefaultDefer, Layers: []deferral.Layer{deferral.MustLayer("eval", "Defer(*)")}}
+	plan, err := all.Plan(reg.Snapshot(), deferral.View{Tier: registry.TierFull})
 	if err != nil {
 		return fail(stderr, "toolshelf eval: %v", err)
 	}
@@ -49,6 +58,9 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	f.Close()
 	if err != nil {
 		return fail(stderr, "toolshelf eval: %s: %v", *queries, err)
+	}
+	if len(qs) == 0 {
+		return fail(stderr, "toolshelf eval: %s: no queries (want one JSON object a line: {\"query\": ..., \"expect\": [tool names]})", *queries)
 	}
 	rep, err := search.Eval(context.Background(), s, qs)
 	if err != nil {

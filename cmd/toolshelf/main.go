@@ -26,20 +26,24 @@ const (
 const usage = `usage: toolshelf COMMAND [flags]
 
 commands:
-  budget --catalog FILE... [--rules FILE] [--window N] [--encoding NAME | --model NAME] [--json]
+  budget --catalog FILE... [--server NAME] [--rules FILE] [--window N] [--encoding NAME | --model NAME] [--json]
          [--mcp-stdio 'COMMAND ARGS' [--name NAME] [--timeout 30s]]
          the savings account of deferral and the context bar (of catalogs, or of a live
          stdio MCP server it starts and lists)
-  request --catalog FILE... --provider openai-chat|openai-responses|anthropic --model NAME
+  request --catalog FILE... [--server NAME] --provider openai-chat|openai-responses|anthropic --model NAME
           [--rules FILE] [--system TEXT] (--user TEXT | --transcript FILE) [--max-tokens N] [--check] [--json]
          the exact request body BuildRequest returns (--max-tokens: default 4096, required by
          anthropic; --check: exit 1 if the body breaks the provider's rule book)
   diff A.json B.json [--json]
          the first byte where two request bodies differ, and its JSON path
-  search --catalog FILE... [--names a,b] [--limit N] [--json] QUERY...
-         what tool_search answers over the catalogs (every tool deferred)
-  eval --catalog FILE... --queries FILE.jsonl [--min-recall1 X] [--min-recall5 X] [--json]
+  search --catalog FILE... [--server NAME] [--rules FILE] [--names a,b] [--limit N] [--json] QUERY...
+         what tool_search answers over the catalogs' deferred tools
+  eval --catalog FILE... [--server NAME] --queries FILE.jsonl [--min-recall1 X] [--min-recall5 X] [--json]
          recall@1, recall@5 and MRR of tool_search on a query set
+
+catalogs (request, search, budget): an MCP server's tools are deferred, built-in tools resident,
+--rules FILE changes that; an MCP tools/list names no server: pass --server NAME with it.
+toolshelf COMMAND --help prints a command's flags.
 
 exit status: 0 ok, 1 finding (over budget, bodies differ), 2 usage error or bad input`
 

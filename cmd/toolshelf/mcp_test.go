@@ -3,13 +3,12 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/toolshelf/toolshelf/internal/longtest"
 	"github.com/toolshelf/toolshelf/internal/mcpstdio"
 	"github.com/toolshelf/toolshelf/internal/mcpstdio/mcpstdiotest"
 )
@@ -175,17 +174,8 @@ func TestBudgetMCPStdioErrors(t *testing.T) {
 // TestBudgetEverythingServer runs the command against the real reference
 // server (testdata/mcp-servers; CI installs it with npm ci).
 func TestBudgetEverythingServer(t *testing.T) {
-	script, _ := filepath.Abs("../../testdata/mcp-servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
-	node, err := exec.LookPath("node")
-	_, statErr := os.Stat(script)
-	if err != nil || statErr != nil {
-		msg := "real MCP server test: needs node and @modelcontextprotocol/server-everything; run: cd testdata/mcp-servers && npm ci"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	code, out, errOut := runCLI("budget", "--mcp-stdio", shellQuote(node, script, "stdio"), "--json", "--timeout", "90s")
+	argv := longtest.NPMServer(t, "../../testdata/mcp-servers", "mcp-server-everything", "stdio")
+	code, out, errOut := runCLI("budget", "--mcp-stdio", shellQuote(argv...), "--json", "--timeout", "90s")
 	require.Equal(t, exitOK, code, errOut)
 	m := budgetMap(t, out)
 	srv := m["mcp_server"].(map[string]any)

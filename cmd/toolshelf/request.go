@@ -49,13 +49,14 @@ func runRequest(args []string, stdout, stderr io.Writer) int {
 	transcript := fs.String("transcript", "", "JSON array of messages (role, text, tool_calls, call_id, is_error)")
 	user := fs.String("user", "", "one user message: a one-message turn")
 	asJSON := fs.Bool("json", false, "write the body inside a JSON report")
+	server := fs.String("server", "", "the server `NAME` of a --catalog that is an MCP tools/list (it names none)")
 	maxTokens := fs.Int("max-tokens", defaultMaxTokens, "output-token bound `N`: max_tokens for anthropic, which requires it (default 4096); "+
 		"sent to openai-chat (max_tokens) and openai-responses (max_output_tokens) only when given")
 	check := fs.Bool("check", false, "check the body against the provider's rule book (docs/providers.md): each violation on stderr, exit 1")
 	bodyFile := fs.String("body", "", "with --check: check the request body in `FILE` (any harness's) instead of building one")
 	pos, err := parse(fs, args)
 	if err != nil {
-		return fail(stderr, "toolshelf request: %v", err)
+		return parseFailed(fs, err, stdout, stderr)
 	}
 	catalogs = append(catalogs, pos...)
 	if *bodyFile != "" {
@@ -85,7 +86,7 @@ func runRequest(args []string, stdout, stderr io.Writer) int {
 	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "max-tokens" })
 	extra := outputBound(request.Provider(*provider), *maxTokens, given)
 
-	reg, err := loadCatalogs(catalogs)
+	reg, err := loadCatalogs(catalogs, *server)
 	if err != nil {
 		return fail(stderr, "toolshelf request: %v", err)
 	}
@@ -201,22 +202,6 @@ func readTranscript(path string) ([]request.Message, error) {
 }
 
 // nameFile makes sure an error names the file it is about.
-// loadCatalogs imports catalog files, in any shape registry.ParseCatalog
-// reads, into a new registry; an error names the file.
-func loadCatalogs(files []string) (*registry.Registry, error) {
-	reg := registry.New(nil)
-	for _, f := range files {
-		c, err := registry.LoadCatalog(f)
-		if err == nil {
-			err = reg.Import(c)
-		}
-		if err != nil {
-			return nil, nameFile(f, err)
-		}
-	}
-	return reg, nil
-}
-
 func nameFile(path string, err error) error {
 	if strings.Contains(err.Error(), path) {
 		return err

@@ -8,13 +8,16 @@ import (
 	"io"
 	"strings"
 
+	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/jsonx"
+	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/search"
 )
 
 // runSearch implements `toolshelf search --catalog FILE... [--names a,b]
 // [--limit N] [--json] QUERY...`: it prints exactly what the model would
-// get from tool_search over the catalogs (every tool deferred), and with
+// get from tool_search over the catalogs' deferred tools (the catalog
+// policy: an MCP server's tools deferred, built-ins resident), and with
 // --json the ranked hits and their scores as well. Exit status 1 means the
 // call came back as a validation error or matched nothing.
 func runSearch(args []string, stdout, stderr io.Writer) int {
@@ -24,9 +27,11 @@ func runSearch(args []string, stdout, stderr io.Writer) int {
 	names := fs.String("names", "", "exact tool names to load, comma-separated (instead of queries)")
 	limit := fs.Int("limit", 0, "results of a query search (default 5, at most 10)")
 	asJSON := fs.Bool("json", false, "print JSON")
+	server := fs.String("server", "", "the server `NAME` of a --catalog that is an MCP tools/list (it names none)")
+	rules := fs.String("rules", "", "override rules `FILE`: one Defer(pattern) or NoDefer(pattern) a line")
 	queries, err := parse(fs, args)
 	if err != nil {
-		return fail(stderr, "toolshelf search: %v", err)
+		return parseFailed(fs, err, stdout, stderr)
 	}
 	switch {
 	case len(catalogs) == 0:
@@ -36,13 +41,27 @@ func runSearch(args []string, stdout, stderr io.Writer) int {
 	case *names != "" && len(queries) > 0:
 		return fail(stderr, "toolshelf search: give either QUERY words or --names, not both")
 	}
-	plan, err := search.PlanCatalogs(catalogs...)
+	reg, err := loadCatalogs(catalogs, *server)
 	if err != nil {
 		return fail(stderr, "toolshelf search: %v", err)
+	}
+	policy, err := readPolicy(*rules)
+	if err != nil {
+		return fail(stderr, "toolshelf search: %v", err)
+	}
+	plan, err := policy.Plan(reg.Snapshot(), deferral.View{Tier: registry.TierFull})
+	if err != nil {
+		return fail(stderr, "toolshelf search: %v", err)
+	}
+	if len(plan.Deferred()) == 0 {
+		return fail(stderr, "toolshelf search: no tool of the catalogs is deferred, so tool_search has nothing to find: an MCP server's tools are deferred, built-in tools resident; pass --rules FILE with Defer(pattern) to defer built-ins")
 	}
 	s, err := search.New(plan, nil)
 	if err != nil {
 		return fail(stderr, "toolshelf search: %v", err)
+	}
+	if flagSet(fs, "limit") && (*limit < 1 || *limit > s.Options().ResultLimit) {
+		return fail(stderr, "toolshelf search: --limit %d: want 1 to %d results", *limit, s.Options().ResultLimit)
 	}
 	call := map[string]any{}
 	if *names != "" {

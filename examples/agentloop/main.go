@@ -1,7 +1,9 @@
 // Command agentloop is the loop every harness runs — build the request,
-// ask the model, run its tool calls, repeat — with toolshelf doing the
-// request and the governance. The model is scripted (no network, no key);
-// it tries things a harness must stop.
+// ask the model, decode its reply, run its tool calls, repeat — with
+// toolshelf doing both halves: the request and the governance on the way
+// out, the reply and the usage on the way back. The model is recorded (no
+// network, no key): its replies, in each provider's wire format, whole or
+// streamed, are under testdata/; it tries things a harness must stop.
 //
 // Every call goes through one execute.Dispatcher, resident or deferred,
 // direct or through defer_execute:
@@ -11,20 +13,28 @@
 //   - hook "no-rm-rf" blocks destructive shell commands;
 //   - hook "sandbox-writes" rewrites relative paths into the workspace.
 //
+// Replies are decoded by request.DecodeReply (whole bodies) or
+// request.DecodeStream (server-sent events); their usage feeds a
+// budget.Ledger, printed at the end.
+//
 // Run it with:
 //
-//	go run ./examples/agentloop
+//	go run ./examples/agentloop [-provider anthropic|openai-chat|openai-responses] [-stream]
 package main
 
 import (
+	"bytes"
 	"context"
+	"embed"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"slices"
 	"strings"
 
+	"github.com/toolshelf/toolshelf/budget"
 	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
@@ -32,14 +42,30 @@ import (
 )
 
 // Model is what the loop talks to: it reads a request body and answers
-// with the assistant's message. A real harness sends the body to the
-// provider; this example replays a script.
+// with the provider's raw reply — a response body or, streamed, its
+// server-sent events. A real harness posts the body to the provider; this
+// example replays recorded replies.
 type Model interface {
-	Next(ctx context.Context, body []byte) (request.Message, error)
+	Next(ctx context.Context, body []byte) ([]byte, error)
+}
+
+// Options choose the provider and whether replies are streamed.
+type Options struct {
+	Provider request.Provider
+	Stream   bool
 }
 
 func main() {
-	if err := run(os.Stdout, newScript()); err != nil {
+	var o Options
+	provider := flag.String("provider", string(request.Anthropic), "anthropic, openai-chat or openai-responses")
+	flag.BoolVar(&o.Stream, "stream", false, "replay the streamed replies (server-sent events) instead of whole bodies")
+	flag.Parse()
+	o.Provider = request.Provider(*provider)
+	model, err := newRecorded(o)
+	if err == nil {
+		_, err = run(os.Stdout, model, o)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "agentloop:", err)
 		os.Exit(1)
 	}
@@ -49,13 +75,21 @@ func main() {
 // not run forever.
 const maxTurns = 20
 
-// run builds the harness and runs one user request to the end.
-func run(w io.Writer, model Model) error {
+// models are the model names the example's sessions use, per provider.
+var models = map[request.Provider]string{
+	request.Anthropic:       "claude-sonnet-4-5",
+	request.OpenAIChat:      "gpt-4o",
+	request.OpenAIResponses: "gpt-4o",
+}
+
+// run builds the harness, runs one user request to the end and prints the
+// usage ledger, which it returns.
+func run(w io.Writer, model Model, o Options) (*budget.Ledger, error) {
 	ctx := context.Background()
 	var ran []string // the handlers that actually ran, in order
 	reg := registry.New(nil)
 	if err := reg.Register(tools(&ran)...); err != nil {
-		return err
+		return nil, err
 	}
 
 	disp, err := execute.New(&execute.Options{
@@ -80,24 +114,32 @@ func run(w io.Writer, model Model) error {
 		},
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 
 	s, err := request.NewSession(request.Config{
 		ID:         "agentloop",
 		Snapshot:   reg.Snapshot(),
-		Provider:   request.Anthropic,
-		Model:      "claude-sonnet-4-5",
+		Provider:   o.Provider,
+		Model:      models[o.Provider],
 		System:     "You are a release engineer. Use the tools; explain refusals to the user.",
 		Extra:      map[string]json.RawMessage{"max_tokens": json.RawMessage("1024")},
 		Dispatcher: disp,
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	plan := s.Frozen().Plan()
-	fmt.Fprintf(w, "resident: %s\ndeferred: %s\nrules:    Deny(DropDatabase), Ask(Deploy); hooks: no-rm-rf (Bash), sandbox-writes (Write)\n",
-		strings.Join(toolNames(plan.Resident()), ", "), strings.Join(toolNames(plan.Deferred()), ", "))
+	ledger, err := newLedger(s, models[o.Provider])
+	if err != nil {
+		return nil, err
+	}
+	mode := "whole replies"
+	if o.Stream {
+		mode = "streamed replies"
+	}
+	fmt.Fprintf(w, "provider: %s (%s, %s)\nresident: %s\ndeferred: %s\nrules:    Deny(DropDatabase), Ask(Deploy); hooks: no-rm-rf (Bash), sandbox-writes (Write)\n",
+		o.Provider, models[o.Provider], mode, strings.Join(toolNames(plan.Resident()), ", "), strings.Join(toolNames(plan.Deferred()), ", "))
 
 	const user = "Clean the build, write the release notes, deploy, and drop the old test database."
 	fmt.Fprintf(w, "\nuser: %s\n", user)
@@ -105,11 +147,11 @@ func run(w io.Writer, model Model) error {
 	var first []byte
 	for n := 1; ; n++ {
 		if n > maxTurns {
-			return fmt.Errorf("no answer after %d turns", maxTurns)
+			return nil, fmt.Errorf("no answer after %d turns", maxTurns)
 		}
 		body, err := s.BuildRequest(turn)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if first == nil {
 			first = body
@@ -123,18 +165,32 @@ func run(w io.Writer, model Model) error {
 		}
 		fmt.Fprintf(w, "\nrequest %d (%d bytes, %s)\n", n, len(body), shared)
 
-		reply, err := model.Next(ctx, body)
+		raw, err := model.Next(ctx, body)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if len(reply.ToolCalls) == 0 {
-			fmt.Fprintf(w, "model: %s\n", reply.Text)
+		var reply request.Reply
+		if o.Stream {
+			reply, err = request.DecodeStream(o.Provider, bytes.NewReader(raw))
+		} else {
+			reply, err = request.DecodeReply(o.Provider, raw)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reply %d: %w", n, err)
+		}
+		line := ledger.Add(budget.Usage(reply.Usage))
+		fmt.Fprintf(w, "  usage   input %d (cache read %d, write %d) · output %d · stop %s\n",
+			line.InputTokens, line.CacheReadTokens, line.CacheWriteTokens, line.OutputTokens, reply.StopReason)
+		msg := reply.Message
+		if len(msg.ToolCalls) == 0 {
+			fmt.Fprintf(w, "model: %s\n", msg.Text)
 			break
 		}
-		turn = request.Turn{Messages: []request.Message{reply}}
-		for _, c := range reply.ToolCalls {
+		turn = request.Turn{Messages: []request.Message{msg}}
+		for _, c := range msg.ToolCalls {
 			fmt.Fprintf(w, "  → %s %s\n", c.Name, c.Arguments)
-			res := s.Call(ctx, c.Name, c.Arguments)
+			// The call ID reaches the handler's context (execute.CallFromContext).
+			res := s.Call(execute.WithCallID(ctx, c.ID), c.Name, c.Arguments)
 			status := "ok   "
 			if res.IsError {
 				status = "error"
@@ -143,8 +199,27 @@ func run(w io.Writer, model Model) error {
 			turn.Messages = append(turn.Messages, request.Message{Role: request.RoleTool, CallID: c.ID, Text: res.Text, IsError: res.IsError})
 		}
 	}
-	fmt.Fprintf(w, "\nhandlers that ran: %s\n", strings.Join(ran, "; "))
-	return nil
+	fmt.Fprintf(w, "\nhandlers that ran: %s\n\n", strings.Join(ran, "; "))
+	return ledger, ledger.Write(w)
+}
+
+// newLedger returns a usage ledger whose all-resident counterfactual comes
+// from the session's own savings account, counted with the tokenizer of
+// the session's model (an estimate, marked, where none fits).
+func newLedger(s *request.Session, model string) (*budget.Ledger, error) {
+	plan := s.Frozen().Plan()
+	entry, index, err := request.EntryTools(plan, nil)
+	if err != nil {
+		return nil, err
+	}
+	acc, err := budget.NewAccount(plan, &budget.AccountOptions{
+		Counter: budget.CounterForModel(model),
+		Entry:   entry, Index: index,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return budget.NewLedger(acc), nil
 }
 
 // tools are the harness's tools: three resident built-ins and two rare,
@@ -153,7 +228,8 @@ func run(w io.Writer, model Model) error {
 func tools(ran *[]string) []registry.Tool {
 	handler := func(name, answer string) registry.Handler {
 		return func(ctx context.Context, params json.RawMessage) (registry.Result, error) {
-			*ran = append(*ran, name+" "+string(params))
+			c, _ := execute.CallFromContext(ctx)
+			*ran = append(*ran, name+" "+string(params)+" ("+c.ID+")")
 			return registry.Result{Text: answer}, nil
 		}
 	}
@@ -228,37 +304,42 @@ func describe(e execute.Event) string {
 	return ""
 }
 
-// script is the scripted model: one reply per request, in order.
-type script struct{ replies []request.Message }
-
-func newScript() *script {
-	call := func(id, name, args string) request.ToolCall {
-		return request.ToolCall{ID: id, Name: name, Arguments: json.RawMessage(args)}
-	}
-	calls := func(c ...request.ToolCall) request.Message {
-		return request.Message{Role: request.RoleAssistant, ToolCalls: c}
-	}
-	return &script{replies: []request.Message{
-		calls(call("c1", "Bash", `{"command":"rm -rf build /"}`)),
-		calls(call("c2", "Bash", `{"command":"make clean"}`),
-			call("c3", "Write", `{"path":"notes/release.md","content":"# v1.2\n"}`)),
-		calls(call("c4", "tool_search", `{"tool_names":["Deploy","DropDatabase"]}`)),
-		calls(call("c5", "defer_execute", `{"tool_name":"Deploy","params":{"env":"production"}}`)),
-		calls(call("c6", "defer_execute", `{"tool_name":"Deploy","params":{"env":"staging"}}`)),
-		calls(call("c7", "defer_execute", `{"tool_name":"DropDatabase","params":{"name":"test_old"}}`)),
-		calls(call("c8", "DropDatabase", `{"name":"test_old"}`)),
-		{Role: request.RoleAssistant, Text: "Build cleaned, release notes written, deployed to staging. Production needs your approval, and dropping databases is not allowed in this harness."},
-	}}
+// recorded replays the recorded replies of one provider, in order.
+type recorded struct {
+	replies [][]byte
 }
 
-// Next returns the next scripted reply.
-func (s *script) Next(ctx context.Context, body []byte) (request.Message, error) {
-	if len(s.replies) == 0 {
-		return request.Message{}, fmt.Errorf("script exhausted")
+//go:embed testdata
+var recordings embed.FS
+
+// newRecorded loads the recorded replies of o.Provider: testdata/PROVIDER/
+// 01.json, 02.json … (whole bodies) or 01.sse … (streams).
+func newRecorded(o Options) (*recorded, error) {
+	ext := ".json"
+	if o.Stream {
+		ext = ".sse"
 	}
-	m := s.replies[0]
-	s.replies = s.replies[1:]
-	return m, nil
+	var r recorded
+	for i := 1; ; i++ {
+		b, err := recordings.ReadFile(fmt.Sprintf("testdata/%s/%02d%s", o.Provider, i, ext))
+		if err != nil {
+			if i == 1 {
+				return nil, fmt.Errorf("no recorded replies for provider %q: %w", o.Provider, err)
+			}
+			return &r, nil
+		}
+		r.replies = append(r.replies, b)
+	}
+}
+
+// Next returns the next recorded reply.
+func (r *recorded) Next(ctx context.Context, body []byte) ([]byte, error) {
+	if len(r.replies) == 0 {
+		return nil, fmt.Errorf("recorded replies exhausted")
+	}
+	b := r.replies[0]
+	r.replies = r.replies[1:]
+	return b, nil
 }
 
 func toolNames(ts []*registry.Tool) []string {

@@ -11,13 +11,16 @@
 // and how much of the previous request it shares: the whole prefix, every
 // turn.
 //
-//	go run ./examples/quickstart [-provider openai-chat|openai-responses|anthropic] [-model NAME] [-window N] [-out DIR]
+//	go run ./examples/quickstart [-provider openai-chat|openai-responses|anthropic] [-model NAME] [-window N] [-out DIR] [-ledger]
 //
 // -model gpt-4o (the default) counts tokens exactly with o200k_base; models
 // without a tokenizer here (claude-*, gemini-*) get estimates, marked ~.
 // -window is the context window the bar is drawn against (128,000 by
 // default, gpt-4o's; 0 means unknown). -out DIR writes every request body
-// (turn-01.json, ...) for inspection.
+// (turn-01.json, ...) for inspection. The scripted model answers in the
+// provider's wire format (request/replytest, with usage simulated from
+// each request) and request.DecodeReply reads it; -ledger prints the
+// budget.Ledger of those replies at the end.
 package main
 
 import (
@@ -35,6 +38,7 @@ import (
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
+	"github.com/toolshelf/toolshelf/request/replytest"
 	"github.com/toolshelf/toolshelf/request/wire"
 )
 
@@ -47,6 +51,10 @@ type options struct {
 	Window int
 	// Out, when set, is a directory to write every request body to.
 	Out string
+	// Ledger prints the usage ledger at the end: the usage of every reply,
+	// its cache reads and writes, and the same requests with every tool
+	// resident.
+	Ledger bool
 }
 
 func main() {
@@ -55,6 +63,7 @@ func main() {
 	flag.StringVar(&o.Model, "model", "gpt-4o", "model name (gpt-* counts tokens exactly; others estimate, marked ~)")
 	flag.IntVar(&o.Window, "window", 128000, "context window in tokens for the bar; 0 means unknown")
 	flag.StringVar(&o.Out, "out", "", "write every request body to `DIR`/turn-NN.json")
+	flag.BoolVar(&o.Ledger, "ledger", false, "print the usage ledger: provider-reported tokens, cache hits, and every tool resident")
 	flag.Parse()
 	o.Provider = request.Provider(*provider)
 	if err := run(os.Stdout, o); err != nil {
@@ -133,6 +142,7 @@ func run(w io.Writer, o options) error {
 		return err
 	}
 	writeAccount(w, acc)
+	ledger := budget.NewLedger(acc)
 
 	// 6. The conversation, one request per model turn.
 	fmt.Fprintf(w, "\nThe conversation: a scripted model, one request per model turn; \"shares\" counts the bytes\na request has in common with the previous one, which the provider's prefix cache can reuse.\n")
@@ -145,7 +155,7 @@ func run(w io.Writer, o options) error {
 			return fmt.Errorf("turn %d: %w", i+1, err)
 		}
 		bodies = append(bodies, body)
-		m := counter.Measure(sections(sess, system))
+		m := counter.Measure(sess.Sections())
 		writeTurn(w, bodies, m, budget.Tokens{N: acc.Tokens.NetSavingAfterEntry, Estimate: acc.Tokens.Estimate})
 		if o.Out != "" {
 			if err := os.WriteFile(filepath.Join(o.Out, fmt.Sprintf("turn-%02d.json", len(bodies))), body, 0o644); err != nil {
@@ -157,13 +167,23 @@ func run(w io.Writer, o options) error {
 			fmt.Fprintf(w, "  bar     %s\n", bar.Render(nil))
 		}
 
-		// The model answers; its tool calls run through Session.Call.
-		reply := st.reply
-		if reply.Text != "" {
-			fmt.Fprintf(w, "model     %s\n", reply.Text)
+		// The model answers in its provider's wire format; the decoder
+		// reads the message and the usage. Its tool calls run through
+		// Session.Call.
+		var prev []byte
+		if len(bodies) > 1 {
+			prev = bodies[len(bodies)-2]
 		}
-		turn = request.Turn{Messages: []request.Message{reply}}
-		for _, c := range reply.ToolCalls {
+		reply, err := answer(o.Provider, i+1, st.reply, counter, prev, body)
+		if err != nil {
+			return fmt.Errorf("turn %d: %w", i+1, err)
+		}
+		ledger.Add(budget.Usage(reply.Usage))
+		if reply.Message.Text != "" {
+			fmt.Fprintf(w, "model     %s\n", reply.Message.Text)
+		}
+		turn = request.Turn{Messages: []request.Message{reply.Message}}
+		for _, c := range reply.Message.ToolCalls {
 			fmt.Fprintf(w, "model  →  %s %s\n", c.Name, clip(string(c.Arguments), 140))
 			before := sess.LoadedSet().Names()
 			events = events[:0]
@@ -174,7 +194,7 @@ func run(w io.Writer, o options) error {
 			writeResult(w, c.Name, res, before, sess.LoadedSet().Names())
 			turn.Messages = append(turn.Messages, request.Message{Role: request.RoleTool, CallID: c.ID, Text: res.Text, IsError: res.IsError})
 		}
-		if len(reply.ToolCalls) == 0 {
+		if len(reply.Message.ToolCalls) == 0 {
 			if i+1 == len(script) {
 				break
 			}
@@ -198,6 +218,12 @@ func run(w io.Writer, o options) error {
 		saving, budget.Tokens{N: saving.N * len(bodies), Estimate: saving.Estimate}, len(bodies))
 	if o.Out != "" {
 		fmt.Fprintf(w, "Request bodies: %s/turn-01.json … turn-%02d.json\n", o.Out, len(bodies))
+	}
+	if o.Ledger {
+		fmt.Fprintln(w)
+		if err := ledger.Write(w); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -300,6 +326,23 @@ var script = []step{
 	{reply: call("call_4", "tool_search", `{"tool_names":["count_todos"]}`)},
 	{reply: call("call_5", "defer_execute", `{"tool_name":"count_todos","params":{"path":"."}}`)},
 	{reply: request.Message{Role: request.RoleAssistant, Text: "There are 17 TODO comments left, in 9 files."}},
+}
+
+// answer is the scripted model's side: reply n, encoded as provider p
+// sends it (request/replytest), with usage simulated from the request
+// body (and prev, the one before) and counted by c, then decoded as a
+// harness decodes a real reply.
+func answer(p request.Provider, n int, m request.Message, c *budget.Counter, prev, body []byte) (request.Reply, error) {
+	output := m.Text
+	for _, call := range m.ToolCalls {
+		output += call.Name + string(call.Arguments)
+	}
+	count := func(s string) int { return c.Count(budget.KindJSON, s).N }
+	raw, _, err := replytest.Encode(p, n, m, replytest.Simulate(p, count, prev, body, output))
+	if err != nil {
+		return request.Reply{}, err
+	}
+	return request.DecodeReply(p, raw)
 }
 
 // outputBound is the request's output-token bound where the provider

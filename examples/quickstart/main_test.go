@@ -30,7 +30,7 @@ func TestOutputGolden(t *testing.T) {
 	o := options{Provider: request.OpenAIChat, Model: "gpt-4o", Window: 128000}
 	out := runQuickstart(t, o)
 	assert.Equal(t, out, runQuickstart(t, o), "two runs differ")
-	// -update (requesttest's flag) rewrites the file; then copy it into
+	// TOOLSHELF_UPDATE=1 (requesttest.UpdateEnv) rewrites the file; then copy it into
 	// README.md's "Quickstart output" section.
 	requesttest.Golden(t, filepath.Join("testdata", "output.golden"), []byte(out))
 }
@@ -127,4 +127,53 @@ func thousands(n int) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// TestLedger: -ledger prints the usage ledger of the decoded replies; its
+// saving is the run's own all-resident figure, the prefix is read from the
+// cache from the second request on, and without -ledger nothing changes.
+func TestLedger(t *testing.T) {
+	for _, p := range []request.Provider{request.OpenAIChat, request.OpenAIResponses, request.Anthropic} {
+		t.Run(string(p), func(t *testing.T) {
+			o := options{Provider: p, Model: "gpt-4o", Window: 128000}
+			plain := runQuickstart(t, o)
+			o.Ledger = true
+			out := runQuickstart(t, o)
+			require.True(t, strings.HasPrefix(out, plain), "-ledger only appends")
+			ledger := out[len(plain):]
+			require.Contains(t, ledger, "Usage ledger")
+
+			saved := regexp.MustCompile(`more tokens: ([0-9,]+) over these 7 requests`).FindStringSubmatch(plain)
+			require.Len(t, saved, 2)
+			assert.Contains(t, ledger, "deferral saved "+saved[1]+" input tokens over 7 requests")
+
+			rows := regexp.MustCompile(`(?m)^  ([1-7]) +([0-9,]+) +([0-9,]+) +([0-9,]+) `).FindAllStringSubmatch(ledger, -1)
+			require.Len(t, rows, 7)
+			assert.Equal(t, "0", rows[0][3], "the first request reads nothing from the cache")
+			for _, r := range rows[1:] {
+				assert.NotEqual(t, "0", r[3], "request %s reads the prefix from the cache", r[1])
+			}
+		})
+	}
+}
+
+// TestLedgerDoc keeps docs/usage-ledger.md's quickstart block identical
+// to a run with -ledger; with TOOLSHELF_UPDATE=1 it rewrites it.
+func TestLedgerDoc(t *testing.T) {
+	out := runQuickstart(t, options{Provider: request.OpenAIChat, Model: "gpt-4o", Window: 128000, Ledger: true})
+	block := out[strings.Index(out, "Usage ledger"):]
+	path := filepath.Join("..", "..", "docs", "usage-ledger.md")
+	doc, err := os.ReadFile(path)
+	require.NoError(t, err)
+	text := string(doc)
+	const marker = "<!-- ledger:quickstart -->\n```text\n"
+	i := strings.Index(text, marker)
+	require.NotEqual(t, -1, i, "docs/usage-ledger.md has no quickstart block")
+	start := i + len(marker)
+	end := start + strings.Index(text[start:], "```\n")
+	if requesttest.Updating() {
+		require.NoError(t, os.WriteFile(path, []byte(text[:start]+block+text[end:]), 0o644))
+		return
+	}
+	assert.Equal(t, block, text[start:end], "docs/usage-ledger.md's quickstart block differs from a run; TOOLSHELF_UPDATE=1 go test ./examples/quickstart")
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -23,7 +22,7 @@ import (
 
 // chat runs one user request to its answer: the README's code sample.
 func chat(ctx context.Context, reg *registry.Registry, disp *execute.Dispatcher,
-	callModel func(context.Context, []byte) (request.Message, error), user string) (string, error) {
+	callModel func(context.Context, []byte) ([]byte, error), user string) (string, error) {
 	// README:begin
 	s, err := request.NewSession(request.Config{
 		Snapshot:   reg.Snapshot(), // your built-in tools and MCP servers' tools
@@ -44,13 +43,17 @@ func chat(ctx context.Context, reg *registry.Registry, disp *execute.Dispatcher,
 		if err != nil {
 			return "", err
 		}
-		buf = body                         // callModel must be done with body when it returns
-		reply, err := callModel(ctx, body) // your HTTP client, reply parsed into a request.Message
-		if err != nil || len(reply.ToolCalls) == 0 {
-			return reply.Text, err
+		buf = body                       // callModel must be done with body when it returns
+		raw, err := callModel(ctx, body) // your HTTP client: the provider's response body
+		if err != nil {
+			return "", err
 		}
-		turn = request.Turn{Messages: []request.Message{reply}}
-		for _, c := range reply.ToolCalls { // tool_search, defer_execute or a resident tool
+		reply, err := request.DecodeReply(request.Anthropic, raw) // request.DecodeStream for SSE
+		if err != nil || len(reply.Message.ToolCalls) == 0 {
+			return reply.Message.Text, err
+		}
+		turn = request.Turn{Messages: []request.Message{reply.Message}}
+		for _, c := range reply.Message.ToolCalls { // tool_search, defer_execute or a resident tool
 			res := s.Call(ctx, c.Name, c.Arguments)
 			turn.Messages = append(turn.Messages, request.Message{Role: request.RoleTool, CallID: c.ID, Text: res.Text, IsError: res.IsError})
 		}
@@ -89,22 +92,25 @@ func Example() {
 		panic(err)
 	}
 
-	replies := []request.Message{
-		{Role: request.RoleAssistant, ToolCalls: []request.ToolCall{{ID: "1", Name: "tool_search",
-			Arguments: json.RawMessage(`{"tool_names":["mcp__github__create_pull_request"]}`)}}},
-		{Role: request.RoleAssistant, ToolCalls: []request.ToolCall{{ID: "2", Name: "defer_execute",
-			Arguments: json.RawMessage(`{"tool_name":"mcp__github__create_pull_request","params":{"owner":"acme","repo":"app","title":"Fix","head":"fix","base":"main"}}`)}}},
-		{Role: request.RoleAssistant, Text: "Opened pull request #42."},
+	// The model's replies, as Anthropic's Messages API sends them.
+	replies := []string{
+		`{"type":"message","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"tool_search",
+		  "input":{"tool_names":["mcp__github__create_pull_request"]}}],"stop_reason":"tool_use","usage":{"input_tokens":900,"output_tokens":30}}`,
+		`{"type":"message","role":"assistant","content":[{"type":"tool_use","id":"toolu_2","name":"defer_execute",
+		  "input":{"tool_name":"mcp__github__create_pull_request","params":{"owner":"acme","repo":"app","title":"Fix","head":"fix","base":"main"}}}],
+		  "stop_reason":"tool_use","usage":{"input_tokens":40,"cache_read_input_tokens":1100,"output_tokens":60}}`,
+		`{"type":"message","role":"assistant","content":[{"type":"text","text":"Opened pull request #42."}],"stop_reason":"end_turn",
+		  "usage":{"input_tokens":30,"cache_read_input_tokens":1200,"output_tokens":9}}`,
 	}
 	var first []byte
-	callModel := func(_ context.Context, body []byte) (request.Message, error) {
+	callModel := func(_ context.Context, body []byte) ([]byte, error) {
 		if first == nil {
 			first = bytes.Clone(body[:requesttest.PrefixLen(body)]) // body is reused
 		}
 		fmt.Printf("request: the same %d-tool prefix: %t\n", strings.Count(string(first), `"input_schema"`), bytes.HasPrefix(body, first))
 		m := replies[0]
 		replies = replies[1:]
-		return m, nil
+		return []byte(m), nil
 	}
 	answer, err := chat(ctx, reg, disp, callModel, "Open a PR from fix into main in acme/app.")
 	fmt.Println(answer, err)
@@ -132,7 +138,7 @@ func codeBlock(t *testing.T, readme, heading, fence string) (start, end int) {
 
 // TestQuickstartOutput keeps README.md's "Quickstart output" identical to
 // the quickstart's golden output (itself checked against a real run by
-// examples/quickstart's tests). With -update it rewrites the README block.
+// examples/quickstart's tests). With TOOLSHELF_UPDATE=1 it rewrites the README block.
 func TestQuickstartOutput(t *testing.T) {
 	golden, err := os.ReadFile(filepath.Join("..", "quickstart", "testdata", "output.golden"))
 	require.NoError(t, err)
@@ -140,13 +146,13 @@ func TestQuickstartOutput(t *testing.T) {
 	readme, err := os.ReadFile(path)
 	require.NoError(t, err)
 	start, end := codeBlock(t, string(readme), "## Quickstart output", "```text")
-	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
+	if requesttest.Updating() {
 		out := string(readme[:start]) + string(golden) + string(readme[end:])
 		require.NoError(t, os.WriteFile(path, []byte(out), 0o644))
 		return
 	}
 	assert.Equal(t, string(golden), string(readme[start:end]),
-		"README.md's Quickstart output differs from examples/quickstart/testdata/output.golden; run go test ./examples/readme -update")
+		"README.md's Quickstart output differs from examples/quickstart/testdata/output.golden; run TOOLSHELF_UPDATE=1 go test ./examples/readme")
 }
 
 // TestReadmeMatches keeps README.md's sample identical to chat's body.

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolshelf/toolshelf/internal/jsonx"
+	"github.com/toolshelf/toolshelf/internal/mcpstdio"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -20,7 +22,7 @@ func convertTool(t *sdk.Tool) (registry.Tool, error) {
 	if schema == nil {
 		schema = map[string]any{"type": "object", "properties": map[string]any{}}
 	}
-	raw, err := marshal(schema)
+	raw, err := jsonx.Marshal(schema)
 	if err != nil {
 		return registry.Tool{}, fmt.Errorf("tool %q: inputSchema: %w", t.Name, err)
 	}
@@ -70,21 +72,9 @@ func convertAnnotations(t *sdk.Tool) *registry.Annotations {
 
 func ptr[T any](v T) *T { return &v }
 
-// marshal encodes v without HTML escaping, compact, with no trailing newline.
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
 // groupDescription picks the description of a server's group: the caller's,
-// else the server's instructions, else its serverInfo description, title or
-// name. The version is left out on purpose: an upgrade that changes nothing
-// else must not change the index.
+// else the core's one rule, mcpstdio.ServerDescription (instructions, else
+// serverInfo description, title or name).
 func groupDescription(given string, init *sdk.InitializeResult) string {
 	if given != "" {
 		return given
@@ -92,17 +82,11 @@ func groupDescription(given string, init *sdk.InitializeResult) string {
 	if init == nil {
 		return ""
 	}
-	if s := strings.TrimSpace(init.Instructions); s != "" {
-		return s
-	}
+	var description, title, name string
 	if si := init.ServerInfo; si != nil {
-		for _, s := range []string{si.Description, si.Title, si.Name} {
-			if s = strings.TrimSpace(s); s != "" {
-				return s
-			}
-		}
+		description, title, name = si.Description, si.Title, si.Name
 	}
-	return ""
+	return mcpstdio.ServerDescription(init.Instructions, description, title, name)
 }
 
 // resultText renders a tools/call result for the model: text content joined
@@ -129,13 +113,13 @@ func resultText(res *sdk.CallToolResult) string {
 				}
 			}
 		default:
-			if b, err := marshal(c); err == nil {
+			if b, err := jsonx.Marshal(c); err == nil {
 				parts = append(parts, string(b))
 			}
 		}
 	}
 	if len(parts) == 0 && res.StructuredContent != nil {
-		if b, err := marshal(res.StructuredContent); err == nil {
+		if b, err := jsonx.Marshal(res.StructuredContent); err == nil {
 			parts = append(parts, string(b))
 		}
 	}
@@ -147,14 +131,6 @@ func resultText(res *sdk.CallToolResult) string {
 func sameTools(snap *registry.Snapshot, group string, listed []registry.Tool) bool {
 	a, r, c := diffNames(snap, group, listed)
 	return len(a)+len(r)+len(c) == 0
-}
-
-func compact(b []byte) []byte {
-	var buf bytes.Buffer
-	if json.Compact(&buf, b) != nil {
-		return b
-	}
-	return buf.Bytes()
 }
 
 func sameAnnotations(a, b *registry.Annotations) bool {
@@ -179,7 +155,7 @@ func diffNames(snap *registry.Snapshot, group string, listed []registry.Tool) (a
 		switch {
 		case !ok:
 			added = append(added, registry.MCPName(group, l.Name))
-		case h.Description != l.Description || !bytes.Equal(h.RawSchema, compact(l.RawSchema)) || !sameAnnotations(h.Annotations, l.Annotations):
+		case h.Description != l.Description || !bytes.Equal(h.RawSchema, jsonx.AppendCompact(nil, l.RawSchema)) || !sameAnnotations(h.Annotations, l.Annotations):
 			changed = append(changed, registry.MCPName(group, l.Name))
 		}
 	}

@@ -18,7 +18,7 @@
 //   - a reconnect (or a tools/list_changed notification) that lists the same
 //     tools leaves the registry untouched, so no prefix byte can change; one
 //     that lists different tools replaces the group with
-//     [registry.Registry.ReplaceGroup] and reports a [ToolsChange] through
+//     [registry.Registry.ReplaceGroup] and reports a [Change] through
 //     [Options.OnToolsChanged], for the session to announce.
 //
 // The package lives in the nested integration module so that the core

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
+	"github.com/toolshelf/toolshelf/internal/longtest"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/search"
 )
@@ -24,28 +25,10 @@ import (
 const serversDir = "../../testdata/mcp-servers"
 
 // npmServer returns the argv that starts an installed npm MCP server over
-// stdio. Without node or the installed packages the test is skipped with the
-// install command; under CI=true it fails instead: CI must run these.
+// stdio: a long run (see internal/longtest), skipped without TOOLSHELF_LONG=1.
 func npmServer(t *testing.T, bin string, args ...string) []string {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	script, _ := filepath.Abs(filepath.Join(serversDir, "node_modules", ".bin", bin))
-	_, statErr := os.Stat(script)
-	var why string
-	switch {
-	case err != nil:
-		why = "node is not on PATH (install Node.js 20 or later)"
-	case statErr != nil:
-		why = bin + " is not installed"
-	default:
-		return append([]string{node, script}, args...)
-	}
-	msg := "real MCP server test: " + why + "; run: cd testdata/mcp-servers && npm ci"
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return nil
+	return longtest.NPMServer(t, serversDir, bin, args...)
 }
 
 func e2eCtx(t *testing.T) context.Context {
@@ -221,8 +204,8 @@ func TestFilesystemServerCrashAndReconnect(t *testing.T) {
 		return &sdk.CommandTransport{Command: cmd}
 	}
 	reg := registry.New(nil)
-	var changes []ToolsChange
-	m := newManager(t, reg, &Options{NoAutoReconnect: true, OnToolsChanged: func(c ToolsChange) { changes = append(changes, c) }})
+	var changes []Change
+	m := newManager(t, reg, &Options{NoAutoReconnect: true, OnToolsChanged: func(c Change) { changes = append(changes, c) }})
 	require.NoError(t, m.Connect(ctx, Server{Name: "fs", Transport: transport}))
 	snap0 := reg.Snapshot()
 	bytes0 := toolBytes(t, snap0, "fs")

@@ -11,6 +11,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/request"
 )
 
 // State is a managed server's connection state.
@@ -41,19 +42,19 @@ func (s State) String() string {
 	return "closed"
 }
 
-// ToolsChange reports that a server's group in the registry changed: its
+// Change reports that a server's group in the registry changed: its
 // first listing arrived, or a reconnect or tools/list_changed listed
-// different tools. Names are exposed names, sorted. A session announces the
-// change in its append-only message block; the frozen index catches up at the
+// different tools. The names are the [request.ToolsChange] a session
+// announces in its append-only message block (pass Change.ToolsChange to
+// request.Session.AnnounceToolsChanged); the frozen index catches up at the
 // next session.
-type ToolsChange struct {
-	// Server is the server's (group's) name.
-	Server string
+type Change struct {
+	// ToolsChange holds the server's (group's) name and the exposed names
+	// of the tools that appeared, disappeared, or changed description,
+	// schema or annotations, each sorted.
+	request.ToolsChange
 	// First is true for the server's first listing in this Manager.
 	First bool
-	// Added, Removed and Changed are the tools that appeared, disappeared,
-	// or changed description, schema or annotations.
-	Added, Removed, Changed []string
 	// DescriptionChanged reports a new group description.
 	DescriptionChanged bool
 	// Version is the registry version after the change.
@@ -65,7 +66,7 @@ type Options struct {
 	// OnToolsChanged, when set, is called after every change the Manager
 	// makes to the registry. It runs on the Manager's goroutine and must
 	// not call back into the Manager's connect methods.
-	OnToolsChanged func(ToolsChange)
+	OnToolsChanged func(Change)
 	// ConnectTimeout bounds one background connection attempt (initialize
 	// and the full tools listing); 0 means 60 seconds. Foreground calls use
 	// their context.
@@ -409,9 +410,9 @@ func (m *Manager) apply(c *conn, desc string, tools []registry.Tool) error {
 	m.mu.Unlock()
 	m.opts.Logger.Info("mcp: tools registered", "server", name, "tools", len(tools), "added", len(added), "removed", len(removed), "changed", len(changed))
 	if m.opts.OnToolsChanged != nil {
-		m.opts.OnToolsChanged(ToolsChange{
-			Server: name, First: first,
-			Added: added, Removed: removed, Changed: changed,
+		m.opts.OnToolsChanged(Change{
+			ToolsChange:        request.ToolsChange{Server: name, Added: added, Removed: removed, Changed: changed},
+			First:              first,
 			DescriptionChanged: had && descChanged,
 			Version:            m.reg.Version(),
 		})

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/request"
 )
 
 func testCtx(t *testing.T) context.Context {
@@ -145,13 +146,13 @@ func TestReconnect(t *testing.T) {
 	tests := []struct {
 		name        string
 		restartWith []string
-		wantChange  *ToolsChange
+		wantChange  *Change
 	}{
 		{name: "same tools leave the registry untouched", restartWith: []string{"b", "a"}},
 		{
 			name:        "different tools replace the group",
 			restartWith: []string{"a", "c"},
-			wantChange:  &ToolsChange{Server: "srv", Added: []string{"mcp__srv__c"}, Removed: []string{"mcp__srv__b"}},
+			wantChange:  &Change{ToolsChange: request.ToolsChange{Server: "srv", Added: []string{"mcp__srv__c"}, Removed: []string{"mcp__srv__b"}}},
 		},
 	}
 	for _, tt := range tests {
@@ -159,8 +160,8 @@ func TestReconnect(t *testing.T) {
 			ctx := testCtx(t)
 			fs := newFakeServer(t, nil, "a", "b")
 			reg := registry.New(nil)
-			var changes []ToolsChange
-			m := newManager(t, reg, &Options{NoAutoReconnect: true, OnToolsChanged: func(c ToolsChange) { changes = append(changes, c) }})
+			var changes []Change
+			m := newManager(t, reg, &Options{NoAutoReconnect: true, OnToolsChanged: func(c Change) { changes = append(changes, c) }})
 			require.NoError(t, m.Connect(ctx, Server{Name: "srv", Transport: fs.transport}))
 			require.Len(t, changes, 1)
 			assert.True(t, changes[0].First)
@@ -216,8 +217,8 @@ func TestToolListChangedRelists(t *testing.T) {
 	ctx := testCtx(t)
 	fs := newFakeServer(t, nil, "a")
 	reg := registry.New(nil)
-	changed := make(chan ToolsChange, 4)
-	m := newManager(t, reg, &Options{OnToolsChanged: func(c ToolsChange) { changed <- c }})
+	changed := make(chan Change, 4)
+	m := newManager(t, reg, &Options{OnToolsChanged: func(c Change) { changed <- c }})
 	require.NoError(t, m.Connect(ctx, Server{Name: "live", Transport: fs.transport}))
 	<-changed // first listing
 
@@ -368,32 +369,6 @@ func TestManagerErrors(t *testing.T) {
 	res, err := tl.Handler(ctx, json.RawMessage(`{"message":"x"}`))
 	require.NoError(t, err)
 	assert.Contains(t, res.Text, "unavailable, retry later")
-}
-
-func TestSplitCommand(t *testing.T) {
-	tests := []struct {
-		in      string
-		want    []string
-		wantErr string
-	}{
-		{"npx -y @modelcontextprotocol/server-everything", []string{"npx", "-y", "@modelcontextprotocol/server-everything"}, ""},
-		{`  node  "my server.js"  'a b' ""  `, []string{"node", "my server.js", "a b", ""}, ""},
-		{`x --flag="quoted value"`, []string{"x", "--flag=quoted value"}, ""},
-		{"", nil, "empty command"},
-		{`x "open`, nil, "unterminated"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
-			got, err := SplitCommand(tt.in)
-			if tt.wantErr != "" {
-				require.ErrorIs(t, err, ErrConfig)
-				assert.Contains(t, err.Error(), tt.wantErr)
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
-		})
-	}
 }
 
 func TestResultTextContentKinds(t *testing.T) {

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"unicode"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolshelf/toolshelf/registry"
@@ -97,47 +96,4 @@ func (s *Server) transport() sdk.Transport {
 	cmd.Dir = s.Dir
 	cmd.Stderr = s.Stderr
 	return &sdk.CommandTransport{Command: cmd}
-}
-
-// SplitCommand splits a command line such as `npx -y "@scope/pkg" /tmp` into
-// argv: fields separated by white space, with single and double quotes
-// grouping (no other shell syntax). It is what a --mcp-stdio flag needs.
-func SplitCommand(line string) ([]string, error) {
-	var (
-		args  []string
-		cur   strings.Builder
-		quote rune
-		have  bool
-	)
-	for _, r := range line {
-		switch {
-		case quote != 0:
-			if r == quote {
-				quote = 0
-			} else {
-				cur.WriteRune(r)
-			}
-		case r == '\'' || r == '"':
-			quote, have = r, true
-		case unicode.IsSpace(r):
-			if have {
-				args = append(args, cur.String())
-				cur.Reset()
-				have = false
-			}
-		default:
-			cur.WriteRune(r)
-			have = true
-		}
-	}
-	if quote != 0 {
-		return nil, fmt.Errorf("%w: command %q: unterminated %c quote", ErrConfig, line, quote)
-	}
-	if have {
-		args = append(args, cur.String())
-	}
-	if len(args) == 0 {
-		return nil, fmt.Errorf("%w: empty command", ErrConfig)
-	}
-	return args, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/internal/longtest"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 	"github.com/toolshelf/toolshelf/request/requesttest"
@@ -121,6 +122,8 @@ func turns(n int) []request.Turn {
 
 // Every body of a 100-turn session, for every provider, is one the
 // official SDK decodes and re-encodes without losing or changing a field.
+// Outside a long run the judge reads a sample of the bodies (see judged);
+// every body is still built.
 func TestSessionBodiesDecodeInTheSDKs(t *testing.T) {
 	snap := catalogSnapshot(t)
 	for _, p := range providers {
@@ -137,6 +140,9 @@ func TestSessionBodiesDecodeInTheSDKs(t *testing.T) {
 				body, err := s.BuildRequest(tr)
 				require.NoError(t, err, "turn %d", i)
 				requesttest.CheckProviderRules(t, p, body)
+				if !judged(i, 100, 40) {
+					continue
+				}
 				problems, err := Check(p, body)
 				require.NoError(t, err, "turn %d", i)
 				for _, pr := range problems {
@@ -225,4 +231,15 @@ func TestCheckErrors(t *testing.T) {
 	require.ErrorIs(t, err, request.ErrUnknownProvider)
 	_, err = Check(request.Anthropic, []byte(`{"model":`))
 	require.Error(t, err)
+}
+
+// judged reports whether body i of n is handed to the SDK judge. A long run
+// (TOOLSHELF_LONG=1, see internal/longtest) judges every body. Otherwise:
+// the first ten (two rounds of every message shape, each ending shape
+// once), five from turn at (a change mid-session), every tenth, and the
+// last, which holds every message of the conversation. Judging re-decodes
+// the whole body, so it grows with the conversation: the sample costs about
+// a fifth of judging all.
+func judged(i, n, at int) bool {
+	return longtest.On() || i < 10 || i%10 == 0 || (i >= at && i < at+5) || i == n-1
 }

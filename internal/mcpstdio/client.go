@@ -86,8 +86,9 @@ func (o *Options) withDefaults() Options {
 type Listing struct {
 	// ProtocolVersion is the revision the server chose in initialize.
 	ProtocolVersion string
-	// ServerName, ServerTitle and ServerVersion are its serverInfo.
-	ServerName, ServerTitle, ServerVersion string
+	// ServerName, ServerTitle, ServerDescription and ServerVersion are its
+	// serverInfo.
+	ServerName, ServerTitle, ServerDescription, ServerVersion string
 	// Instructions are its initialize instructions, if any.
 	Instructions string
 	// Tools are the listed tools in the server's order, each a compact JSON
@@ -102,10 +103,20 @@ type Listing struct {
 // [GroupName] of its serverInfo name.
 func (l *Listing) GroupName() string { return GroupName(l.ServerName) }
 
-// Description describes the server for the tool_search index: its
-// instructions, else its serverInfo title, else its name.
+// Description describes the server for the tool_search index, by
+// [ServerDescription].
 func (l *Listing) Description() string {
-	for _, s := range []string{l.Instructions, l.ServerTitle, l.ServerName} {
+	return ServerDescription(l.Instructions, l.ServerDescription, l.ServerTitle, l.ServerName)
+}
+
+// ServerDescription is the one rule, for this package and the go-sdk client
+// of integration/mcp, by which a server describes its group in the
+// tool_search index: its initialize instructions, else its serverInfo
+// description, title or name, the first that is not blank, trimmed. The
+// version is left out on purpose: an upgrade that changes nothing else must
+// not change the index.
+func ServerDescription(instructions, description, title, name string) string {
+	for _, s := range []string{instructions, description, title, name} {
 		if s = strings.TrimSpace(s); s != "" {
 			return s
 		}
@@ -274,9 +285,10 @@ func (c *conn) session(ctx context.Context) (*Listing, error) {
 		ProtocolVersion string          `json:"protocolVersion"`
 		Capabilities    json.RawMessage `json:"capabilities"`
 		ServerInfo      struct {
-			Name    string `json:"name"`
-			Title   string `json:"title"`
-			Version string `json:"version"`
+			Name        string `json:"name"`
+			Title       string `json:"title"`
+			Description string `json:"description"`
+			Version     string `json:"version"`
 		} `json:"serverInfo"`
 		Instructions string `json:"instructions"`
 	}
@@ -291,12 +303,13 @@ func (c *conn) session(ctx context.Context) (*Listing, error) {
 	}
 	json.Unmarshal(init.Capabilities, &caps) // absent or odd: only used in an error message
 	l := &Listing{
-		ProtocolVersion: init.ProtocolVersion,
-		ServerName:      init.ServerInfo.Name,
-		ServerTitle:     init.ServerInfo.Title,
-		ServerVersion:   init.ServerInfo.Version,
-		Instructions:    init.Instructions,
-		Tools:           []json.RawMessage{},
+		ProtocolVersion:   init.ProtocolVersion,
+		ServerName:        init.ServerInfo.Name,
+		ServerTitle:       init.ServerInfo.Title,
+		ServerDescription: init.ServerInfo.Description,
+		ServerVersion:     init.ServerInfo.Version,
+		Instructions:      init.Instructions,
+		Tools:             []json.RawMessage{},
 	}
 	c.write(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
 

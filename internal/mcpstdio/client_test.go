@@ -71,6 +71,7 @@ func TestListPaginatesAndAnswersTheServer(t *testing.T) {
 	assert.Equal(t, mcpstdio.ProtocolVersion, l.ProtocolVersion)
 	assert.Equal(t, mcpstdiotest.ServerName, l.ServerName)
 	assert.Equal(t, mcpstdiotest.ServerTitle, l.ServerTitle)
+	assert.Equal(t, mcpstdiotest.ServerDescription, l.ServerDescription)
 	assert.Equal(t, "1.2.3", l.ServerVersion)
 	assert.Equal(t, mcpstdiotest.Instructions, l.Instructions)
 	got := make([]string, len(l.Tools))

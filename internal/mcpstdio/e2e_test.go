@@ -3,44 +3,23 @@ package mcpstdio_test
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/toolshelf/toolshelf/internal/jsonx"
+	"github.com/toolshelf/toolshelf/internal/longtest"
 	"github.com/toolshelf/toolshelf/internal/mcpstdio"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
-// EverythingCommand returns the argv that starts the real
+// everythingCommand returns the argv that starts the real
 // @modelcontextprotocol/server-everything over stdio from
-// testdata/mcp-servers (the package's "bin" is dist/index.js). Without node
-// or the installed package the test is skipped with the install command;
-// under CI=true it fails instead: CI installs them.
+// testdata/mcp-servers: a long run, see internal/longtest.
 func everythingCommand(t *testing.T) []string {
 	t.Helper()
-	script, _ := filepath.Abs("../../testdata/mcp-servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
-	node, err := exec.LookPath("node")
-	_, statErr := os.Stat(script)
-	var why string
-	switch {
-	case err != nil:
-		why = "node is not on PATH (install Node.js 20 or later)"
-	case statErr != nil:
-		why = "@modelcontextprotocol/server-everything is not installed"
-	default:
-		return []string{node, script, "stdio"}
-	}
-	msg := "real MCP server test: " + why + "; run: cd testdata/mcp-servers && npm ci"
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return nil
+	return longtest.NPMServer(t, "../../testdata/mcp-servers", "mcp-server-everything", "stdio")
 }
 
 // TestEverythingServer lists the real reference server and imports the

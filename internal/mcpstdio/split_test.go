@@ -29,6 +29,8 @@ func TestSplitCommand(t *testing.T) {
 		{`a \| \$x b~`, []string{"a", "|", "$x", "b~"}},
 		{`sh -c 'cd /srv && exec node s.js'`, []string{"sh", "-c", "cd /srv && exec node s.js"}},
 		{`a "ü ñ"`, []string{"a", "ü ñ"}},
+		{`  node  "my server.js"  'a b' ""  `, []string{"node", "my server.js", "a b", ""}},
+		{`x --flag="quoted value"`, []string{"x", "--flag=quoted value"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.line, func(t *testing.T) {

@@ -23,6 +23,7 @@ import (
 	"github.com/stretchr/testify/require"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
+	"github.com/toolshelf/toolshelf/internal/longtest"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 )
@@ -106,16 +107,22 @@ func soakRegistry(t *testing.T, c *tally) *registry.Registry {
 }
 
 // soakSize returns the number of sessions, goroutines and turns per
-// session: 1,000 sessions on 100 goroutines, 5 turns each (2 under -race);
-// 200 sessions with -short; TOOLSHELF_SOAK_SESSIONS and
+// session. A long run (TOOLSHELF_LONG=1, see internal/longtest; .ci/run
+// sets it) is 1,000 sessions on 100 goroutines, 5 turns each (2 under
+// -race), with 200 sessions under -short. Otherwise the soak runs 200
+// sessions of 2 turns, on as many goroutines: every check, at a size that
+// keeps the README's test command short. TOOLSHELF_SOAK_SESSIONS and
 // TOOLSHELF_SOAK_TURNS override.
 func soakSize(t *testing.T) (sessions, workers, turns int) {
 	sessions, workers, turns = 1000, 100, 5
 	if raceOn {
 		turns = 2
 	}
-	if testing.Short() {
+	if testing.Short() || !longtest.On() {
 		sessions = 200
+	}
+	if !longtest.On() {
+		turns = 2
 	}
 	for _, o := range []struct {
 		env string
@@ -176,7 +183,7 @@ func TestSoak(t *testing.T) {
 	}}
 	views := []deferral.View{
 		{},
-		{Mode: deferral.AskMode},
+		{Mode: deferral.AskMode()},
 		{Mode: deferral.Mode{Name: "github", Allow: []string{"Read", "Grep", "mcp__github__*", "soak_*"}}},
 	}
 	providers := []request.Provider{request.OpenAIChat, request.OpenAIResponses, request.Anthropic}

@@ -3,12 +3,14 @@
 // of a conversation share their cached prefix, [Diff] finds the first byte
 // where two request bodies part and names the JSON section it sits in
 // (tools[3].function.description, say), and [Golden] compares a body with
-// a file under testdata/, rewritten with -update.
+// a file under testdata/, rewritten when TOOLSHELF_UPDATE=1 ([UpdateEnv]).
+//
+// The package registers no flags: importing it never collides with a test
+// package's own -update flag.
 package requesttest
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,18 +19,17 @@ import (
 	"github.com/toolshelf/toolshelf/request/wire"
 )
 
-func init() {
-	// A test binary may already define -update (its own golden files);
-	// then this package reads that flag instead of defining a second one.
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files instead of comparing with them")
-	}
-}
+// UpdateEnv names the environment variable that makes [Golden] rewrite
+// golden files instead of comparing with them: TOOLSHELF_UPDATE=1 go test
+// ./... rewrites every golden file of the repository in one run. It is an
+// environment variable rather than a -update flag because a flag defined at
+// import collides with a test package's own ("flag redefined: update"), and
+// go test ./... -update fails in every package that does not define it.
+const UpdateEnv = "TOOLSHELF_UPDATE"
 
-func updating() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
+// Updating reports whether golden files are being rewritten: [UpdateEnv]
+// is set to 1.
+func Updating() bool { return os.Getenv(UpdateEnv) == "1" }
 
 // Difference is where two request bodies part; see [wire.Difference].
 type Difference = wire.Difference
@@ -75,7 +76,7 @@ func AssertStablePrefix(t testing.TB, bodies ...[]byte) bool {
 	return ok
 }
 
-// Golden compares got with the file at path; with -update it writes got
+// Golden compares got with the file at path; when [Updating] it writes got
 // to the file instead. A mismatch reports the first differing byte and
 // its JSON path. When the file's name holds a provider between dots
 // ("github.anthropic.json"), got is also checked against that provider's
@@ -86,7 +87,7 @@ func Golden(t testing.TB, path string, got []byte) bool {
 	if p := providerOf(path); p != "" && !CheckProviderRules(t, p, got) {
 		return false
 	}
-	if updating() {
+	if Updating() {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatalf("requesttest: %v", err)
 		}
@@ -97,13 +98,13 @@ func Golden(t testing.TB, path string, got []byte) bool {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Errorf("requesttest: %v (run the test with -update to create it)", err)
+		t.Errorf("requesttest: %v (run the test with TOOLSHELF_UPDATE=1 to create it)", err)
 		return false
 	}
 	if bytes.Equal(want, got) {
 		return true
 	}
-	t.Errorf("requesttest: %s does not match (run with -update if the change is intended): %s", path, Diff(want, got))
+	t.Errorf("requesttest: %s does not match (run with TOOLSHELF_UPDATE=1 if the change is intended): %s", path, Diff(want, got))
 	return false
 }
 

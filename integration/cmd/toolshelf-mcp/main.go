@@ -1,18 +1,28 @@
-// Command toolshelf-mcp measures live MCP servers with toolshelf's budget
-// account. It lives in the integration module because it imports the MCP
-// go-sdk, which the core library and cmd/toolshelf never import.
+// Command toolshelf-mcp writes the catalog file of a live MCP server, for
+// `toolshelf budget --catalog` (and every other toolshelf command) to read.
+// It lives in the integration module because it reaches streamable HTTP
+// servers with the official go-sdk, which the core library and
+// cmd/toolshelf never import.
 //
 // Usage:
 //
-//	toolshelf-mcp budget --mcp-stdio 'npx -y @modelcontextprotocol/server-everything stdio'
-//	toolshelf-mcp budget --mcp-http http://localhost:3001/mcp --name web --json
-//	toolshelf-mcp budget --mcp-stdio '...' --catalog-out server.tools.json
+//	toolshelf-mcp catalog --mcp-http http://localhost:3001/mcp --name web -o web.tools.json
+//	toolshelf-mcp catalog --mcp-stdio 'npx -y @modelcontextprotocol/server-everything stdio' -o everything.tools.json
+//	toolshelf budget --catalog web.tools.json
 //
-// budget connects to one server, imports its tools into a registry as the
-// group --name, plans them with every tool deferred (or --default), and
-// prints the savings account: the definitions' size resident, the index that
-// replaces them, and the saving per turn. --catalog-out also writes the
-// server's tools as a catalog file that `toolshelf budget --catalog` reads.
+// There is one budget command, `toolshelf budget`, and one stdio lister,
+// the core's internal/mcpstdio: `toolshelf budget --mcp-stdio LINE`
+// measures a stdio server directly, and catalog --mcp-stdio lists it the
+// same way (same command splitting, same 30 s timeout, schema keys in the
+// server's order). catalog --mcp-http connects with the go-sdk client,
+// whose decoding sorts each schema's keys. The file is {"server",
+// "description", "tools": [MCP tools]}: the group name (--name; for stdio
+// the server's serverInfo name when empty, for HTTP "server"), the group
+// description (--description, else the server's instructions or
+// serverInfo), and the tools as listed, each marked "defer_loading": true
+// (unless --resident): the question asked of a live server is what
+// deferring it would save, so `toolshelf budget --catalog FILE` gives the
+// account `toolshelf budget --mcp-stdio` gives for the same server.
 package main
 
 import (
@@ -35,32 +45,40 @@ func main() {
 	}
 }
 
-var errUsage = errors.New("usage: toolshelf-mcp budget (--mcp-stdio 'COMMAND ARGS' | --mcp-http URL) [flags]")
+var errUsage = errors.New("usage: toolshelf-mcp catalog (--mcp-stdio 'COMMAND ARGS' | --mcp-http URL) [--name NAME] [--description TEXT] [--timeout 30s] [--resident] [-o FILE]; measure the file with toolshelf budget --catalog FILE")
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "budget" {
+	if len(args) == 0 || args[0] != "catalog" {
 		return errUsage
 	}
-	fs := flag.NewFlagSet("budget", flag.ContinueOnError)
+	fs := flag.NewFlagSet("catalog", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var o budgetOptions
-	fs.StringVar(&o.stdio, "mcp-stdio", "", "command line of a stdio MCP server (quotes group words)")
+	var o catalogOptions
+	fs.StringVar(&o.stdio, "mcp-stdio", "", "command line of a stdio MCP server (shell quoting, no shell)")
 	fs.StringVar(&o.url, "mcp-http", "", "endpoint of a streamable HTTP MCP server")
-	fs.StringVar(&o.name, "name", "server", "the server's group name: tools are exposed as mcp__<name>__<tool>")
+	fs.StringVar(&o.name, "name", "", "the server's group name: tools are exposed as mcp__<name>__<tool> (default: from the serverInfo name for stdio, \"server\" for HTTP)")
 	fs.StringVar(&o.description, "description", "", "the group's description (default: the server's instructions or serverInfo)")
-	fs.StringVar(&o.defaultMode, "default", "defer", "deferral default: defer, resident or auto")
-	fs.IntVar(&o.window, "window", 200000, "context window in tokens (auto default)")
-	fs.StringVar(&o.encoding, "encoding", "o200k_base", "token encoding: o200k_base, cl100k_base or estimate")
-	fs.BoolVar(&o.json, "json", false, "print the account as JSON")
-	fs.StringVar(&o.catalogOut, "catalog-out", "", "also write the server's tools as a catalog file")
-	fs.DurationVar(&o.timeout, "timeout", 60*time.Second, "bound on connecting and listing")
+	fs.StringVar(&o.out, "o", "", "write the catalog to this file instead of standard output")
+	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "bound on connecting and listing, as toolshelf budget --timeout")
+	fs.BoolVar(&o.resident, "resident", false, "leave the tools unmarked (default: each marked \"defer_loading\": true, as budget --mcp-stdio defers a live server)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
+	if o.timeout <= 0 {
+		return fmt.Errorf("%w: --timeout %s: must be positive", errUsage, o.timeout)
+	}
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
-	return budgetCmd(ctx, o, stdout, stderr)
+	b, err := catalog(ctx, o)
+	if err != nil {
+		return err
+	}
+	if o.out != "" {
+		return os.WriteFile(o.out, b, 0o644)
+	}
+	_, err = stdout.Write(b)
+	return err
 }

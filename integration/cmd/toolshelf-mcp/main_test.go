@@ -4,79 +4,159 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/toolshelf/toolshelf/budget"
+	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/internal/longtest"
+	"github.com/toolshelf/toolshelf/internal/mcpstdio"
+	"github.com/toolshelf/toolshelf/internal/mcpstdio/mcpstdiotest"
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/request"
 )
 
-func everythingCommand(t *testing.T) string {
-	t.Helper()
-	script, _ := filepath.Abs("../../../testdata/mcp-servers/node_modules/.bin/mcp-server-everything")
-	_, nodeErr := exec.LookPath("node")
-	_, statErr := os.Stat(script)
-	if nodeErr == nil && statErr == nil {
-		return "node '" + script + "' stdio"
-	}
-	msg := "needs node and the npm servers; run: cd testdata/mcp-servers && npm ci"
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return ""
+func TestMain(m *testing.M) {
+	mcpstdiotest.Main()
+	os.Exit(m.Run())
 }
 
-func TestBudgetLiveServer(t *testing.T) {
-	cmdline := everythingCommand(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+func runCatalog(t *testing.T, args ...string) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	catalog := filepath.Join(t.TempDir(), "everything.tools.json")
-	var out, errOut bytes.Buffer
-	err := run(ctx, []string{"budget", "--mcp-stdio", cmdline, "--name", "everything", "--json", "--catalog-out", catalog}, &out, &errOut)
-	require.NoError(t, err, errOut.String())
-
-	var got struct {
-		Server  string         `json:"server"`
-		Tools   int            `json:"tools"`
-		Account budget.Account `json:"account"`
-	}
-	require.NoError(t, json.Unmarshal(out.Bytes(), &got))
-	assert.Equal(t, "everything", got.Server)
-
-	// The catalog written is what the account measured: reload it and
-	// recompute the deferred size from its tools.
-	c, err := registry.LoadCatalog(catalog)
+	out := filepath.Join(t.TempDir(), "server.tools.json")
+	var stdout, stderr bytes.Buffer
+	require.NoError(t, run(ctx, append(append([]string{"catalog"}, args...), "-o", out), &stdout, &stderr), stderr.String())
+	assert.Empty(t, stdout.String(), "-o writes the file, not standard output")
+	b, err := os.ReadFile(out)
 	require.NoError(t, err)
-	assert.Equal(t, "everything", c.Server)
+	return b
+}
+
+// TestCatalogStdioIsTheCoreLister checks that catalog --mcp-stdio is the
+// core's stdio lister: with --resident the file it writes is, byte for byte
+// once compacted, the catalog mcpstdio.List gives for the same command, with
+// each schema's keys in the server's order.
+func TestCatalogStdioIsTheCoreLister(t *testing.T) {
+	argv, env := mcpstdiotest.Command(mcpstdiotest.Good)
+	line := "env " + env + " '" + argv[0] + "'"
+	got := runCatalog(t, "--mcp-stdio", line, "--resident")
+
+	l := listFake(t)
+	var compact bytes.Buffer
+	require.NoError(t, json.Compact(&compact, got))
+	assert.Equal(t, string(l.Catalog("", "")), compact.String())
+
+	c, err := registry.ParseCatalog(got)
+	require.NoError(t, err)
+	assert.Equal(t, mcpstdio.GroupName(mcpstdiotest.ServerName), c.Server, "an empty --name takes the serverInfo name, as toolshelf budget does")
+	assert.Len(t, c.Tools, 4)
+}
+
+// TestCatalogMeasuresAsBudgetMCPStdio: the file catalog writes by default
+// marks every tool deferred, so the account toolshelf budget --catalog
+// computes from it is the account toolshelf budget --mcp-stdio computes for
+// the same server (its listing in a group deferred by default).
+func TestCatalogMeasuresAsBudgetMCPStdio(t *testing.T) {
+	argv, env := mcpstdiotest.Command(mcpstdiotest.Good)
+	file := runCatalog(t, "--mcp-stdio", "env "+env+" '"+argv[0]+"'")
+	fromFile, err := registry.ParseCatalog(file)
+	require.NoError(t, err)
+	viaFile := registry.New(nil)
+	require.NoError(t, viaFile.Import(fromFile))
+
+	listed, err := registry.ParseCatalog(listFake(t).Catalog("", ""))
+	require.NoError(t, err)
+	live := registry.New(nil)
+	require.NoError(t, live.AddGroup(registry.Group{Name: listed.Server, Description: listed.Description, DefaultDefer: registry.DeferTrue}))
+	require.NoError(t, live.Import(listed))
+
+	a, b := account(t, viaFile.Snapshot()), account(t, live.Snapshot())
+	assert.Equal(t, b, a)
+	assert.Equal(t, len(listed.Tools), a.DeferredCount, "every listed tool is deferred")
+}
+
+// listFake lists the fake server with the core lister directly.
+func listFake(t *testing.T) *mcpstdio.Listing {
+	t.Helper()
+	argv, env := mcpstdiotest.Command(mcpstdiotest.Good)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	l, err := mcpstdio.List(ctx, argv, &mcpstdio.Options{Env: []string{env}})
+	require.NoError(t, err)
+	return l
+}
+
+// account is the savings account toolshelf budget prints for snap.
+func account(t *testing.T, snap *registry.Snapshot) *budget.Account {
+	t.Helper()
+	plan, err := (&deferral.Policy{}).Plan(snap, deferral.View{Tier: registry.TierFull})
+	require.NoError(t, err)
+	entry, index, err := request.EntryTools(plan, nil)
+	require.NoError(t, err)
+	c, err := budget.NewCounter(budget.O200kBase)
+	require.NoError(t, err)
+	acc, err := budget.NewAccount(plan, &budget.AccountOptions{Counter: c, Entry: entry, Index: index})
+	require.NoError(t, err)
+	return acc
+}
+
+// TestCatalogHTTP lists an in-process streamable HTTP server through the
+// go-sdk and checks the file against the server's own tools.
+func TestCatalogHTTP(t *testing.T) {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "web", Version: "1.0.0"}, &sdk.ServerOptions{Instructions: "Web tools."})
+	type args struct {
+		URL string `json:"url" jsonschema:"the page to fetch"`
+	}
+	for _, name := range []string{"fetch", "head"} {
+		sdk.AddTool(srv, &sdk.Tool{Name: name, Description: "Do " + name + " <html>."}, func(context.Context, *sdk.CallToolRequest, args) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{}, nil, nil
+		})
+	}
+	hs := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
+	defer hs.Close()
+
+	got := runCatalog(t, "--mcp-http", hs.URL, "--name", "web")
+	c, err := registry.ParseCatalog(got)
+	require.NoError(t, err)
+	assert.Equal(t, "web", c.Server)
+	assert.Equal(t, "Web tools.", c.Description)
 	reg := registry.New(nil)
 	require.NoError(t, reg.Import(c))
-	chars := 0
+	var names []string
 	for _, tl := range reg.Snapshot().Tools() {
-		chars += budget.ToolChars(tl)
+		names = append(names, tl.Name)
+		assert.Equal(t, "Do "+tl.OriginalName+" <html>.", tl.Description)
+		assert.Equal(t, registry.DeferTrue, tl.DeferLoading, "marked deferred, as budget --mcp-stdio defers a live server")
+		var schema map[string]any
+		require.NoError(t, json.Unmarshal(tl.RawSchema, &schema))
+		assert.Equal(t, "object", schema["type"])
 	}
-	assert.Equal(t, len(c.Tools), got.Tools)
-	assert.Equal(t, len(c.Tools), got.Account.DeferredCount, "--default defer defers every tool")
-	assert.Equal(t, chars, got.Account.DeferredChars)
-	assert.Positive(t, got.Account.NetSaving)
+	assert.Equal(t, []string{"mcp__web__fetch", "mcp__web__head"}, names)
+	assert.Contains(t, string(got), `"Do fetch <html>."`, "no HTML escaping")
 }
 
-func TestBudgetUsageErrors(t *testing.T) {
+func TestCatalogUsageErrors(t *testing.T) {
 	tests := []struct {
 		name string
 		args []string
 	}{
 		{"no subcommand", nil},
-		{"unknown subcommand", []string{"list"}},
-		{"no server", []string{"budget"}},
-		{"both transports", []string{"budget", "--mcp-stdio", "x", "--mcp-http", "http://x"}},
-		{"bad default", []string{"budget", "--mcp-stdio", "x", "--default", "sometimes"}},
-		{"unterminated quote", []string{"budget", "--mcp-stdio", `x "y`}},
+		{"the old budget subcommand", []string{"budget", "--mcp-stdio", "x"}},
+		{"no server", []string{"catalog"}},
+		{"both transports", []string{"catalog", "--mcp-stdio", "x", "--mcp-http", "http://x"}},
+		{"shell syntax the core splitter refuses", []string{"catalog", "--mcp-stdio", "node s.js | tee log"}},
+		{"unterminated quote", []string{"catalog", "--mcp-stdio", `x "y`}},
+		{"zero timeout", []string{"catalog", "--mcp-stdio", "x", "--timeout", "0s"}},
+		{"extra argument", []string{"catalog", "--mcp-stdio", "x", "y"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -86,4 +166,18 @@ func TestBudgetUsageErrors(t *testing.T) {
 			assert.Empty(t, out.String())
 		})
 	}
+}
+
+// TestCatalogEverythingServer writes the catalog of the real reference
+// server (a long run: see internal/longtest) and imports it.
+func TestCatalogEverythingServer(t *testing.T) {
+	argv := longtest.NPMServer(t, "../../../testdata/mcp-servers", "mcp-server-everything", "stdio")
+	got := runCatalog(t, "--mcp-stdio", "'"+argv[0]+"' '"+argv[1]+"' "+argv[2])
+	c, err := registry.ParseCatalog(got)
+	require.NoError(t, err)
+	assert.Equal(t, "everything", c.Server)
+	reg := registry.New(nil)
+	require.NoError(t, reg.Import(c))
+	_, ok := reg.Snapshot().Tool("mcp__everything__echo")
+	assert.True(t, ok, "the reference server's echo tool is listed")
 }

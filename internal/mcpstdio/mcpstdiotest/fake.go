@@ -63,12 +63,14 @@ const (
 // PidFileVar names the file the Orphan mode writes its descendant's pid to.
 const PidFileVar = "MCPSTDIO_FAKE_PIDFILE"
 
-// ServerName, ServerTitle and Instructions are the fake server's initialize
-// answer.
+// ServerName, ServerTitle, ServerDescription and Instructions are the fake
+// server's initialize answer.
 const (
-	ServerName   = "acme/Fake Server!"
-	ServerTitle  = "Fake Server"
-	Instructions = "Fake tools for tests."
+	ServerName  = "acme/Fake Server!"
+	ServerTitle = "Fake Server"
+	// ServerDescription is its serverInfo description.
+	ServerDescription = "A fake server, described in its serverInfo."
+	Instructions      = "Fake tools for tests."
 )
 
 // Pages returns the tools/list pages of Good, in order: each a JSON array
@@ -198,7 +200,7 @@ func serve(mode string, in io.Reader, out, errw io.Writer) int {
 	case WrongID:
 		m.ID = json.RawMessage("99")
 	}
-	info := fmt.Sprintf(`{"name":%q,"title":%q,"version":"1.2.3"}`, ServerName, ServerTitle)
+	info := fmt.Sprintf(`{"name":%q,"title":%q,"description":%q,"version":"1.2.3"}`, ServerName, ServerTitle, ServerDescription)
 	if mode == NoVersion {
 		send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"capabilities":%s,"serverInfo":%s}}`, m.ID, caps, info))
 	} else {

@@ -1,0 +1,165 @@
+package budget
+
+import (
+	"fmt"
+	"io"
+)
+
+// Usage are the token counts a provider reported for one request. It has
+// the fields of request.Usage, so a decoded reply's usage converts:
+// budget.Usage(reply.Usage).
+type Usage struct {
+	// InputTokens counts every input token, cached or not.
+	InputTokens int `json:"input_tokens"`
+	// OutputTokens counts the generated tokens.
+	OutputTokens int `json:"output_tokens"`
+	// CacheReadTokens counts the input tokens read from the prefix cache.
+	CacheReadTokens int `json:"cache_read_tokens"`
+	// CacheWriteTokens counts the input tokens written to the cache.
+	CacheWriteTokens int `json:"cache_write_tokens"`
+}
+
+// Ledger is the usage ledger of one session: the provider's own token
+// counts, turn by turn and in total, next to what the same turns would
+// have taken with every tool resident.
+//
+// The counterfactual is computed, not measured: each request's input as
+// the provider counted it, plus [Ledger.ResidentDelta], the tokens by which
+// the tools section with every tool resident exceeds the deferred one (the
+// deferred tools' definitions, minus the index of their names and the
+// entry tools tool_search and defer_execute that replace them). The delta
+// is counted by the session's own [Account] with its [Counter], on the
+// same text the requests carry, and is exact only where the counter's
+// encoding is the provider's ([Ledger.Estimate] says when it is not).
+// Where a turn read the prefix from the cache, the resident tools, which
+// belong to the prefix, would have been read from it too.
+//
+// A Ledger is not safe for concurrent use.
+type Ledger struct {
+	delta    int
+	estimate bool
+	encoding Encoding
+	turns    []LedgerTurn
+}
+
+// LedgerTurn is one request's line of the ledger.
+type LedgerTurn struct {
+	// Turn numbers the requests from 1; 0 in a total.
+	Turn int `json:"turn,omitempty"`
+	// Usage are the provider's counts (summed, in a total).
+	Usage
+	// HitRatio is CacheReadTokens over InputTokens: the share of the
+	// input served from the prefix cache (0 without input).
+	HitRatio float64 `json:"hit_ratio"`
+	// ResidentInput is the counterfactual input: InputTokens plus the
+	// ledger's ResidentDelta (per request).
+	ResidentInput int `json:"all_resident_input_tokens"`
+	// ResidentCacheRead is the counterfactual cache read: CacheReadTokens
+	// plus ResidentDelta on a turn that read from the cache, unchanged on
+	// one that did not.
+	ResidentCacheRead int `json:"all_resident_cache_read_tokens"`
+	// Saved is ResidentInput − InputTokens: the input tokens deferral saved.
+	Saved int `json:"saved_input_tokens"`
+}
+
+// NewLedger returns an empty ledger whose counterfactual comes from the
+// session's savings account: ResidentDelta is
+// a.Tokens.NetSavingAfterEntry, counted with a.Tokens.Encoding. A nil
+// account means no counterfactual (a delta of 0).
+func NewLedger(a *Account) *Ledger {
+	l := &Ledger{}
+	if a != nil {
+		l.delta = a.Tokens.NetSavingAfterEntry
+		l.estimate = a.Tokens.Estimate
+		l.encoding = a.Tokens.Encoding
+	}
+	return l
+}
+
+// ResidentDelta returns the tokens each request would carry in addition
+// with every tool resident.
+func (l *Ledger) ResidentDelta() int { return l.delta }
+
+// Estimate reports whether ResidentDelta is an estimate: the account's
+// counter does not tokenize exactly as the provider does.
+func (l *Ledger) Estimate() bool { return l.estimate }
+
+// Add records one request's usage and returns its line.
+func (l *Ledger) Add(u Usage) LedgerTurn {
+	t := line(u, l.delta, 1)
+	if u.CacheReadTokens > 0 {
+		t.ResidentCacheRead += l.delta
+	}
+	t.Turn = len(l.turns) + 1
+	l.turns = append(l.turns, t)
+	return t
+}
+
+// line computes a ledger line for usage u over n requests.
+func line(u Usage, delta, n int) LedgerTurn {
+	t := LedgerTurn{Usage: u, ResidentInput: u.InputTokens + delta*n, ResidentCacheRead: u.CacheReadTokens, Saved: delta * n}
+	if u.InputTokens > 0 {
+		t.HitRatio = float64(u.CacheReadTokens) / float64(u.InputTokens)
+	}
+	return t
+}
+
+// Turns returns the lines recorded so far, in order.
+func (l *Ledger) Turns() []LedgerTurn { return append([]LedgerTurn(nil), l.turns...) }
+
+// Total sums the lines: the provider's counts, the hit ratio of all the
+// input, and the counterfactual over every request.
+func (l *Ledger) Total() LedgerTurn {
+	var u Usage
+	read := 0
+	for _, t := range l.turns {
+		u.InputTokens += t.InputTokens
+		u.OutputTokens += t.OutputTokens
+		u.CacheReadTokens += t.CacheReadTokens
+		u.CacheWriteTokens += t.CacheWriteTokens
+		read += t.ResidentCacheRead
+	}
+	t := line(u, l.delta, len(l.turns))
+	t.ResidentCacheRead = read
+	return t
+}
+
+// Write prints the ledger: one line per request, then the total and the
+// saving.
+func (l *Ledger) Write(w io.Writer) error {
+	tok := func(n int) string { return Thousands(n) }
+	mark := ""
+	if l.estimate {
+		mark = "~"
+	}
+	ew := &errWriter{w: w}
+	sign, abs := "+", l.delta
+	if abs < 0 {
+		sign, abs = "-", -abs
+	}
+	ew.printf("Usage ledger (tokens as the provider counted them; all-resident = input %s%s%s tokens a request: every tool's definition instead of the deferred ones, the index and the entry tools, counted with %s)\n",
+		sign, tok(abs), map[bool]string{true: " (estimate)", false: ""}[l.estimate], l.encoding)
+	ew.printf("  %-7s %9s %9s %9s %8s %6s %14s\n", "request", "input", "cache rd", "cache wr", "output", "hit", "all-resident")
+	for _, t := range l.turns {
+		ew.printf("  %-7d %9s %9s %9s %8s %5.0f%% %14s\n", t.Turn, tok(t.InputTokens), tok(t.CacheReadTokens), tok(t.CacheWriteTokens), tok(t.OutputTokens), t.HitRatio*100, mark+tok(t.ResidentInput))
+	}
+	tt := l.Total()
+	ew.printf("  %-7s %9s %9s %9s %8s %5.0f%% %14s\n", "total", tok(tt.InputTokens), tok(tt.CacheReadTokens), tok(tt.CacheWriteTokens), tok(tt.OutputTokens), tt.HitRatio*100, mark+tok(tt.ResidentInput))
+	if tt.Saved >= 0 {
+		ew.printf("  deferral saved %s%s input tokens over %d requests\n", mark, tok(tt.Saved), len(l.turns))
+	} else {
+		ew.printf("  deferral cost %s%s more input tokens over %d requests than every tool resident: the entry tools outweigh what is deferred\n", mark, tok(-tt.Saved), len(l.turns))
+	}
+	return ew.err
+}
+
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, args...)
+	}
+}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/registry"
+)
+
+// synopses are each command's usage line and what it does.
+var synopses = map[string]string{
+	"budget": "toolshelf budget --catalog FILE... [--server NAME] [--rules FILE] [--window N] [--encoding NAME | --model NAME] [--json]\n" +
+		"       [--mcp-stdio 'COMMAND ARGS' [--name NAME] [--timeout 30s]] [--usage FILE --turns N [--round-trip N]]\n\n" +
+		"The savings account of deferral and the context bar, of catalogs or of a live stdio MCP server.",
+	"request": "toolshelf request --catalog FILE... [--server NAME] --provider openai-chat|openai-responses|anthropic --model NAME\n" +
+		"       [--rules FILE] [--system TEXT] (--user TEXT | --transcript FILE) [--json]\n\n" +
+		"The exact request body BuildRequest returns.",
+	"diff":   "toolshelf diff A.json B.json [--json]\n\nThe first byte where two request bodies differ, and its JSON path.",
+	"search": "toolshelf search --catalog FILE... [--server NAME] [--rules FILE] [--names a,b] [--limit N] [--json] QUERY...\n\nWhat tool_search answers over the catalogs' deferred tools.",
+	"eval":   "toolshelf eval --catalog FILE... [--server NAME] --queries FILE.jsonl [--min-recall1 X] [--min-recall5 X] [--json]\n\nrecall@1, recall@5 and MRR of tool_search on a query set (every tool deferred).",
+}
+
+// policyHelp is the one default policy of the commands that read catalogs
+// into a session: request, search and budget.
+const policyHelp = `Catalog policy (request, search, budget): the tools of an MCP server — a catalog file
+with "server", a tools/list given --server NAME, a --mcp-stdio server — are deferred;
+built-in tools (OpenAI or Anthropic tools arrays, catalog files with "catalog") stay
+resident unless a tool is marked "defer_loading": true. --rules FILE adds
+Defer(pattern) / NoDefer(pattern) rules on top (NoDefer wins). An MCP tools/list names
+no server: pass --server NAME with it.`
+
+// parseFailed answers a flag parse error: -h or --help prints the
+// command's usage, flags and (where it applies) the catalog policy to
+// stdout and exits 0; anything else is a usage error.
+func parseFailed(fs *flag.FlagSet, err error, stdout, stderr io.Writer) int {
+	if !errors.Is(err, flag.ErrHelp) {
+		return fail(stderr, "toolshelf %s: %v", fs.Name(), err)
+	}
+	fmt.Fprintf(stdout, "usage: %s\n\nflags:\n", synopses[fs.Name()])
+	fs.SetOutput(stdout)
+	fs.PrintDefaults()
+	switch fs.Name() {
+	case "request", "search", "budget":
+		fmt.Fprintf(stdout, "\n%s\n", policyHelp)
+	}
+	return exitOK
+}
+
+// loadCatalogs imports catalog files, in any shape registry.ParseCatalog
+// reads, into a new registry under the catalog policy: an MCP server's
+// group defers by default. server names the server of a tools/list that
+// names none; such a list without it is an error. An error names the file.
+func loadCatalogs(files []string, server string) (*registry.Registry, error) {
+	reg := registry.New(nil)
+	unnamed := 0
+	for _, f := range files {
+		c, err := registry.LoadCatalog(f)
+		if err != nil {
+			return nil, nameFile(f, err)
+		}
+		if c.Server == "" && c.Format == registry.FormatMCP {
+			if server == "" {
+				return nil, fmt.Errorf("%s: an MCP tools/list names no server, so its tools cannot be told from built-in ones: pass --server NAME (its tools become mcp__NAME__<tool>)", f)
+			}
+			if unnamed++; unnamed > 1 {
+				return nil, fmt.Errorf("%s: --server %s names one server, and another tools/list already took it: give each tools/list its own run, or a catalog file with \"server\"", f, server)
+			}
+			c.Server = server
+		}
+		if c.Server != "" {
+			err := reg.AddGroup(registry.Group{Name: c.Server, Description: c.Description, DefaultDefer: registry.DeferTrue})
+			if err != nil && !errors.Is(err, registry.ErrDuplicateGroup) {
+				return nil, nameFile(f, err)
+			}
+		}
+		if err := reg.Import(c); err != nil {
+			return nil, nameFile(f, err)
+		}
+	}
+	if server != "" && unnamed == 0 {
+		return nil, fmt.Errorf("--server %s: no catalog is a tools/list without a server name (catalog files name theirs with \"server\")", server)
+	}
+	return reg, nil
+}
+
+// readPolicy is the catalog policy with the rules of the file at path, if
+// any, on top.
+func readPolicy(path string) (*deferral.Policy, error) {
+	policy := &deferral.Policy{}
+	if path == "" {
+		return policy, nil
+	}
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--rules: %w", err)
+	}
+	layer, err := deferral.ParseLayer(path, string(text))
+	if err != nil {
+		return nil, nameFile(path, err)
+	}
+	policy.Layers = []deferral.Layer{layer}
+	return policy, nil
+}

@@ -1,0 +1,118 @@
+// Command apicount counts the exported identifiers of every non-test,
+// non-main package under a directory (default "."): exported top-level
+// consts, vars, types and funcs, and exported methods of exported types —
+// what go doc lists, fields aside. With -v it lists them.
+//
+//	go run ./internal/apicount        # counts per package and totals
+//	go run ./internal/apicount -v .   # and the identifiers
+package main
+
+import (
+	"flag"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+func main() {
+	verbose := flag.Bool("v", false, "list the identifiers")
+	flag.Parse()
+	root := "."
+	if flag.NArg() > 0 {
+		root = flag.Arg(0)
+	}
+	counts := map[string][]string{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			n := d.Name()
+			if n == "testdata" || n == "node_modules" || n == "examples" || (strings.HasPrefix(n, ".") && p != root) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		if f.Name.Name == "main" {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(p))
+		for _, decl := range f.Decls {
+			switch d := decl.(type) {
+			case *ast.FuncDecl:
+				if !d.Name.IsExported() {
+					continue
+				}
+				name := d.Name.Name
+				if d.Recv != nil {
+					t := d.Recv.List[0].Type
+					if s, ok := t.(*ast.StarExpr); ok {
+						t = s.X
+					}
+					if ix, ok := t.(*ast.IndexExpr); ok {
+						t = ix.X
+					}
+					id, ok := t.(*ast.Ident)
+					if !ok || !id.IsExported() {
+						continue
+					}
+					name = id.Name + "." + name
+				}
+				counts[rel] = append(counts[rel], name)
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					switch s := s.(type) {
+					case *ast.TypeSpec:
+						if s.Name.IsExported() {
+							counts[rel] = append(counts[rel], s.Name.Name)
+						}
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							if n.IsExported() {
+								counts[rel] = append(counts[rel], n.Name)
+							}
+						}
+					}
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "apicount:", err)
+		os.Exit(1)
+	}
+	var pkgs []string
+	for p := range counts {
+		pkgs = append(pkgs, p)
+	}
+	sort.Strings(pkgs)
+	total, public := 0, 0
+	for _, p := range pkgs {
+		n := len(counts[p])
+		total += n
+		internal := strings.HasPrefix(p, "internal") || strings.Contains(p, "/internal")
+		if !internal {
+			public += n
+		}
+		fmt.Printf("%-40s %4d\n", p, n)
+		if *verbose {
+			sort.Strings(counts[p])
+			fmt.Printf("    %s\n", strings.Join(counts[p], " "))
+		}
+	}
+	fmt.Printf("%-40s %4d\n%-40s %4d\n", "total (public packages)", public, "total (incl. internal/)", total)
+}

@@ -1,0 +1,631 @@
+package request
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/toolshelf/toolshelf/internal/jsonx"
+)
+
+// MaxStreamEvent bounds one server-sent event (its data lines joined), in
+// bytes. A longer event is an error: no reply of a provider comes near it.
+const MaxStreamEvent = 16 << 20
+
+// Stream accumulates a streamed reply, event by event, into the same
+// [Reply] that [DecodeReply] gives for the whole body: text deltas joined,
+// tool call arguments assembled from their deltas, native parts rebuilt
+// and kept verbatim, the stop reason and the usage. Feed it the events of
+// one response with [Stream.Event] (or let [DecodeStream] read them), then
+// call [Stream.Reply].
+//
+// A Stream is not safe for concurrent use.
+type Stream struct {
+	p    Provider
+	enc  encoder
+	n    int  // events seen
+	done bool // the terminal event arrived
+	err  error
+
+	// Chat Completions
+	chatText  strings.Builder
+	chatCalls []*streamCall
+	stop      string
+	usage     Usage
+
+	// Anthropic: content blocks by index. Responses: output items by index.
+	blocks []*streamBlock
+	final  *Reply // Responses: the reply decoded from response.completed
+}
+
+// streamCall is a Chat Completions tool call being assembled.
+type streamCall struct {
+	index    int
+	id, name string
+	args     []byte
+}
+
+// streamBlock is an Anthropic content block or a Responses output item
+// being assembled.
+type streamBlock struct {
+	start []byte // the block (item) as it was announced
+	text  strings.Builder
+	json  []byte // input_json_delta / function_call_arguments.delta
+	sig   strings.Builder
+	done  []byte // Responses: the item of response.output_item.done
+}
+
+// NewStream returns an empty stream accumulator for provider p.
+func NewStream(p Provider) (*Stream, error) {
+	enc, ok := encoderFor(p)
+	if !ok {
+		return nil, fmt.Errorf("%w %q", ErrUnknownProvider, p)
+	}
+	return &Stream{p: p, enc: enc}, nil
+}
+
+// DecodeStream reads a server-sent event stream of provider p from r to
+// its end and returns the accumulated reply. A stream that ends before the
+// provider's terminal event (message_stop, response.completed, [DONE]) is
+// an error: the reply is incomplete.
+func DecodeStream(p Provider, r io.Reader) (Reply, error) {
+	s, err := NewStream(p)
+	if err != nil {
+		return Reply{}, err
+	}
+	if err := ReadEvents(r, s.Event); err != nil {
+		return Reply{}, err
+	}
+	return s.Reply()
+}
+
+// ReadEvents reads server-sent events from r and calls fn with each
+// event's name ("" when the event has no event: field) and data (its data
+// lines joined by newlines), in order, until r ends or fn returns an
+// error. Comments and fields other than event and data are skipped, as the
+// SSE format says.
+func ReadEvents(r io.Reader, fn func(name string, data []byte) error) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var name string
+	var data []byte
+	has := false
+	for {
+		line, err := readLine(br)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("%w: reading the event stream: %w", ErrReply, err)
+		}
+		eof := errors.Is(err, io.EOF)
+		if len(line) == 0 {
+			if has {
+				if ferr := fn(name, data); ferr != nil {
+					return ferr
+				}
+			}
+			name, data, has = "", data[:0], false
+			if eof {
+				return nil
+			}
+			continue
+		}
+		field, value := line, []byte(nil)
+		if i := bytes.IndexByte(line, ':'); i >= 0 {
+			field, value = line[:i], line[i+1:]
+			value = bytes.TrimPrefix(value, []byte(" "))
+		}
+		switch string(field) {
+		case "event":
+			name = string(value)
+		case "data":
+			if has {
+				data = append(data, '\n')
+			}
+			data = append(data, value...)
+			has = true
+			if len(data) > MaxStreamEvent {
+				return fmt.Errorf("%w: an event of the stream exceeds %d bytes", ErrReply, MaxStreamEvent)
+			}
+		}
+		if eof {
+			if has {
+				return fn(name, data)
+			}
+			return nil
+		}
+	}
+}
+
+// readLine returns the next line without its line ending (\n, \r\n or \r
+// before \n), bounded by MaxStreamEvent.
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		line = append(line, chunk...)
+		if len(line) > MaxStreamEvent {
+			return nil, fmt.Errorf("a line of the stream exceeds %d bytes", MaxStreamEvent)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		line = bytes.TrimSuffix(line, []byte("\n"))
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		return line, err
+	}
+}
+
+// Event feeds one server-sent event: its name (the event: field, which
+// Chat Completions does not send) and its data. An event the accumulator
+// does not use (ping, response.in_progress ...) is skipped. An error names
+// the event by its position and type; after an error, or after the
+// terminal event, further events are refused.
+func (s *Stream) Event(name string, data []byte) (err error) {
+	if s.err != nil {
+		return s.err
+	}
+	s.n++
+	defer func() {
+		if err != nil {
+			s.err = err
+		}
+	}()
+	if s.done {
+		return s.eventError(name, "event after the end of the stream")
+	}
+	return s.enc.streamEvent(s, name, data)
+}
+
+// typedEvent feeds an event of a provider that names each event by its
+// type (Anthropic, the Responses API) to one, after the shared handling
+// of error events.
+func (s *Stream) typedEvent(name string, data []byte, one func(name, typ string, data []byte) error) error {
+	var head struct {
+		Type string `json:"type"`
+	}
+	if name != "" {
+		// Anthropic and the Responses API name each event by its type;
+		// the event's own decode below checks the data.
+		head.Type = name
+	} else if err := json.Unmarshal(data, &head); err != nil {
+		return s.eventError(name, "data is not a JSON object: %v", err)
+	} else {
+		name = head.Type
+	}
+	if head.Type == "error" || name == "error" {
+		var e struct {
+			Error json.RawMessage `json:"error"`
+		}
+		_ = json.Unmarshal(data, &e)
+		return fmt.Errorf("event %d (%s): %w", s.n, name, providerError("stream", e.Error))
+	}
+	return one(name, head.Type, data)
+}
+
+func (s *Stream) eventError(name, format string, args ...any) error {
+	return fmt.Errorf("%w: event %d (%.60s): %s", ErrReply, s.n, name, fmt.Sprintf(format, args...))
+}
+
+// Reply returns the accumulated reply once the stream is complete.
+func (s *Stream) Reply() (Reply, error) {
+	if s.err != nil {
+		return Reply{}, s.err
+	}
+	if !s.done {
+		return Reply{}, fmt.Errorf("%w: the %s stream ended after %d events, before its terminal event; the reply is incomplete", ErrReply, s.p, s.n)
+	}
+	return s.enc.streamReply(s)
+}
+
+// --- Chat Completions -------------------------------------------------------
+
+func (s *Stream) chatEvent(name string, data []byte) error {
+	var ch struct {
+		Error   json.RawMessage `json:"error"`
+		Choices []struct {
+			Index int `json:"index"`
+			Delta struct {
+				Content   *string    `json:"content"`
+				Refusal   *string    `json:"refusal"`
+				ToolCalls []chatCall `json:"tool_calls"`
+			} `json:"delta"`
+			FinishReason *string `json:"finish_reason"`
+		} `json:"choices"`
+		Usage *chatUsage `json:"usage"`
+	}
+	if err := json.Unmarshal(data, &ch); err != nil {
+		return s.eventError(name, "data is not a chat.completion.chunk object: %v", err)
+	}
+	if isObject(ch.Error) {
+		return fmt.Errorf("event %d: %w", s.n, providerError("stream", ch.Error))
+	}
+	if ch.Usage != nil {
+		s.usage = ch.Usage.usage()
+	}
+	for _, c := range ch.Choices {
+		if c.Index != 0 {
+			continue // the session continues choice 0 only
+		}
+		if c.Delta.Content != nil {
+			s.chatText.WriteString(*c.Delta.Content)
+		} else if c.Delta.Refusal != nil {
+			s.chatText.WriteString(*c.Delta.Refusal)
+		}
+		for _, d := range c.Delta.ToolCalls {
+			call := s.chatCall(d.Index)
+			if call == nil {
+				if d.ID == "" {
+					return s.eventError(name, "tool call delta for index %d before the call's first chunk (no id)", d.Index)
+				}
+				if len(s.chatCalls) >= maxStreamParts {
+					return s.eventError(name, "more than %d tool calls", maxStreamParts)
+				}
+				call = &streamCall{index: d.Index, id: d.ID}
+				s.chatCalls = append(s.chatCalls, call)
+			}
+			call.name += d.Function.Name
+			if d.Function.Arguments != nil {
+				call.args = append(call.args, *d.Function.Arguments...)
+			}
+		}
+		if c.FinishReason != nil {
+			s.stop = *c.FinishReason
+		}
+	}
+	return nil
+}
+
+// maxStreamParts bounds the tool calls, blocks or items of one streamed
+// reply, so that a hostile stream cannot grow them without end.
+const maxStreamParts = 4096
+
+func (s *Stream) chatCall(index int) *streamCall {
+	for _, c := range s.chatCalls {
+		if c.index == index {
+			return c
+		}
+	}
+	return nil
+}
+
+func (s *Stream) chatReply() (Reply, error) {
+	m := Message{Role: RoleAssistant, Text: s.chatText.String()}
+	for _, c := range s.chatCalls {
+		call, err := toolCall(fmt.Sprintf("stream tool call index %d", c.index), c.id, c.name, c.args)
+		if err != nil {
+			return Reply{}, err
+		}
+		m.ToolCalls = append(m.ToolCalls, call)
+	}
+	return Reply{Message: m, StopReason: s.stop, Usage: s.usage}, nil
+}
+
+// --- Anthropic Messages -----------------------------------------------------
+
+func (s *Stream) block(index int, name string) (*streamBlock, error) {
+	if index < 0 || index >= len(s.blocks) || s.blocks[index] == nil {
+		return nil, s.eventError(name, "content index %d was never started", index)
+	}
+	return s.blocks[index], nil
+}
+
+func (s *Stream) startBlock(index int, name string, raw []byte) (*streamBlock, error) {
+	if index < 0 || index >= maxStreamParts {
+		return nil, s.eventError(name, "index %d out of range", index)
+	}
+	for len(s.blocks) <= index {
+		s.blocks = append(s.blocks, nil)
+	}
+	if s.blocks[index] != nil {
+		return nil, s.eventError(name, "index %d started twice", index)
+	}
+	if !isObject(raw) {
+		return nil, s.eventError(name, "want an object at index %d", index)
+	}
+	b := &streamBlock{start: bytes.Clone(raw)}
+	s.blocks[index] = b
+	return b, nil
+}
+
+func (s *Stream) anthropicEvent(name, typ string, data []byte) error {
+	var ev struct {
+		Message *struct {
+			Usage *anthropicUsage `json:"usage"`
+		} `json:"message"`
+		Index        *int            `json:"index"`
+		ContentBlock json.RawMessage `json:"content_block"`
+		Delta        struct {
+			Type        string  `json:"type"`
+			Text        string  `json:"text"`
+			PartialJSON string  `json:"partial_json"`
+			Thinking    string  `json:"thinking"`
+			Signature   string  `json:"signature"`
+			StopReason  *string `json:"stop_reason"`
+		} `json:"delta"`
+		Usage *anthropicUsage `json:"usage"`
+	}
+	if err := json.Unmarshal(data, &ev); err != nil {
+		return s.eventError(name, "%v", err)
+	}
+	index := func() (int, error) {
+		if ev.Index == nil {
+			return 0, s.eventError(name, "no index")
+		}
+		return *ev.Index, nil
+	}
+	switch typ {
+	case "message_start":
+		if ev.Message == nil {
+			return s.eventError(name, "no message")
+		}
+		if ev.Message.Usage != nil {
+			s.usage = ev.Message.Usage.usage()
+		}
+	case "content_block_start":
+		i, err := index()
+		if err != nil {
+			return err
+		}
+		_, err = s.startBlock(i, name, ev.ContentBlock)
+		return err
+	case "content_block_delta":
+		i, err := index()
+		if err != nil {
+			return err
+		}
+		b, err := s.block(i, name)
+		if err != nil {
+			return err
+		}
+		switch ev.Delta.Type {
+		case "text_delta":
+			b.text.WriteString(ev.Delta.Text)
+		case "input_json_delta":
+			b.json = append(b.json, ev.Delta.PartialJSON...)
+		case "thinking_delta":
+			b.text.WriteString(ev.Delta.Thinking)
+		case "signature_delta":
+			b.sig.WriteString(ev.Delta.Signature)
+		}
+	case "content_block_stop":
+		i, err := index()
+		if err != nil {
+			return err
+		}
+		_, err = s.block(i, name)
+		return err
+	case "message_delta":
+		if ev.Delta.StopReason != nil {
+			s.stop = *ev.Delta.StopReason
+		}
+		if u := ev.Usage; u != nil {
+			// The output count is cumulative; input counts, when present,
+			// restate message_start's.
+			s.usage.OutputTokens = u.OutputTokens
+			if u.InputTokens+u.CacheReadInputTokens+u.CacheCreationInputTokens > 0 {
+				out := s.usage.OutputTokens
+				s.usage = u.usage()
+				s.usage.OutputTokens = out
+			}
+		}
+	case "message_stop":
+		s.done = true
+	}
+	return nil
+}
+
+func (s *Stream) anthropicReply() (Reply, error) {
+	m := Message{Role: RoleAssistant}
+	for i, b := range s.blocks {
+		if b == nil {
+			return Reply{}, replyError("stream", "content block %d is missing", i)
+		}
+		block, err := b.anthropicBlock()
+		if err != nil {
+			return Reply{}, replyError(fmt.Sprintf("stream content block %d", i), "%v", err)
+		}
+		if err := addAnthropicBlock(&m, fmt.Sprintf("stream content block %d", i), block); err != nil {
+			return Reply{}, err
+		}
+	}
+	return Reply{Message: m, StopReason: s.stop, Usage: s.usage}, nil
+}
+
+// anthropicBlock rebuilds the whole content block: the announced block with
+// its text, thinking, signature or input replaced by what the deltas
+// carried, members in the announced order.
+func (b *streamBlock) anthropicBlock() ([]byte, error) {
+	ms, err := jsonx.Members(b.start)
+	if err != nil {
+		return nil, err
+	}
+	typ := ""
+	_ = json.Unmarshal(jsonx.Get(ms, "type"), &typ)
+	set := func(key string, v []byte) {
+		for i := range ms {
+			if ms[i].Key == key {
+				ms[i].Value = v
+				return
+			}
+		}
+		ms = append(ms, jsonx.Member{Key: key, Value: v})
+	}
+	str := func(s string) []byte { return jsonx.AppendString(nil, s) }
+	switch typ {
+	case "text":
+		if b.text.Len() > 0 {
+			var prev string
+			_ = json.Unmarshal(jsonx.Get(ms, "text"), &prev)
+			set("text", str(prev+b.text.String()))
+		}
+	case "thinking":
+		if b.text.Len() > 0 {
+			var prev string
+			_ = json.Unmarshal(jsonx.Get(ms, "thinking"), &prev)
+			set("thinking", str(prev+b.text.String()))
+		}
+		if b.sig.Len() > 0 {
+			set("signature", str(b.sig.String()))
+		}
+	default:
+		if len(b.json) > 0 {
+			in := bytes.TrimSpace(b.json)
+			if !json.Valid(in) {
+				return nil, fmt.Errorf("%s input assembled from input_json_delta is not valid JSON (%d bytes; was the reply cut short?)", typ, len(in))
+			}
+			set("input", in)
+		}
+	}
+	return jsonx.AppendObject(nil, ms), nil
+}
+
+// --- Responses API ----------------------------------------------------------
+
+func (s *Stream) responsesEvent(name, typ string, data []byte) error {
+	var ev struct {
+		OutputIndex *int            `json:"output_index"`
+		Item        json.RawMessage `json:"item"`
+		Delta       string          `json:"delta"`
+		Arguments   *string         `json:"arguments"`
+		Response    json.RawMessage `json:"response"`
+	}
+	if err := json.Unmarshal(data, &ev); err != nil {
+		return s.eventError(name, "%v", err)
+	}
+	index := func() (int, error) {
+		if ev.OutputIndex == nil {
+			return 0, s.eventError(name, "no output_index")
+		}
+		return *ev.OutputIndex, nil
+	}
+	switch typ {
+	case "response.output_item.added":
+		i, err := index()
+		if err != nil {
+			return err
+		}
+		_, err = s.startBlock(i, name, ev.Item)
+		return err
+	case "response.output_text.delta", "response.refusal.delta", "response.function_call_arguments.delta":
+		i, err := index()
+		if err != nil {
+			return err
+		}
+		b, err := s.block(i, name)
+		if err != nil {
+			return err
+		}
+		if typ == "response.function_call_arguments.delta" {
+			b.json = append(b.json, ev.Delta...)
+		} else {
+			b.text.WriteString(ev.Delta)
+		}
+	case "response.function_call_arguments.done":
+		i, err := index()
+		if err != nil {
+			return err
+		}
+		b, err := s.block(i, name)
+		if err != nil {
+			return err
+		}
+		if ev.Arguments != nil {
+			b.json = append(b.json[:0], *ev.Arguments...)
+		}
+	case "response.output_item.done":
+		i, err := index()
+		if err != nil {
+			return err
+		}
+		b, err := s.block(i, name)
+		if err != nil {
+			return err
+		}
+		if !isObject(ev.Item) {
+			return s.eventError(name, "no item")
+		}
+		b.done = bytes.Clone(ev.Item)
+	case "response.completed", "response.incomplete", "response.failed":
+		var r responsesBody
+		if err := json.Unmarshal(ev.Response, &r); err != nil {
+			return s.eventError(name, "response: %v", err)
+		}
+		rep, err := r.reply("response")
+		if err != nil {
+			return fmt.Errorf("event %d (%s): %w", s.n, name, err)
+		}
+		if len(r.Output) == 0 {
+			// The final response may leave its output out: take the
+			// output assembled from the stream.
+			rep.Message, err = s.responsesMessage()
+			if err != nil {
+				return fmt.Errorf("event %d (%s): %w", s.n, name, err)
+			}
+		}
+		s.final = &rep
+		s.done = true
+	}
+	return nil
+}
+
+func (s *Stream) responsesMessage() (Message, error) {
+	m := Message{Role: RoleAssistant}
+	for i, b := range s.blocks {
+		where := fmt.Sprintf("stream output item %d", i)
+		if b == nil {
+			return Message{}, replyError(where, "missing")
+		}
+		item := b.done
+		if item == nil {
+			var err error
+			if item, err = b.responsesItem(); err != nil {
+				return Message{}, replyError(where, "%v", err)
+			}
+		}
+		if err := addResponsesItem(&m, where, item); err != nil {
+			return Message{}, err
+		}
+	}
+	return m, nil
+}
+
+// responsesItem rebuilds an output item that has no output_item.done:
+// the announced item with its text or arguments from the deltas.
+func (b *streamBlock) responsesItem() ([]byte, error) {
+	ms, err := jsonx.Members(b.start)
+	if err != nil {
+		return nil, err
+	}
+	typ := ""
+	_ = json.Unmarshal(jsonx.Get(ms, "type"), &typ)
+	switch typ {
+	case "function_call":
+		for i := range ms {
+			if ms[i].Key == "arguments" {
+				ms[i].Value = jsonx.AppendString(nil, string(b.json))
+				return jsonx.AppendObject(nil, ms), nil
+			}
+		}
+		ms = append(ms, jsonx.Member{Key: "arguments", Value: jsonx.AppendString(nil, string(b.json))})
+	case "message":
+		part := jsonx.AppendString([]byte(`[{"type":"output_text","text":`), b.text.String())
+		part = append(part, "}]"...)
+		for i := range ms {
+			if ms[i].Key == "content" {
+				ms[i].Value = part
+				return jsonx.AppendObject(nil, ms), nil
+			}
+		}
+		ms = append(ms, jsonx.Member{Key: "content", Value: part})
+	}
+	return jsonx.AppendObject(nil, ms), nil
+}
+
+func (s *Stream) responsesReply() (Reply, error) {
+	if s.final == nil {
+		return Reply{}, replyError("stream", "no final response")
+	}
+	return *s.final, nil
+}

@@ -1,0 +1,109 @@
+package requesttest
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/request"
+)
+
+// conversation returns the bodies of four turns of one session.
+func conversation(t *testing.T, p request.Provider) [][]byte {
+	t.Helper()
+	reg := registry.New(nil)
+	obj := json.RawMessage(`{"type":"object"}`)
+	require.NoError(t, reg.Register(
+		registry.Tool{Name: "Read", Description: "Read a file.", RawSchema: obj},
+		registry.Tool{Name: "Deploy", Description: "Deploy the app.", RawSchema: obj},
+	))
+	s, err := request.NewSession(request.Config{
+		Snapshot: reg.Snapshot(), Provider: p, Model: "m", System: "Be brief.",
+		Extra:  map[string]json.RawMessage{"max_tokens": json.RawMessage("1024")},
+		Policy: &deferral.Policy{Layers: []deferral.Layer{deferral.MustLayer("h", "Defer(Deploy)")}},
+	})
+	require.NoError(t, err)
+	turns := []request.Turn{
+		{Messages: []request.Message{{Role: request.RoleUser, Text: "read a.go"}}},
+		{Messages: []request.Message{
+			{Role: request.RoleAssistant, ToolCalls: []request.ToolCall{{ID: "c1", Name: "Read", Arguments: json.RawMessage(`{"path":"a.go"}`)}}},
+			{Role: request.RoleTool, CallID: "c1", Text: "package a"},
+		}},
+		{Messages: []request.Message{{Role: request.RoleAssistant, Text: "It is package a."}, {Role: request.RoleUser, Text: "thanks"}}},
+		{Messages: []request.Message{{Role: request.RoleAssistant, Text: "You're welcome."}, {Role: request.RoleUser, Text: "bye"}}},
+		{Messages: []request.Message{
+			{Role: request.RoleAssistant, ToolCalls: []request.ToolCall{{ID: "c2", Name: "Read", Arguments: json.RawMessage(`{"path":"b.go"}`)}}},
+			{Role: request.RoleTool, CallID: "c2", Text: "package b"},
+		}},
+		// A user message right after a tool result: on Anthropic it joins
+		// the tool result's user message.
+		{Messages: []request.Message{{Role: request.RoleUser, Text: "and c.go?"}}},
+	}
+	var bodies [][]byte
+	for _, turn := range turns {
+		b, err := s.BuildRequest(turn)
+		require.NoError(t, err)
+		bodies = append(bodies, b)
+	}
+	return bodies
+}
+
+func TestAssertAppendOnly(t *testing.T) {
+	for _, p := range []request.Provider{request.OpenAIChat, request.OpenAIResponses, request.Anthropic} {
+		t.Run(string(p), func(t *testing.T) {
+			bodies := conversation(t, p)
+			for i := 1; i < len(bodies); i++ {
+				f := &fakeT{}
+				assert.True(t, AssertAppendOnly(f, p, bodies[i-1], bodies[i]), "turn %d: %v", i, f.errs)
+				assert.Empty(t, f.errs)
+				naive := bytes.HasPrefix(bodies[i], bodies[i-1][:len(bodies[i-1])-2])
+				// Anthropic's latest-turn breakpoint moves: the plain
+				// prefix test fails there and only there.
+				assert.Equal(t, p != request.Anthropic, naive, "turn %d", i)
+			}
+
+			// A changed history byte is reported with its path.
+			bad := bytes.Clone(bodies[2])
+			k := bytes.Index(bad, []byte("read a.go"))
+			require.Positive(t, k)
+			bad[k] = 'R'
+			f := &fakeT{}
+			assert.False(t, AssertAppendOnly(f, p, bodies[1], bad))
+			require.Len(t, f.errs, 1)
+			assert.Contains(t, f.errs[0], "does not extend")
+			assert.Regexp(t, `(messages|input)\[`, f.errs[0])
+
+			// A body that drops the end of the previous one fails.
+			f = &fakeT{}
+			assert.False(t, AssertAppendOnly(f, p, bodies[2], bodies[1]))
+			assert.NotEmpty(t, f.errs)
+
+			// A different prefix fails too.
+			other := bytes.Replace(bodies[1], []byte("Be brief."), []byte("Be terse."), 1)
+			f = &fakeT{}
+			assert.False(t, AssertAppendOnly(f, p, bodies[0], other))
+			assert.NotEmpty(t, f.errs)
+		})
+	}
+	f := &fakeT{}
+	assert.False(t, AssertAppendOnly(f, "gemini", []byte(`{}`), []byte(`{}`)))
+	assert.Contains(t, f.errs[0], "unknown provider")
+	f = &fakeT{}
+	assert.False(t, AssertAppendOnly(f, "openai-chat", []byte(`{"model":"m"}`), []byte(`{"model":"m"}`)))
+	assert.Contains(t, f.errs[0], "not a request body")
+}
+
+// A moved prefix breakpoint is not a moving part: only the last one after
+// "messages" is dropped.
+func TestAssertAppendOnlyPrefixBreakpoint(t *testing.T) {
+	bodies := conversation(t, request.Anthropic)
+	moved := bytes.Replace(bodies[1], []byte(anthropicBreakpoint), nil, 1) // the first: in system or tools
+	require.NotEqual(t, bodies[1], moved)
+	f := &fakeT{}
+	assert.False(t, AssertAppendOnly(f, request.Anthropic, bodies[0], moved))
+	assert.NotEmpty(t, f.errs)
+}
