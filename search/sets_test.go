@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+var update = flag.Bool("update", false, "rewrite golden files under testdata/ and generated docs")
 
 // querySet is one catalog union and its queries.
 type querySet struct {
@@ -29,13 +29,23 @@ func querySets() []querySet {
 	}
 }
 
-// TestQuality runs every query set through tool_search's ranking and the two
-// baselines, fails when the dev set falls below the bar, and keeps the
-// figures in testdata/quality.md (the README's table; -update rewrites it).
-func TestQuality(t *testing.T) {
+// qualityDoc is the page whose tables TestQuality writes, between the
+// markers; the prose around them is hand-written.
+const (
+	qualityDoc   = "../docs/search-quality.md"
+	qualityBegin = "<!-- TestQuality: begin (go test ./search -run TestQuality -update) -->\n"
+	qualityEnd   = "<!-- TestQuality: end -->\n"
+)
+
+// qualityRun is one query set's reports: tool_search and the baselines.
+type qualityRun struct {
+	set            querySet
+	ours, bm25, kw *Report
+}
+
+func runQuality(t *testing.T) []qualityRun {
 	ctx := context.Background()
-	var b strings.Builder
-	b.WriteString("| query set | method | recall@1 | recall@5 | MRR | schemas loaded per query |\n|---|---|--:|--:|--:|--:|\n")
+	var out []qualityRun
 	for _, qs := range querySets() {
 		plan, err := PlanCatalogs(qs.catalogs(t)...)
 		require.NoError(t, err)
@@ -46,29 +56,103 @@ func TestQuality(t *testing.T) {
 		require.NoError(t, err)
 		kw, err := EvalIndex(ctx, newKeywordIndex(plan.Deferred()), 10, queries)
 		require.NoError(t, err)
-		bm, err := EvalIndex(ctx, newPlainBM25(plan.Deferred()), 5, queries)
+		bmIdx, err := PlainBM25{}.Index(ctx, plan.Deferred())
 		require.NoError(t, err)
+		bm, err := EvalIndex(ctx, bmIdx, 5, queries)
+		require.NoError(t, err)
+		out = append(out, qualityRun{qs, ours, bm, kw})
+	}
+	return out
+}
+
+// TestQuality runs every query set through tool_search's ranking and the
+// baselines, checks the bars, and keeps the figures in
+// docs/search-quality.md (-update rewrites them; otherwise a drift fails).
+func TestQuality(t *testing.T) {
+	runs := runQuality(t)
+	var b strings.Builder
+	b.WriteString("| query set | method | tune R@1 | tune R@5 | check R@1 | check R@5 | all R@1 | all R@5 | MRR | schemas loaded per query |\n")
+	b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	for _, r := range runs {
 		for _, row := range []struct {
 			name string
 			r    *Report
-		}{{"toolshelf BM25F + vocabulary, 5 results", ours}, {"keyword overlap (Pydantic AI), 10 results", kw}, {"plain BM25 (k1 1.2, b 0.75), 5 results", bm}} {
-			fmt.Fprintf(&b, "| %s | %s | %.3f | %.3f | %.3f | %.2f |\n", qs.name, row.name, row.r.RecallAt1, row.r.RecallAt5, row.r.MRR, row.r.MeanSchemasLoaded)
-		}
-		if strings.HasPrefix(qs.name, "dev") {
-			assert.GreaterOrEqual(t, ours.RecallAt5, 0.90, "dev recall@5")
-			assert.GreaterOrEqual(t, ours.RecallAt1, 0.70, "dev recall@1")
-			assert.LessOrEqual(t, ours.MeanSchemasLoaded, 3.0, "dev schemas loaded per query")
-			assert.Greater(t, ours.RecallAt5, bm.RecallAt5, "must beat plain BM25")
-			assert.Greater(t, ours.ByLang["zh"].RecallAt5, 0.5, "Chinese-only queries must be found through the glossary")
+		}{{"toolshelf, 5 results", r.ours}, {"plain BM25 (k1 1.2, b 0.75), 5 results", r.bm25}, {"keyword overlap (Pydantic AI), 10 results", r.kw}} {
+			tu, ch := row.r.ByHalf[HalfTune], row.r.ByHalf[HalfCheck]
+			fmt.Fprintf(&b, "| %s | %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.2f |\n", r.set.name, row.name,
+				tu.RecallAt1, tu.RecallAt5, ch.RecallAt1, ch.RecallAt5, row.r.RecallAt1, row.r.RecallAt5, row.r.MRR, row.r.MeanSchemasLoaded)
 		}
 	}
-	golden := "testdata/quality.md"
-	if *update {
-		require.NoError(t, os.MkdirAll("testdata", 0o755))
-		require.NoError(t, os.WriteFile(golden, []byte(b.String()), 0o644))
+	b.WriteString("\nHalves: ")
+	for i, r := range runs {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "%s %d tune / %d check", strings.Fields(r.set.name)[0], r.ours.ByHalf[HalfTune].Queries, r.ours.ByHalf[HalfCheck].Queries)
 	}
-	want, err := os.ReadFile(golden)
-	require.NoError(t, err, "run go test ./search -run TestQuality -update")
-	assert.Equal(t, string(want), b.String(), "figures changed: rerun with -update and copy the table into README.md")
+	b.WriteString(".\n\nDev set by language and kind (toolshelf / plain BM25, R@1 and R@5):\n\n")
+	b.WriteString("| slice | queries | toolshelf R@1 | toolshelf R@5 | plain BM25 R@1 | plain BM25 R@5 |\n|---|--:|--:|--:|--:|--:|\n")
+	dev := runs[0]
+	for _, sl := range []struct {
+		name   string
+		ours   *Figures
+		theirs *Figures
+	}{
+		{"lang=en", dev.ours.ByLang["en"], dev.bm25.ByLang["en"]},
+		{"lang=mixed", dev.ours.ByLang["mixed"], dev.bm25.ByLang["mixed"]},
+		{"lang=zh (Chinese only)", dev.ours.ByLang["zh"], dev.bm25.ByLang["zh"]},
+		{"kind=keywords", dev.ours.ByKind["keywords"], dev.bm25.ByKind["keywords"]},
+		{"kind=request", dev.ours.ByKind["request"], dev.bm25.ByKind["request"]},
+	} {
+		require.NotNil(t, sl.ours, sl.name)
+		fmt.Fprintf(&b, "| %s | %d | %.3f | %.3f | %.3f | %.3f |\n", sl.name, sl.ours.Queries, sl.ours.RecallAt1, sl.ours.RecallAt5, sl.theirs.RecallAt1, sl.theirs.RecallAt5)
+	}
+
+	d := runs[0].ours
+	assert.GreaterOrEqual(t, d.RecallAt5, 0.90, "dev recall@5")
+	assert.GreaterOrEqual(t, d.RecallAt1, 0.70, "dev recall@1")
+	assert.Greater(t, d.ByLang["zh"].RecallAt5, 0.5, "Chinese-only queries must be found through the glossary")
+	for _, r := range runs {
+		assert.LessOrEqual(t, r.ours.MeanSchemasLoaded, 3.0, "%s: schemas loaded per query", r.set.name)
+	}
+	checkGenerated(t, qualityDoc, b.String())
 	t.Log("\n" + b.String())
+}
+
+// checkGenerated compares the part of the file at path between the
+// TestQuality markers with got, or rewrites it under -update.
+func checkGenerated(t *testing.T, path, got string) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	doc := string(raw)
+	i := strings.Index(doc, qualityBegin)
+	j := strings.Index(doc, qualityEnd)
+	require.True(t, i >= 0 && j > i, "%s needs the TestQuality markers", path)
+	want := doc[i+len(qualityBegin) : j]
+	if *update {
+		doc = doc[:i+len(qualityBegin)] + got + doc[j:]
+		require.NoError(t, os.WriteFile(path, []byte(doc), 0o644))
+		return
+	}
+	assert.Equal(t, want, got, "figures changed: run go test ./search -run TestQuality -update")
+}
+
+// TestHalf checks that the tune/check split depends on the query's id only
+// (so reordering or rewording a file keeps each query in its half) and
+// splits every shipped set into two halves of similar size.
+func TestHalf(t *testing.T) {
+	a := EvalQuery{ID: "dev-001", Query: []string{"open a PR"}}
+	b := EvalQuery{ID: "dev-001", Query: []string{"something else"}}
+	assert.Equal(t, Half(a), Half(b))
+	noID := EvalQuery{Query: []string{"open a PR"}}
+	assert.Equal(t, Half(noID), Half(EvalQuery{Query: []string{"open a PR"}, Expect: []string{"x"}}))
+	for _, qs := range querySets() {
+		n := map[string]int{}
+		for _, q := range loadQueries(t, qs.queries) {
+			n[Half(q)]++
+		}
+		total := n[HalfTune] + n[HalfCheck]
+		assert.InDelta(t, 0.5, float64(n[HalfTune])/float64(total), 0.1, qs.name)
+	}
 }

@@ -37,8 +37,10 @@ commands:
          the first byte where two request bodies differ, and its JSON path
   search --catalog FILE... [--names a,b] [--limit N] [--json] QUERY...
          what tool_search answers over the catalogs (every tool deferred)
-  eval --catalog FILE... --queries FILE.jsonl [--min-recall1 X] [--min-recall5 X] [--json]
-         recall@1, recall@5 and MRR of tool_search on a query set
+  eval --catalog FILE... --queries FILE.jsonl [--min-recall1 X] [--min-recall5 X]
+       [--baseline bm25] [--json]
+         recall@1, recall@5 and MRR of tool_search on a query set (tune and check
+         halves), with --baseline the same for plain BM25 as a second row
 
 exit status: 0 ok, 1 finding (over budget, bodies differ), 2 usage error or bad input`
 
