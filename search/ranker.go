@@ -48,7 +48,8 @@ type Index interface {
 // BM25F is the built-in [Ranker]: BM25 over weighted fields (name parts,
 // search hints, description, parameter names and descriptions), with light
 // stemming, stop words, CJK bigrams, and query expansion through a
-// [Vocabulary]. A query word written "+word" is required. It needs no model
+// [Vocabulary]. A query word written "+word" ("+" directly before a letter)
+// is required; a searcher relaxes a requirement no tool can meet. It needs no model
 // and no network. The zero value uses the defaults.
 type BM25F struct {
 	// Vocabulary expands queries; nil means [DefaultVocabulary].
@@ -368,8 +369,8 @@ func (ix *bm25Index) parseQuery(queries []string) ([]qterm, uint64) {
 	for _, qs := range queries {
 		for _, chunk := range strings.Fields(qs) {
 			var req uint64
-			if len(chunk) > 1 && chunk[0] == '+' {
-				chunk = chunk[1:]
+			if word, ok := cutRequired(chunk); ok {
+				chunk = word
 				if nreq < 64 {
 					req = 1 << nreq
 					nreq++
