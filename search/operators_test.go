@@ -92,9 +92,8 @@ func TestOperatorsNeverEmpty(t *testing.T) {
 	}
 }
 
-// TestRequiredWordsNeverTogether: two required words that tools mention,
-// but no one tool both, are relaxed together, and the answer says so.
-func TestRequiredWordsNeverTogether(t *testing.T) {
+// tinySearcher searches two tools whose words share nothing.
+func tinySearcher(t *testing.T) *Searcher {
 	path := filepath.Join(t.TempDir(), "c.json")
 	require.NoError(t, os.WriteFile(path, []byte(`{"tools": [
 		{"name": "frob", "description": "Frobnicate widgets.", "inputSchema": {"type": "object"}},
@@ -103,7 +102,13 @@ func TestRequiredWordsNeverTogether(t *testing.T) {
 	require.NoError(t, err)
 	s, err := New(plan, nil)
 	require.NoError(t, err)
-	r := call(t, s, `{"queries": ["+widgets +gadgets"]}`, Scope{Loaded: NewLoadedSet()})
+	return s
+}
+
+// TestRequiredWordsNeverTogether: two required words that tools mention,
+// but no one tool both, are relaxed together, and the answer says so.
+func TestRequiredWordsNeverTogether(t *testing.T) {
+	r := call(t, tinySearcher(t), `{"queries": ["+widgets +gadgets"]}`, Scope{Loaded: NewLoadedSet()})
 	assert.False(t, r.IsError, r.Text)
 	assert.Contains(t, r.Text, `No tool mentions "widgets", "gadgets" together; showing the best matches without requiring them.`)
 	assert.ElementsMatch(t, []string{"frob", "polish"}, fuzzNamed(r.Text))
@@ -141,10 +146,7 @@ func TestEmptySelect(t *testing.T) {
 	assert.False(t, r.IsError, r.Text)
 	assert.Contains(t, r.Text, "mcp__playwright__browser_select_option")
 
-	plan, err := PlanCatalogs("../testdata/catalogs/git.tools.json")
-	require.NoError(t, err)
-	s, err := New(plan, nil)
-	require.NoError(t, err)
+	s := tinySearcher(t)
 	r = call(t, s, `{"queries": ["select:"]}`, Scope{})
 	assert.True(t, r.IsError)
 	assert.Contains(t, r.Text, "select: needs names")
