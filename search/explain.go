@@ -86,7 +86,7 @@ func (ix *bm25Index) explain(queries []string, name string) (*Explanation, error
 		return nil, fmt.Errorf("%w: no searchable tool is named %q", ErrExplain, name)
 	}
 	tf := map[int32]*[nFields]float32{}
-	analyseTool(ix.tools[doc], func(term string, f int) {
+	analyseTool(ix.tools[doc], stem, func(term string, f int) {
 		id := ix.dict[term]
 		if tf[id] == nil {
 			tf[id] = &[nFields]float32{}
@@ -109,7 +109,7 @@ func (ix *bm25Index) explain(queries []string, name string) (*Explanation, error
 				ts := TermScore{Term: strings.Replace(byID[id], groupPrefix, "server:", 1)}
 				if f := tf[id]; f != nil {
 					var c [nFields]float64
-					ix.fieldScores(id, int32(doc), *f, &c)
+					ix.fieldScores(id, int32(doc), *f, ix.discount(id, int32(doc)), &c)
 					ts.Fields = map[string]float64{}
 					for k, v := range c {
 						if f[k] == 0 {
@@ -143,7 +143,7 @@ func (ix *bm25Index) explain(queries []string, name string) (*Explanation, error
 	slices.Sort(ids) // a float sum in a fixed order
 	for _, id := range ids {
 		var c [nFields]float64
-		ix.fieldScores(id, int32(doc), *tf[id], &c)
+		ix.fieldScores(id, int32(doc), *tf[id], ix.discount(id, int32(doc)), &c)
 		nameMatched += nameW[id] * c[fName]
 	}
 	total := float64(ix.nameTot[doc])

@@ -161,12 +161,26 @@ type bm25Index struct {
 
 // docEntry is one occurrence of a term in a field of a tool.
 type docEntry struct {
-	term  string
+	term  int32
 	field uint8
 }
 
-// analyseTool emits every (term, field) occurrence of a tool's text.
-func analyseTool(t *registry.Tool, emit func(term string, field int)) {
+// stemCache memoises the stemmer over one index build: tool text repeats
+// its words, and a map lookup is cheaper than stemming again.
+type stemCache map[string]string
+
+func (c stemCache) stem(w string) string {
+	if s, ok := c[w]; ok {
+		return s
+	}
+	s := stem(w)
+	c[w] = s
+	return s
+}
+
+// analyseTool emits every (term, field) occurrence of a tool's text,
+// stemming with stem.
+func analyseTool(t *registry.Tool, stem func(string) string, emit func(term string, field int)) {
 	server, tool, ok := registry.SplitMCPName(t.Name)
 	if !ok {
 		tool = t.Name
@@ -189,7 +203,7 @@ func analyseTool(t *registry.Tool, emit func(term string, field int)) {
 	if g := groupTerm(server); ok && g != "" {
 		emit(g, fGroup)
 	}
-	add := func(f int, s string) { terms(s, func(term string, _ bool) { emit(term, f) }) }
+	add := func(f int, s string) { termsWith(s, stem, func(term string, _ bool) { emit(term, f) }) }
 	for _, h := range t.SearchHints {
 		add(fHints, h)
 	}
@@ -232,6 +246,7 @@ func (r *BM25F) Index(ctx context.Context, tools []*registry.Tool) (Index, error
 	}
 	var raw [][]rawPosting
 	var entries []docEntry
+	cache := stemCache{}
 	var groupSize []int
 	for i, t := range sorted {
 		if i%256 == 0 && ctx.Err() != nil {
@@ -250,23 +265,22 @@ func (r *BM25F) Index(ctx context.Context, tools []*registry.Tool) (Index, error
 			groupSize[g]++
 		}
 		entries = entries[:0]
-		analyseTool(t, func(term string, f int) {
-			entries = append(entries, docEntry{term, uint8(f)})
-			ix.docLen[i][f]++
-		})
-		slices.SortFunc(entries, func(a, b docEntry) int { return strings.Compare(a.term, b.term) })
-		for k := 0; k < len(entries); {
-			term := entries[k].term
-			var rp rawPosting
-			rp.doc = int32(i)
-			for ; k < len(entries) && entries[k].term == term; k++ {
-				rp.tf[entries[k].field]++
-			}
+		analyseTool(t, cache.stem, func(term string, f int) {
 			id, ok := ix.dict[term]
 			if !ok {
 				id = int32(len(raw))
 				ix.dict[term] = id
 				raw = append(raw, nil)
+			}
+			entries = append(entries, docEntry{id, uint8(f)})
+			ix.docLen[i][f]++
+		})
+		slices.SortFunc(entries, func(a, b docEntry) int { return int(a.term - b.term) })
+		for k := 0; k < len(entries); {
+			id := entries[k].term
+			rp := rawPosting{doc: int32(i)}
+			for ; k < len(entries) && entries[k].term == id; k++ {
+				rp.tf[entries[k].field]++
 			}
 			raw[id] = append(raw[id], rp)
 		}
@@ -287,6 +301,10 @@ func (r *BM25F) Index(ctx context.Context, tools []*registry.Tool) (Index, error
 	ix.idf = make([][nFields]float32, len(raw))
 	ix.postings = make([][]posting, len(raw))
 	perGroup := make([][nFields]int32, len(groupSize))
+	termDisc := make([][nFields]float32, len(groupSize))
+	for g := range termDisc {
+		termDisc[g] = noDiscount
+	}
 	var touchedGroups []int32
 	for id, rps := range raw {
 		var df [nFields]int
@@ -315,16 +333,20 @@ func (r *BM25F) Index(ctx context.Context, tools []*registry.Tool) (Index, error
 			size := float64(groupSize[g])
 			for f, c := range perGroup[g] {
 				if share := float64(c) / size; size >= boilerplateMin && share > boilerplateShare {
-					ix.disc[discKey{g, int32(id), uint8(f)}] = float32((1 - share) / (1 - boilerplateShare))
+					d := float32((1 - share) / (1 - boilerplateShare))
+					ix.disc[discKey{g, int32(id), uint8(f)}] = d
+					termDisc[g][f] = d
 				}
 			}
-			perGroup[g] = [nFields]int32{}
 		}
-		touchedGroups = touchedGroups[:0]
 		ps := make([]posting, len(rps))
 		for k, rp := range rps {
 			var contrib [nFields]float64
-			ix.fieldScores(int32(id), rp.doc, rp.tf, &contrib)
+			var disc *[nFields]float32
+			if g := ix.group[rp.doc]; g >= 0 {
+				disc = &termDisc[g]
+			}
+			ix.fieldScores(int32(id), rp.doc, rp.tf, disc, &contrib)
 			sum := 0.0
 			for f := fNameJoined; f < nFields; f++ {
 				sum += contrib[f]
@@ -332,18 +354,41 @@ func (r *BM25F) Index(ctx context.Context, tools []*registry.Tool) (Index, error
 			ps[k] = posting{doc: rp.doc, impact: float32(sum), nameIDF: float32(contrib[fName])}
 			ix.nameTot[rp.doc] += float32(contrib[fName])
 		}
+		for _, g := range touchedGroups {
+			perGroup[g] = [nFields]int32{}
+			termDisc[g] = noDiscount
+		}
+		touchedGroups = touchedGroups[:0]
 		ix.postings[id] = ps
 	}
 	ix.pool.New = func() any { return newScratch(n) }
 	return ix, nil
 }
 
+// noDiscount is the boilerplate factor of a term no server repeats.
+var noDiscount = [nFields]float32{1, 1, 1, 1, 1, 1, 1}
+
+// discount returns the boilerplate factors of term in doc's server.
+func (ix *bm25Index) discount(term, doc int32) *[nFields]float32 {
+	g := ix.group[doc]
+	if g < 0 {
+		return nil
+	}
+	d := noDiscount
+	for f := range d {
+		if v, ok := ix.disc[discKey{g, term, uint8(f)}]; ok {
+			d[f] = v
+		}
+	}
+	return &d
+}
+
 // fieldScores fills out with a term's contribution through each field of
-// one tool, given its frequencies there. For fName it is the term's IDF in
-// names, the unit of name coverage; for the other fields, the field
-// weight × IDF in that field × saturated length-normalised frequency ×
-// the server's boilerplate discount.
-func (ix *bm25Index) fieldScores(term, doc int32, tf [nFields]float32, out *[nFields]float64) {
+// one tool, given its frequencies there and the boilerplate factors of
+// its server (nil: none). For fName it is the term's IDF in names, the
+// unit of name coverage; for the other fields, the field weight × IDF in
+// that field × saturated length-normalised frequency × the factor.
+func (ix *bm25Index) fieldScores(term, doc int32, tf [nFields]float32, disc *[nFields]float32, out *[nFields]float64) {
 	k1 := ix.k1
 	for f := range tf {
 		out[f] = 0
@@ -358,10 +403,8 @@ func (ix *bm25Index) fieldScores(term, doc int32, tf [nFields]float32, out *[nFi
 		norm := 1 - spec.b + spec.b*float64(ix.docLen[doc][f])/ix.avg[f]
 		x := float64(tf[f]) / norm
 		s := spec.weight * float64(ix.idf[term][f]) * x * (k1 + 1) / (k1 + x)
-		if g := ix.group[doc]; g >= 0 {
-			if d, ok := ix.disc[discKey{g, term, uint8(f)}]; ok {
-				s *= float64(d)
-			}
+		if disc != nil {
+			s *= float64(disc[f])
 		}
 		out[f] = s
 	}

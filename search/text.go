@@ -179,7 +179,11 @@ func stem(w string) string { return stemmer.Stem(w) }
 // dropped, stemmed; CJK runs as character bigrams (a lone character as
 // itself). emit receives each term with its position among the words, so
 // that multi-word synonyms can match consecutive words.
-func terms(s string, emit func(term string, cjk bool)) {
+func terms(s string, emit func(term string, cjk bool)) { termsWith(s, stem, emit) }
+
+// termsWith is [terms] with the stemmer given: an index build passes a
+// cached one.
+func termsWith(s string, stem func(string) string, emit func(term string, cjk bool)) {
 	pieces(s, func(p piece) {
 		if p.cjk {
 			bigrams(p.text, func(b string) { emit(b, true) })
