@@ -101,7 +101,7 @@ func (ix *bm25Index) explain(queries []string, name string) (*Explanation, error
 	e := &Explanation{Tool: name}
 	nameW := map[int32]float64{}
 	for _, w := range words {
-		ws := WordScore{Word: strings.TrimPrefix(w.key, groupPrefix), Required: w.req != 0, Best: -1}
+		ws := WordScore{Word: w.text, Required: w.req != 0, Best: -1}
 		bestS := 0.0
 		for ai, a := range w.alts {
 			as := AltScore{Via: a.via, Weight: float64(a.w)}

@@ -69,8 +69,19 @@ type qalt struct {
 // first; req is its bit in the required mask, if it was written "+word".
 type qword struct {
 	key  string
+	text string // as the query wrote it, for explanations
 	alts []qalt
 	req  uint64
+}
+
+// has reports whether an alternative of w searches the term id.
+func (w *qword) has(id int32) bool {
+	for _, a := range w.alts {
+		if slices.Contains(a.ids, id) {
+			return true
+		}
+	}
+	return false
 }
 
 // latinWord is a Latin word of the query on its way to a qword.
@@ -125,13 +136,13 @@ type queryParser struct {
 
 // word returns the index of the qword for key, creating it; dup reports an
 // existing one, which takes req too.
-func (p *queryParser) word(key string, req uint64) (i int, dup bool) {
+func (p *queryParser) word(key, text string, req uint64) (i int, dup bool) {
 	if i, ok := p.byKey[key]; ok {
 		p.words[i].req |= req
 		return i, true
 	}
 	p.byKey[key] = len(p.words)
-	p.words = append(p.words, qword{key: key, req: req})
+	p.words = append(p.words, qword{key: key, text: text, req: req})
 	return len(p.words) - 1, false
 }
 
@@ -146,8 +157,8 @@ func (p *queryParser) id(term string) (int32, bool) {
 func (p *queryParser) lexicon(wi int, s string, known bool, w float64) {
 	for _, r := range lexicon.RelatedStem(s) {
 		id, ok := p.id(stem(r.Word))
-		if !ok {
-			continue
+		if !ok || p.words[wi].has(id) {
+			continue // relations come best first: the first one counts
 		}
 		wl := lexiconWeight(r)
 		if wl <= 0 {
@@ -190,7 +201,9 @@ func (p *queryParser) chunk(chunk string, req uint64, cw float64) {
 			// "GitHub", "create_pull_request": when the catalog knows the
 			// whole word, it is one word, not its pieces ("GitHub" must
 			// not hit git's tools).
-			if _, ok := p.id(stem(w)); ok {
+			_, word := p.id(stem(w))
+			_, server := p.id(groupTerm(w))
+			if word || server {
 				n, l := 0, 0
 				for i := len(parts) - 1; i >= 0 && l < len(w); i-- {
 					l += len(parts[i].lower)
@@ -219,7 +232,7 @@ func (p *queryParser) flush() {
 		stems[i] = w.stem
 	}
 	for i, lw := range p.seq {
-		wi, dup := p.word(lw.stem, lw.req)
+		wi, dup := p.word(lw.stem, lw.lower, lw.req)
 		if dup {
 			continue
 		}
@@ -257,7 +270,7 @@ func (p *queryParser) flush() {
 		if i+1 < len(p.seq) {
 			joined := lw.lower + p.seq[i+1].lower
 			if id, ok := p.id(stem(joined)); ok {
-				ji, dup := p.word(stem(joined), lw.req|p.seq[i+1].req)
+				ji, dup := p.word(stem(joined), lw.lower+" "+p.seq[i+1].lower, lw.req|p.seq[i+1].req)
 				if !dup {
 					p.words[ji].alts = append(p.words[ji].alts, qalt{ids: []int32{id}, w: float32(lw.w), via: "joined"})
 					p.literal[id] = true
@@ -267,7 +280,7 @@ func (p *queryParser) flush() {
 		if i+1 < len(p.seq) {
 			if g := groupTerm(lw.lower + p.seq[i+1].lower); g != "" {
 				if id, ok := p.id(g); ok {
-					gi, dup := p.word(g, lw.req|p.seq[i+1].req)
+					gi, dup := p.word(g, lw.lower+" "+p.seq[i+1].lower, lw.req|p.seq[i+1].req)
 					if !dup {
 						p.words[gi].alts = append(p.words[gi].alts, qalt{ids: []int32{id}, w: float32(lw.w), via: "server"})
 					}
@@ -283,7 +296,7 @@ func (p *queryParser) flush() {
 // translation.
 func (p *queryParser) cjk(run string, req uint64, cw float64) {
 	p.ix.vocab.segment(run, func(seg string, exp []expansion) {
-		wi, dup := p.word(seg, req)
+		wi, dup := p.word(seg, seg, req)
 		if dup {
 			return
 		}

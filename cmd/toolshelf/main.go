@@ -35,8 +35,9 @@ commands:
          the exact request body BuildRequest returns
   diff A.json B.json [--json]
          the first byte where two request bodies differ, and its JSON path
-  search --catalog FILE... [--names a,b] [--limit N] [--json] QUERY...
-         what tool_search answers over the catalogs (every tool deferred)
+  search --catalog FILE... [--names a,b] [--limit N] [--explain TOOL] [--json] QUERY...
+         what tool_search answers over the catalogs (every tool deferred);
+         --explain: how TOOL scores for the query, term by term and field by field
   eval --catalog FILE... --queries FILE.jsonl [--min-recall1 X] [--min-recall5 X]
        [--baseline bm25] [--json]
          recall@1, recall@5 and MRR of tool_search on a query set (tune and check

@@ -13,16 +13,19 @@ import (
 )
 
 // runSearch implements `toolshelf search --catalog FILE... [--names a,b]
-// [--limit N] [--json] QUERY...`: it prints exactly what the model would
-// get from tool_search over the catalogs (every tool deferred), and with
-// --json the ranked hits and their scores as well. Exit status 1 means the
-// call came back as a validation error or matched nothing.
+// [--limit N] [--explain TOOL] [--json] QUERY...`: it prints exactly what
+// the model would get from tool_search over the catalogs (every tool
+// deferred), and with --json the ranked hits and their scores as well.
+// --explain TOOL prints instead how TOOL scores for the query, term by
+// term and field by field. Exit status 1 means the call came back as a
+// validation error or matched nothing.
 func runSearch(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("search", flag.ContinueOnError)
 	var catalogs files
 	fs.Var(&catalogs, "catalog", "catalog file (repeatable)")
 	names := fs.String("names", "", "exact tool names to load, comma-separated (instead of queries)")
 	limit := fs.Int("limit", 0, "results of a query search (default 5, at most 10)")
+	explain := fs.String("explain", "", "show how this tool scores for the query, term by term and field by field")
 	asJSON := fs.Bool("json", false, "print JSON")
 	queries, err := parse(fs, args)
 	if err != nil {
@@ -35,6 +38,8 @@ func runSearch(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "toolshelf search: give QUERY words or --names a,b")
 	case *names != "" && len(queries) > 0:
 		return fail(stderr, "toolshelf search: give either QUERY words or --names, not both")
+	case *explain != "" && len(queries) == 0:
+		return fail(stderr, "toolshelf search: --explain needs QUERY words")
 	}
 	plan, err := search.PlanCatalogs(catalogs...)
 	if err != nil {
@@ -43,6 +48,21 @@ func runSearch(args []string, stdout, stderr io.Writer) int {
 	s, err := search.New(plan, nil)
 	if err != nil {
 		return fail(stderr, "toolshelf search: %v", err)
+	}
+	if *explain != "" {
+		e, err := s.Explain(context.Background(), queries, *explain, search.Scope{})
+		if err != nil {
+			return fail(stderr, "toolshelf search: %v", err)
+		}
+		if *asJSON {
+			err = writeJSON(stdout, e)
+		} else {
+			err = e.WriteText(stdout)
+		}
+		if err != nil {
+			return fail(stderr, "toolshelf search: %v", err)
+		}
+		return exitOK
 	}
 	call := map[string]any{}
 	if *names != "" {

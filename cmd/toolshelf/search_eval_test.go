@@ -102,3 +102,40 @@ func TestRunEvalBaseline(t *testing.T) {
 	assert.Contains(t, out.String(), "bm25 half=check")
 	assert.Equal(t, exitUsage, runEval(append(catalogArgs(t), "--queries", "../../testdata/queries/dev.jsonl", "--baseline", "tfidf"), &out, &errb))
 }
+
+// TestRunSearchExplain: --explain prints the library's explanation of the
+// tool, whose score is the one the ranking gives it.
+func TestRunSearchExplain(t *testing.T) {
+	var out, errb bytes.Buffer
+	args := append(catalogArgs(t), "--explain", "mcp__github__create_issue", "--json", "create an issue on GitHub")
+	require.Equal(t, exitOK, runSearch(args, &out, &errb), errb.String())
+	var e search.Explanation
+	require.NoError(t, json.Unmarshal(out.Bytes(), &e))
+	assert.Equal(t, "mcp__github__create_issue", e.Tool)
+
+	out.Reset()
+	args = append(catalogArgs(t), "--json", "--limit", "10", "create an issue on GitHub")
+	require.Equal(t, exitOK, runSearch(args, &out, &errb), errb.String())
+	var res struct {
+		Hits []search.Hit `json:"hits"`
+	}
+	require.NoError(t, json.Unmarshal(out.Bytes(), &res))
+	found := false
+	for _, h := range res.Hits {
+		if h.Name == e.Tool {
+			found = true
+			assert.InDelta(t, h.Score, e.Score, 1e-3*h.Score)
+		}
+	}
+	assert.True(t, found, "the explained tool is among the hits")
+
+	out.Reset()
+	args = append(catalogArgs(t), "--explain", "mcp__github__create_issue", "create an issue on GitHub")
+	require.Equal(t, exitOK, runSearch(args, &out, &errb), errb.String())
+	assert.Contains(t, out.String(), "mcp__github__create_issue: score ")
+	assert.Contains(t, out.String(), "name coverage")
+
+	assert.Equal(t, exitUsage, runSearch(append(catalogArgs(t), "--explain", "nope", "x"), &out, &errb))
+	assert.Contains(t, errb.String(), `no searchable tool is named "nope"`)
+	assert.Equal(t, exitUsage, runSearch(append(catalogArgs(t), "--explain", "mcp__github__create_issue"), &out, &errb))
+}
