@@ -89,11 +89,11 @@ type fieldSpec struct {
 // description the least. Chosen by reasoning about the fields, then checked
 // on the tune halves as a whole (never per query).
 var fieldSpecs = [nFields]fieldSpec{
-	fName:       {"name", 2.5, 0},
+	fName:       {"name", 1.5, 0},
 	fNameJoined: {"name (joined)", 2.0, 0},
 	fGroup:      {"server", 1.0, 0},
 	fHints:      {"hints", 2.0, 0.3},
-	fDesc:       {"description", 1.0, 0.75},
+	fDesc:       {"description", 2.0, 0.75},
 	fParamName:  {"parameter names", 0.5, 0.5},
 	fParamDesc:  {"parameter descriptions", 0.3, 0.75},
 }
@@ -386,10 +386,13 @@ func (ix *bm25Index) discount(term, doc int32) *[nFields]float32 {
 // fieldScores fills out with a term's contribution through each field of
 // one tool, given its frequencies there and the boilerplate factors of
 // its server (nil: none). For fName it is the term's IDF in names, the
-// unit of name coverage; for the other fields, the field weight × IDF in
-// that field × saturated length-normalised frequency × the factor.
+// unit of name coverage. The other fields add up field weight × IDF in
+// that field × length-normalised frequency × the factor, and the sum is
+// saturated once, against the largest of those IDFs; each field keeps its
+// share of the result.
 func (ix *bm25Index) fieldScores(term, doc int32, tf [nFields]float32, disc *[nFields]float32, out *[nFields]float64) {
 	k1 := ix.k1
+	total, idfMax := 0.0, 0.0
 	for f := range tf {
 		out[f] = 0
 		if tf[f] == 0 {
@@ -401,12 +404,25 @@ func (ix *bm25Index) fieldScores(term, doc int32, tf [nFields]float32, disc *[nF
 		}
 		spec := fieldSpecs[f]
 		norm := 1 - spec.b + spec.b*float64(ix.docLen[doc][f])/ix.avg[f]
-		x := float64(tf[f]) / norm
-		s := spec.weight * float64(ix.idf[term][f]) * x * (k1 + 1) / (k1 + x)
+		idf := float64(ix.idf[term][f])
+		s := spec.weight * idf * float64(tf[f]) / norm
 		if disc != nil {
 			s *= float64(disc[f])
 		}
 		out[f] = s
+		total += s
+		idfMax = max(idfMax, idf)
+	}
+	if total == 0 {
+		return
+	}
+	// One saturation for the term over all its fields (BM25F): however
+	// many fields repeat a word, it earns at most (k1+1) × its IDF.
+	scale := (k1 + 1) / (k1 + total/idfMax)
+	for f := range out {
+		if f != fName {
+			out[f] *= scale
+		}
 	}
 }
 
