@@ -13,18 +13,22 @@ import (
 //go:embed data/*.txt
 var dataFS embed.FS
 
-// Vocabulary is the built-in ranker's query vocabulary: tool-domain synonyms
-// ("PR" → "pull request", "k8s" → "kubernetes") and a bilingual glossary
-// ("截图" → "screenshot"). It expands a query with words the catalog is
-// likely to use. A Vocabulary is immutable and safe for concurrent use.
+// Vocabulary is the built-in ranker's hand-written query vocabulary:
+// abbreviations ("PR" → "pull request", "k8s" → "kubernetes") and a
+// bilingual glossary ("截图" → "screenshot"); general English synonyms come
+// from WordNet. It expands a query with words the catalog is likely to
+// use, each expansion an alternative weighted below the query's own word.
+// A Vocabulary is immutable and safe for concurrent use.
 //
 // The text format, one rule per line ('#' starts a comment line):
 //
 //	a | b | c      the terms are interchangeable
 //	a => b | c     one way: a also searches b and c
 //
-// A term may be several words; a term written in CJK matches as a substring
-// of the query, longest first. The shipped files are in search/data.
+// A term may be several words; a term written in CJK is a word of the
+// segmenter: a CJK run is split by longest match over these terms, and a
+// term fires only where it is a whole word. The shipped files are in
+// search/data.
 type Vocabulary struct {
 	// latin maps a space-joined sequence of analysed terms to the terms it
 	// expands to.
