@@ -19,9 +19,6 @@ const (
 	// weightSynonymUnknown: when the query's word does not occur in the
 	// catalog at all, its synonyms are the only route to its meaning.
 	weightSynonymUnknown = 0.8
-	// weightUnknownBoost scales a WordNet relation of a word the catalog
-	// does not have, up to weightSynonymUnknown.
-	weightUnknownBoost = 1.6
 	// weightTranslation: a glossary translation of a CJK word stands for
 	// the word itself; weightAltTranslation for its second or later
 	// alternatives.
@@ -152,9 +149,8 @@ func (p *queryParser) id(term string) (int32, bool) {
 }
 
 // lexicon adds the WordNet relations of the stemmed word s to query word
-// wi, each an alternative weighted by [lexiconWeight] × w; known says
-// whether the catalog has s itself.
-func (p *queryParser) lexicon(wi int, s string, known bool, w float64) {
+// wi, each an alternative weighted by [lexiconWeight] × w.
+func (p *queryParser) lexicon(wi int, s string, w float64) {
 	for _, r := range lexicon.RelatedStem(s) {
 		id, ok := p.id(stem(r.Word))
 		if !ok || p.words[wi].has(id) {
@@ -163,9 +159,6 @@ func (p *queryParser) lexicon(wi int, s string, known bool, w float64) {
 		wl := lexiconWeight(r)
 		if wl <= 0 {
 			continue
-		}
-		if !known {
-			wl = min(wl*weightUnknownBoost, weightSynonymUnknown)
 		}
 		p.words[wi].alts = append(p.words[wi].alts, qalt{ids: []int32{id}, w: float32(wl * w), via: "wordnet " + r.Kind.String()})
 	}
@@ -264,7 +257,7 @@ func (p *queryParser) flush() {
 		})
 		// General English through WordNet: synonyms and derivations of
 		// the word's lemmas, each an alternative below the word.
-		p.lexicon(wi, lw.stem, known, lw.w)
+		p.lexicon(wi, lw.stem, lw.w)
 		// Two words that spell one word of the catalog ("local storage"
 		// for localstorage) or a server ("sequential thinking").
 		if i+1 < len(p.seq) {
@@ -319,7 +312,7 @@ func (p *queryParser) cjk(run string, req uint64, cw float64) {
 			// A one-word translation is a word like one the model wrote:
 			// it has WordNet relations too.
 			if len(e.terms) == 1 {
-				p.lexicon(wi, e.terms[0], true, w*cw)
+				p.lexicon(wi, e.terms[0], w*cw)
 			}
 		}
 	})

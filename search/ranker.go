@@ -198,6 +198,9 @@ func analyseTool(t *registry.Tool, stem func(string) string, emit func(term stri
 			emit(stem(w), fNameJoined)
 			return
 		}
+		if isStop(w) {
+			return // a query never searches it, so it cannot be covered
+		}
 		emit(stem(w), fName)
 	})
 	if g := groupTerm(server); ok && g != "" {
