@@ -215,3 +215,27 @@ func TestRankingIgnoresRegistrationOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestQueryAllocationsIndependentOfCatalog: a fuzzy ranking allocates for
+// its query and its results, never per tool: ten times the tools, the same
+// allocations.
+func TestQueryAllocationsIndependentOfCatalog(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("builds a 3,000-tool index; the race detector drops pooled scratch at random")
+	}
+	ctx := context.Background()
+	allocs := func(n int) float64 {
+		s, err := New(syntheticPlan(t, n), nil)
+		require.NoError(t, err)
+		_, err = s.Search(ctx, benchQuery, 5, Scope{}) // warm the pool and the lexicon
+		require.NoError(t, err)
+		return testing.AllocsPerRun(20, func() {
+			if _, err := s.Search(ctx, benchQuery, 5, Scope{}); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	small, large := allocs(300), allocs(3000)
+	assert.Positive(t, small)
+	assert.Equal(t, small, large, "allocations per query at 300 and 3,000 tools")
+}
