@@ -106,7 +106,7 @@ func (ix *bm25Index) explain(queries []string, name string) (*Explanation, error
 		for ai, a := range w.alts {
 			as := AltScore{Via: a.via, Weight: float64(a.w)}
 			for _, id := range a.ids {
-				ts := TermScore{Term: strings.Replace(byID[id], groupPrefix, "server:", 1)}
+				ts := TermScore{Term: strings.NewReplacer(groupPrefix, "server:", exactPrefix, "exact:").Replace(byID[id])}
 				if f := tf[id]; f != nil {
 					var c [nFields]float64
 					ix.fieldScores(id, int32(doc), *f, ix.discount(id, int32(doc)), &c)

@@ -239,6 +239,9 @@ func (p *queryParser) flush() {
 				lit.ids = append(lit.ids, id)
 			}
 		}
+		if id, ok := p.id(exactPrefix + lw.lower); ok {
+			lit.ids = append(lit.ids, id)
+		}
 		known := len(lit.ids) > 0
 		p.words[wi].alts = append(p.words[wi].alts, lit)
 		p.ix.vocab.expandLatin(stems, i, func(exps []expansion, n int) {

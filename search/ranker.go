@@ -70,6 +70,7 @@ type BM25F struct {
 const (
 	fName       = iota // the tool name's words ("create", "issue")
 	fNameJoined        // the name's words joined ("createissue"), for a query that writes the name
+	fNameExact         // the name's words as written, unstemmed ("notifications")
 	fGroup             // the server, one whole term
 	fHints             // search hints
 	fDesc              // description
@@ -91,12 +92,18 @@ type fieldSpec struct {
 var fieldSpecs = [nFields]fieldSpec{
 	fName:       {"name", 1.5, 0},
 	fNameJoined: {"name (joined)", 2.0, 0},
+	fNameExact:  {"name (exact form)", 0.5, 0},
 	fGroup:      {"server", 1.0, 0},
 	fHints:      {"hints", 2.0, 0.3},
 	fDesc:       {"description", 2.0, 0.75},
 	fParamName:  {"parameter names", 0.5, 0.5},
 	fParamDesc:  {"parameter descriptions", 0.3, 0.75},
 }
+
+// exactPrefix marks a name word's exact form ("\x02notifications"),
+// indexed where stemming changes it, so that a query's plural or tense
+// still prefers the name that has it.
+const exactPrefix = "\x02"
 
 // groupPrefix marks a server's whole-word term ("\x01github"), which no
 // word of text can produce.
@@ -202,6 +209,9 @@ func analyseTool(t *registry.Tool, stem func(string) string, emit func(term stri
 			return // a query never searches it, so it cannot be covered
 		}
 		emit(stem(w), fName)
+		if s := stem(w); s != w {
+			emit(exactPrefix+w, fNameExact)
+		}
 	})
 	if g := groupTerm(server); ok && g != "" {
 		emit(g, fGroup)
@@ -316,7 +326,7 @@ func (r *BM25F) Index(ctx context.Context, tools []*registry.Tool) (Index, error
 			for f, c := range rp.tf {
 				if c > 0 {
 					df[f]++
-					if g >= 0 && f != fName && f != fNameJoined && f != fGroup {
+					if g >= 0 && f != fName && f != fNameJoined && f != fNameExact && f != fGroup {
 						if perGroup[g] == [nFields]int32{} {
 							touchedGroups = append(touchedGroups, g)
 						}
@@ -369,7 +379,7 @@ func (r *BM25F) Index(ctx context.Context, tools []*registry.Tool) (Index, error
 }
 
 // noDiscount is the boilerplate factor of a term no server repeats.
-var noDiscount = [nFields]float32{1, 1, 1, 1, 1, 1, 1}
+var noDiscount = [nFields]float32{1, 1, 1, 1, 1, 1, 1, 1}
 
 // discount returns the boilerplate factors of term in doc's server.
 func (ix *bm25Index) discount(term, doc int32) *[nFields]float32 {

@@ -239,3 +239,19 @@ func TestQueryAllocationsIndependentOfCatalog(t *testing.T) {
 	assert.Positive(t, small)
 	assert.Equal(t, small, large, "allocations per query at 300 and 3,000 tools")
 }
+
+// TestExactNameForm: stemming makes "notifications" and "notification"
+// one term, but the name that has the query's exact form ranks first.
+func TestExactNameForm(t *testing.T) {
+	s := searcherOf(t, writeCatalog(t, "",
+		catalogTool{Name: "get_notification", Description: "Fetch it."},
+		catalogTool{Name: "list_notifications", Description: "Fetch them."},
+	))
+	ctx := context.Background()
+	hits, err := s.Search(ctx, []string{"notifications"}, 2, Scope{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"list_notifications", "get_notification"}, names(hits))
+	hits, err = s.Search(ctx, []string{"notification"}, 2, Scope{})
+	require.NoError(t, err)
+	require.Len(t, hits, 2, "the stem still finds both")
+}
