@@ -26,6 +26,7 @@ func querySets() []querySet {
 		{"dev (120 queries, 293 tools)", catalogPaths, "../testdata/queries/dev.jsonl"},
 		{"MetaTool (1,443 queries, 199 tools)", func(testing.TB) []string { return []string{"../testdata/benchmarks/metatool/catalog.json"} }, "../testdata/benchmarks/metatool/queries.jsonl"},
 		{"BFCL multiple (685 queries, 443 tools)", func(testing.TB) []string { return []string{"../testdata/benchmarks/bfcl-multiple/catalog.json"} }, "../testdata/benchmarks/bfcl-multiple/queries.jsonl"},
+		{"Seal-Tools out-of-domain (654 queries, 4,076 tools)", func(testing.TB) []string { return []string{"../testdata/benchmarks/seal-tools/catalog.json"} }, "../testdata/benchmarks/seal-tools/queries.jsonl"},
 	}
 }
 
@@ -69,6 +70,9 @@ func runQuality(t *testing.T) []qualityRun {
 // baselines, checks the bars, and keeps the figures in
 // docs/search-quality.md (-update rewrites them; otherwise a drift fails).
 func TestQuality(t *testing.T) {
+	if raceEnabled {
+		t.Skip("figures, not concurrency: 4,000-tool sets take minutes under -race")
+	}
 	runs := runQuality(t)
 	var b strings.Builder
 	b.WriteString("| query set | method | tune R@1 | tune R@5 | check R@1 | check R@5 | all R@1 | all R@5 | MRR | schemas loaded per query |\n")
@@ -89,6 +93,15 @@ func TestQuality(t *testing.T) {
 			b.WriteString("; ")
 		}
 		fmt.Fprintf(&b, "%s %d tune / %d check", strings.Fields(r.set.name)[0], r.ours.ByHalf[HalfTune].Queries, r.ours.ByHalf[HalfCheck].Queries)
+	}
+	b.WriteString(".\n\nSeal-Tools by difficulty (R@1 / R@5): ")
+	seal := runs[3]
+	for i, k := range []string{"easy", "difficult"} {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		o, p := seal.ours.ByKind[k], seal.bm25.ByKind[k]
+		fmt.Fprintf(&b, "%s (%d queries, expect %s) toolshelf %.3f / %.3f, plain BM25 %.3f / %.3f", k, o.Queries, map[string]string{"easy": "1 tool", "difficult": "2–6 tools, any counts"}[k], o.RecallAt1, o.RecallAt5, p.RecallAt1, p.RecallAt5)
 	}
 	b.WriteString(".\n\nDev set by language and kind (toolshelf / plain BM25, R@1 and R@5):\n\n")
 	b.WriteString("| slice | queries | toolshelf R@1 | toolshelf R@5 | plain BM25 R@1 | plain BM25 R@5 |\n|---|--:|--:|--:|--:|--:|\n")
