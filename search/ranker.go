@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"unicode/utf8"
+	"unicode"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/toolshelf/toolshelf/registry"
@@ -86,9 +86,10 @@ type fieldSpec struct {
 	b      float64
 }
 
-// Field weights. The name says most about what a tool does; a parameter's
-// description the least. Chosen by reasoning about the fields, then checked
-// on the tune halves as a whole (never per query).
+// Field weights. The name (scored by coverage, on its own scale) and the
+// description say most about what a tool does, a parameter's description
+// the least. Chosen by reasoning about the fields, then set on the tune
+// halves of the query sets as a whole, never per query. Never modified.
 var fieldSpecs = [nFields]fieldSpec{
 	fName:       {"name", 1.5, 0},
 	fNameJoined: {"name (joined)", 2.0, 0},
@@ -109,13 +110,14 @@ const exactPrefix = "\x02"
 // word of text can produce.
 const groupPrefix = "\x01"
 
-// groupTerm returns the term of a server name: lower-case letters and
-// digits only, so "sequential-thinking" is "sequentialthinking".
+// groupTerm returns the term of a server name: its letters and digits,
+// lower-cased, so "sequential-thinking" is "sequentialthinking"; "" when
+// it has none.
 func groupTerm(server string) string {
 	var b strings.Builder
 	b.WriteString(groupPrefix)
 	for _, r := range strings.ToLower(server) {
-		if r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= '0' && r <= '9') || r >= utf8.RuneSelf && !isCJK(r) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
 			b.WriteRune(r)
 		}
 	}
