@@ -100,19 +100,18 @@ func TestWellKnownPairs(t *testing.T) {
 	assert.Nil(t, RelatedStem("xyzzy"))
 }
 
-// TestRelatedStemMerges checks that a stem reaches the relations of every
-// lemma sharing it: "delet" covers delete (erase) and deletion (excision,
-// which shares synset 06428216 with deletion).
-func TestRelatedStemMerges(t *testing.T) {
+// TestRelatedStemHead checks that a stem speaks through its shortest
+// lemma: "delet" through delete, not deletion (whose synset 06428216 adds
+// excision), and "stop" through stop, not stops (a card game in WordNet).
+func TestRelatedStemHead(t *testing.T) {
 	require.True(t, has(Related("deletion"), "excision", Synonym), "%v", Related("deletion"))
-	rels := RelatedStem("delet")
-	assert.True(t, has(rels, "erase", Synonym))
-	assert.True(t, has(rels, "excision", Synonym))
-	seen := map[string]bool{}
-	for _, r := range rels {
-		assert.False(t, seen[r.Word], "duplicate %q", r.Word)
-		seen[r.Word] = true
-	}
+	assert.Equal(t, Related("delete"), RelatedStem("delet"))
+	assert.False(t, has(RelatedStem("delet"), "excision", Synonym))
+
+	require.Equal(t, "stop", stem.Stem("stops"))
+	require.NotEmpty(t, Related("stops"))
+	require.NotEqual(t, Related("stop"), Related("stops"))
+	assert.Equal(t, Related("stop"), RelatedStem("stop"))
 }
 
 // TestInvariants checks every entry of both tables against the rules the
