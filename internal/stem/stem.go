@@ -263,6 +263,9 @@ func containsVowel(b []byte) bool {
 
 // step1a removes possessives and plural endings.
 func (w *word) step1a() {
+	if last := w.b[len(w.b)-1]; last != 's' && last != 'd' && last != '\'' {
+		return // fast path: no rule of this step can match
+	}
 	switch {
 	case w.hasSuffix("'s'"):
 		w.b = w.b[:len(w.b)-3]
@@ -272,6 +275,9 @@ func (w *word) step1a() {
 		w.b = w.b[:len(w.b)-1]
 	}
 	n := len(w.b)
+	if n == 0 {
+		return
+	}
 	switch {
 	case w.hasSuffix("sses"):
 		w.b = w.b[:n-2]
@@ -294,6 +300,12 @@ func (w *word) step1a() {
 // step1b handles -eed, -ed and -ing with their adverbs in -ly.
 func (w *word) step1b() {
 	n := len(w.b)
+	if n == 0 {
+		return
+	}
+	if last := w.b[n-1]; last != 'd' && last != 'g' && last != 'y' {
+		return // fast path: every ending here ends in d, g or y
+	}
 	k := 0
 	switch {
 	case w.hasSuffix("eedly"):
@@ -456,6 +468,9 @@ var step4 = newAmong([]rule{
 // apply runs the step's among when the matched suffix starts at or after
 // region start p.
 func (w *word) apply(a *among, p int) {
+	if len(w.b)-p < 2 {
+		return // fast path: no rule's suffix (2 bytes or more) fits the region
+	}
 	r, ok := w.match(a)
 	if !ok {
 		return
