@@ -48,7 +48,7 @@ func AppendStem(dst []byte, word string) []byte {
 	}
 	start := len(dst)
 	dst = append(dst, word...)
-	// A stem is never longer than its word, so the steps' appends stay
+	// A stem is never longer than its word, so the steps' rewrites stay
 	// inside the room just made and the result aliases dst.
 	s := stemBytes(dst[start:len(dst):len(dst)])
 	return dst[:start+len(s)]
