@@ -86,11 +86,10 @@ func Related(word string) []Relation {
 	return load().word[word]
 }
 
-// RelatedStem returns the relations of every lemma whose Snowball stem
-// (package internal/stem) is s, merged: so "deleting" and "deletes",
-// stemmed to "delet", reach the relations of delete and of deletion.
-// A word related to several of those lemmas appears once, with its best
-// rank. Order and sharing are as for [Related].
+// RelatedStem returns the relations of the head lemma of the Snowball
+// stem s (package internal/stem): the shortest WordNet lemma with that
+// stem, so "deleting" and "deletion", both stemmed to "delet", reach the
+// relations of delete. Order and sharing are as for [Related].
 func RelatedStem(s string) []Relation {
 	return load().stem[s]
 }
@@ -177,9 +176,12 @@ func parse(gz []byte) (*tables, error) {
 	return &tables{word: index(byWord), stem: index(byStem(byWord))}, nil
 }
 
-// byStem groups the lemma entries by Snowball stem. A stem with one
-// lemma shares that lemma's relations; several lemmas' relations are
-// merged into a new slice.
+// byStem maps each Snowball stem to the relations of its head lemma: the
+// shortest lemma with that stem, the alphabetically first on a tie (stop
+// rather than stops, delete rather than deletion, branch rather than
+// branched). Merging all lemmas of a stem was tried and brought in the
+// senses of derived words (stops, the card game: boodle; purchasable:
+// venal), so the base word speaks for its stem.
 func byStem(byWord []entry) []entry {
 	type keyed struct {
 		stem string
@@ -189,48 +191,22 @@ func byStem(byWord []entry) []entry {
 	for i, e := range byWord {
 		ks[i] = keyed{stem.Stem(e.key), i}
 	}
+	// byWord is sorted, so among equal stems and lengths the lower index
+	// is the alphabetically first lemma.
 	slices.SortFunc(ks, func(a, b keyed) int {
-		return cmp.Or(strings.Compare(a.stem, b.stem), a.i-b.i)
+		return cmp.Or(strings.Compare(a.stem, b.stem), len(byWord[a.i].key)-len(byWord[b.i].key), a.i-b.i)
 	})
 	out := make([]entry, 0, len(ks))
-	for lo := 0; lo < len(ks); {
-		hi := lo + 1
-		for hi < len(ks) && ks[hi].stem == ks[lo].stem {
-			hi++
+	for i, k := range ks {
+		if i == 0 || k.stem != ks[i-1].stem {
+			out = append(out, entry{k.stem, byWord[k.i].rels})
 		}
-		if hi-lo == 1 {
-			out = append(out, entry{ks[lo].stem, byWord[ks[lo].i].rels})
-		} else {
-			size := 0
-			for _, k := range ks[lo:hi] {
-				size += len(byWord[k.i].rels)
-			}
-			merged := make([]Relation, 0, size)
-			for _, k := range ks[lo:hi] {
-				for _, r := range byWord[k.i].rels {
-					j := slices.IndexFunc(merged, func(m Relation) bool { return m.Word == r.Word })
-					switch {
-					case j < 0:
-						merged = append(merged, r)
-					case better(r, merged[j]):
-						merged[j] = r
-					}
-				}
-			}
-			slices.SortFunc(merged, compare)
-			out = append(out, entry{ks[lo].stem, slices.Clip(merged)})
-		}
-		lo = hi
 	}
 	return out
 }
 
-// compare orders relations best first: by rank, derivations before
-// synonyms, then by word.
+// compare orders relations best first, as the generator writes them: by
+// rank, derivations before synonyms, then by word.
 func compare(a, b Relation) int {
 	return cmp.Or(cmp.Compare(a.Rank, b.Rank), cmp.Compare(b.Kind, a.Kind), strings.Compare(a.Word, b.Word))
-}
-
-func better(a, b Relation) bool {
-	return cmp.Or(cmp.Compare(a.Rank, b.Rank), cmp.Compare(b.Kind, a.Kind)) < 0
 }

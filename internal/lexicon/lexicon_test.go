@@ -100,19 +100,18 @@ func TestWellKnownPairs(t *testing.T) {
 	assert.Nil(t, RelatedStem("xyzzy"))
 }
 
-// TestRelatedStemMerges checks that a stem reaches the relations of every
-// lemma sharing it: "delet" covers delete (erase) and deletion (excision,
-// which shares synset 06428216 with deletion).
-func TestRelatedStemMerges(t *testing.T) {
+// TestRelatedStemHead checks that a stem speaks through its shortest
+// lemma: "delet" through delete, not deletion (whose synset 06428216 adds
+// excision), and "stop" through stop, not stops (a card game in WordNet).
+func TestRelatedStemHead(t *testing.T) {
 	require.True(t, has(Related("deletion"), "excision", Synonym), "%v", Related("deletion"))
-	rels := RelatedStem("delet")
-	assert.True(t, has(rels, "erase", Synonym))
-	assert.True(t, has(rels, "excision", Synonym))
-	seen := map[string]bool{}
-	for _, r := range rels {
-		assert.False(t, seen[r.Word], "duplicate %q", r.Word)
-		seen[r.Word] = true
-	}
+	assert.Equal(t, Related("delete"), RelatedStem("delet"))
+	assert.False(t, has(RelatedStem("delet"), "excision", Synonym))
+
+	require.Equal(t, "stop", stem.Stem("stops"))
+	require.NotEmpty(t, Related("stops"))
+	require.NotEqual(t, Related("stop"), Related("stops"))
+	assert.Equal(t, Related("stop"), RelatedStem("stop"))
 }
 
 // TestInvariants checks every entry of both tables against the rules the
@@ -122,25 +121,37 @@ func TestInvariants(t *testing.T) {
 	tb := load()
 	require.Greater(t, len(tb.word), 30000)
 	require.Greater(t, len(tb.stem), 25000)
-	for i, tab := range []map[string][]Relation{tb.word, tb.stem} {
-		stemOf := stem.Stem // word keys are words
-		if i == 1 {
-			stemOf = func(s string) string { return s } // stem keys are stems
-		}
-		for key, rels := range tab {
-			e := entry{key, rels}
-			require.NotEmpty(t, e.rels, e.key)
-			require.True(t, slices.IsSortedFunc(e.rels, compare), "%s: %v", e.key, e.rels)
-			for _, r := range e.rels {
-				// Plain checks: testify per relation costs seconds here.
-				if r.Kind != Synonym && r.Kind != Derivation || r.Rank < 1 || int(r.Rank) > wordnet.DefaultOptions.Senses ||
-					len(r.Word) < 3 || strings.IndexFunc(r.Word, func(c rune) bool { return c < 'a' || c > 'z' }) >= 0 {
-					t.Fatalf("%s: bad relation %+v", e.key, r)
-				}
-				if keyStem := stemOf(e.key); keyStem == stem.Stem(r.Word) {
-					t.Fatalf("%s: %s shares its stem %q", e.key, r.Word, keyStem)
-				}
+	for key, rels := range tb.word {
+		require.NotEmpty(t, rels, key)
+		require.True(t, slices.IsSortedFunc(rels, compare), "%s: %v", key, rels)
+		keyStem := stem.Stem(key)
+		for _, r := range rels {
+			// Plain checks: testify per relation costs seconds here.
+			if r.Kind != Synonym && r.Kind != Derivation || r.Rank < 1 || int(r.Rank) > wordnet.DefaultOptions.Senses ||
+				len(r.Word) < 3 || strings.IndexFunc(r.Word, func(c rune) bool { return c < 'a' || c > 'z' }) >= 0 {
+				t.Fatalf("%s: bad relation %+v", key, r)
 			}
+			if keyStem == stem.Stem(r.Word) {
+				t.Fatalf("%s: %s shares its stem %q", key, r.Word, keyStem)
+			}
+		}
+	}
+	// Each stem speaks through one of its lemmas, so the word checks above
+	// cover its relations; here only that the lemma exists and is the
+	// shortest.
+	heads := map[string]string{}
+	for key := range tb.word {
+		s := stem.Stem(key)
+		if h, ok := heads[s]; !ok || len(key) < len(h) || len(key) == len(h) && key < h {
+			heads[s] = key
+		}
+	}
+	require.Len(t, tb.stem, len(heads))
+	for s, rels := range tb.stem {
+		h, ok := heads[s]
+		require.True(t, ok, s)
+		if &rels[0] != &tb.word[h][0] {
+			t.Fatalf("stem %q: relations are not those of its head lemma %q", s, h)
 		}
 	}
 }

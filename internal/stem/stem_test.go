@@ -94,3 +94,22 @@ func TestStemAllocations(t *testing.T) {
 		assert.Zero(t, testing.AllocsPerRun(100, func() { buf = AppendStem(buf[:0], w) }), w)
 	}
 }
+
+// TestAmongOrder guards the invariant match relies on: within each
+// last-letter bucket, longer suffixes come first, so the first hit is
+// Snowball's longest match.
+func TestAmongOrder(t *testing.T) {
+	for i, a := range []*among{step2, step3, step4} {
+		n := 0
+		for c, rules := range a {
+			for j, r := range rules {
+				n++
+				assert.Equal(t, byte(c), r.suffix[len(r.suffix)-1])
+				if j > 0 {
+					assert.GreaterOrEqual(t, len(rules[j-1].suffix), len(r.suffix), "step %d bucket %q", i+2, c)
+				}
+			}
+		}
+		assert.Equal(t, []int{25, 9, 18}[i], n, "step %d rule count (english.sbl)", i+2)
+	}
+}
