@@ -15,21 +15,23 @@ import (
 // of the lower-cased name and description; a tool scores the number of
 // distinct query tokens it shares; top 10.
 type keywordIndex struct {
-	names  []string
-	tokens []map[string]bool
+	names    []string
+	postings map[string][]int32
 }
 
 var wordRE = regexp.MustCompile(`[a-z0-9]+`)
 
 func newKeywordIndex(tools []*registry.Tool) *keywordIndex {
-	ix := &keywordIndex{}
-	for _, t := range tools {
-		set := map[string]bool{}
+	ix := &keywordIndex{postings: map[string][]int32{}}
+	for i, t := range tools {
+		seen := map[string]bool{}
 		for _, w := range wordRE.FindAllString(strings.ToLower(t.Name+" "+t.Description), -1) {
-			set[w] = true
+			if !seen[w] {
+				seen[w] = true
+				ix.postings[w] = append(ix.postings[w], int32(i))
+			}
 		}
 		ix.names = append(ix.names, t.Name)
-		ix.tokens = append(ix.tokens, set)
 	}
 	return ix
 }
@@ -39,14 +41,14 @@ func (ix *keywordIndex) Search(_ context.Context, queries []string, limit int) (
 	for _, w := range wordRE.FindAllString(strings.ToLower(strings.Join(queries, " ")), -1) {
 		q[w] = true
 	}
-	var hits []Hit
-	for i, set := range ix.tokens {
-		n := 0
-		for w := range q {
-			if set[w] {
-				n++
-			}
+	count := make([]int, len(ix.names))
+	for w := range q {
+		for _, d := range ix.postings[w] {
+			count[d]++
 		}
+	}
+	var hits []Hit
+	for i, n := range count {
 		if n > 0 {
 			hits = append(hits, Hit{ix.names[i], float64(n)})
 		}

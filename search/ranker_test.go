@@ -255,3 +255,22 @@ func TestExactNameForm(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, hits, 2, "the stem still finds both")
 }
+
+// TestPlainBM25IndexMatchesScan: the reference BM25 that evaluations run
+// through postings returns exactly what the scanning baseline of the speed
+// benchmarks returns.
+func TestPlainBM25IndexMatchesScan(t *testing.T) {
+	plan, err := PlanCatalogs(catalogPaths(t)...)
+	require.NoError(t, err)
+	ctx := context.Background()
+	scan := newPlainBM25(plan.Deferred())
+	idx, err := PlainBM25{}.Index(ctx, plan.Deferred())
+	require.NoError(t, err)
+	for _, q := range loadQueries(t, "../testdata/queries/dev.jsonl") {
+		want, err := scan.Search(ctx, q.Query, 5)
+		require.NoError(t, err)
+		got, err := idx.Search(ctx, q.Query, 5)
+		require.NoError(t, err)
+		assert.Equal(t, want, got, q.ID)
+	}
+}

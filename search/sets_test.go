@@ -70,9 +70,6 @@ func runQuality(t *testing.T) []qualityRun {
 // baselines, checks the bars, and keeps the figures in
 // docs/search-quality.md (-update rewrites them; otherwise a drift fails).
 func TestQuality(t *testing.T) {
-	if raceEnabled {
-		t.Skip("figures, not concurrency: 4,000-tool sets take minutes under -race")
-	}
 	runs := runQuality(t)
 	var b strings.Builder
 	b.WriteString("| query set | method | tune R@1 | tune R@5 | check R@1 | check R@5 | all R@1 | all R@5 | MRR | schemas loaded per query |\n")
