@@ -261,12 +261,17 @@ func (p *queryParser) flush() {
 		// General English through WordNet: synonyms and derivations of
 		// the word's lemmas, each an alternative below the word.
 		p.lexicon(wi, lw.stem, lw.w)
-		// Two words that spell one word of the catalog ("local storage"
-		// for localstorage) or a server ("sequential thinking").
-		if i+1 < len(p.seq) {
-			joined := lw.lower + p.seq[i+1].lower
+		// Two or three words that spell one word of the catalog ("local
+		// storage" for localstorage, "create pull request" for the joined
+		// name createpullrequest); two that spell a server ("sequential
+		// thinking").
+		joined, text, req := lw.lower, lw.lower, lw.req
+		for j := i + 1; j < len(p.seq) && j <= i+2; j++ {
+			joined += p.seq[j].lower
+			text += " " + p.seq[j].lower
+			req |= p.seq[j].req
 			if id, ok := p.id(stem(joined)); ok {
-				ji, dup := p.word(stem(joined), lw.lower+" "+p.seq[i+1].lower, lw.req|p.seq[i+1].req)
+				ji, dup := p.word(stem(joined), text, req)
 				if !dup {
 					p.words[ji].alts = append(p.words[ji].alts, qalt{ids: []int32{id}, w: float32(lw.w), via: "joined"})
 					p.literal[id] = true
