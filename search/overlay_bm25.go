@@ -12,37 +12,91 @@ type calibrator interface {
 	calibrate(over Index) Index
 }
 
-// calibrate returns over with every posting's IDF replaced by the IDF of
-// the union: document frequencies and the document count of both indexes.
-// The receiver is left as it is (its tools see the overlay's few documents
-// as absent, a difference of a few in thousands). Field lengths keep the
-// overlay's own averages.
+// calibrate returns a copy of over whose per-field IDFs are those of the
+// union of both corpora (document frequencies and document counts added),
+// with every posting and name total computed again from them. The
+// receiver is left as it is (its tools see the overlay's few documents as
+// absent, a difference of a few in thousands). Field lengths keep the
+// overlay's own averages. A base document frequency is read back from the
+// base IDF, log(1 + (N - d + 0.5)/(d + 0.5)), which the index keeps.
 func (ix *bm25Index) calibrate(over Index) Index {
 	o, ok := over.(*bm25Index)
-	if !ok {
+	if !ok || len(o.tools) == 0 {
 		return over
 	}
 	nb, no := float64(len(ix.names)), float64(len(o.names))
-	c := &bm25Index{vocab: o.vocab, names: o.names, nameLen: o.nameLen, dict: o.dict, postings: make([][]posting, len(o.postings))}
+	// The overlay's own tables, shared read-only; idf, postings and
+	// nameTot are computed again below.
+	c := &bm25Index{vocab: o.vocab, k1: o.k1, tools: o.tools, names: o.names, group: o.group, groups: o.groups,
+		docLen: o.docLen, avg: o.avg, dict: o.dict, disc: o.disc}
+	n := len(o.names)
+	c.pool.New = func() any { return newScratch(n) }
+	c.idf = make([][nFields]float32, len(o.idf))
 	for term, id := range o.dict {
-		dfo := float64(len(o.postings[id]))
-		dfb := 0.0
-		if bid, ok := ix.dict[term]; ok {
-			dfb = float64(len(ix.postings[bid]))
+		bid, inBase := ix.dict[term]
+		for f := range c.idf[id] {
+			dfo := dfFromIDF(float64(o.idf[id][f]), no)
+			dfb := 0.0
+			if inBase {
+				dfb = dfFromIDF(float64(ix.idf[bid][f]), nb)
+			}
+			if d := dfo + dfb; d > 0 && dfo > 0 {
+				c.idf[id][f] = float32(math.Log(1 + (nb+no-d+0.5)/(d+0.5)))
+			}
 		}
-		local := math.Log(1 + (no-dfo+0.5)/(dfo+0.5))
-		union := math.Log(1 + (nb+no-dfb-dfo+0.5)/(dfb+dfo+0.5))
-		f := float32(union / local)
-		ps := make([]posting, len(o.postings[id]))
-		for i, p := range o.postings[id] {
-			p.impact *= f
-			ps[i] = p
+	}
+	// Term frequencies per field of each overlay tool, analysed as the
+	// build did, then each posting's contributions from the union's IDFs.
+	type rawTF struct {
+		doc int32
+		tf  [nFields]float32
+	}
+	raw := make([][]rawTF, len(o.postings))
+	cache := stemCache{}
+	for i, t := range o.tools {
+		byTerm := map[int32]*[nFields]float32{}
+		var order []int32
+		analyseTool(t, cache.stem, func(term string, f int) {
+			id, ok := o.dict[term]
+			if !ok {
+				return
+			}
+			tf := byTerm[id]
+			if tf == nil {
+				tf = new([nFields]float32)
+				byTerm[id] = tf
+				order = append(order, id)
+			}
+			tf[f]++
+		})
+		for _, id := range order {
+			raw[id] = append(raw[id], rawTF{int32(i), *byTerm[id]})
+		}
+	}
+	c.postings = make([][]posting, len(o.postings))
+	c.nameTot = make([]float32, len(o.nameTot))
+	for id, rps := range raw {
+		ps := make([]posting, len(rps))
+		for k, rp := range rps {
+			var contrib [nFields]float64
+			c.fieldScores(int32(id), rp.doc, rp.tf, c.discount(int32(id), rp.doc), &contrib)
+			sum := 0.0
+			for f := fNameJoined; f < nFields; f++ {
+				sum += contrib[f]
+			}
+			ps[k] = posting{doc: rp.doc, impact: float32(sum), nameIDF: float32(contrib[fName])}
+			c.nameTot[rp.doc] += float32(contrib[fName])
 		}
 		c.postings[id] = ps
 	}
-	c.pool.New = func() any {
-		n := len(c.names)
-		return &scratch{scores: make([]float32, n), cover: make([]float32, n), masks: make([]uint64, n)}
-	}
 	return c
+}
+
+// dfFromIDF inverts idf = log(1 + (n - d + 0.5)/(d + 0.5)) for d; an IDF
+// of 0 means the term is not in that field (d = 0).
+func dfFromIDF(idf, n float64) float64 {
+	if idf <= 0 {
+		return 0
+	}
+	return math.Round(math.Max(0, (n+1)/math.Exp(idf)-0.5))
 }

@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 	"unsafe"
@@ -81,4 +82,19 @@ func TestFullTextFormattedOnce(t *testing.T) {
 	own.Description = "A session's own tool."
 	assert.Contains(t, s.fullText(&own), "A session's own tool.")
 	assert.NotContains(t, s.fullText(cat), "A session's own tool.")
+}
+
+// A base document frequency read back from the float32 IDF the index
+// keeps is exact, across the sizes a catalog has.
+func TestDFFromIDF(t *testing.T) {
+	for _, n := range []int{1, 2, 10, 293, 1000, 10000, 50000} {
+		for _, d := range []int{1, 2, 3, n / 3, n / 2, n - 1, n} {
+			if d < 1 || d > n {
+				continue
+			}
+			idf := float32(math.Log(1 + (float64(n)-float64(d)+0.5)/(float64(d)+0.5)))
+			assert.Equal(t, float64(d), dfFromIDF(float64(idf), float64(n)), "n %d, d %d", n, d)
+		}
+	}
+	assert.Zero(t, dfFromIDF(0, 1000), "no IDF: not in the field")
 }

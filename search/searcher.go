@@ -251,7 +251,8 @@ func (s *Searcher) Search(ctx context.Context, queries []string, limit int, sc S
 	if err != nil {
 		return nil, err
 	}
-	return v.index.Search(ctx, queries, limit)
+	hits, _, err := rank(ctx, v.index, queries, limit)
+	return hits, err
 }
 
 // Presentation says how each of hits would come back from a fuzzy search:
