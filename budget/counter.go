@@ -95,8 +95,11 @@ func (k Kind) String() string {
 // use (o200k_base costs ~7 MB of heap and tens of milliseconds), never
 // before: a harness that never asks for tokens never pays it. Counts of
 // frozen text are cached by content, so measuring turn after turn only
-// tokenizes what is new. A Counter is safe for concurrent use; share one per
-// encoding.
+// tokenizes what is new. The cache is bounded in bytes
+// ([DefaultCacheBytes], or [NewCounterCache]) and drops the least recently
+// used texts: a counter shared by every session of a long-running harness
+// does not grow with the number of conversations it has seen. A Counter is
+// safe for concurrent use; share one per encoding.
 type Counter struct {
 	enc Encoding
 
@@ -106,18 +109,32 @@ type Counter struct {
 	err    error
 
 	mu     sync.Mutex
-	cache  map[string]int
+	cache  countCache
 	hits   int
 	misses int
 }
 
-// NewCounter returns a counter for enc. It does not load the vocabulary.
-// The error wraps [ErrUnknownEncoding].
+// DefaultCacheBytes bounds a counter's cache of frozen counts: the texts it
+// keeps plus [CacheEntryOverhead] per text. 8 MiB holds the prefixes of a
+// few dozen distinct catalogs (a 254-tool prefix is ~110 KB) and the recent
+// messages of the conversations in flight.
+const DefaultCacheBytes = 8 << 20
+
+// NewCounter returns a counter for enc with a cache of [DefaultCacheBytes].
+// It does not load the vocabulary. The error wraps [ErrUnknownEncoding].
 func NewCounter(enc Encoding) (*Counter, error) {
+	return NewCounterCache(enc, DefaultCacheBytes)
+}
+
+// NewCounterCache is [NewCounter] with a cache of at most cacheBytes
+// (texts plus [CacheEntryOverhead] each); 0 or less caches nothing.
+func NewCounterCache(enc Encoding, cacheBytes int) (*Counter, error) {
 	if _, err := ParseEncoding(string(enc)); err != nil {
 		return nil, err
 	}
-	return &Counter{enc: enc, cache: map[string]int{}}, nil
+	c := &Counter{enc: enc}
+	c.cache.init(cacheBytes)
+	return c, nil
 }
 
 // CounterForModel returns a counter for the model's tokenizer, or an
@@ -183,27 +200,37 @@ func (c *Counter) Count(kind Kind, text string) Tokens {
 // CountFrozen is [Counter.Count] for text that recurs unchanged (a frozen
 // prefix, messages already sent): the count is cached by content.
 func (c *Counter) CountFrozen(kind Kind, text string) Tokens {
+	t, _ := c.countFrozen(kind, text)
+	return t
+}
+
+// countFrozen returns the tokens and runes of a recurring text. A text met
+// again as the same string (same bytes in memory: a session's retained
+// prefix or message) is found without reading it; equal content elsewhere
+// is found by hashing it once.
+func (c *Counter) countFrozen(kind Kind, text string) (Tokens, int) {
 	if !c.Exact() {
-		return c.Count(kind, text)
+		return c.Count(kind, text), Runes(text)
 	}
 	c.mu.Lock()
-	n, ok := c.cache[text]
-	if ok {
+	e := c.cache.get(text)
+	if e != nil {
 		c.hits++
+		n, r := e.tokens, e.runes
+		c.mu.Unlock()
+		return Tokens{N: n}, r
 	}
 	c.mu.Unlock()
-	if ok {
-		return Tokens{N: n}
-	}
 	t := c.tokenize(kind, text)
+	r := Runes(text)
 	if t.Estimate {
-		return t
+		return t, r
 	}
 	c.mu.Lock()
-	c.cache[text] = t.N
+	c.cache.put(text, t.N, r)
 	c.misses++
 	c.mu.Unlock()
-	return t
+	return t, r
 }
 
 // CacheStats returns how many frozen counts were served from the cache and
@@ -212,6 +239,14 @@ func (c *Counter) CacheStats() (hits, misses int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.hits, c.misses
+}
+
+// CacheBytes returns the bytes the cache holds now (texts plus
+// [CacheEntryOverhead] each) and its bound.
+func (c *Counter) CacheBytes() (held, limit int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cache.bytes, c.cache.limit
 }
 
 // tokenize counts exactly, or falls back to a marked estimate if the

@@ -113,12 +113,13 @@ func (c *Counter) Measure(sections []Section) *Measurement {
 	m := &Measurement{Encoding: c.enc}
 	for i, s := range sections {
 		var t Tokens
+		var runes int
 		if s.Frozen {
-			t = c.CountFrozen(s.Kind, s.Text)
+			t, runes = c.countFrozen(s.Kind, s.Text)
 		} else {
-			t = c.Count(s.Kind, s.Text)
+			t, runes = c.Count(s.Kind, s.Text), Runes(s.Text)
 		}
-		size := Size{Runes: Runes(s.Text), Bytes: len(s.Text), Tokens: t}
+		size := Size{Runes: runes, Bytes: len(s.Text), Tokens: t}
 		m.Total = m.Total.Add(size)
 		if n := len(m.Rows); i > 0 && n > 0 && m.Rows[n-1].Name == s.Name && m.Rows[n-1].Class == s.Class {
 			m.Rows[n-1].Size = m.Rows[n-1].Size.Add(size)

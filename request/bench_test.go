@@ -1,11 +1,13 @@
 package request
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	deferral "github.com/toolshelf/toolshelf/defer"
@@ -119,6 +121,40 @@ type naiveToolCall struct {
 	} `json:"function"`
 }
 
+// rawRequest is the naive request as a harness that keeps its tools'
+// schemas as json.RawMessage writes it: the same tools[] the session sends
+// (resident tools and the two entry tools, tool_search's description with
+// the index), marshalled whole every turn.
+type rawRequest struct {
+	Model       string         `json:"model"`
+	MaxTokens   int            `json:"max_tokens"`
+	Stream      bool           `json:"stream"`
+	Temperature float64        `json:"temperature"`
+	Tools       []rawTool      `json:"tools"`
+	Messages    []naiveMessage `json:"messages"`
+}
+
+type rawTool struct {
+	Type     string `json:"type"`
+	Function struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		Parameters  json.RawMessage `json:"parameters"`
+	} `json:"function"`
+}
+
+func rawFrom(s *Session) *rawRequest {
+	n := naiveFrom(s)
+	req := &rawRequest{Model: n.Model, MaxTokens: n.MaxTokens, Stream: n.Stream, Messages: n.Messages}
+	for _, t := range s.frozen.Tools() {
+		var rt rawTool
+		rt.Type = "function"
+		rt.Function.Name, rt.Function.Description, rt.Function.Parameters = t.Name, t.Description, t.Schema
+		req.Tools = append(req.Tools, rt)
+	}
+	return req
+}
+
 func naiveFrom(s *Session) *naiveRequest {
 	req := &naiveRequest{Model: s.cfg.Model, MaxTokens: 4096, Stream: true}
 	for _, t := range s.frozen.plan.Resident() {
@@ -143,8 +179,15 @@ func naiveFrom(s *Session) *naiveRequest {
 
 // BenchmarkBuildRequest measures one turn (one new user message) on a
 // 400-tool catalog (100 resident, 300 deferred) with 200 messages of
-// history, against json.Marshal of the whole request (naive) and a copy
-// of as many bytes as the output (memmove, the floor).
+// history against the baselines a harness author would write, like for
+// like: AppendRequest into a reused buffer against a json.Encoder into a
+// reused buffer, BuildRequest (a fresh body) against json.Marshal (a fresh
+// body), both baselines holding the same tools[] (resident and entry
+// tools) with schemas as json.RawMessage. "naive-schema" is the older
+// baseline holding *jsonschema.Schema, and memmove the floor: a copy of as
+// many bytes. The "ratios" sub-benchmark runs each pair in alternating
+// blocks, so that a shared machine's load drifts over both alike, and
+// reports x/y: x's time over y's.
 func BenchmarkBuildRequest(b *testing.B) {
 	s, _ := benchSession(b, OpenAIChat, nil)
 	turn := Turn{Messages: []Message{userMsg("What changed since the last build?")}}
@@ -155,45 +198,107 @@ func BenchmarkBuildRequest(b *testing.B) {
 	}
 	s.hist.rewind(base)
 
-	// steady: a harness that reuses its request buffer (AppendRequest).
-	b.Run("steady", func(b *testing.B) {
-		buf := make([]byte, 0, 2*len(out))
-		b.ReportAllocs()
-		for b.Loop() {
-			var err error
-			if buf, err = s.AppendRequest(buf[:0], turn); err != nil {
-				b.Fatal(err)
-			}
-			s.hist.rewind(base)
+	buf := make([]byte, 0, 2*len(out))
+	steady := func() { // a harness that reuses its request buffer
+		var err error
+		if buf, err = s.AppendRequest(buf[:0], turn); err != nil {
+			b.Fatal(err)
 		}
-		b.ReportMetric(float64(len(out)), "bytes/request")
-	})
-	// steady-alloc: BuildRequest, a fresh body per turn.
-	b.Run("steady-alloc", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := s.BuildRequest(turn); err != nil {
-				b.Fatal(err)
-			}
-			s.hist.rewind(base)
+		s.hist.rewind(base)
+	}
+	steadyAlloc := func() { // BuildRequest, a fresh body per turn
+		if _, err := s.BuildRequest(turn); err != nil {
+			b.Fatal(err)
 		}
-	})
-	b.Run("naive", func(b *testing.B) {
-		req := naiveFrom(s)
-		b.ReportAllocs()
-		for b.Loop() {
-			req.Messages = append(req.Messages, naiveMessage{Role: "user", Content: turn.Messages[0].Text})
-			if _, err := json.Marshal(req); err != nil {
-				b.Fatal(err)
-			}
-			req.Messages = req.Messages[:len(req.Messages)-1]
+		s.hist.rewind(base)
+	}
+	user := naiveMessage{Role: "user", Content: turn.Messages[0].Text}
+	raw, parsed := rawFrom(s), naiveFrom(s)
+	var nbuf bytes.Buffer
+	nbuf.Grow(2 * len(out))
+	enc := json.NewEncoder(&nbuf)
+	enc.SetEscapeHTML(false)
+	naiveReuse := func() { // json.Encoder into a reused buffer, like steady
+		nbuf.Reset()
+		raw.Messages = append(raw.Messages, user)
+		if err := enc.Encode(raw); err != nil {
+			b.Fatal(err)
 		}
-	})
-	b.Run("memmove", func(b *testing.B) {
-		dst := make([]byte, len(out))
-		b.ReportAllocs()
+		raw.Messages = raw.Messages[:len(raw.Messages)-1]
+	}
+	naive := func() { // json.Marshal, a fresh body, like steady-alloc
+		raw.Messages = append(raw.Messages, user)
+		if _, err := json.Marshal(raw); err != nil {
+			b.Fatal(err)
+		}
+		raw.Messages = raw.Messages[:len(raw.Messages)-1]
+	}
+	naiveSchema := func() {
+		parsed.Messages = append(parsed.Messages, user)
+		if _, err := json.Marshal(parsed); err != nil {
+			b.Fatal(err)
+		}
+		parsed.Messages = parsed.Messages[:len(parsed.Messages)-1]
+	}
+	dst := make([]byte, len(out))
+	memmove := func() { copy(dst, out) }
+
+	for _, sub := range []struct {
+		name string
+		op   func()
+	}{{"steady", steady}, {"steady-alloc", steadyAlloc}, {"naive-reuse", naiveReuse}, {"naive", naive}, {"naive-schema", naiveSchema}, {"memmove", memmove}} {
+		b.Run(sub.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				sub.op()
+			}
+			b.ReportMetric(float64(len(out)), "bytes/request")
+		})
+	}
+	b.Run("ratios", func(b *testing.B) {
+		// Blocks of each op in turn (~2 ms each, so caches stay warm
+		// within a block) alternate, so that load drift hits both alike.
+		reps := func(op func()) int {
+			t0 := time.Now()
+			for range 3 {
+				op()
+			}
+			return max(1, int(2*time.Millisecond/(time.Since(t0)/3+1)))
+		}
+		block := func(op func(), n int) time.Duration {
+			t0 := time.Now()
+			for range n {
+				op()
+			}
+			return time.Since(t0)
+		}
+		pairs := []struct {
+			name string
+			x, y func()
+		}{
+			{"steady/memmove", steady, memmove},
+			{"naive-reuse/steady", naiveReuse, steady},
+			{"naive/steady-alloc", naive, steadyAlloc},
+			{"naive-schema/naive", naiveSchema, naive},
+		}
+		type acc struct {
+			nx, ny int
+			tx, ty time.Duration
+		}
+		accs := make([]acc, len(pairs))
+		for i, p := range pairs {
+			accs[i].nx, accs[i].ny = reps(p.x), reps(p.y)
+		}
 		for b.Loop() {
-			copy(dst, out)
+			for i, p := range pairs {
+				a := &accs[i]
+				a.tx += block(p.x, a.nx)
+				a.ty += block(p.y, a.ny)
+			}
+		}
+		for i, p := range pairs {
+			a := &accs[i]
+			b.ReportMetric((float64(a.tx)/float64(a.nx))/(float64(a.ty)/float64(a.ny)), p.name)
 		}
 	})
 }

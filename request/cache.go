@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"hash"
 	"math"
+	"reflect"
 	"slices"
 	"sync"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/search"
 )
 
 type key [sha256.Size]byte
@@ -254,9 +256,62 @@ func configKey(cfg *Config, view deferral.View, snap key) key {
 		// closures can share code and differ in what they capture.
 		h.str(fmt.Sprintf("%p", cfg.Policy))
 	}
-	// Search options are compared by identity: they may hold functions.
-	h.str(fmt.Sprintf("%p", cfg.Search))
+	searchKey(h, cfg.Search)
 	return h.sum()
+}
+
+// searchKey hashes search options by value: sessions that each pass their
+// own &search.Options{} share one prefix and one searcher (keyed by the
+// pointer, 20 equal sessions froze 20 prefixes and built 20 indexes). Nil
+// hashes as the zero value, which means the same defaults. Fields are
+// walked by reflection so that an option added later is never left out;
+// a Ranker (or any other pointer, function or interface) is compared by
+// identity, since it may hold functions and state.
+func searchKey(h hasher, o *search.Options) {
+	var v search.Options
+	if o != nil {
+		v = *o
+	}
+	rv := reflect.ValueOf(v)
+	h.num(uint64(rv.NumField()))
+	for i := range rv.NumField() {
+		h.str(rv.Type().Field(i).Name)
+		hashValue(h, rv.Field(i))
+	}
+}
+
+func hashValue(h hasher, v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Bool:
+		h.num(boolNum(v.Bool()))
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		h.num(uint64(v.Int()))
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		h.num(v.Uint())
+	case reflect.Float32, reflect.Float64:
+		h.num(math.Float64bits(v.Float()))
+	case reflect.String:
+		h.str(v.String())
+	case reflect.Slice, reflect.Array:
+		if v.Kind() == reflect.Slice && v.Type().Elem().Kind() != reflect.String {
+			h.str(fmt.Sprintf("%T@%x", v.Interface(), v.Pointer()))
+			return
+		}
+		h.num(uint64(v.Len()))
+		for i := range v.Len() {
+			hashValue(h, v.Index(i))
+		}
+	case reflect.Interface:
+		if v.IsNil() {
+			h.str("nil")
+			return
+		}
+		hashValue(h, v.Elem())
+	case reflect.Pointer, reflect.Map, reflect.Chan, reflect.Func, reflect.UnsafePointer:
+		h.str(fmt.Sprintf("%s@%x", v.Type(), v.Pointer()))
+	default: // a struct value: compared as printed, functions by address
+		h.str(fmt.Sprintf("%T%#v", v.Interface(), v.Interface()))
+	}
 }
 
 func boolNum(b bool) uint64 {

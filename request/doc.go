@@ -29,5 +29,13 @@
 // parts verbatim — with the stop reason and the [Usage] (cache reads and
 // writes included) that budget.Ledger records.
 //
+// Memory: sessions with equal inputs share one frozen prefix and searcher
+// through a [Cache] (search options compared by value). A session holds its
+// encoded history, which it must resend, and by default the neutral
+// messages too, for [Session.Messages] and [Session.MarshalState]; a harness
+// that stores the conversation itself calls [Session.DropMessages], and the
+// session then holds about 1.1× its encoded history. [Session.AppendRequest]
+// into a reused buffer builds a steady turn without allocating.
+//
 // It never re-encodes the frozen prefix on a turn.
 package request

@@ -36,6 +36,9 @@ type Frozen struct {
 	// shortened are the exposed tools whose description was cut to the
 	// provider's cap: tool_search returns their full text.
 	shortened []*registry.Tool
+	// overlay is tool_search's index over shortened, shared by the
+	// sessions of this prefix that have no self-built tools.
+	overlay search.Overlay
 
 	prefix []byte // everything before the first history message
 	// prefixElem reports whether the messages array already holds an

@@ -18,13 +18,17 @@ type history struct {
 	provider Provider
 	enc      encoder   // provider's
 	buf      []byte    // encoded messages (or input items)
-	entries  []Message // the neutral form of what buf holds
+	entries  []Message // the neutral form of what buf holds, unless dropped
 	// stored are JSON arrays of the first nStored messages, as a [Store]
 	// kept them, decoded on first need (see all); entries follow them.
 	stored  [][]byte
 	nStored int
-	last    Role     // role of the last entry, "" before the first
-	pending []string // call IDs of the last assistant message still unanswered
+	// dropped: the neutral form is not kept (Session.DropMessages); the
+	// first nDropped messages are in buf only.
+	dropped  bool
+	nDropped int
+	last     Role     // role of the last entry, "" before the first
+	pending  []string // call IDs of the last assistant message still unanswered
 	// scratch space, reused so that a steady turn does not allocate
 	scratch []byte
 	pend2   []string
@@ -32,19 +36,20 @@ type history struct {
 
 // mark is a point in a history that [history.rewind] returns to.
 type mark struct {
-	buf, entries int
-	last         Role
-	pending      []string
+	buf, entries, nDropped int
+	last                   Role
+	pending                []string
 }
 
 func (h *history) mark() mark {
-	return mark{buf: len(h.buf), entries: len(h.entries), last: h.last, pending: slices.Clone(h.pending)}
+	return mark{buf: len(h.buf), entries: len(h.entries), nDropped: h.nDropped, last: h.last, pending: slices.Clone(h.pending)}
 }
 
 func (h *history) rewind(m mark) {
 	h.buf = h.buf[:m.buf]
 	clear(h.entries[m.entries:])
 	h.entries = h.entries[:m.entries]
+	h.nDropped = m.nDropped
 	h.last = m.last
 	h.pending = append(h.pending[:0], m.pending...)
 }
@@ -211,7 +216,12 @@ func (h *history) add(msgs []Message) {
 }
 
 func (h *history) addOne(m *Message) {
-	h.entries = append(h.entries, *m)
+	if h.dropped {
+		h.nDropped++
+	} else {
+		h.entries = append(h.entries, *m)
+	}
+	h.reserve(m)
 	h.enc.add(h, m)
 	h.follow(m)
 }
@@ -230,6 +240,32 @@ func (h *history) follow(m *Message) {
 		}
 	}
 	h.last = m.Role
+}
+
+// reserve grows buf ahead of encoding m, by an eighth rather than append's
+// quarter: buf lives as long as the session, and its spare capacity is
+// memory every idle session holds (append's growth left ~1.3× the encoded
+// history). The estimate is a floor; escaping may exceed it, and append
+// then grows as usual.
+func (h *history) reserve(m *Message) {
+	need := 128 + len(m.Text) + len(m.CallID)
+	for _, b := range m.Blocks {
+		need += 32 + len(b)
+	}
+	for i := range m.ToolCalls {
+		c := &m.ToolCalls[i]
+		need += 96 + len(c.ID) + len(c.Name) + 2*len(c.Arguments)
+	}
+	for _, p := range m.Native {
+		need += 1 + len(p)
+	}
+	if cap(h.buf)-len(h.buf) >= need {
+		return
+	}
+	n := len(h.buf) + need
+	b := make([]byte, len(h.buf), n+n/8)
+	copy(b, h.buf)
+	h.buf = b
 }
 
 func (h *history) sep() {

@@ -3,14 +3,22 @@ package request
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"unicode/utf8"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
-// stateVersion is the version of the saved-state format.
-const stateVersion = 1
+// stateVersion is the version of the saved-state format. Version 2 is a
+// session that dropped its messages ([Session.DropMessages]): it saves the
+// encoded history instead. A session that keeps them still writes
+// version 1, so that what older versions saved and read stays the same.
+const (
+	stateVersion        = 1
+	stateVersionEncoded = 2
+)
 
 // state is the saved form of what a session owns beyond its Config.
 type state struct {
@@ -20,6 +28,20 @@ type state struct {
 	SelfBuilt []selfBuiltTool `json:"self_built,omitempty"`
 	Notes     []string        `json:"pending_announcements,omitempty"`
 	Messages  []Message       `json:"messages,omitempty"`
+	Encoded   *encodedHistory `json:"encoded_history,omitempty"`
+}
+
+// encodedHistory is the history of a session that dropped its messages:
+// the provider's encoding, exactly as it is resent.
+type encodedHistory struct {
+	Provider Provider `json:"provider"`
+	// Body is the encoded messages, comma-separated, as in the request. It
+	// is a JSON string, not raw JSON, so that a store that normalises JSON
+	// (reordering keys, say) cannot change the bytes to resend.
+	Body    string   `json:"body"`
+	Count   int      `json:"count"`
+	Last    Role     `json:"last_role,omitempty"`
+	Pending []string `json:"pending_calls,omitempty"`
 }
 
 type viewState struct {
@@ -68,6 +90,10 @@ func (s *Session) saved() (state, error) {
 		Notes:    s.notes,
 		Messages: msgs,
 	}
+	if s.hist.dropped {
+		st.Version = stateVersionEncoded
+		st.Encoded = &encodedHistory{Provider: s.cfg.Provider, Body: string(s.hist.buf), Count: s.hist.count(), Last: s.hist.last, Pending: s.hist.pending}
+	}
 	for _, t := range s.selfBuilt {
 		st.SelfBuilt = append(st.SelfBuilt, selfBuiltTool{
 			Name: t.Name, Description: t.Description, InputSchema: t.RawSchema,
@@ -87,8 +113,14 @@ func RestoreSession(cfg Config, saved []byte, handlers map[string]registry.Handl
 	if err := json.Unmarshal(saved, &st); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrState, err)
 	}
-	if st.Version != stateVersion {
-		return nil, fmt.Errorf("%w: version %d, this library reads version %d", ErrState, st.Version, stateVersion)
+	if st.Version != stateVersion && st.Version != stateVersionEncoded {
+		return nil, fmt.Errorf("%w: version %d, this library reads versions %d and %d", ErrState, st.Version, stateVersion, stateVersionEncoded)
+	}
+	if st.Version == stateVersion && st.Encoded != nil {
+		return nil, fmt.Errorf("%w: version 1 saves messages, not an encoded history", ErrState)
+	}
+	if st.Version == stateVersionEncoded && (st.Encoded == nil || len(st.Messages) > 0) {
+		return nil, fmt.Errorf("%w: version 2 saves an encoded history and no messages", ErrState)
 	}
 	return restoreState(cfg, &st, handlers, nil)
 }
@@ -121,11 +153,16 @@ func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, s
 	for _, n := range st.Loaded {
 		s.loaded.Add(n)
 	}
-	if stored != nil {
+	switch {
+	case st.Encoded != nil:
+		if err := s.restoreEncoded(st.Encoded); err != nil {
+			return nil, fmt.Errorf("%w: encoded_history: %w", ErrState, err)
+		}
+	case stored != nil:
 		if err := s.hist.adopt(stored); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrState, err)
 		}
-	} else {
+	default:
 		if err := s.hist.check(st.Messages); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrState, err)
 		}
@@ -133,4 +170,46 @@ func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, s
 	}
 	s.notes = st.Notes
 	return s, nil
+}
+
+// restoreEncoded puts back a history saved by a session that dropped its
+// messages. The saved state is the harness's, but it may have been damaged
+// in store: it must be the session's provider's encoding, and the request
+// built from it valid JSON.
+func (s *Session) restoreEncoded(e *encodedHistory) error {
+	if e.Provider != s.cfg.Provider {
+		return fmt.Errorf("saved for provider %q, restored with %q: an encoded history is resent as it is, so the provider must be the same", e.Provider, s.cfg.Provider)
+	}
+	if e.Count < 0 || (e.Count == 0) != (e.Body == "") {
+		return fmt.Errorf("count %d does not fit a body of %d bytes", e.Count, len(e.Body))
+	}
+	switch e.Last {
+	case "", RoleUser, RoleAssistant, RoleTool:
+	default:
+		return fmt.Errorf("last_role %q: want user, assistant or tool", e.Last)
+	}
+	if (e.Last == "") != (e.Count == 0) {
+		return fmt.Errorf("last_role %q does not fit %d messages", e.Last, e.Count)
+	}
+	for _, id := range e.Pending {
+		if id == "" || !utf8.ValidString(id) {
+			return fmt.Errorf("pending_calls: an id is empty or not valid UTF-8")
+		}
+	}
+	if e.Body != "" {
+		if !utf8.ValidString(e.Body) || !json.Valid([]byte("["+e.Body+"]")) {
+			return fmt.Errorf("body is not a comma-separated list of JSON values")
+		}
+		if e.Body[0] != '{' || !s.hist.enc.historyShaped([]byte(e.Body)) {
+			return fmt.Errorf("body is not the %s encoding of messages", s.cfg.Provider)
+		}
+	}
+	h := &s.hist
+	h.dropped, h.entries, h.stored, h.nStored = true, nil, nil, 0
+	h.buf = []byte(e.Body)
+	h.nDropped, h.last, h.pending = e.Count, e.Last, slices.Clone(e.Pending)
+	if e.Body != "" && !json.Valid(s.appendOutput(nil)) {
+		return fmt.Errorf("body does not make a valid request")
+	}
+	return nil
 }

@@ -168,6 +168,9 @@ func (c *Conversation) record(turn string) (Record, committed, error) {
 	defer s.mu.Unlock()
 	b, h := &c.base, &s.hist
 	next := c.capture(turn)
+	if h.dropped {
+		return Record{}, next, fmt.Errorf("%w: the session dropped its messages (Session.DropMessages), and a Conversation stores them: keep them in a session a Store holds", ErrConfig)
+	}
 	next.snapBytes, next.logBytes = b.snapBytes, b.logBytes
 	whole := c.reencoded || h.count() < b.entries || h.nStored > b.entries || len(h.buf) < b.bufLen || len(s.selfBuilt) < b.selfBuilt
 	if !whole {

@@ -266,7 +266,7 @@ func (h *history) adopt(sh *storedHistory) error {
 }
 
 // count returns the number of messages in the history.
-func (h *history) count() int { return h.nStored + len(h.entries) }
+func (h *history) count() int { return h.nDropped + h.nStored + len(h.entries) }
 
 // since returns the messages after the first n (n >= nStored).
 func (h *history) since(n int) []Message { return h.entries[n-h.nStored:] }
@@ -276,9 +276,10 @@ func (h *history) tail(n int) tail {
 	return tail{N: n, Last: h.last, Pending: slices.Clone(h.pending)}
 }
 
-// all decodes the stored messages, if any, and returns every message.
+// all decodes the stored messages, if any, and returns every message;
+// none once they were dropped.
 func (h *history) all() ([]Message, error) {
-	if h.stored == nil {
+	if h.dropped || h.stored == nil {
 		return h.entries, nil
 	}
 	msgs := make([]Message, 0, h.nStored+len(h.entries))

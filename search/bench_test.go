@@ -12,7 +12,7 @@ import (
 
 // syntheticPlan grows a catalog of n tools from the 10 real ones: copy k of
 // every server is registered as server "<name>-<k>", until n tools.
-func syntheticPlan(b *testing.B, n int) *deferral.Plan {
+func syntheticPlan(b testing.TB, n int) *deferral.Plan {
 	b.Helper()
 	var cats []*registry.Catalog
 	for _, p := range catalogPaths(b) {

@@ -230,7 +230,13 @@ func (s *Searcher) Call(ctx context.Context, args json.RawMessage, sc Scope) reg
 		return invalid("select: lists %d names; load at most %d per call.", len(exact), s.opts.MaxNames)
 	}
 	if len(a.queries) > 0 && len(exact) == 0 && len(fuzzy) == 0 {
-		return invalid("select: needs names after it, e.g. \"select:mcp__github__create_issue\".")
+		// "select:" with nothing after it: the word may have been meant
+		// literally, so it is searched as text before the call is refused.
+		hits, _, err := rank(ctx, v.index, a.queries, 1)
+		if err != nil || len(hits) == 0 {
+			return invalid("select: needs names after it, e.g. \"select:mcp__github__create_issue\".")
+		}
+		fuzzy = a.queries
 	}
 	if len(fuzzy) > 0 {
 		if r := s.checkLanguages(fuzzy); r != nil {
@@ -315,9 +321,12 @@ func (s *Searcher) exact(ctx context.Context, w *writer, v view, names []string,
 
 // fuzzy ranks queries and writes the hits, or the miss sentence.
 func (s *Searcher) fuzzy(ctx context.Context, w *writer, v view, queries []string, limit int, note string) error {
-	hits, err := v.index.Search(ctx, queries, limit)
+	hits, relaxed, err := rank(ctx, v.index, queries, limit)
 	if err != nil {
 		return err
+	}
+	if relaxed != "" {
+		note = strings.TrimSpace(note + " " + relaxed)
 	}
 	var tools []*registry.Tool
 	var kept []Hit
@@ -374,12 +383,11 @@ func (w *writer) hits(tools []*registry.Tool, shapes []Shape, queries string) {
 			continue
 		}
 		if shape == ShapeFull {
-			var b strings.Builder
-			formatFull(&b, t)
-			if fits(b.Len()) {
-				blocks = append(blocks, b.String())
+			full := w.s.fullText(t)
+			if fits(len(full)) {
+				blocks = append(blocks, full)
 				loadedNow = append(loadedNow, t.Name)
-				used += b.Len()
+				used += len(full)
 				continue
 			}
 			shape = ShapeShort

@@ -2,8 +2,11 @@ package search
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -43,7 +46,6 @@ func TestCallBadInput(t *testing.T) {
 		{"unknown key", `{"query": "x"}`, `unknown parameter "query"`},
 		{"bad limit", `{"queries": ["x"], "limit": 0}`, `"limit" must be a whole number`},
 		{"fractional limit", `{"queries": ["x"], "limit": 2.5}`, `"limit" must be a whole number`},
-		{"empty select", `{"queries": ["select:"]}`, "select: needs names"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := call(t, s, tc.args, Scope{})
@@ -230,20 +232,21 @@ func TestVocabularyExtensionDoesNotLeak(t *testing.T) {
 }
 
 // Sessions that share a Searcher and announce different tools each keep
-// their own index: alternating calls do not rebuild it.
+// their own overlay: alternating calls do not rebuild anything, and no
+// call rebuilds the shared index.
 func TestAnnouncedIndexCachePerToolSet(t *testing.T) {
 	r := registry.New(nil)
 	require.NoError(t, r.Register(registry.Tool{Name: "Base", Description: "Base tool.", DeferLoading: registry.DeferTrue}))
 	plan, err := (&deferral.Policy{}).Plan(r.Snapshot(), deferral.View{})
 	require.NoError(t, err)
-	counting := &countingRanker{Ranker: nil}
+	counting := &countingRanker{shared: "Base"}
 	v, err := NewVocabulary()
 	require.NoError(t, err)
 	counting.Ranker = &BM25F{Vocabulary: v}
 	s, err := New(plan, &Options{Ranker: counting})
 	require.NoError(t, err)
-	a := Scope{Loaded: NewLoadedSet(), Announced: []*registry.Tool{{Name: "alpha_tool", Description: "Alpha.", RawSchema: []byte(`{"type":"object"}`)}}}
-	b := Scope{Loaded: NewLoadedSet(), Announced: []*registry.Tool{{Name: "beta_tool", Description: "Beta.", RawSchema: []byte(`{"type":"object"}`)}}}
+	a := Scope{Loaded: NewLoadedSet(), Overlay: &Overlay{}, Announced: []*registry.Tool{{Name: "alpha_tool", Description: "Alpha.", RawSchema: []byte(`{"type":"object"}`)}}}
+	b := Scope{Loaded: NewLoadedSet(), Overlay: &Overlay{}, Announced: []*registry.Tool{{Name: "beta_tool", Description: "Beta.", RawSchema: []byte(`{"type":"object"}`)}}}
 	ctx := context.Background()
 	for range 5 {
 		ha, err := s.Search(ctx, []string{"alpha"}, 5, a)
@@ -255,15 +258,78 @@ func TestAnnouncedIndexCachePerToolSet(t *testing.T) {
 		require.NotEmpty(t, hb)
 		assert.Equal(t, "beta_tool", hb[0].Name)
 	}
-	assert.Equal(t, 3, counting.builds, "the base index and one index per announced set")
+	assert.Equal(t, 3, counting.builds, "the base index and one overlay per session")
+	assert.Equal(t, 1, counting.full, "only New indexes the deferred tools")
+	assert.Equal(t, 1, a.Overlay.Builds())
 }
 
+// More sessions than the old 16-entry cache held, each with its own
+// self-built tool, search a 1,000-tool catalog in turn: the shared index is
+// built once, in New, and never again (it used to be rebuilt on every
+// call, 48 ms each at this size), and each session finds its own tool.
+func TestOverlayNeverRebuildsSharedIndex(t *testing.T) {
+	plan := syntheticPlan(t, 1000)
+	v, err := NewVocabulary()
+	require.NoError(t, err)
+	counting := &countingRanker{Ranker: &BM25F{Vocabulary: v}, shared: plan.Deferred()[0].Name}
+	s, err := New(plan, &Options{Ranker: counting})
+	require.NoError(t, err)
+	const sessions = 40
+	scopes := make([]Scope, sessions)
+	for i := range scopes {
+		tl, err := registry.New(nil).PrepareSelfBuilt(registry.Tool{
+			Name:        fmt.Sprintf("zorblat_report_%02d", i),
+			Description: fmt.Sprintf("Summarise the zorblat ledger number %d as a report.", i),
+			RawSchema:   json.RawMessage(`{"type":"object","properties":{"ledger":{"type":"string"}}}`),
+		})
+		require.NoError(t, err)
+		scopes[i] = Scope{Loaded: NewLoadedSet(), Overlay: &Overlay{}, Announced: []*registry.Tool{&tl}}
+	}
+	ctx := context.Background()
+	for round := range 3 {
+		for i, sc := range scopes {
+			sc.Loaded = NewLoadedSet() // so that the tool comes back whole every round
+			r := s.Call(ctx, json.RawMessage(`{"queries":["zorblat ledger report"]}`), sc)
+			require.False(t, r.IsError, r.Text)
+			assert.Contains(t, r.Text, fmt.Sprintf("## zorblat_report_%02d", i), "round %d", round)
+			hits, err := s.Search(ctx, []string{"zorblat ledger report"}, 5, sc)
+			require.NoError(t, err)
+			require.NotEmpty(t, hits)
+			assert.Equal(t, fmt.Sprintf("zorblat_report_%02d", i), hits[0].Name, "the session's own tool ranks first")
+			for j := range sessions {
+				if j != i {
+					assert.NotContains(t, r.Text, fmt.Sprintf("zorblat_report_%02d", j), "another session's tool")
+				}
+			}
+			r = s.Call(ctx, json.RawMessage(`{"queries":["open a pull request"]}`), sc)
+			require.False(t, r.IsError, r.Text)
+		}
+	}
+	assert.Equal(t, 1, counting.full, "the shared index is built once")
+	assert.Equal(t, 1+sessions, counting.builds, "plus one overlay per session")
+	for _, sc := range scopes {
+		assert.Equal(t, 1, sc.Overlay.Builds())
+	}
+}
+
+// countingRanker counts index builds: all of them, and those of the shared
+// index (over the plan's deferred tools).
 type countingRanker struct {
 	Ranker
-	builds int
+	shared       string // a deferred tool's name: a build over it is a shared-index build
+	mu           sync.Mutex
+	builds, full int
 }
 
 func (c *countingRanker) Index(ctx context.Context, tools []*registry.Tool) (Index, error) {
+	c.mu.Lock()
 	c.builds++
+	for _, t := range tools {
+		if t.Name == c.shared {
+			c.full++
+			break
+		}
+	}
+	c.mu.Unlock()
 	return c.Ranker.Index(ctx, tools)
 }

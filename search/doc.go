@@ -15,10 +15,19 @@
 // words", with servers still connecting) and never comes back empty. Every
 // input is untrusted: bad calls get a model-facing message, never a panic.
 //
-// Ranking is a [Ranker]; the built-in [BM25F] uses a [Vocabulary] of
-// tool-domain synonyms and a bilingual glossary shipped in search/data and
-// extended through [Options.Vocabulary]. [Eval] measures a searcher on a
-// query file (recall@1, recall@5, MRR, schemas loaded).
+// Ranking is a [Ranker]; the built-in [BM25F] expands queries through
+// WordNet and a [Vocabulary] of abbreviations and a Chinese glossary
+// shipped in search/data, extended through [Options.Vocabulary];
+// [Searcher.Explain] shows how a tool scored. [Eval] measures a searcher
+// on a query file (recall@1, recall@5, MRR, schemas loaded, per tune and
+// check half) and [PlainBM25] is the reference it is compared with.
+// "+word" requires a word and "select:" loads names; an operator that
+// would empty the answer is relaxed, with a note.
+//
+// The index over the plan's deferred tools is built once, by [New], and
+// shared by every session of the plan; a session's self-built tools are
+// searched through its own small [Overlay], merged by score, so that no
+// call ever rebuilds the shared index.
 //
 // It never drops a name to save space: descriptions may go, names stay.
 // Only the plan's deferred tools (plus tools a session announces) are

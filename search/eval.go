@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"slices"
 	"strings"
@@ -101,12 +102,37 @@ type Miss struct {
 }
 
 // Report is the result of [Eval]: overall figures, the misses, and the
-// figures per "lang" and per "kind" of query (when the file has them).
+// figures per "lang" and per "kind" of query (when the file has them) and
+// per half ("tune" and "check", see [Half]).
 type Report struct {
 	Figures
 	Misses []Miss              `json:"misses"`
 	ByLang map[string]*Figures `json:"by_lang,omitempty"`
 	ByKind map[string]*Figures `json:"by_kind,omitempty"`
+	ByHalf map[string]*Figures `json:"by_half,omitempty"`
+}
+
+// Halves of a query set.
+const (
+	HalfTune  = "tune"
+	HalfCheck = "check"
+)
+
+// Half assigns a query to the tune or the check half of its set, by a hash
+// of its id (of its query strings when it has none): a fixed split that
+// does not depend on the file's order. Ranking changes are tried on the
+// tune half; the check half says whether they generalise.
+func Half(q EvalQuery) string {
+	h := fnv.New32a()
+	if q.ID != "" {
+		h.Write([]byte(q.ID))
+	} else {
+		h.Write([]byte(strings.Join(q.Query, "\x00")))
+	}
+	if h.Sum32()%2 == 0 {
+		return HalfTune
+	}
+	return HalfCheck
 }
 
 // evalDepth is how many results a query is evaluated on: recall@5 needs 5.
@@ -142,7 +168,7 @@ func EvalIndex(ctx context.Context, idx Index, limit int, qs []EvalQuery) (*Repo
 }
 
 func evaluate(ctx context.Context, qs []EvalQuery, run func(context.Context, []string) ([]Hit, int, error)) (*Report, error) {
-	rep := &Report{Misses: []Miss{}, ByLang: map[string]*Figures{}, ByKind: map[string]*Figures{}}
+	rep := &Report{Misses: []Miss{}, ByLang: map[string]*Figures{}, ByKind: map[string]*Figures{}, ByHalf: map[string]*Figures{}}
 	add := func(f *Figures, r1, r5, rr float64, schemas, results int) {
 		f.Queries++
 		f.RecallAt1 += r1
@@ -177,7 +203,7 @@ func evaluate(ctx context.Context, qs []EvalQuery, run func(context.Context, []s
 		for _, kv := range []struct {
 			m   map[string]*Figures
 			key string
-		}{{rep.ByLang, q.Lang}, {rep.ByKind, q.Kind}} {
+		}{{rep.ByLang, q.Lang}, {rep.ByKind, q.Kind}, {rep.ByHalf, Half(q)}} {
 			if kv.key == "" {
 				continue
 			}
@@ -206,7 +232,7 @@ func evaluate(ctx context.Context, qs []EvalQuery, run func(context.Context, []s
 		f.MeanResults /= n
 	}
 	finish(&rep.Figures)
-	for _, m := range []map[string]*Figures{rep.ByLang, rep.ByKind} {
+	for _, m := range []map[string]*Figures{rep.ByLang, rep.ByKind, rep.ByHalf} {
 		for _, f := range m {
 			finish(f)
 		}

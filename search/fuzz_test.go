@@ -117,7 +117,8 @@ func fuzzHasWord(text, name string) bool {
 // FuzzToolSearch sends arbitrary argument bytes to tool_search. Whatever
 // they are, the answer is a tool result with non-empty, valid UTF-8 text;
 // no hidden tool is named in it (unless the call itself wrote that name,
-// which a miss message quotes back), and only deferred tools are loaded.
+// which a miss message quotes back), only deferred tools are loaded, and a
+// valid call whose words without operators match names some tool.
 func FuzzToolSearch(f *testing.F) {
 	plan := fuzzPlan(f)
 	s, err := New(plan, nil)
@@ -137,6 +138,9 @@ func FuzzToolSearch(f *testing.F) {
 		`{"queries":["kubernetes pods","browser click"]}`,
 		`{"queries":["csv chart"]}`,
 		`{"queries":["截图 screenshot"]}`,
+		`{"queries":["send an SMS to +4915123577723"]}`,
+		`{"queries":["+zzqx create issue","C++ a+b ++x +"]}`,
+		`{"queries":["select:mcp__github__create_issue,nope","+截图 +龘"]}`,
 		`{"queries":[""],"tool_names":null}`,
 		`{"limit":0.5,"queries":["x"]}`,
 		`{"queries":["` + strings.Repeat("a", 100) + `"]}`,
@@ -182,6 +186,17 @@ func FuzzToolSearch(f *testing.F) {
 			}
 			if !quoted {
 				t.Fatalf("hidden tool %q in the result of %q:\n%s", h.Name, args, r.Text)
+			}
+		}
+		// Operators never empty an answer: when the call is valid and its
+		// words without operators match, some tool is in the answer.
+		var q struct {
+			Queries []string `json:"queries"`
+		}
+		if !r.IsError && json.Unmarshal(args, &q) == nil && len(q.Queries) > 0 {
+			hits, err := s.Search(context.Background(), operatorFree(q.Queries), 5, Scope{Announced: []*registry.Tool{&self}})
+			if err == nil && len(hits) > 0 && len(fuzzNamed(r.Text)) == 0 {
+				t.Fatalf("%q came back without a tool, but its words without operators match %v:\n%s", args, hits, r.Text)
 			}
 		}
 		for _, n := range loaded.Names() {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/toolshelf/toolshelf/registry"
@@ -45,86 +46,193 @@ type Index interface {
 	Search(ctx context.Context, queries []string, limit int) ([]Hit, error)
 }
 
-// BM25F is the built-in [Ranker]: BM25 over weighted fields (name parts,
-// search hints, description, parameter names and descriptions), with light
-// stemming, stop words, CJK bigrams, and query expansion through a
-// [Vocabulary]. A query word written "+word" is required. It needs no model
-// and no network. The zero value uses the defaults.
+// BM25F is the built-in [Ranker]: BM25 over weighted fields (the tool
+// name's words, its server, search hints, description, parameter names and
+// descriptions), each field with its own length normalisation and document
+// frequencies; Snowball stemming, stop words, CJK bigrams, and bounded
+// query expansion through a [Vocabulary]. The name counts by how much of
+// it the query covers; a server name matches only as a whole word; text
+// that most tools of one server repeat (shared parameters, stock
+// sentences) is discounted. A query word written "+word" ("+" directly
+// before a letter) is required; a searcher relaxes a requirement no tool
+// can meet. It needs no model and no network. The zero value uses the
+// defaults.
 type BM25F struct {
 	// Vocabulary expands queries; nil means [DefaultVocabulary].
 	Vocabulary *Vocabulary
-	// K1 and B are BM25's saturation and length normalisation; 0 means 1.2
-	// and 0.75.
+	// K1 is BM25's term-frequency saturation and B the description's length
+	// normalisation (other fields have their own); 0 means 1.2 and 0.75.
 	K1, B float64
 }
 
-// Field weights. The name says most about what a tool does; a parameter's
-// description the least. Chosen by reasoning about the fields, then checked
-// on the dev set as a whole (never per query).
+// Fields of a tool. fName is scored by coverage (see [bm25Index.Search]);
+// the others by BM25 with per-field document frequencies.
 const (
-	weightName      = 3.0
-	weightServer    = 0.5
-	weightHints     = 2.0
-	weightDesc      = 1.0
-	weightParamName = 0.6
-	weightParamDesc = 0.25
-	// weightCoverage scales the bonus for covering the name's words.
-	weightCoverage = 0.25
-
-	// Query-side weights: a word the model wrote counts 1; a synonym of it
-	// counts less, since synonyms are looser; a glossary translation of a
-	// CJK word counts as the word itself.
-	weightSynonym     = 0.35
-	weightTranslation = 1.0
-	maxQueryWeight    = 2.5
-)
-
-type field struct {
-	weight float64
-	b      float64 // length normalisation of the field
-}
-
-var fields = [...]field{
-	{weightName, 0.3},
-	{weightServer, 0},
-	{weightHints, 0.3},
-	{weightDesc, 0.75},
-	{weightParamName, 0.5},
-	{weightParamDesc, 0.75},
-}
-
-const (
-	fName = iota
-	fServer
-	fHints
-	fDesc
-	fParamName
-	fParamDesc
+	fName       = iota // the tool name's words ("create", "issue")
+	fNameJoined        // the name's words joined ("createissue"), for a query that writes the name
+	fNameExact         // the name's words as written, unstemmed ("notifications")
+	fGroup             // the server, one whole term
+	fHints             // search hints
+	fDesc              // description
+	fParamName         // parameter names
+	fParamDesc         // parameter descriptions
 	nFields
 )
 
-// posting is one (term, tool) pair: the tool and the term's precomputed
-// BM25F contribution (IDF × saturated weighted frequency).
+// fieldSpec is one field's weight, length normalisation and label.
+type fieldSpec struct {
+	label  string
+	weight float64
+	b      float64
+}
+
+// Field weights. The name (scored by coverage, on its own scale) and the
+// description say most about what a tool does, a parameter's description
+// the least. Chosen by reasoning about the fields, then set on the tune
+// halves of the query sets as a whole, never per query. Never modified.
+var fieldSpecs = [nFields]fieldSpec{
+	fName:       {"name", 1.5, 0},
+	fNameJoined: {"name (joined)", 2.0, 0},
+	fNameExact:  {"name (exact form)", 0.5, 0},
+	fGroup:      {"server", 1.0, 0},
+	fHints:      {"hints", 2.0, 0.3},
+	fDesc:       {"description", 2.0, 0.75},
+	fParamName:  {"parameter names", 0.5, 0.5},
+	fParamDesc:  {"parameter descriptions", 0.3, 0.75},
+}
+
+// exactPrefix marks a name word's exact form ("\x02notifications"),
+// indexed where stemming changes it, so that a query's plural or tense
+// still prefers the name that has it.
+const exactPrefix = "\x02"
+
+// groupPrefix marks a server's whole-word term ("\x01github"), which no
+// word of text can produce.
+const groupPrefix = "\x01"
+
+// groupTerm returns the term of a server name: its letters and digits,
+// lower-cased, so "sequential-thinking" is "sequentialthinking"; "" when
+// it has none.
+func groupTerm(server string) string {
+	var b strings.Builder
+	b.WriteString(groupPrefix)
+	for _, r := range strings.ToLower(server) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(r)
+		}
+	}
+	if b.Len() == len(groupPrefix) {
+		return ""
+	}
+	return b.String()
+}
+
+// boilerplateShare is the share of a server's tools beyond which a term of
+// a text field counts as the server's boilerplate ("'key' (access key)" on
+// 172 of 180 tools): its weight falls linearly to 0 for a term every tool
+// has. boilerplateMin is the smallest server the rule applies to.
+const (
+	boilerplateShare = 0.5
+	boilerplateMin   = 5
+)
+
+// posting is one (term, tool) pair: the tool, the term's precomputed
+// contribution through every field but the name, and its IDF in the name
+// when the name has it.
 type posting struct {
-	doc    int32
-	impact float32
-	inName bool // the term is one of the tool name's words
+	doc     int32
+	impact  float32
+	nameIDF float32
+}
+
+// discKey names one (server, term, field) whose weight is discounted.
+type discKey struct {
+	group, term int32
+	field       uint8
 }
 
 type bm25Index struct {
 	vocab    *Vocabulary
-	names    []string  // by doc id, sorted: ties break by id = by name
-	nameLen  []float32 // distinct terms in each tool's name
+	k1       float64
+	tools    []*registry.Tool // by doc id, sorted by name: ties break by id = by name
+	names    []string
+	group    []int32 // server of each doc, -1 for none
+	groups   map[string]int32
+	docLen   [][nFields]float32
+	avg      [nFields]float64
+	nameTot  []float32 // sum of the name's term IDFs
 	dict     map[string]int32
+	idf      [][nFields]float32 // by term id
+	disc     map[discKey]float32
 	postings [][]posting
 	pool     sync.Pool // *scratch
 }
 
-type scratch struct {
-	scores  []float32
-	cover   []float32
-	masks   []uint64
-	touched []int32
+// docEntry is one occurrence of a term in a field of a tool.
+type docEntry struct {
+	term  int32
+	field uint8
+}
+
+// stemCache memoises the stemmer over one index build: tool text repeats
+// its words, and a map lookup is cheaper than stemming again.
+type stemCache map[string]string
+
+func (c stemCache) stem(w string) string {
+	if s, ok := c[w]; ok {
+		return s
+	}
+	s := stem(w)
+	c[w] = s
+	return s
+}
+
+// analyseTool emits every (term, field) occurrence of a tool's text,
+// stemming with stem.
+func analyseTool(t *registry.Tool, stem func(string) string, emit func(term string, field int)) {
+	server, tool, ok := registry.SplitMCPName(t.Name)
+	if !ok {
+		tool = t.Name
+	}
+	pieces(tool, func(p piece) {
+		if p.cjk {
+			bigrams(p.text, func(b string) { emit(b, fName) })
+			return
+		}
+		w := strings.ToLower(p.text)
+		if len(w) < 2 {
+			return
+		}
+		if p.compound {
+			emit(stem(w), fNameJoined)
+			return
+		}
+		if isStop(w) {
+			return // a query never searches it, so it cannot be covered
+		}
+		emit(stem(w), fName)
+		if s := stem(w); s != w {
+			emit(exactPrefix+w, fNameExact)
+		}
+	})
+	if g := groupTerm(server); ok && g != "" {
+		emit(g, fGroup)
+	}
+	add := func(f int, s string) { termsWith(s, stem, func(term string, _ bool) { emit(term, f) }) }
+	for _, h := range t.SearchHints {
+		add(fHints, h)
+	}
+	add(fDesc, t.Description)
+	walkParams(t, func(name, desc string) {
+		add(fParamName, name)
+		add(fParamDesc, desc)
+	})
+}
+
+// rawPosting is a term's frequency in each field of one tool, before IDF.
+type rawPosting struct {
+	doc int32
+	tf  [nFields]float32
 }
 
 // Index builds the BM25F index over tools.
@@ -134,8 +242,10 @@ func (r *BM25F) Index(ctx context.Context, tools []*registry.Tool) (Index, error
 		k1 = 1.2
 	}
 	if b == 0 {
-		b = 0.75
+		b = fieldSpecs[fDesc].b
 	}
+	specs := fieldSpecs
+	specs[fDesc].b = b
 	vocab := r.Vocabulary
 	if vocab == nil {
 		vocab = DefaultVocabulary()
@@ -143,100 +253,192 @@ func (r *BM25F) Index(ctx context.Context, tools []*registry.Tool) (Index, error
 	sorted := make([]*registry.Tool, len(tools))
 	copy(sorted, tools)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
-
-	ix := &bm25Index{vocab: vocab, names: make([]string, len(sorted)), nameLen: make([]float32, len(sorted)), dict: map[string]int32{}}
-	type docTerms struct {
-		tf  [nFields]map[string]float64
-		len [nFields]float64
+	n := len(sorted)
+	ix := &bm25Index{
+		vocab: vocab, k1: k1, tools: sorted, names: make([]string, n), group: make([]int32, n),
+		groups: map[string]int32{}, docLen: make([][nFields]float32, n), nameTot: make([]float32, n),
+		dict: map[string]int32{}, disc: map[discKey]float32{},
 	}
-	docs := make([]docTerms, len(sorted))
-	var avg [nFields]float64
+	var raw [][]rawPosting
+	var entries []docEntry
+	cache := stemCache{}
+	var groupSize []int
 	for i, t := range sorted {
 		if i%256 == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		ix.names[i] = t.Name
-		d := &docs[i]
-		for f := range d.tf {
-			d.tf[f] = map[string]float64{}
+		ix.group[i] = -1
+		if server, _, ok := registry.SplitMCPName(t.Name); ok {
+			g, seen := ix.groups[server]
+			if !seen {
+				g = int32(len(ix.groups))
+				ix.groups[server] = g
+				groupSize = append(groupSize, 0)
+			}
+			ix.group[i] = g
+			groupSize[g]++
 		}
-		add := func(f int, s string) {
-			terms(s, func(term string, _ bool) {
-				d.tf[f][term]++
-				d.len[f]++
-			})
-		}
-		server, tool, ok := registry.SplitMCPName(t.Name)
-		if !ok {
-			tool = t.Name
-		}
-		add(fName, tool)
-		add(fServer, server)
-		for _, h := range t.SearchHints {
-			add(fHints, h)
-		}
-		add(fDesc, t.Description)
-		walkParams(t, func(name, desc string) {
-			add(fParamName, name)
-			add(fParamDesc, desc)
+		entries = entries[:0]
+		analyseTool(t, cache.stem, func(term string, f int) {
+			id, ok := ix.dict[term]
+			if !ok {
+				id = int32(len(raw))
+				ix.dict[term] = id
+				raw = append(raw, nil)
+			}
+			entries = append(entries, docEntry{id, uint8(f)})
+			ix.docLen[i][f]++
 		})
-		ix.nameLen[i] = float32(max(1, len(d.tf[fName])))
-		for f := range avg {
-			avg[f] += d.len[f]
+		slices.SortFunc(entries, func(a, b docEntry) int { return int(a.term - b.term) })
+		for k := 0; k < len(entries); {
+			id := entries[k].term
+			rp := rawPosting{doc: int32(i)}
+			for ; k < len(entries) && entries[k].term == id; k++ {
+				rp.tf[entries[k].field]++
+			}
+			raw[id] = append(raw[id], rp)
+		}
+		for f := range ix.avg {
+			ix.avg[f] += float64(ix.docLen[i][f])
 		}
 	}
-	n := float64(len(sorted))
-	for f := range avg {
+	for f := range ix.avg {
 		if n > 0 {
-			avg[f] /= n
+			ix.avg[f] /= float64(n)
 		}
-		if avg[f] == 0 {
-			avg[f] = 1
+		if ix.avg[f] == 0 {
+			ix.avg[f] = 1
 		}
 	}
-	// Pseudo term frequency per (term, doc), then IDF once df is known.
-	type acc struct {
-		doc    int32
-		tf     float64
-		inName bool
+	// Document frequencies per field, IDF per field; per-server document
+	// frequencies for the boilerplate discount.
+	ix.idf = make([][nFields]float32, len(raw))
+	ix.postings = make([][]posting, len(raw))
+	perGroup := make([][nFields]int32, len(groupSize))
+	termDisc := make([][nFields]float32, len(groupSize))
+	for g := range termDisc {
+		termDisc[g] = noDiscount
 	}
-	byTerm := map[string][]acc{}
-	var order []string
-	for i := range docs {
-		d := &docs[i]
-		combined := map[string]float64{}
-		for f := 0; f < nFields; f++ {
-			norm := 1 - fields[f].b + fields[f].b*d.len[f]/avg[f]
-			for term, c := range d.tf[f] {
-				combined[term] += fields[f].weight * c / norm
+	var touchedGroups []int32
+	for id, rps := range raw {
+		var df [nFields]int
+		for _, rp := range rps {
+			g := ix.group[rp.doc]
+			for f, c := range rp.tf {
+				if c > 0 {
+					df[f]++
+					if g >= 0 && f != fName && f != fNameJoined && f != fNameExact && f != fGroup {
+						if perGroup[g] == [nFields]int32{} {
+							touchedGroups = append(touchedGroups, g)
+						}
+						perGroup[g][f]++
+					}
+				}
 			}
 		}
-		for term, tf := range combined {
-			if _, ok := byTerm[term]; !ok {
-				order = append(order, term)
+		for f := range df {
+			if df[f] > 0 {
+				d := float64(df[f])
+				ix.idf[id][f] = float32(math.Log(1 + (float64(n)-d+0.5)/(d+0.5)))
 			}
-			byTerm[term] = append(byTerm[term], acc{int32(i), tf, d.tf[fName][term] > 0})
 		}
-	}
-	sort.Strings(order)
-	ix.postings = make([][]posting, len(order))
-	for id, term := range order {
-		accs := byTerm[term]
-		sort.Slice(accs, func(i, j int) bool { return accs[i].doc < accs[j].doc })
-		df := float64(len(accs))
-		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		ps := make([]posting, len(accs))
-		for i, a := range accs {
-			ps[i] = posting{doc: a.doc, impact: float32(idf * a.tf * (k1 + 1) / (k1 + a.tf)), inName: a.inName}
+		slices.Sort(touchedGroups)
+		for _, g := range touchedGroups {
+			size := float64(groupSize[g])
+			for f, c := range perGroup[g] {
+				if share := float64(c) / size; size >= boilerplateMin && share > boilerplateShare {
+					d := float32((1 - share) / (1 - boilerplateShare))
+					ix.disc[discKey{g, int32(id), uint8(f)}] = d
+					termDisc[g][f] = d
+				}
+			}
 		}
-		ix.dict[term] = int32(id)
+		ps := make([]posting, len(rps))
+		for k, rp := range rps {
+			var contrib [nFields]float64
+			var disc *[nFields]float32
+			if g := ix.group[rp.doc]; g >= 0 {
+				disc = &termDisc[g]
+			}
+			ix.fieldScores(int32(id), rp.doc, rp.tf, disc, &contrib)
+			sum := 0.0
+			for f := fNameJoined; f < nFields; f++ {
+				sum += contrib[f]
+			}
+			ps[k] = posting{doc: rp.doc, impact: float32(sum), nameIDF: float32(contrib[fName])}
+			ix.nameTot[rp.doc] += float32(contrib[fName])
+		}
+		for _, g := range touchedGroups {
+			perGroup[g] = [nFields]int32{}
+			termDisc[g] = noDiscount
+		}
+		touchedGroups = touchedGroups[:0]
 		ix.postings[id] = ps
 	}
-	ix.pool.New = func() any {
-		n := len(ix.names)
-		return &scratch{scores: make([]float32, n), cover: make([]float32, n), masks: make([]uint64, n)}
-	}
+	ix.pool.New = func() any { return newScratch(n) }
 	return ix, nil
+}
+
+// noDiscount is the boilerplate factor of a term no server repeats.
+var noDiscount = [nFields]float32{1, 1, 1, 1, 1, 1, 1, 1}
+
+// discount returns the boilerplate factors of term in doc's server.
+func (ix *bm25Index) discount(term, doc int32) *[nFields]float32 {
+	g := ix.group[doc]
+	if g < 0 {
+		return nil
+	}
+	d := noDiscount
+	for f := range d {
+		if v, ok := ix.disc[discKey{g, term, uint8(f)}]; ok {
+			d[f] = v
+		}
+	}
+	return &d
+}
+
+// fieldScores fills out with a term's contribution through each field of
+// one tool, given its frequencies there and the boilerplate factors of
+// its server (nil: none). For fName it is the term's IDF in names, the
+// unit of name coverage. The other fields add up field weight × IDF in
+// that field × length-normalised frequency × the factor, and the sum is
+// saturated once, against the largest of those IDFs; each field keeps its
+// share of the result.
+func (ix *bm25Index) fieldScores(term, doc int32, tf [nFields]float32, disc *[nFields]float32, out *[nFields]float64) {
+	k1 := ix.k1
+	total, idfMax := 0.0, 0.0
+	for f := range tf {
+		out[f] = 0
+		if tf[f] == 0 {
+			continue
+		}
+		if f == fName {
+			out[f] = float64(ix.idf[term][f])
+			continue
+		}
+		spec := fieldSpecs[f]
+		norm := 1 - spec.b + spec.b*float64(ix.docLen[doc][f])/ix.avg[f]
+		idf := float64(ix.idf[term][f])
+		s := spec.weight * idf * float64(tf[f]) / norm
+		if disc != nil {
+			s *= float64(disc[f])
+		}
+		out[f] = s
+		total += s
+		idfMax = max(idfMax, idf)
+	}
+	if total == 0 {
+		return
+	}
+	// One saturation for the term over all its fields (BM25F): however
+	// many fields repeat a word, it earns at most (k1+1) × its IDF.
+	scale := (k1 + 1) / (k1 + total/idfMax)
+	for f := range out {
+		if f != fName {
+			out[f] *= scale
+		}
+	}
 }
 
 // walkParams calls fn for every property of a schema the model sees,
@@ -275,247 +477,147 @@ func walkSchema(s *jsonschema.Schema, depth int, skip []string, fn func(name, de
 	walkSchema(s.Items, depth+1, nil, fn)
 }
 
-// qterm is one analysed query term.
-type qterm struct {
-	id  int32
-	w   float32
-	req uint64
+// scratch is one query's per-tool accumulators, pooled. Three levels: an
+// alternative of one query word (its literal form, or one expansion), the
+// word (the best of its alternatives), the whole query (the sum of words).
+type scratch struct {
+	altS, wS, s, n       []float32
+	masks                []uint64
+	altSeen, wSeen, seen []uint32
+	wgen, agen           uint32 // stamps of the current word and alternative
+	altT, wT, touched    []int32
 }
 
-// Query-side weights beyond the word itself.
-const (
-	// weightSynonymPhrase: a synonym of a multi-word phrase ("merge
-	// request" → "pull request") is more specific than one of a word.
-	weightSynonymPhrase = 0.6
-	// weightSynonymUnknown: when the query's word does not occur in the
-	// catalog at all, its synonyms are the only route to its meaning.
-	weightSynonymUnknown = 0.8
-	// weightAltTranslation: a glossary entry's second or later alternative.
-	weightAltTranslation = 0.6
-	// weightValue: words inside values (paths, URLs, ids such as
-	// "web-7d9f", "owner/repo", "README.md") describe arguments, not the
-	// capability.
-	weightValue = 0.3
-)
+func newScratch(n int) *scratch {
+	return &scratch{
+		altS: make([]float32, n), wS: make([]float32, n),
+		s: make([]float32, n), n: make([]float32, n), masks: make([]uint64, n),
+		altSeen: make([]uint32, n), wSeen: make([]uint32, n), seen: make([]uint32, n),
+	}
+}
 
-// parseQuery turns the strings of one call into weighted index terms and
-// the mask of required groups (one bit per "+word"). A term's weight is the
-// larger of what the query said directly (summed over repetitions) and the
-// strongest expansion that reached it, capped.
-func (ix *bm25Index) parseQuery(queries []string) ([]qterm, uint64) {
-	type acc struct {
-		orig, exp float64
-		req       uint64
-	}
-	accs := map[int32]*acc{}
-	var ids []int32
-	get := func(term string) *acc {
-		id, ok := ix.dict[term]
-		if !ok {
-			return nil
-		}
-		a := accs[id]
-		if a == nil {
-			a = &acc{}
-			accs[id] = a
-			ids = append(ids, id)
-		}
-		return a
-	}
-	addOrig := func(term string, w float64, req uint64) {
-		if a := get(term); a != nil {
-			a.orig += w
-			a.req |= req
-		}
-	}
-	addExp := func(term string, w float64, req uint64) {
-		if a := get(term); a != nil {
-			a.exp = math.Max(a.exp, w)
-			a.req |= req
-		}
-	}
-	var need uint64
-	nreq := 0
-	type word struct {
-		term string
-		req  uint64
-		w    float64
-	}
-	var seq []word
-	var terms []string
-	flush := func() {
-		terms = terms[:0]
-		for _, w := range seq {
-			terms = append(terms, w.term)
-		}
-		for i := range seq {
-			ix.vocab.expandLatin(terms, i, func(exp []expTerm, n int) {
-				w := weightSynonym
-				switch {
-				case n > 1:
-					w = weightSynonymPhrase
-				case !ix.has(terms[i]):
-					w = weightSynonymUnknown
-				}
-				w *= seq[i].w
-				for _, t := range exp {
-					addExp(t.term, w, seq[i].req)
-				}
-			})
-		}
-		seq = seq[:0]
-	}
-	for _, qs := range queries {
-		for _, chunk := range strings.Fields(qs) {
-			var req uint64
-			if len(chunk) > 1 && chunk[0] == '+' {
-				chunk = chunk[1:]
-				if nreq < 64 {
-					req = 1 << nreq
-					nreq++
-					need |= req
+// nameTerm is a term of the query and the strongest weight it has there.
+type nameTerm struct {
+	id int32
+	w  float32
+}
+
+// nameTerms returns every term of words with its strongest weight, at most 1.
+func nameTerms(words []qword) []nameTerm {
+	var out []nameTerm
+	for _, w := range words {
+		for _, a := range w.alts {
+			for _, id := range a.ids {
+				i := slices.IndexFunc(out, func(nt nameTerm) bool { return nt.id == id })
+				if i < 0 {
+					out = append(out, nameTerm{id, min(a.w, 1)})
+				} else {
+					out[i].w = max(out[i].w, min(a.w, 1))
 				}
 			}
-			cw := 1.0
-			if req == 0 && ix.valueLike(chunk) {
-				cw = weightValue
-			}
-			pieces(chunk, func(p piece) {
-				if p.cjk {
-					flush()
-					bigrams(p.text, func(b string) { addOrig(b, cw, req) })
-					ix.vocab.expandCJK(p.text, func(exp []expTerm) {
-						for _, t := range exp {
-							w := weightTranslation
-							if t.alt {
-								w = weightAltTranslation
-							}
-							addExp(t.term, w*cw, req)
-						}
-					})
-					return
-				}
-				w := strings.ToLower(p.text)
-				if req == 0 && (!p.compound && isStop(w) || allDigits(w)) || len(w) < 2 {
-					return
-				}
-				t := stem(w)
-				addOrig(t, cw, req)
-				if !p.compound {
-					seq = append(seq, word{t, req, cw})
-				}
-			})
-		}
-		flush()
-	}
-	out := make([]qterm, 0, len(ids))
-	for _, id := range ids {
-		a := accs[id]
-		out = append(out, qterm{id: id, w: float32(math.Min(math.Max(a.orig, a.exp), maxQueryWeight)), req: a.req})
-	}
-	return out, need
-}
-
-func (ix *bm25Index) has(term string) bool {
-	_, ok := ix.dict[term]
-	return ok
-}
-
-func allDigits(w string) bool {
-	for i := 0; i < len(w); i++ {
-		if w[i] < '0' || w[i] > '9' {
-			return false
 		}
 	}
-	return true
-}
-
-// valueLike reports whether a whitespace-separated chunk of a query is an
-// argument value rather than a word: a path, URL, file name, repository
-// ("owner/repo"), mention, or an identifier mixing letters and digits
-// ("web-7d9f"), unless the vocabulary knows it ("k8s").
-func (ix *bm25Index) valueLike(chunk string) bool {
-	c := strings.Trim(chunk, ".,;:!?()[]{}\"'`“”‘’")
-	if c == "" {
-		return false
-	}
-	if strings.ContainsAny(c, "/\\.:@=#~") {
-		return true
-	}
-	value := false
-	pieces(c, func(p piece) {
-		if p.cjk || p.compound {
-			return
-		}
-		digit, letter := false, false
-		for _, r := range p.text {
-			switch {
-			case r >= '0' && r <= '9':
-				digit = true
-			default:
-				letter = true
-			}
-		}
-		if digit && letter && !ix.vocab.known(strings.ToLower(p.text)) {
-			value = true
-		}
-	})
-	return value
+	return out
 }
 
 // Search ranks the indexed tools for queries. Scoring walks the postings of
 // the query's terms only; the per-tool arrays are pooled, so a query
 // allocates in proportion to its own length and limit, not to the catalog.
+//
+// A query word contributes the best of its alternatives (the word itself,
+// each expansion), so however many synonyms it has, it weighs at most what
+// its best match does, and an expansion (weighted below 1) never counts as
+// much as the word would. A tool's name contributes weightName × m² / t,
+// where m is the IDF of the name's words the query matched and t that of
+// all of them: covering the whole name counts in full, one word of a long
+// name little.
 func (ix *bm25Index) Search(ctx context.Context, queries []string, limit int) ([]Hit, error) {
 	if limit <= 0 || len(ix.names) == 0 {
 		return nil, nil
 	}
-	qterms, need := ix.parseQuery(queries)
-	if len(qterms) == 0 {
+	words, need := ix.parseQuery(queries)
+	if len(words) == 0 {
 		return nil, nil
 	}
 	sc := ix.pool.Get().(*scratch)
 	defer func() {
 		for _, d := range sc.touched {
-			sc.scores[d] = 0
-			sc.cover[d] = 0
-			sc.masks[d] = 0
+			sc.s[d], sc.n[d], sc.masks[d] = 0, 0, 0
 		}
 		sc.touched = sc.touched[:0]
 		ix.pool.Put(sc)
 	}()
-	for _, q := range qterms {
+	for _, w := range words {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		for _, p := range ix.postings[q.id] {
-			if sc.scores[p.doc] == 0 {
-				sc.touched = append(sc.touched, p.doc)
+		sc.wgen++
+		if sc.wgen == 0 { // wrapped: a stamp from 2^32 words ago would match
+			clear(sc.wSeen)
+			sc.wgen = 1
+		}
+		for _, a := range w.alts {
+			sc.agen++
+			if sc.agen == 0 {
+				clear(sc.altSeen)
+				sc.agen = 1
 			}
-			sc.scores[p.doc] += q.w * p.impact
-			sc.masks[p.doc] |= q.req
-			if p.inName {
-				sc.cover[p.doc] += min(q.w, 1)
+			for _, id := range a.ids {
+				for _, p := range ix.postings[id] {
+					if sc.altSeen[p.doc] != sc.agen {
+						sc.altSeen[p.doc] = sc.agen
+						sc.altS[p.doc] = 0
+						sc.altT = append(sc.altT, p.doc)
+					}
+					sc.altS[p.doc] += a.w * p.impact
+				}
+			}
+			for _, d := range sc.altT {
+				if sc.wSeen[d] != sc.wgen {
+					sc.wSeen[d] = sc.wgen
+					sc.wS[d] = 0
+					sc.wT = append(sc.wT, d)
+				}
+				sc.wS[d] = max(sc.wS[d], sc.altS[d])
+			}
+			sc.altT = sc.altT[:0]
+		}
+		for _, d := range sc.wT {
+			if sc.seen[d] == 0 {
+				sc.seen[d] = 1
+				sc.touched = append(sc.touched, d)
+			}
+			sc.s[d] += sc.wS[d]
+			sc.masks[d] |= w.req
+		}
+		sc.wT = sc.wT[:0]
+	}
+	// The name: each of its words counts once, at the strongest weight any
+	// query word reached it with.
+	for _, nt := range nameTerms(words) {
+		for _, p := range ix.postings[nt.id] {
+			if p.nameIDF > 0 {
+				sc.n[p.doc] += nt.w * p.nameIDF
 			}
 		}
 	}
-	// Name coverage: a tool whose name's words the query covers (say
-	// "take screenshot" for take_screenshot) is the likelier match than
-	// one that shares a single rarer word.
 	for _, d := range sc.touched {
-		c := min(sc.cover[d]/ix.nameLen[d], 1)
-		sc.scores[d] *= 1 + weightCoverage*c*c
+		sc.seen[d] = 0
+		if t := ix.nameTot[d]; t > 0 && sc.n[d] > 0 {
+			m := min(sc.n[d], t)
+			sc.s[d] += float32(fieldSpecs[fName].weight) * m * m / t
+		}
 	}
 	// Keep the best limit: score descending, then doc id (= name) ascending.
 	top := make([]int32, 0, limit+1)
 	better := func(a, b int32) bool {
-		if sc.scores[a] != sc.scores[b] {
-			return sc.scores[a] > sc.scores[b]
+		if sc.s[a] != sc.s[b] {
+			return sc.s[a] > sc.s[b]
 		}
 		return a < b
 	}
 	for _, d := range sc.touched {
-		if sc.masks[d]&need != need || sc.scores[d] <= 0 {
+		if sc.masks[d]&need != need || sc.s[d] <= 0 {
 			continue
 		}
 		if len(top) == limit && !better(d, top[limit-1]) {
@@ -534,7 +636,7 @@ func (ix *bm25Index) Search(ctx context.Context, queries []string, limit int) ([
 	}
 	hits := make([]Hit, len(top))
 	for i, d := range top {
-		hits[i] = Hit{Name: ix.names[d], Score: float64(sc.scores[d])}
+		hits[i] = Hit{Name: ix.names[d], Score: float64(sc.s[d])}
 	}
 	return hits, nil
 }

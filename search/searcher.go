@@ -3,8 +3,6 @@ package search
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -125,6 +123,10 @@ type Scope struct {
 	// Announced are self-built tools announced mid-session: searchable, but
 	// not in the frozen index.
 	Announced []*registry.Tool
+	// Overlay, when set, keeps the index over Announced between calls: a
+	// session passes its own, and the index is rebuilt only when the
+	// session's announced tools change. Nil builds it for the call.
+	Overlay *Overlay
 	// Pending names MCP servers still connecting, so a miss can say "not
 	// ready yet" rather than "does not exist".
 	Pending []string
@@ -132,7 +134,9 @@ type Scope struct {
 
 // Searcher answers tool_search calls over a plan's deferred tools. It is
 // built once per session (or shared by sessions with the same plan) and is
-// safe for concurrent use.
+// safe for concurrent use. Its index over the deferred tools is built once,
+// in [New], and never rebuilt: a session's self-built tools are searched
+// through that session's [Overlay].
 type Searcher struct {
 	plan   *deferral.Plan
 	opts   Options
@@ -140,24 +144,27 @@ type Searcher struct {
 	index  Index
 	text   string
 	tools  map[string]*registry.Tool // deferred tools by name
-
-	mu    sync.Mutex // guards ann and clock
-	ann   map[string]*annEntry
-	clock uint64
+	full   sync.Map                  // name → formatFull text of a deferred tool
 }
 
-// annCacheSize bounds the announced-index cache: sessions sharing a
-// Searcher each write their own tools, and one slot made sessions that
-// alternate rebuild the whole index on every call (the soak test measured
-// 2.3 s of 3.3 s of search time rebuilding).
-const annCacheSize = 16
-
-// annEntry is the index over the deferred tools plus one set of announced
-// tools.
-type annEntry struct {
-	index  Index
-	byName map[string]*registry.Tool
-	used   uint64
+// fullText returns t as a full-schema hit reads. The text of a deferred
+// tool is a pure function of the tool, formatted once per searcher and
+// shared by every session: formatting parses the schema, and did so on
+// every hit (a third of the CPU of the scale run's turns). A session's
+// self-built tool is formatted each time.
+func (s *Searcher) fullText(t *registry.Tool) string {
+	if s.tools[t.Name] != t {
+		var b strings.Builder
+		formatFull(&b, t)
+		return b.String()
+	}
+	if v, ok := s.full.Load(t.Name); ok {
+		return v.(string)
+	}
+	var b strings.Builder
+	formatFull(&b, t)
+	v, _ := s.full.LoadOrStore(t.Name, b.String())
+	return v.(string)
 }
 
 // New builds the searcher, its ranking index and its name index for plan.
@@ -218,56 +225,15 @@ func (s *Searcher) view(ctx context.Context, sc Scope) (view, error) {
 	if len(extra) == 0 {
 		return view{index: s.index, lookup: base}, nil
 	}
-	// The key is the tools' searchable content, not their names: sessions
-	// sharing this Searcher each write their own tools, maybe under the
-	// same names. The cache keeps copies without handlers, so that it
-	// never keeps an ended session (which a handler usually reaches) alive.
-	slices.SortFunc(extra, func(a, b *registry.Tool) int { return strings.Compare(a.Name, b.Name) })
-	var kb strings.Builder
-	for _, t := range extra {
-		for _, f := range append([]string{t.Name, t.Description, string(t.RawSchema), strconv.Itoa(len(t.SearchHints))}, t.SearchHints...) {
-			kb.WriteString(strconv.Itoa(len(f)))
-			kb.WriteString(":")
-			kb.WriteString(f)
-		}
+	ov := sc.Overlay
+	if ov == nil {
+		ov = &Overlay{}
 	}
-	key := kb.String()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.clock++
-	e, ok := s.ann[key]
-	if !ok {
-		for i, t := range extra {
-			c := *t
-			c.Handler = nil
-			extra[i] = &c
-		}
-		all := append(append([]*registry.Tool(nil), s.plan.Deferred()...), extra...)
-		idx, err := s.ranker.Index(ctx, all)
-		if err != nil {
-			return view{}, err
-		}
-		e = &annEntry{index: idx, byName: make(map[string]*registry.Tool, len(extra)), used: s.clock}
-		for _, t := range extra {
-			e.byName[t.Name] = t
-		}
-		if s.ann == nil {
-			s.ann = map[string]*annEntry{}
-		}
-		s.ann[key] = e
-		for len(s.ann) > annCacheSize {
-			oldest, min := "", uint64(0)
-			for k, v := range s.ann {
-				if oldest == "" || v.used < min {
-					oldest, min = k, v.used
-				}
-			}
-			delete(s.ann, oldest)
-		}
+	idx, by, err := ov.get(ctx, s.ranker, s.index, extra)
+	if err != nil {
+		return view{}, err
 	}
-	e.used = s.clock
-	by := e.byName
-	return view{index: e.index, lookup: func(name string) (*registry.Tool, bool) {
+	return view{index: merged{s.index, idx}, lookup: func(name string) (*registry.Tool, bool) {
 		if t, ok := s.tools[name]; ok {
 			return t, true
 		}
@@ -285,7 +251,8 @@ func (s *Searcher) Search(ctx context.Context, queries []string, limit int, sc S
 	if err != nil {
 		return nil, err
 	}
-	return v.index.Search(ctx, queries, limit)
+	hits, _, err := rank(ctx, v.index, queries, limit)
+	return hits, err
 }
 
 // Presentation says how each of hits would come back from a fuzzy search:

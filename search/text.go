@@ -2,6 +2,8 @@ package search
 
 import (
 	"strings"
+
+	stemmer "github.com/toolshelf/toolshelf/internal/stem"
 	"unicode"
 	"unicode/utf8"
 )
@@ -168,73 +170,20 @@ func isStop(w string) bool {
 	return ok
 }
 
-// stem reduces an English lower-case word to a crude stem so that
-// "creates", "created", "creating" and "create" meet. It is a light,
-// Porter-inspired stemmer: plural, -ing/-ed, -ation/-ion/-ate, final e.
-// It only needs to be consistent between index and query.
-func stem(w string) string {
-	if len(w) <= 3 || !isASCIILower(w) {
-		return w
-	}
-	switch {
-	case strings.HasSuffix(w, "ies") && len(w) > 4:
-		w = w[:len(w)-3] + "y"
-	case strings.HasSuffix(w, "sses"):
-		w = w[:len(w)-2]
-	case strings.HasSuffix(w, "xes") || strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "shes"):
-		w = w[:len(w)-2]
-	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
-		w = w[:len(w)-1]
-	}
-	stripped := false
-	switch {
-	case strings.HasSuffix(w, "ing") && len(w)-3 >= 3:
-		w, stripped = w[:len(w)-3], true
-	case strings.HasSuffix(w, "ied") && len(w) > 4:
-		w = w[:len(w)-3] + "y"
-	case strings.HasSuffix(w, "ed") && len(w)-2 >= 3:
-		w, stripped = w[:len(w)-2], true
-	}
-	if stripped {
-		n := len(w)
-		switch {
-		case n >= 2 && w[n-1] == w[n-2] && !strings.ContainsRune("lsz", rune(w[n-1])) && !isVowel(w[n-1]):
-			w = w[:n-1]
-		case strings.HasSuffix(w, "at") || strings.HasSuffix(w, "bl") || strings.HasSuffix(w, "iz"):
-			w += "e"
-		}
-	}
-	switch {
-	case strings.HasSuffix(w, "ation") && len(w)-5 >= 3:
-		w = w[:len(w)-5]
-	case strings.HasSuffix(w, "ion") && len(w)-3 >= 4 && !isVowel(w[len(w)-4]):
-		w = w[:len(w)-3]
-	case strings.HasSuffix(w, "ate") && len(w)-3 >= 3:
-		w = w[:len(w)-3]
-	}
-	if len(w) > 4 && w[len(w)-1] == 'e' {
-		w = w[:len(w)-1]
-	}
-	return w
-}
-
-func isVowel(c byte) bool { return strings.IndexByte("aeiou", c) >= 0 }
-
-func isASCIILower(w string) bool {
-	for i := 0; i < len(w); i++ {
-		c := w[i]
-		if !(c >= 'a' && c <= 'z') {
-			return false
-		}
-	}
-	return true
-}
+// stem reduces an English lower-case word to its Snowball (Porter2) stem,
+// so that "creates", "created", "creating" and "create" meet. Index and
+// query both go through it.
+func stem(w string) string { return stemmer.Stem(w) }
 
 // terms analyses text into index terms: words lower-cased, stop words
 // dropped, stemmed; CJK runs as character bigrams (a lone character as
 // itself). emit receives each term with its position among the words, so
 // that multi-word synonyms can match consecutive words.
-func terms(s string, emit func(term string, cjk bool)) {
+func terms(s string, emit func(term string, cjk bool)) { termsWith(s, stem, emit) }
+
+// termsWith is [terms] with the stemmer given: an index build passes a
+// cached one.
+func termsWith(s string, stem func(string) string, emit func(term string, cjk bool)) {
 	pieces(s, func(p piece) {
 		if p.cjk {
 			bigrams(p.text, func(b string) { emit(b, true) })

@@ -13,25 +13,29 @@ import (
 //go:embed data/*.txt
 var dataFS embed.FS
 
-// Vocabulary is the built-in ranker's query vocabulary: tool-domain synonyms
-// ("PR" → "pull request", "k8s" → "kubernetes") and a bilingual glossary
-// ("截图" → "screenshot"). It expands a query with words the catalog is
-// likely to use. A Vocabulary is immutable and safe for concurrent use.
+// Vocabulary is the built-in ranker's hand-written query vocabulary:
+// abbreviations ("PR" → "pull request", "k8s" → "kubernetes") and a
+// bilingual glossary ("截图" → "screenshot"); general English synonyms come
+// from WordNet. It expands a query with words the catalog is likely to
+// use, each expansion an alternative weighted below the query's own word.
+// A Vocabulary is immutable and safe for concurrent use.
 //
 // The text format, one rule per line ('#' starts a comment line):
 //
 //	a | b | c      the terms are interchangeable
 //	a => b | c     one way: a also searches b and c
 //
-// A term may be several words; a term written in CJK matches as a substring
-// of the query, longest first. The shipped files are in search/data.
+// A term may be several words; a term written in CJK is a word of the
+// segmenter: a CJK run is split by longest match over these terms, and a
+// term fires only where it is a whole word. The shipped files are in
+// search/data.
 type Vocabulary struct {
 	// latin maps a space-joined sequence of analysed terms to the terms it
 	// expands to.
-	latin     map[string][]expTerm
+	latin     map[string][]expansion
 	maxPhrase int
 	// cjk maps a CJK key to the terms it expands to.
-	cjk    map[string][]expTerm
+	cjk    map[string][]expansion
 	maxCJK int // longest key, in runes
 }
 
@@ -48,7 +52,7 @@ func DefaultVocabulary() *Vocabulary {
 // immutable (every Vocabulary is), so it is shared rather than re-parsed for
 // each searcher: parsing took about 40% of building a searcher.
 var shippedVocabulary = sync.OnceValues(func() (*Vocabulary, error) {
-	v := &Vocabulary{latin: map[string][]expTerm{}, cjk: map[string][]expTerm{}}
+	v := &Vocabulary{latin: map[string][]expansion{}, cjk: map[string][]expansion{}}
 	files, err := fs.Glob(dataFS, "data/*.txt")
 	if err != nil {
 		return nil, err
@@ -88,11 +92,11 @@ func NewVocabulary(texts ...string) (*Vocabulary, error) {
 // clone returns a deep copy that parse may extend without touching v.
 func (v *Vocabulary) clone() *Vocabulary {
 	c := *v
-	c.latin = make(map[string][]expTerm, len(v.latin))
+	c.latin = make(map[string][]expansion, len(v.latin))
 	for k, e := range v.latin {
 		c.latin[k] = slices.Clone(e)
 	}
-	c.cjk = make(map[string][]expTerm, len(v.cjk))
+	c.cjk = make(map[string][]expansion, len(v.cjk))
 	for k, e := range v.cjk {
 		c.cjk[k] = slices.Clone(e)
 	}
@@ -138,30 +142,30 @@ func splitAlts(s string) []string {
 	return out
 }
 
-// expTerm is one term of an expansion. alt marks a term of a one-way
-// rule's second or later alternative ("列出 => list | all": "all"), which
-// counts less than the first.
-type expTerm struct {
-	term string
-	alt  bool
+// expansion is one alternative a query word expands to: its analysed
+// terms ("pull request": pull, request), searched together. alt marks a
+// one-way rule's second or later alternative ("列出 => list | all":
+// "all"), which counts less than the first.
+type expansion struct {
+	terms []string
+	alt   bool
 }
 
 // add records that the term from expands to the terms of to.
 func (v *Vocabulary) add(from, to string, alt bool) {
-	var exp []expTerm
 	var plain []string
 	terms(to, func(t string, cjk bool) {
 		if !cjk {
-			exp = append(exp, expTerm{t, alt})
 			plain = append(plain, t)
 		}
 	})
-	if len(exp) == 0 {
+	if len(plain) == 0 {
 		return
 	}
+	exp := expansion{plain, alt}
 	if hasCJK(from) {
 		key := strings.ToLower(strings.TrimSpace(from))
-		v.cjk[key] = mergeTerms(v.cjk[key], exp)
+		v.cjk[key] = mergeExpansion(v.cjk[key], exp)
 		v.maxCJK = max(v.maxCJK, utf8.RuneCountInString(key))
 		return
 	}
@@ -174,21 +178,19 @@ func (v *Vocabulary) add(from, to string, alt bool) {
 	if key == strings.Join(plain, " ") {
 		return
 	}
-	v.latin[key] = mergeTerms(v.latin[key], exp)
+	v.latin[key] = mergeExpansion(v.latin[key], exp)
 	v.maxPhrase = max(v.maxPhrase, len(seq))
 }
 
-// mergeTerms adds terms to dst; a term already there keeps the stronger
-// (non-alternative) mark.
-func mergeTerms(dst, add []expTerm) []expTerm {
-	for _, t := range add {
-		i := slices.IndexFunc(dst, func(e expTerm) bool { return e.term == t.term })
-		switch {
-		case i < 0:
-			dst = append(dst, t)
-		case !t.alt:
-			dst[i].alt = false
-		}
+// mergeExpansion adds e to dst; an expansion already there keeps the
+// stronger (non-alternative) mark.
+func mergeExpansion(dst []expansion, e expansion) []expansion {
+	i := slices.IndexFunc(dst, func(d expansion) bool { return slices.Equal(d.terms, e.terms) })
+	switch {
+	case i < 0:
+		dst = append(dst, e)
+	case !e.alt:
+		dst[i].alt = false
 	}
 	return dst
 }
@@ -201,7 +203,7 @@ func (v *Vocabulary) known(term string) bool {
 
 // expandLatin calls emit for every expansion of a phrase of seq starting at
 // i, with the phrase's length.
-func (v *Vocabulary) expandLatin(seq []string, i int, emit func(terms []expTerm, n int)) {
+func (v *Vocabulary) expandLatin(seq []string, i int, emit func(exp []expansion, n int)) {
 	var b strings.Builder
 	for n := 1; n <= v.maxPhrase && i+n <= len(seq); n++ {
 		if n > 1 {
@@ -214,22 +216,76 @@ func (v *Vocabulary) expandLatin(seq []string, i int, emit func(terms []expTerm,
 	}
 }
 
-// expandCJK scans a CJK run for glossary keys, longest match first, and
-// calls emit with each match's expansion.
-func (v *Vocabulary) expandCJK(run string, emit func(terms []expTerm)) {
+// zhFunctionWords are Chinese pronouns, particles and politeness words:
+// words of the segmenter's list that say nothing about a tool, so they
+// are skipped, and mark the boundaries a one-character glossary key needs.
+var zhFunctionWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`的 了 吗 呢 吧 啊 呀 把 给 请 在 和 与 及 并 或 是 个 我 你 他 她 它 这 那 都 也 就 再 还 要 想 能 会 让 被
+	一下 一个 一些 我们 你们 他们 可以 需要 帮我 帮忙 麻烦 这个 那个 这些 那些 如何 怎么 怎样 什么 哪个 然后 并且 或者 以及 里面 当前 现在`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// maxFunctionWord is the longest of zhFunctionWords, in runes.
+const maxFunctionWord = 2
+
+// segment splits a CJK run into words by longest match over the glossary's
+// keys and zhFunctionWords, and calls emit for each word with its glossary
+// expansion (nil for a stretch the glossary does not know). Function words
+// are skipped. A one-character key counts as a word only between other
+// known words or at the run's ends: in 推敲 ("deliberate") the 敲 of 敲键
+// ("type") is not a word.
+func (v *Vocabulary) segment(run string, emit func(seg string, exp []expansion)) {
+	const (
+		unknown = iota
+		key
+		function
+	)
+	type seg struct {
+		start, end int
+		kind       int
+	}
 	rs := []rune(strings.ToLower(run))
+	var segs []seg
 	for i := 0; i < len(rs); {
-		matched := 0
-		for n := min(v.maxCJK, len(rs)-i); n >= 1; n-- {
-			if exp, ok := v.cjk[string(rs[i:i+n])]; ok {
-				emit(exp)
-				matched = n
+		s := seg{i, i + 1, unknown}
+		for n := min(max(v.maxCJK, maxFunctionWord), len(rs)-i); n >= 1; n-- {
+			w := string(rs[i : i+n])
+			if _, ok := v.cjk[w]; ok {
+				s = seg{i, i + n, key}
+				break
+			}
+			if zhFunctionWords[w] {
+				s = seg{i, i + n, function}
 				break
 			}
 		}
-		if matched == 0 {
-			matched = 1
+		segs = append(segs, s)
+		i = s.end
+	}
+	known := func(k int) bool { return k < 0 || k >= len(segs) || segs[k].kind != unknown }
+	for k := range segs {
+		if segs[k].kind == key && segs[k].end-segs[k].start == 1 && !(known(k-1) && known(k+1)) {
+			segs[k].kind = unknown
 		}
-		i += matched
+	}
+	for k := 0; k < len(segs); {
+		switch segs[k].kind {
+		case function:
+			k++
+		case key:
+			w := string(rs[segs[k].start:segs[k].end])
+			emit(w, v.cjk[w])
+			k++
+		default:
+			j := k
+			for j < len(segs) && segs[j].kind == unknown {
+				j++
+			}
+			emit(string(rs[segs[k].start:segs[j-1].end]), nil)
+			k = j
+		}
 	}
 }

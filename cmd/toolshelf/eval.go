@@ -15,10 +15,12 @@ import (
 )
 
 // runEval implements `toolshelf eval --catalog FILE... --queries FILE.jsonl
-// [--min-recall1 X] [--min-recall5 X] [--json]`: recall@1, recall@5, MRR and
-// mean schemas loaded of tool_search over the catalogs (every tool
-// deferred), per lang and kind, and the misses. Exit status 1 means a
-// --min-* bar was not met.
+// [--min-recall1 X] [--min-recall5 X] [--baseline bm25] [--json]`: recall@1,
+// recall@5, MRR and mean schemas loaded of tool_search over the catalogs
+// (every tool deferred), per lang, kind and half (tune/check), and the
+// misses. --baseline bm25 runs the same queries through the reference
+// [search.PlainBM25] and prints it as a second row ("baseline" in JSON).
+// Exit status 1 means a --min-* bar was not met.
 func runEval(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
 	var catalogs files
@@ -26,6 +28,7 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	queries := fs.String("queries", "", "query file, JSON Lines")
 	min1 := fs.Float64("min-recall1", 0, "exit 1 when recall@1 is below this")
 	min5 := fs.Float64("min-recall5", 0, "exit 1 when recall@5 is below this")
+	baseline := fs.String("baseline", "", "also run a baseline ranker on the same queries: bm25")
 	asJSON := fs.Bool("json", false, "print JSON")
 	server := fs.String("server", "", "the server `NAME` of a --catalog that is an MCP tools/list (it names none)")
 	rest, err := parse(fs, args)
@@ -35,6 +38,9 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	catalogs = append(catalogs, rest...) // --catalog a.json b.json
 	if len(catalogs) == 0 || *queries == "" {
 		return fail(stderr, "toolshelf eval: give --catalog FILE... and --queries FILE.jsonl")
+	}
+	if *baseline != "" && *baseline != "bm25" {
+		return fail(stderr, "toolshelf eval: unknown --baseline %q (want bm25)", *baseline)
 	}
 	reg, err := loadCatalogs(catalogs, *server)
 	if err != nil {
@@ -66,33 +72,54 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "toolshelf eval: %v", err)
 	}
+	var base *search.Report
+	if *baseline != "" {
+		idx, err := search.PlainBM25{}.Index(context.Background(), plan.Deferred())
+		if err != nil {
+			return fail(stderr, "toolshelf eval: %v", err)
+		}
+		if base, err = search.EvalIndex(context.Background(), idx, 5, qs); err != nil {
+			return fail(stderr, "toolshelf eval: %v", err)
+		}
+	}
 	status := exitOK
 	if rep.RecallAt1 < *min1 || rep.RecallAt5 < *min5 {
 		status = exitFinding
 	}
 	if *asJSON {
-		if err := writeJSON(stdout, rep); err != nil {
+		out := struct {
+			*search.Report
+			Baseline *search.Report `json:"baseline,omitempty"`
+		}{rep, base}
+		if err := writeJSON(stdout, out); err != nil {
 			return fail(stderr, "toolshelf eval: %v", err)
 		}
 		return status
 	}
 	fmt.Fprintf(stdout, "%d queries over %d tools\n", rep.Queries, len(plan.Deferred()))
 	row := func(label string, f *search.Figures) {
-		fmt.Fprintf(stdout, "%-16s n=%-5d recall@1 %.3f  recall@5 %.3f  MRR %.3f  schemas/query %.2f\n", label, f.Queries, f.RecallAt1, f.RecallAt5, f.MRR, f.MeanSchemasLoaded)
+		fmt.Fprintf(stdout, "%-21s n=%-5d recall@1 %.3f  recall@5 %.3f  MRR %.3f  schemas/query %.2f\n", label, f.Queries, f.RecallAt1, f.RecallAt5, f.MRR, f.MeanSchemasLoaded)
 	}
-	row("all", &rep.Figures)
-	for _, m := range []struct {
-		what string
-		by   map[string]*search.Figures
-	}{{"lang", rep.ByLang}, {"kind", rep.ByKind}} {
-		keys := make([]string, 0, len(m.by))
-		for k := range m.by {
-			keys = append(keys, k)
+	slices := func(r *search.Report, prefix string) {
+		row(prefix+"all", &r.Figures)
+		for _, m := range []struct {
+			what string
+			by   map[string]*search.Figures
+		}{{"half", r.ByHalf}, {"lang", r.ByLang}, {"kind", r.ByKind}} {
+			keys := make([]string, 0, len(m.by))
+			for k := range m.by {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				row(prefix+m.what+"="+k, m.by[k])
+			}
 		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			row(m.what+"="+k, m.by[k])
-		}
+	}
+	slices(rep, "")
+	if base != nil {
+		fmt.Fprintln(stdout, "baseline: plain BM25 (k1 1.2, b 0.75), 5 results, every result loaded")
+		slices(base, "bm25 ")
 	}
 	if len(rep.Misses) > 0 {
 		fmt.Fprintf(stdout, "misses (expected tool not in the top 5): %d\n", len(rep.Misses))

@@ -36,10 +36,13 @@ commands:
          anthropic; --check: exit 1 if the body breaks the provider's rule book)
   diff A.json B.json [--json]
          the first byte where two request bodies differ, and its JSON path
-  search --catalog FILE... [--server NAME] [--rules FILE] [--names a,b] [--limit N] [--json] QUERY...
-         what tool_search answers over the catalogs' deferred tools
-  eval --catalog FILE... [--server NAME] --queries FILE.jsonl [--min-recall1 X] [--min-recall5 X] [--json]
-         recall@1, recall@5 and MRR of tool_search on a query set
+  search --catalog FILE... [--server NAME] [--rules FILE] [--names a,b] [--limit N] [--explain TOOL] [--json] QUERY...
+         what tool_search answers over the catalogs' deferred tools;
+         --explain: how TOOL scores for the query, term by term and field by field
+  eval --catalog FILE... [--server NAME] --queries FILE.jsonl [--min-recall1 X] [--min-recall5 X]
+       [--baseline bm25] [--json]
+         recall@1, recall@5 and MRR of tool_search on a query set (tune and check
+         halves), with --baseline the same for plain BM25 as a second row
 
 catalogs (request, search, budget): an MCP server's tools are deferred, built-in tools resident,
 --rules FILE changes that; an MCP tools/list names no server: pass --server NAME with it.

@@ -15,17 +15,20 @@ import (
 )
 
 // runSearch implements `toolshelf search --catalog FILE... [--names a,b]
-// [--limit N] [--json] QUERY...`: it prints exactly what the model would
-// get from tool_search over the catalogs' deferred tools (the catalog
-// policy: an MCP server's tools deferred, built-ins resident), and with
-// --json the ranked hits and their scores as well. Exit status 1 means the
-// call came back as a validation error or matched nothing.
+// [--limit N] [--explain TOOL] [--json] QUERY...`: it prints exactly what
+// the model would get from tool_search over the catalogs' deferred tools
+// (the catalog policy: an MCP server's tools deferred, built-ins
+// resident), and with --json the ranked hits and their scores as well.
+// --explain TOOL prints instead how TOOL scores for the query, term by
+// term and field by field. Exit status 1 means the call came back as a
+// validation error or matched nothing.
 func runSearch(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("search", flag.ContinueOnError)
 	var catalogs files
 	fs.Var(&catalogs, "catalog", "catalog file (repeatable)")
 	names := fs.String("names", "", "exact tool names to load, comma-separated (instead of queries)")
 	limit := fs.Int("limit", 0, "results of a query search (default 5, at most 10)")
+	explain := fs.String("explain", "", "show how this tool scores for the query, term by term and field by field")
 	asJSON := fs.Bool("json", false, "print JSON")
 	server := fs.String("server", "", "the server `NAME` of a --catalog that is an MCP tools/list (it names none)")
 	rules := fs.String("rules", "", "override rules `FILE`: one Defer(pattern) or NoDefer(pattern) a line")
@@ -40,6 +43,8 @@ func runSearch(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "toolshelf search: give QUERY words or --names a,b")
 	case *names != "" && len(queries) > 0:
 		return fail(stderr, "toolshelf search: give either QUERY words or --names, not both")
+	case *explain != "" && len(queries) == 0:
+		return fail(stderr, "toolshelf search: --explain needs QUERY words")
 	}
 	reg, err := loadCatalogs(catalogs, *server)
 	if err != nil {
@@ -62,6 +67,21 @@ func runSearch(args []string, stdout, stderr io.Writer) int {
 	}
 	if flagSet(fs, "limit") && (*limit < 1 || *limit > s.Options().ResultLimit) {
 		return fail(stderr, "toolshelf search: --limit %d: want 1 to %d results", *limit, s.Options().ResultLimit)
+	}
+	if *explain != "" {
+		e, err := s.Explain(context.Background(), queries, *explain, search.Scope{})
+		if err != nil {
+			return fail(stderr, "toolshelf search: %v", err)
+		}
+		if *asJSON {
+			err = writeJSON(stdout, e)
+		} else {
+			err = e.WriteText(stdout)
+		}
+		if err != nil {
+			return fail(stderr, "toolshelf search: %v", err)
+		}
+		return exitOK
 	}
 	call := map[string]any{}
 	if *names != "" {

@@ -2,12 +2,15 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/toolshelf/toolshelf/search"
 )
 
 func catalogArgs(t *testing.T) []string {
@@ -61,4 +64,78 @@ func TestRunEval(t *testing.T) {
 	assert.Equal(t, exitFinding, runEval(args, &out, &errb), "below the bar is a finding")
 	assert.Contains(t, out.String(), "recall@5")
 	assert.Equal(t, exitUsage, runEval([]string{"--queries", "x.jsonl"}, &out, &errb))
+}
+
+// TestRunEvalBaseline checks that --baseline bm25 reports, next to
+// tool_search, exactly what the reference BM25 scores on the same queries.
+func TestRunEvalBaseline(t *testing.T) {
+	var out, errb bytes.Buffer
+	args := append(catalogArgs(t), "--queries", "../../testdata/queries/dev.jsonl", "--baseline", "bm25", "--json")
+	require.Equal(t, exitOK, runEval(args, &out, &errb), errb.String())
+	var got struct {
+		search.Report
+		Baseline *search.Report `json:"baseline"`
+	}
+	require.NoError(t, json.Unmarshal(out.Bytes(), &got))
+	require.NotNil(t, got.Baseline, "the baseline object")
+
+	paths, err := filepath.Glob("../../testdata/catalogs/*.tools.json")
+	require.NoError(t, err)
+	plan, err := search.PlanCatalogs(paths...)
+	require.NoError(t, err)
+	f, err := os.Open("../../testdata/queries/dev.jsonl")
+	require.NoError(t, err)
+	qs, err := search.ReadQueries(f)
+	f.Close()
+	require.NoError(t, err)
+	idx, err := search.PlainBM25{}.Index(context.Background(), plan.Deferred())
+	require.NoError(t, err)
+	want, err := search.EvalIndex(context.Background(), idx, 5, qs)
+	require.NoError(t, err)
+	assert.Equal(t, want.Figures, got.Baseline.Figures)
+	assert.Equal(t, want.ByHalf[search.HalfCheck], got.Baseline.ByHalf[search.HalfCheck])
+	assert.Greater(t, got.RecallAt1, got.Baseline.RecallAt1, "tool_search ahead of the baseline on dev")
+
+	out.Reset()
+	args = append(catalogArgs(t), "--queries", "../../testdata/queries/dev.jsonl", "--baseline", "bm25")
+	require.Equal(t, exitOK, runEval(args, &out, &errb), errb.String())
+	assert.Contains(t, out.String(), "bm25 half=check")
+	assert.Equal(t, exitUsage, runEval(append(catalogArgs(t), "--queries", "../../testdata/queries/dev.jsonl", "--baseline", "tfidf"), &out, &errb))
+}
+
+// TestRunSearchExplain: --explain prints the library's explanation of the
+// tool, whose score is the one the ranking gives it.
+func TestRunSearchExplain(t *testing.T) {
+	var out, errb bytes.Buffer
+	args := append(catalogArgs(t), "--explain", "mcp__github__create_issue", "--json", "create an issue on GitHub")
+	require.Equal(t, exitOK, runSearch(args, &out, &errb), errb.String())
+	var e search.Explanation
+	require.NoError(t, json.Unmarshal(out.Bytes(), &e))
+	assert.Equal(t, "mcp__github__create_issue", e.Tool)
+
+	out.Reset()
+	args = append(catalogArgs(t), "--json", "--limit", "10", "create an issue on GitHub")
+	require.Equal(t, exitOK, runSearch(args, &out, &errb), errb.String())
+	var res struct {
+		Hits []search.Hit `json:"hits"`
+	}
+	require.NoError(t, json.Unmarshal(out.Bytes(), &res))
+	found := false
+	for _, h := range res.Hits {
+		if h.Name == e.Tool {
+			found = true
+			assert.InDelta(t, h.Score, e.Score, 1e-3*h.Score)
+		}
+	}
+	assert.True(t, found, "the explained tool is among the hits")
+
+	out.Reset()
+	args = append(catalogArgs(t), "--explain", "mcp__github__create_issue", "create an issue on GitHub")
+	require.Equal(t, exitOK, runSearch(args, &out, &errb), errb.String())
+	assert.Contains(t, out.String(), "mcp__github__create_issue: score ")
+	assert.Contains(t, out.String(), "name coverage")
+
+	assert.Equal(t, exitUsage, runSearch(append(catalogArgs(t), "--explain", "nope", "x"), &out, &errb))
+	assert.Contains(t, errb.String(), `no searchable tool is named "nope"`)
+	assert.Equal(t, exitUsage, runSearch(append(catalogArgs(t), "--explain", "mcp__github__create_issue"), &out, &errb))
 }

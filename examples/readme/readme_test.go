@@ -37,11 +37,13 @@ func chat(ctx context.Context, reg *registry.Registry, disp *execute.Dispatcher,
 		return "", err
 	}
 	turn := request.Turn{Messages: []request.Message{{Role: request.RoleUser, Text: user}}}
+	var buf []byte // reused each turn: a steady turn then allocates nothing
 	for {
-		body, err := s.BuildRequest(turn) // the frozen prefix, then the history: append-only
+		body, err := s.AppendRequest(buf[:0], turn) // the frozen prefix, then the history: append-only
 		if err != nil {
 			return "", err
 		}
+		buf = body                       // callModel must be done with body when it returns
 		raw, err := callModel(ctx, body) // your HTTP client: the provider's response body
 		if err != nil {
 			return "", err
@@ -103,7 +105,7 @@ func Example() {
 	var first []byte
 	callModel := func(_ context.Context, body []byte) ([]byte, error) {
 		if first == nil {
-			first = body[:requesttest.PrefixLen(body)]
+			first = bytes.Clone(body[:requesttest.PrefixLen(body)]) // body is reused
 		}
 		fmt.Printf("request: the same %d-tool prefix: %t\n", strings.Count(string(first), `"input_schema"`), bytes.HasPrefix(body, first))
 		m := replies[0]

@@ -1,0 +1,48 @@
+package budget
+
+// Tally measures a conversation turn by turn: [Tally.Add] measures only the
+// sections it is given (a turn's new messages) and adds them to the running
+// total, so accounting for a turn costs what its new text costs, not what
+// the history does. [Counter.Measure] of the whole request, by contrast,
+// looks at every section again on every turn (from the cache when frozen).
+// A Tally is not safe for concurrent use; keep one per session.
+type Tally struct {
+	c *Counter
+	m Measurement
+}
+
+// Tally returns an empty tally counting with c.
+func (c *Counter) Tally() *Tally {
+	return &Tally{c: c, m: Measurement{Encoding: c.enc}}
+}
+
+// Add measures sections and adds them, merging rows as [Counter.Measure]
+// does (a section continuing the last row's name and class joins it).
+func (t *Tally) Add(sections ...Section) {
+	for _, s := range sections {
+		var tok Tokens
+		var runes int
+		if s.Frozen {
+			tok, runes = t.c.countFrozen(s.Kind, s.Text)
+		} else {
+			tok, runes = t.c.Count(s.Kind, s.Text), Runes(s.Text)
+		}
+		size := Size{Runes: runes, Bytes: len(s.Text), Tokens: tok}
+		t.m.Total = t.m.Total.Add(size)
+		if n := len(t.m.Rows); n > 0 && t.m.Rows[n-1].Name == s.Name && t.m.Rows[n-1].Class == s.Class {
+			t.m.Rows[n-1].Size = t.m.Rows[n-1].Size.Add(size)
+			continue
+		}
+		t.m.Rows = append(t.m.Rows, Row{Name: s.Name, Class: s.Class, Size: size})
+	}
+}
+
+// Total returns the size of everything added so far.
+func (t *Tally) Total() Size { return t.m.Total }
+
+// Measurement returns a copy of the running measurement.
+func (t *Tally) Measurement() *Measurement {
+	m := t.m
+	m.Rows = append([]Row(nil), t.m.Rows...)
+	return &m
+}

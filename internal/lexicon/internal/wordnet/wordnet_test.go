@@ -1,0 +1,128 @@
+package wordnet
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A miniature WordNet in the real file formats. The licence header lines
+// (two leading spaces) must be skipped.
+var mini = map[string]string{
+	"cntlist.rev": `run%2:38:00:: 1 10
+run%2:41:00:: 2 5
+run%1:04:00:: 1 1
+java%1:15:00:: 1 5
+java%1:13:00:: 2 1
+`,
+	"index.noun": `  1 This software and database is being provided to you
+java n 2 0 2 2 00000300 00000400  
+notification n 1 1 + 1 0 00000200  
+run n 2 0 2 1 00000100 00000500  
+`,
+	"index.verb": `delete v 4 1 + 4 0 00000100 00000200 00000300 00000400  
+notify v 1 1 + 1 0 00000500  
+run v 3 0 3 2 00000600 00000700 00000800  
+`,
+	"index.adj": ``,
+	"index.adv": ``,
+	"data.noun": `  1 This software and database is being provided to you
+00000100 04 n 02 run 0 tally 0 000 | a score in baseball  
+00000200 10 n 01 notification 0 001 + 00000500 v 0101 | informing by words  
+00000300 15 n 01 Java 0 000 | an island  
+00000400 13 n 02 java 0 coffee 0 000 | a beverage  
+00000500 04 n 03 run 0 trial 0 test 0 000 | a trial  
+`,
+	"data.verb": `00000100 35 v 02 delete 0 cancel 0 001 + 00000200 v 0102 | remove  
+00000200 32 v 03 erase 0 delete 0 deleter 0 000 | wipe out  
+00000300 30 v 03 edit 0 blue-pencil 0 delete 0 000 | cut  
+00000400 30 v 02 delete 0 strike 0 000 | a fourth sense  
+00000500 32 v 03 notify 0 advise 0 take_away 0 001 + 00000200 n 0101 | inform  
+00000600 38 v 02 run 0 sprint 0 000 | move fast  
+00000700 41 v 02 run 0 operate 0 000 | direct  
+00000800 38 v 02 run 0 escape 0 000 | flee  
+`,
+	"data.adj": ``,
+	"data.adv": ``,
+}
+
+func writeMini(t *testing.T, edit map[string]string) string {
+	dir := t.TempDir()
+	for name, text := range mini {
+		if e, ok := edit[name]; ok {
+			text = e
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
+	}
+	return dir
+}
+
+func body(b []byte) string {
+	var out []string
+	for line := range strings.Lines(string(b)) {
+		if !strings.HasPrefix(line, "#") {
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out, "")
+}
+
+// TestBuildRules checks each documented rule on the miniature WordNet:
+//   - delete: senses 1-3 only (strike is sense 4); erase comes from sense
+//     2; the + pointer from delete (word 1 of 00000100 v) reaches word 2 of
+//     00000200 v, which is delete itself and so is skipped; deleter shares
+//     delete's stem and is dropped; blue-pencil is not a single word.
+//   - run: ranked by tag count over parts of speech (verb 10, verb 5, noun
+//     1), so escape (verb sense 3, count 0) and trial (noun sense 2) miss
+//     the top 3.
+//   - java: the capitalised sense (count 5) is skipped without using a
+//     rank, so coffee is rank 1.
+//   - notify: take_away is a collocation; notification is a derivation.
+func TestBuildRules(t *testing.T) {
+	got, err := Build(writeMini(t, nil), DefaultOptions)
+	require.NoError(t, err)
+	assert.Equal(t, "delete\ts1:cancel\ts2:erase\ts3:edit\n"+
+		"java\ts1:coffee\n"+
+		"notification\td1:notify\n"+
+		"notify\td1:notification\ts1:advise\n"+
+		"run\ts1:sprint\ts2:operate\ts3:tally\n", body(got))
+	assert.Contains(t, string(got), "# options: senses=3 minlen=3 maxperword=16\n")
+	assert.Contains(t, string(got), "# sha256 data.noun ")
+
+	again, err := Build(writeMini(t, nil), DefaultOptions)
+	require.NoError(t, err)
+	assert.Equal(t, got, again)
+
+	capped, err := Build(writeMini(t, nil), Options{Senses: 2, MinLen: 3, MaxPerWord: 1})
+	require.NoError(t, err)
+	assert.Equal(t, "delete\ts1:cancel\n"+
+		"java\ts1:coffee\n"+
+		"notification\td1:notify\n"+
+		"notify\td1:notification\n"+
+		"run\ts1:sprint\n", body(capped))
+}
+
+func TestBuildErrors(t *testing.T) {
+	for name, edit := range map[string]map[string]string{
+		"word count":       {"data.adv": "00000100 02 r zz good 0 000 | x\n"},
+		"short words":      {"data.adv": "00000100 02 r 02 good 0 000 | x\n"},
+		"pointer":          {"data.adv": "00000100 02 r 01 well 0 001 + 00000100 | x\n"},
+		"pointer target":   {"data.adv": "00000100 02 r 01 well 0 001 + 00000100 r 01zz | x\n"},
+		"index counts":     {"index.adv": "well r 2 0 1 0 00000100\n"},
+		"missing synset":   {"index.adv": "well r 1 0 1 0 00000999\n"},
+		"counts fields":    {"cntlist.rev": "run%2:38:00:: 1\n"},
+		"counts sense":     {"cntlist.rev": "run%9:38:00:: 1 3\n"},
+		"dangling pointer": {"data.verb": strings.Replace(mini["data.verb"], "+ 00000200 n 0101", "+ 00000900 n 0101", 1)},
+	} {
+		_, err := Build(writeMini(t, edit), DefaultOptions)
+		assert.ErrorIs(t, err, ErrFormat, name)
+	}
+	dir := writeMini(t, nil)
+	require.NoError(t, os.Remove(filepath.Join(dir, "data.noun")))
+	_, err := Build(dir, DefaultOptions)
+	assert.ErrorIs(t, err, os.ErrNotExist)
+}

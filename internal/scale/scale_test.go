@@ -1,0 +1,55 @@
+package scale
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The full run is
+//
+//	go test ./internal/scale -run TestScale -scale -sessions 10000 -turns 50 -timeout 60m
+//
+// Without -scale the test plays a small load that checks the same
+// invariants in about a second.
+var (
+	full     = flag.Bool("scale", false, "run the scale benchmark at the sizes of -sessions and -turns")
+	sessions = flag.Int("sessions", 1000, "live sessions (the issue's full run: 10000)")
+	turns    = flag.Int("turns", 50, "turns per session (the issue's full run: 50)")
+	tools    = flag.Int("tools", 1000, "tools in the registry")
+	workers  = flag.Int("workers", 0, "goroutines playing turns at once (0: GOMAXPROCS)")
+	report   = flag.String("report", "", "write the report to this file too")
+)
+
+func TestScale(t *testing.T) {
+	td, err := TestdataDir()
+	require.NoError(t, err)
+	o := Options{Testdata: td, Sessions: 40, Turns: 12, Tools: *tools, SelfBuiltEvery: 10, CounterBytes: 256 << 10}
+	if *full {
+		o.Sessions, o.Turns, o.CounterBytes, o.Workers = *sessions, *turns, 4<<20, *workers
+	} else if testing.Short() {
+		t.Skip("the scale benchmark's small load runs without -short")
+	}
+	rep, err := Run(t.Context(), o)
+	require.NoError(t, err)
+	t.Log("\n" + rep.String())
+	if *report != "" {
+		require.NoError(t, os.WriteFile(filepath.Clean(*report), []byte(rep.String()), 0o644))
+	}
+
+	assert.Equal(t, int64(1), rep.SharedIndexBuilds, "the shared index is built once, never by a call")
+	assert.Equal(t, int64((o.Sessions+o.SelfBuiltEvery-1)/o.SelfBuiltEvery), rep.OverlayBuilds, "one overlay per session that wrote a tool")
+	assert.Equal(t, 1, rep.Prefixes, "equal but distinct &search.Options{} share one prefix")
+	assert.LessOrEqual(t, rep.CounterMax, o.CounterBytes, "the token cache stays within its bound")
+	assert.Positive(t, rep.Calls)
+	assert.Equal(t, rep.SelfSearches, rep.SelfFound, "a session's search for its own tool finds it first")
+	if *full {
+		// The targets, on the machine of the run.
+		assert.LessOrEqual(t, rep.RetainedPerSession/rep.HistoryPerSession, 1.3, "retained heap per session over its encoded history")
+		t.Logf("p99 %s against a target of 2ms", rep.P99)
+	}
+}

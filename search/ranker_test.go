@@ -1,0 +1,278 @@
+package search
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/toolshelf/toolshelf/registry"
+)
+
+// catalogTool is one tool of a catalog file written by a test.
+type catalogTool struct {
+	Name        string         `json:"name"`
+	Description string         `json:"description"`
+	InputSchema map[string]any `json:"inputSchema"`
+}
+
+// writeCatalog writes a catalog file for server (empty: built-in tools).
+func writeCatalog(t *testing.T, server string, tools ...catalogTool) string {
+	t.Helper()
+	for i := range tools {
+		if tools[i].InputSchema == nil {
+			tools[i].InputSchema = map[string]any{"type": "object"}
+		}
+	}
+	c := map[string]any{"tools": tools}
+	if server != "" {
+		c["server"] = server
+	} else {
+		c["catalog"] = "built-in" // the harness's own tools
+	}
+	b, err := json.Marshal(c)
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), fmt.Sprintf("%s.json", server))
+	require.NoError(t, os.WriteFile(path, b, 0o644))
+	return path
+}
+
+func searcherOf(t *testing.T, paths ...string) *Searcher {
+	t.Helper()
+	plan, err := PlanCatalogs(paths...)
+	require.NoError(t, err)
+	s, err := New(plan, nil)
+	require.NoError(t, err)
+	return s
+}
+
+func names(hits []Hit) []string {
+	out := make([]string, len(hits))
+	for i, h := range hits {
+		out[i] = h.Name
+	}
+	return out
+}
+
+// TestServerNameIsOneWord: "GitHub" is the github server, not git + hub:
+// the query must not rank the git server's branch tool first.
+func TestServerNameIsOneWord(t *testing.T) {
+	s := searcherOf(t,
+		writeCatalog(t, "git", catalogTool{Name: "git_branch", Description: "List Git branches of a local repository."}),
+		writeCatalog(t, "github", catalogTool{Name: "create_branch", Description: "Create a new branch in a repository."},
+			catalogTool{Name: "get_me", Description: "Get details of the authenticated user."}),
+	)
+	hits, err := s.Search(context.Background(), []string{"branch on the remote GitHub repo"}, 5, Scope{})
+	require.NoError(t, err)
+	require.NotEmpty(t, hits)
+	assert.Equal(t, "mcp__github__create_branch", hits[0].Name, names(hits))
+
+	e, err := s.Explain(context.Background(), []string{"GitHub"}, "mcp__git__git_branch", Scope{})
+	require.NoError(t, err)
+	assert.Zero(t, e.Score, "no piece of GitHub reaches the git server's tool")
+	assert.Equal(t, "", groupTerm("--"), "a server name without letters has no term")
+	assert.Equal(t, groupPrefix+"sequentialthinking", groupTerm("sequential-thinking"))
+}
+
+// TestBoilerplateDiscount: a parameter every tool of a server shares
+// ("key (access key)") weighs nothing there, while a word only some tools
+// have keeps its weight.
+func TestBoilerplateDiscount(t *testing.T) {
+	var tools []catalogTool
+	for i := range 8 {
+		tools = append(tools, catalogTool{
+			Name:        fmt.Sprintf("op_%d", i),
+			Description: fmt.Sprintf("Operation number %d on the store.", i),
+			InputSchema: map[string]any{"type": "object", "properties": map[string]any{"key": map[string]any{"type": "string", "description": "access key"}}},
+		})
+	}
+	tools[0].Description = "Rotate the access key of the store."
+	s := searcherOf(t, writeCatalog(t, "store", tools...))
+	ctx := context.Background()
+	hits, err := s.Search(ctx, []string{"access key"}, 3, Scope{})
+	require.NoError(t, err)
+	require.NotEmpty(t, hits)
+	assert.Equal(t, "mcp__store__op_0", hits[0].Name, "the one tool whose description says it")
+
+	e, err := s.Explain(ctx, []string{"key"}, "mcp__store__op_3", Scope{})
+	require.NoError(t, err)
+	assert.Zero(t, e.Score, "a parameter all 8 tools share is boilerplate")
+	e, err = s.Explain(ctx, []string{"key"}, "mcp__store__op_0", Scope{})
+	require.NoError(t, err)
+	assert.Positive(t, e.Words[0].Alts[0].Terms[0].Fields["description"])
+}
+
+// TestNameCoverage: one word shared with a long name counts little; the
+// tool whose whole name the query covers wins.
+func TestNameCoverage(t *testing.T) {
+	s := searcherOf(t, writeCatalog(t, "",
+		catalogTool{Name: "read_graph_schema_definitions", Description: "Dump schema definitions of the graph."},
+		catalogTool{Name: "read_file", Description: "Read a file from disk."},
+	))
+	ctx := context.Background()
+	e, err := s.Explain(ctx, []string{"read"}, "read_graph_schema_definitions", Scope{})
+	require.NoError(t, err)
+	assert.InDelta(t, fieldSpecs[fName].weight*e.Name.Matched*e.Name.Matched/e.Name.Total, e.Name.Score, 1e-9)
+	assert.Less(t, e.Name.Matched, e.Name.Total/2)
+	hits, err := s.Search(ctx, []string{"read file"}, 2, Scope{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"read_file", "read_graph_schema_definitions"}, names(hits))
+}
+
+// TestExpansionBounded: a word's expansions never outrank the word: a tool
+// that says "buy" ranks above an otherwise identical one that says its
+// WordNet synonym "purchase"; and a word counts only its best match.
+func TestExpansionBounded(t *testing.T) {
+	s := searcherOf(t, writeCatalog(t, "",
+		catalogTool{Name: "tool_a", Description: "Buy the item."},
+		catalogTool{Name: "tool_b", Description: "Purchase the item."},
+	))
+	ctx := context.Background()
+	hits, err := s.Search(ctx, []string{"buy"}, 2, Scope{})
+	require.NoError(t, err)
+	require.Len(t, hits, 2, "the synonym finds tool_b")
+	assert.Equal(t, "tool_a", hits[0].Name)
+	assert.Greater(t, hits[0].Score, hits[1].Score)
+
+	e, err := s.Explain(ctx, []string{"buy"}, "tool_b", Scope{})
+	require.NoError(t, err)
+	best := 0.0
+	for _, a := range e.Words[0].Alts {
+		assert.LessOrEqual(t, a.Weight, 1.0)
+		if a.Via != "word" {
+			assert.Less(t, a.Weight, 1.0, "an expansion weighs less than the word")
+		}
+		best = max(best, a.Score)
+	}
+	assert.InDelta(t, best+e.Name.Score, e.Score, 1e-9, "the word counts its best alternative only")
+}
+
+// TestSegmentWholeWords: a one-character glossary key fires only as a
+// word of its own, never inside an unknown word.
+func TestSegmentWholeWords(t *testing.T) {
+	v := DefaultVocabulary()
+	seg := func(run string) []string {
+		var out []string
+		v.segment(run, func(s string, exp []expansion) {
+			out = append(out, fmt.Sprintf("%s:%v", s, exp != nil))
+		})
+		return out
+	}
+	_, ok := v.cjk["敲"]
+	require.True(t, ok, "the glossary has the one-character key 敲")
+	assert.Equal(t, []string{"推敲:false"}, seg("推敲"), "敲 inside 推敲 is not a word")
+	assert.Equal(t, []string{"敲:true"}, seg("敲"))
+	assert.Equal(t, []string{"敲:true"}, seg("请敲"), "after a function word it is one")
+	assert.Equal(t, []string{"创建:true", "拉取请求:true"}, seg("帮我创建一个拉取请求"), "function words are skipped")
+}
+
+// TestExplainMatchesSearch: for dev queries, the explained score of each
+// hit is the score the ranking gave it.
+func TestExplainMatchesSearch(t *testing.T) {
+	s := devSearcher(t)
+	ctx := context.Background()
+	for i, q := range loadQueries(t, "../testdata/queries/dev.jsonl") {
+		if i%4 != 0 {
+			continue
+		}
+		hits, err := s.Search(ctx, q.Query, 5, Scope{})
+		require.NoError(t, err)
+		for _, h := range hits {
+			e, err := s.Explain(ctx, q.Query, h.Name, Scope{})
+			require.NoError(t, err)
+			assert.InDelta(t, h.Score, e.Score, 1e-3*h.Score, "%s %s", q.ID, h.Name)
+		}
+	}
+	_, err := s.Explain(ctx, []string{"x"}, "no_such_tool", Scope{})
+	assert.ErrorIs(t, err, ErrExplain)
+}
+
+// TestRankingIgnoresRegistrationOrder: the same tools registered in any
+// order rank the same, scores to the bit.
+func TestRankingIgnoresRegistrationOrder(t *testing.T) {
+	plan, err := PlanCatalogs(catalogPaths(t)...)
+	require.NoError(t, err)
+	tools := plan.Deferred()
+	ctx := context.Background()
+	want, err := (&BM25F{}).Index(ctx, tools)
+	require.NoError(t, err)
+	rng := rand.New(rand.NewSource(1))
+	for range 3 {
+		shuffled := append([]*registry.Tool(nil), tools...)
+		rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+		got, err := (&BM25F{}).Index(ctx, shuffled)
+		require.NoError(t, err)
+		for _, q := range []string{"create a pull request", "截图 screenshot", "list pods in namespace", "GitHub issue"} {
+			a, err := want.Search(ctx, strings.Fields(q), 10)
+			require.NoError(t, err)
+			b, err := got.Search(ctx, strings.Fields(q), 10)
+			require.NoError(t, err)
+			assert.Equal(t, a, b, q)
+		}
+	}
+}
+
+// TestQueryAllocationsIndependentOfCatalog: a fuzzy ranking allocates for
+// its query and its results, never per tool: ten times the tools, the same
+// allocations.
+func TestQueryAllocationsIndependentOfCatalog(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("builds a 3,000-tool index; the race detector drops pooled scratch at random")
+	}
+	ctx := context.Background()
+	allocs := func(n int) float64 {
+		s, err := New(syntheticPlan(t, n), nil)
+		require.NoError(t, err)
+		_, err = s.Search(ctx, benchQuery, 5, Scope{}) // warm the pool and the lexicon
+		require.NoError(t, err)
+		return testing.AllocsPerRun(20, func() {
+			if _, err := s.Search(ctx, benchQuery, 5, Scope{}); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	small, large := allocs(300), allocs(3000)
+	assert.Positive(t, small)
+	assert.Equal(t, small, large, "allocations per query at 300 and 3,000 tools")
+}
+
+// TestExactNameForm: stemming makes "notifications" and "notification"
+// one term, but the name that has the query's exact form ranks first.
+func TestExactNameForm(t *testing.T) {
+	s := searcherOf(t, writeCatalog(t, "",
+		catalogTool{Name: "get_notification", Description: "Fetch it."},
+		catalogTool{Name: "list_notifications", Description: "Fetch them."},
+	))
+	ctx := context.Background()
+	hits, err := s.Search(ctx, []string{"notifications"}, 2, Scope{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"list_notifications", "get_notification"}, names(hits))
+	hits, err = s.Search(ctx, []string{"notification"}, 2, Scope{})
+	require.NoError(t, err)
+	require.Len(t, hits, 2, "the stem still finds both")
+}
+
+// TestPlainBM25IndexMatchesScan: the reference BM25 that evaluations run
+// through postings returns exactly what the scanning baseline of the speed
+// benchmarks returns.
+func TestPlainBM25IndexMatchesScan(t *testing.T) {
+	plan, err := PlanCatalogs(catalogPaths(t)...)
+	require.NoError(t, err)
+	ctx := context.Background()
+	scan := newPlainBM25(plan.Deferred())
+	idx, err := PlainBM25{}.Index(ctx, plan.Deferred())
+	require.NoError(t, err)
+	for _, q := range loadQueries(t, "../testdata/queries/dev.jsonl") {
+		want, err := scan.Search(ctx, q.Query, 5)
+		require.NoError(t, err)
+		got, err := idx.Search(ctx, q.Query, 5)
+		require.NoError(t, err)
+		assert.Equal(t, want, got, q.ID)
+	}
+}
