@@ -50,7 +50,7 @@ func upFront(t *testing.T, p Provider, mode ToolSearch, body []byte) []byte {
 // TestModeSizes measures the first request of a session over the github
 // catalog (every tool deferred, or every tool resident for the baseline)
 // in each tool search mode and provider, and keeps the table in
-// testdata/modes.md, which README.md's "Real peers" section must hold
+// testdata/modes.md, which docs/integration.md must hold
 // verbatim (TOOLSHELF_UPDATE=1 rewrites the file; copy it into the README).
 func TestModeSizes(t *testing.T) {
 	counter, err := budget.NewCounter(budget.O200kBase)
@@ -109,10 +109,10 @@ func TestModeSizes(t *testing.T) {
 	}
 	want, err := os.ReadFile(golden)
 	require.NoError(t, err, "run TOOLSHELF_UPDATE=1 go test ./request -run TestModeSizes")
-	assert.Equal(t, string(want), b.String(), "figures changed: rerun with TOOLSHELF_UPDATE=1 and copy request/testdata/modes.md into README.md")
-	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	assert.Equal(t, string(want), b.String(), "figures changed: rerun with TOOLSHELF_UPDATE=1 and copy request/testdata/modes.md into docs/integration.md")
+	readme, err := os.ReadFile(filepath.Join("..", "docs", "integration.md"))
 	require.NoError(t, err)
-	assert.Contains(t, string(readme), b.String(), "README.md's \"Real peers\" section holds request/testdata/modes.md verbatim")
+	assert.Contains(t, string(readme), b.String(), "docs/integration.md holds request/testdata/modes.md verbatim")
 	t.Log("\n" + b.String())
 }
 

@@ -31,7 +31,7 @@ func TestOutputGolden(t *testing.T) {
 	out := runQuickstart(t, o)
 	assert.Equal(t, out, runQuickstart(t, o), "two runs differ")
 	// TOOLSHELF_UPDATE=1 (requesttest.UpdateEnv) rewrites the file; then copy it into
-	// README.md's "Quickstart output" section.
+	// docs/quickstart.md's "Output" section.
 	requesttest.Golden(t, filepath.Join("testdata", "output.golden"), []byte(out))
 }
 

@@ -123,11 +123,11 @@ func Example() {
 }
 
 // codeBlock returns the offsets of the body of the first fenced block
-// (fence is "```go" or "```text") of README.md's section heading.
+// (fence is "```go" or "```text") of a Markdown file's section heading.
 func codeBlock(t *testing.T, readme, heading, fence string) (start, end int) {
 	t.Helper()
 	i := strings.Index(readme, "\n"+heading+"\n")
-	require.NotEqual(t, -1, i, "README.md has no %s section", heading)
+	require.NotEqual(t, -1, i, "no %s section", heading)
 	j := strings.Index(readme[i:], "\n"+fence+"\n")
 	require.NotEqual(t, -1, j, "%s has no %s block", heading, fence)
 	start = i + j + len(fence) + 2
@@ -136,23 +136,23 @@ func codeBlock(t *testing.T, readme, heading, fence string) (start, end int) {
 	return start, start + k
 }
 
-// TestQuickstartOutput keeps README.md's "Quickstart output" identical to
+// TestQuickstartOutput keeps docs/quickstart.md's "Output" identical to
 // the quickstart's golden output (itself checked against a real run by
-// examples/quickstart's tests). With TOOLSHELF_UPDATE=1 it rewrites the README block.
+// examples/quickstart's tests). With TOOLSHELF_UPDATE=1 it rewrites the docs block.
 func TestQuickstartOutput(t *testing.T) {
 	golden, err := os.ReadFile(filepath.Join("..", "quickstart", "testdata", "output.golden"))
 	require.NoError(t, err)
-	path := filepath.Join("..", "..", "README.md")
-	readme, err := os.ReadFile(path)
+	path := filepath.Join("..", "..", "docs", "quickstart.md")
+	doc, err := os.ReadFile(path)
 	require.NoError(t, err)
-	start, end := codeBlock(t, string(readme), "## Quickstart output", "```text")
+	start, end := codeBlock(t, string(doc), "## Output", "```text")
 	if requesttest.Updating() {
-		out := string(readme[:start]) + string(golden) + string(readme[end:])
+		out := string(doc[:start]) + string(golden) + string(doc[end:])
 		require.NoError(t, os.WriteFile(path, []byte(out), 0o644))
 		return
 	}
-	assert.Equal(t, string(golden), string(readme[start:end]),
-		"README.md's Quickstart output differs from examples/quickstart/testdata/output.golden; run TOOLSHELF_UPDATE=1 go test ./examples/readme")
+	assert.Equal(t, string(golden), string(doc[start:end]),
+		"docs/quickstart.md's Output differs from examples/quickstart/testdata/output.golden; run TOOLSHELF_UPDATE=1 go test ./examples/readme")
 }
 
 // TestReadmeMatches keeps README.md's sample identical to chat's body.
@@ -170,6 +170,6 @@ func TestReadmeMatches(t *testing.T) {
 
 	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	require.NoError(t, err)
-	start, end := codeBlock(t, string(readme), "## Example", "```go")
-	assert.Equal(t, want.String(), string(readme[start:end]), "README.md's ## Example differs from chat in examples/readme/readme_test.go")
+	start, end := codeBlock(t, string(readme), "## The loop", "```go")
+	assert.Equal(t, want.String(), string(readme[start:end]), "README.md's ## The loop differs from chat in examples/readme/readme_test.go")
 }
