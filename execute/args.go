@@ -21,28 +21,8 @@ func scanBounds(b []byte, maxBytes, maxDepth int) string {
 		// and from there into the next request body.
 		return "the arguments are not valid UTF-8; send them as JSON text"
 	}
-	depth, inStr, esc := 0, false, false
-	for _, c := range b {
-		switch {
-		case inStr:
-			switch {
-			case esc:
-				esc = false
-			case c == '\\':
-				esc = true
-			case c == '"':
-				inStr = false
-			}
-		case c == '"':
-			inStr = true
-		case c == '{' || c == '[':
-			depth++
-			if depth > maxDepth {
-				return fmt.Sprintf("the arguments nest deeper than %d levels of objects and arrays; flatten them", maxDepth)
-			}
-		case c == '}' || c == ']':
-			depth--
-		}
+	if jsonx.DeeperThan(b, maxDepth) {
+		return fmt.Sprintf("the arguments nest deeper than %d levels of objects and arrays; flatten them", maxDepth)
 	}
 	return ""
 }

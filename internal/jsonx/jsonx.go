@@ -186,3 +186,34 @@ func AppendCompact(dst, v []byte) []byte {
 	}
 	return dst
 }
+
+// DeeperThan reports whether raw JSON bytes nest objects and arrays deeper
+// than max, in one linear scan that parses nothing (and checks no syntax):
+// the bound that keeps a recursive parser of untrusted input off a deep
+// stack.
+func DeeperThan(b []byte, max int) bool {
+	depth, inStr, esc := 0, false, false
+	for _, c := range b {
+		switch {
+		case inStr:
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+		case c == '"':
+			inStr = true
+		case c == '{' || c == '[':
+			depth++
+			if depth > max {
+				return true
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return false
+}

@@ -53,3 +53,24 @@ func TestAppendStringDoesNotAllocate(t *testing.T) {
 		t.Fatalf("AppendString allocated %v times", n)
 	}
 }
+
+func TestDeeperThan(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		max  int
+		want bool
+	}{
+		{`{}`, 1, false},
+		{`{"a":[1]}`, 1, true},
+		{`{"a":[1]}`, 2, false},
+		{`{"a":"[[[[["}`, 1, false},  // brackets inside a string do not nest
+		{`{"a":"\"[[[["}`, 1, false}, // nor after an escaped quote
+		{`{"a":"\\"}`, 1, false},     // an escaped backslash ends the escape
+		{`[[[]]] [[[]]]`, 3, false},  // siblings do not add up
+		{`[[[[`, 3, true},            // unclosed input counts as it goes
+	} {
+		if got := DeeperThan([]byte(c.in), c.max); got != c.want {
+			t.Errorf("DeeperThan(%s, %d) = %v, want %v", c.in, c.max, got, c.want)
+		}
+	}
+}

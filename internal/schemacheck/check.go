@@ -31,6 +31,7 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/toolshelf/toolshelf/internal/jsonx"
 )
 
 // Bounds on one schema. A real tool schema is far below each: the deepest
@@ -59,28 +60,8 @@ var ErrSchema = errors.New("unusable schema")
 // ScanDepth checks the nesting of raw JSON bytes (objects and arrays) against
 // max without parsing them. It does not check syntax.
 func ScanDepth(b []byte, max int) error {
-	depth, inStr, esc := 0, false, false
-	for _, c := range b {
-		switch {
-		case inStr:
-			switch {
-			case esc:
-				esc = false
-			case c == '\\':
-				esc = true
-			case c == '"':
-				inStr = false
-			}
-		case c == '"':
-			inStr = true
-		case c == '{' || c == '[':
-			depth++
-			if depth > max {
-				return fmt.Errorf("%w: the schema nests deeper than %d levels", ErrSchema, max)
-			}
-		case c == '}' || c == ']':
-			depth--
-		}
+	if jsonx.DeeperThan(b, max) {
+		return fmt.Errorf("%w: the schema nests deeper than %d levels", ErrSchema, max)
 	}
 	return nil
 }
