@@ -60,6 +60,10 @@ type qalt struct {
 	ids []int32
 	w   float32
 	via string // for explanations: "word", "synonym", "translation"
+	// mass is w × the largest IDF of its terms in any field: how much of
+	// the query a tool covers by matching this alternative (see
+	// [coverageShare]).
+	mass float32
 }
 
 // qword is one word of the query with its alternatives, the literal form
@@ -116,6 +120,15 @@ func (ix *bm25Index) parseQuery(queries []string) ([]qword, uint64) {
 		alts := p.words[i].alts
 		for j := 1; j < len(alts); j++ {
 			alts[j].ids = slices.DeleteFunc(alts[j].ids, func(id int32) bool { return p.literal[id] })
+		}
+		for j := range alts {
+			m := float32(0)
+			for _, id := range alts[j].ids {
+				for _, v := range ix.idf[id] {
+					m = max(m, v)
+				}
+			}
+			alts[j].mass = alts[j].w * m
 		}
 	}
 	return p.words, p.need

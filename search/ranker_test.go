@@ -150,7 +150,46 @@ func TestExpansionBounded(t *testing.T) {
 		}
 		best = max(best, a.Score)
 	}
-	assert.InDelta(t, best+e.Name.Score, e.Score, 1e-9, "the word counts its best alternative only")
+	assert.InDelta(t, (best+e.Name.Score)*e.Coverage.Factor, e.Score, 1e-9, "the word counts its best alternative only")
+}
+
+// TestQueryCoverage: a tool that matches more of the query's words beats
+// one that matches a single word more strongly; the explanation gives the
+// factor the score was multiplied by.
+func TestQueryCoverage(t *testing.T) {
+	tools := []catalogTool{
+		// One query word, its whole name and its short description.
+		{Name: "frobnicate_shelf_parts", Description: "Frobnicate parts."},
+		// Both query words, once each, among others.
+		{Name: "beta", Description: "Frobnicate the widgets of a gizmo in place, keeping its other settings and the order of its parts."},
+	}
+	for i := range 6 {
+		tools = append(tools, catalogTool{Name: fmt.Sprintf("filler_%d", i), Description: fmt.Sprintf("Count the widgets of shelf %d and report its parts.", i)})
+	}
+	s := searcherOf(t, writeCatalog(t, "", tools...))
+	ctx := context.Background()
+	q := []string{"frobnicate gizmo"}
+	hits, err := s.Search(ctx, q, 2, Scope{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"beta", "frobnicate_shelf_parts"}, names(hits))
+
+	a, err := s.Explain(ctx, q, "frobnicate_shelf_parts", Scope{})
+	require.NoError(t, err)
+	b, err := s.Explain(ctx, q, "beta", Scope{})
+	require.NoError(t, err)
+	sum := func(e *Explanation) float64 {
+		v := e.Name.Score
+		for _, w := range e.Words {
+			if w.Best >= 0 {
+				v += w.Alts[w.Best].Score
+			}
+		}
+		return v
+	}
+	assert.Greater(t, sum(a), sum(b), "frobnicate's words score more before coverage")
+	assert.Greater(t, b.Coverage.Factor, 0.9, "beta covers the query")
+	assert.InDelta(t, 1-coverageShare/2, a.Coverage.Factor, 0.1, "frobnicate about half of it")
+	assert.InDelta(t, sum(a)*a.Coverage.Factor, a.Score, 1e-9)
 }
 
 // TestSegmentWholeWords: a one-character glossary key fires only as a
