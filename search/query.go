@@ -327,7 +327,11 @@ func (p *queryParser) cjk(run string, req uint64, cw float64) {
 			if e.alt {
 				w = weightAltTranslation
 			}
-			if a, ok := p.alt(e, float32(w*cw), "translation"); ok {
+			via := "translation"
+			if e.w > 0 {
+				w, via = e.w, "translation by shared characters"
+			}
+			if a, ok := p.alt(e, float32(w*cw), via); ok {
 				p.words[wi].alts = append(p.words[wi].alts, a)
 			}
 			// A one-word translation is a word like one the model wrote:

@@ -199,7 +199,17 @@ func TestSegmentWholeWords(t *testing.T) {
 	seg := func(run string) []string {
 		var out []string
 		v.segment(run, func(s string, exp []expansion) {
-			out = append(out, fmt.Sprintf("%s:%v", s, exp != nil))
+			// true: a glossary word; false: unknown (its expansions, if
+			// any, are back-offs through shared characters, weighted at
+			// most weightBackoff).
+			known := exp != nil
+			for _, e := range exp {
+				if e.w > 0 {
+					known = false
+					assert.LessOrEqual(t, e.w, weightBackoff, s)
+				}
+			}
+			out = append(out, fmt.Sprintf("%s:%v", s, known))
 		})
 		return out
 	}
@@ -314,4 +324,36 @@ func TestPlainBM25IndexMatchesScan(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, want, got, q.ID)
 	}
+}
+
+// TestCJKBackoff: a Chinese word the glossary does not know (抓取) is
+// searched through the known words that share its characters (获取 "get |
+// fetch", 读取 "read"), well below a known word's translation; and the
+// back-off does not depend on map order.
+func TestCJKBackoff(t *testing.T) {
+	v := DefaultVocabulary()
+	_, known := v.cjk["抓取"]
+	require.False(t, known, "the test needs a word the glossary lacks")
+	s := searcherOf(t, writeCatalog(t, "",
+		catalogTool{Name: "fetch_page", Description: "Fetch a web page by its address."},
+		catalogTool{Name: "delete_page", Description: "Delete a saved page."},
+	))
+	ctx := context.Background()
+	hits, err := s.Search(ctx, []string{"抓取"}, 2, Scope{})
+	require.NoError(t, err)
+	require.NotEmpty(t, hits)
+	assert.Equal(t, "fetch_page", hits[0].Name)
+
+	e, err := s.Explain(ctx, []string{"抓取"}, "fetch_page", Scope{})
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, e.Words[0].Best, 0)
+	best := e.Words[0].Alts[e.Words[0].Best]
+	assert.Equal(t, "translation by shared characters", best.Via)
+	assert.LessOrEqual(t, best.Weight, weightBackoff)
+
+	first := v.backoff("抓取")
+	for range 5 {
+		assert.Equal(t, first, v.backoff("抓取"))
+	}
+	assert.Nil(t, v.backoff("抓"), "a single character has no back-off")
 }
