@@ -154,6 +154,7 @@ type discKey struct {
 type bm25Index struct {
 	vocab    *Vocabulary
 	k1       float64
+	specs    [nFields]fieldSpec // fieldSpecs with the description's b of BM25F.B
 	tools    []*registry.Tool // by doc id, sorted by name: ties break by id = by name
 	names    []string
 	group    []int32 // server of each doc, -1 for none
@@ -255,7 +256,7 @@ func (r *BM25F) Index(ctx context.Context, tools []*registry.Tool) (Index, error
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
 	n := len(sorted)
 	ix := &bm25Index{
-		vocab: vocab, k1: k1, tools: sorted, names: make([]string, n), group: make([]int32, n),
+		vocab: vocab, k1: k1, specs: specs, tools: sorted, names: make([]string, n), group: make([]int32, n),
 		groups: map[string]int32{}, docLen: make([][nFields]float32, n), nameTot: make([]float32, n),
 		dict: map[string]int32{}, disc: map[discKey]float32{},
 	}
@@ -417,7 +418,7 @@ func (ix *bm25Index) fieldScores(term, doc int32, tf [nFields]float32, disc *[nF
 			out[f] = float64(ix.idf[term][f])
 			continue
 		}
-		spec := fieldSpecs[f]
+		spec := ix.specs[f]
 		norm := 1 - spec.b + spec.b*float64(ix.docLen[doc][f])/ix.avg[f]
 		idf := float64(ix.idf[term][f])
 		s := spec.weight * idf * float64(tf[f]) / norm

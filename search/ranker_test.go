@@ -357,3 +357,28 @@ func TestCJKBackoff(t *testing.T) {
 	}
 	assert.Nil(t, v.backoff("抓"), "a single character has no back-off")
 }
+
+// TestBM25FLengthNormalisation: BM25F.B sets the description's length
+// normalisation: with B near 0 a long description that says the word once
+// scores as a short one does; with B 1 it scores less.
+func TestBM25FLengthNormalisation(t *testing.T) {
+	tools := []*registry.Tool{
+		{Name: "short", Description: "Rotate keys."},
+		{Name: "long", Description: "Rotate keys, and then write a report of every change to the audit log of the vault, with its time and owner."},
+		{Name: "other", Description: "Print the weather."},
+	}
+	score := func(b float64) map[string]float64 {
+		ix, err := (&BM25F{B: b}).Index(context.Background(), tools)
+		require.NoError(t, err)
+		hits, err := ix.Search(context.Background(), []string{"rotate"}, 3)
+		require.NoError(t, err)
+		out := map[string]float64{}
+		for _, h := range hits {
+			out[h.Name] = h.Score
+		}
+		return out
+	}
+	flat, full := score(0.001), score(1)
+	assert.InDelta(t, flat["short"], flat["long"], 0.01*flat["short"])
+	assert.Less(t, full["long"], 0.8*full["short"])
+}
