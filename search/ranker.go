@@ -155,7 +155,7 @@ type bm25Index struct {
 	vocab    *Vocabulary
 	k1       float64
 	specs    [nFields]fieldSpec // fieldSpecs with the description's b of BM25F.B
-	tools    []*registry.Tool // by doc id, sorted by name: ties break by id = by name
+	tools    []*registry.Tool   // by doc id, sorted by name: ties break by id = by name
 	names    []string
 	group    []int32 // server of each doc, -1 for none
 	groups   map[string]int32
