@@ -121,7 +121,15 @@ func (ix *bm25Index) parseQuery(queries []string) ([]qword, uint64) {
 		for j := 1; j < len(alts); j++ {
 			alts[j].ids = slices.DeleteFunc(alts[j].ids, func(id int32) bool { return p.literal[id] })
 		}
+		// Each alternative's mass, for query coverage. Words joined into
+		// one ("pull request" as pullrequest, "sequential thinking" as the
+		// server) are the same concept as the words they join, which
+		// already carry its mass: counted again, a tool without the
+		// joined form would lose coverage for saying it in two words.
 		for j := range alts {
+			if alts[j].via == "joined" || alts[j].via == "server" {
+				continue
+			}
 			m := float32(0)
 			for _, id := range alts[j].ids {
 				for _, v := range ix.idf[id] {

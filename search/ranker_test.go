@@ -382,3 +382,18 @@ func TestBM25FLengthNormalisation(t *testing.T) {
 	assert.InDelta(t, flat["short"], flat["long"], 0.01*flat["short"])
 	assert.Less(t, full["long"], 0.8*full["short"])
 }
+
+// TestJoinedWordsCarryNoMass: words that spell one term of the catalog
+// ("pull request" for pullrequest) add no mass to the query's coverage: a
+// tool that says "pull request" in two words covers the whole query.
+func TestJoinedWordsCarryNoMass(t *testing.T) {
+	s := searcherOf(t, writeCatalog(t, "",
+		catalogTool{Name: "read_pull_request", Description: "Read a pull request."},
+		catalogTool{Name: "get_pullrequest", Description: "Get a pullrequest."},
+	))
+	e, err := s.Explain(context.Background(), []string{"pull request"}, "read_pull_request", Scope{})
+	require.NoError(t, err)
+	require.Len(t, e.Words, 3, "pull, pull request (joined), request")
+	assert.Zero(t, e.Words[1].Mass)
+	assert.InDelta(t, 1.0, e.Coverage.Factor, 1e-9)
+}
