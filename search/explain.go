@@ -22,6 +22,18 @@ type Explanation struct {
 	Words []WordScore `json:"words"`
 	// Name is the name-coverage part of the score.
 	Name NameScore `json:"name"`
+	// Coverage is how much of the query the tool covers; the words' and
+	// the name's scores add up, then are multiplied by its factor.
+	Coverage CoverageScore `json:"coverage"`
+}
+
+// CoverageScore is the query coverage of one tool: of the query's mass
+// (each word's best alternative weight × the largest IDF of its terms),
+// the part the tool matched, and the factor the score is multiplied by.
+type CoverageScore struct {
+	Covered float64 `json:"covered"`
+	Mass    float64 `json:"mass"`
+	Factor  float64 `json:"factor"`
 }
 
 // WordScore is one query word: its alternatives (the word itself, its
@@ -33,6 +45,10 @@ type WordScore struct {
 	// Best is the index in Alts of the alternative that counted, -1 when
 	// none matched the tool.
 	Best int `json:"best"`
+	// Mass is the word's share of the query's mass, Covered what the tool
+	// covers of it.
+	Mass    float64 `json:"mass"`
+	Covered float64 `json:"covered"`
 }
 
 // AltScore is one alternative of a query word.
@@ -104,6 +120,7 @@ func (ix *bm25Index) explain(queries []string, name string) (*Explanation, error
 		ws := WordScore{Word: w.text, Required: w.req != 0, Best: -1}
 		bestS := 0.0
 		for ai, a := range w.alts {
+			ws.Mass = max(ws.Mass, float64(a.mass))
 			as := AltScore{Via: a.via, Weight: float64(a.w)}
 			for _, id := range a.ids {
 				ts := TermScore{Term: strings.NewReplacer(groupPrefix, "server:", exactPrefix, "exact:").Replace(byID[id])}
@@ -126,6 +143,9 @@ func (ix *bm25Index) explain(queries []string, name string) (*Explanation, error
 				}
 				as.Terms = append(as.Terms, ts)
 			}
+			if as.Score+as.NameIDF > 0 {
+				ws.Covered = max(ws.Covered, min(float64(a.mass), as.Score+fieldSpecs[fName].weight*as.NameIDF))
+			}
 			if as.Score+as.NameIDF > 0 && (ws.Best < 0 || as.Score > bestS) {
 				ws.Best = ai
 			}
@@ -133,6 +153,8 @@ func (ix *bm25Index) explain(queries []string, name string) (*Explanation, error
 			ws.Alts = append(ws.Alts, as)
 		}
 		e.Score += bestS
+		e.Coverage.Mass += ws.Mass
+		e.Coverage.Covered += ws.Covered
 		e.Words = append(e.Words, ws)
 	}
 	nameMatched := 0.0
@@ -152,6 +174,11 @@ func (ix *bm25Index) explain(queries []string, name string) (*Explanation, error
 		e.Name.Score = fieldSpecs[fName].weight * e.Name.Matched * e.Name.Matched / total
 	}
 	e.Score += e.Name.Score
+	e.Coverage.Factor = 1
+	if e.Coverage.Mass > 0 {
+		e.Coverage.Factor = 1 - coverageShare + coverageShare*min(e.Coverage.Covered/e.Coverage.Mass, 1)
+	}
+	e.Score *= e.Coverage.Factor
 	return e, nil
 }
 
@@ -165,7 +192,7 @@ func (e *Explanation) WriteText(w io.Writer) error {
 		if ws.Required {
 			req = " (required)"
 		}
-		fmt.Fprintf(&b, "  %q%s\n", ws.Word, req)
+		fmt.Fprintf(&b, "  %q%s: covers %.3f of its mass %.3f\n", ws.Word, req, ws.Covered, ws.Mass)
 		for i, a := range ws.Alts {
 			mark := " "
 			if i == ws.Best {
@@ -191,6 +218,7 @@ func (e *Explanation) WriteText(w io.Writer) error {
 		}
 	}
 	fmt.Fprintf(&b, "  name coverage: %.3f of %.3f IDF → %.3f\n", e.Name.Matched, e.Name.Total, e.Name.Score)
+	fmt.Fprintf(&b, "  query coverage: %.3f of %.3f → score × %.3f\n", e.Coverage.Covered, e.Coverage.Mass, e.Coverage.Factor)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -27,7 +27,7 @@ func (ix *bm25Index) calibrate(over Index) Index {
 	nb, no := float64(len(ix.names)), float64(len(o.names))
 	// The overlay's own tables, shared read-only; idf, postings and
 	// nameTot are computed again below.
-	c := &bm25Index{vocab: o.vocab, k1: o.k1, tools: o.tools, names: o.names, group: o.group, groups: o.groups,
+	c := &bm25Index{vocab: o.vocab, k1: o.k1, specs: o.specs, tools: o.tools, names: o.names, group: o.group, groups: o.groups,
 		docLen: o.docLen, avg: o.avg, dict: o.dict, disc: o.disc}
 	n := len(o.names)
 	c.pool.New = func() any { return newScratch(n) }

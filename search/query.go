@@ -60,6 +60,10 @@ type qalt struct {
 	ids []int32
 	w   float32
 	via string // for explanations: "word", "synonym", "translation"
+	// mass is w × the largest IDF of its terms in any field: how much of
+	// the query a tool covers by matching this alternative (see
+	// [coverageShare]).
+	mass float32
 }
 
 // qword is one word of the query with its alternatives, the literal form
@@ -116,6 +120,23 @@ func (ix *bm25Index) parseQuery(queries []string) ([]qword, uint64) {
 		alts := p.words[i].alts
 		for j := 1; j < len(alts); j++ {
 			alts[j].ids = slices.DeleteFunc(alts[j].ids, func(id int32) bool { return p.literal[id] })
+		}
+		// Each alternative's mass, for query coverage. Words joined into
+		// one ("pull request" as pullrequest, "sequential thinking" as the
+		// server) are the same concept as the words they join, which
+		// already carry its mass: counted again, a tool without the
+		// joined form would lose coverage for saying it in two words.
+		for j := range alts {
+			if alts[j].via == "joined" || alts[j].via == "server" {
+				continue
+			}
+			m := float32(0)
+			for _, id := range alts[j].ids {
+				for _, v := range ix.idf[id] {
+					m = max(m, v)
+				}
+			}
+			alts[j].mass = alts[j].w * m
 		}
 	}
 	return p.words, p.need
@@ -314,7 +335,11 @@ func (p *queryParser) cjk(run string, req uint64, cw float64) {
 			if e.alt {
 				w = weightAltTranslation
 			}
-			if a, ok := p.alt(e, float32(w*cw), "translation"); ok {
+			via := "translation"
+			if e.w > 0 {
+				w, via = e.w, "translation by shared characters"
+			}
+			if a, ok := p.alt(e, float32(w*cw), via); ok {
 				p.words[wi].alts = append(p.words[wi].alts, a)
 			}
 			// A one-word translation is a word like one the model wrote:

@@ -154,7 +154,8 @@ type discKey struct {
 type bm25Index struct {
 	vocab    *Vocabulary
 	k1       float64
-	tools    []*registry.Tool // by doc id, sorted by name: ties break by id = by name
+	specs    [nFields]fieldSpec // fieldSpecs with the description's b of BM25F.B
+	tools    []*registry.Tool   // by doc id, sorted by name: ties break by id = by name
 	names    []string
 	group    []int32 // server of each doc, -1 for none
 	groups   map[string]int32
@@ -255,7 +256,7 @@ func (r *BM25F) Index(ctx context.Context, tools []*registry.Tool) (Index, error
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
 	n := len(sorted)
 	ix := &bm25Index{
-		vocab: vocab, k1: k1, tools: sorted, names: make([]string, n), group: make([]int32, n),
+		vocab: vocab, k1: k1, specs: specs, tools: sorted, names: make([]string, n), group: make([]int32, n),
 		groups: map[string]int32{}, docLen: make([][nFields]float32, n), nameTot: make([]float32, n),
 		dict: map[string]int32{}, disc: map[discKey]float32{},
 	}
@@ -417,7 +418,7 @@ func (ix *bm25Index) fieldScores(term, doc int32, tf [nFields]float32, disc *[nF
 			out[f] = float64(ix.idf[term][f])
 			continue
 		}
-		spec := fieldSpecs[f]
+		spec := ix.specs[f]
 		norm := 1 - spec.b + spec.b*float64(ix.docLen[doc][f])/ix.avg[f]
 		idf := float64(ix.idf[term][f])
 		s := spec.weight * idf * float64(tf[f]) / norm
@@ -482,6 +483,7 @@ func walkSchema(s *jsonschema.Schema, depth int, skip []string, fn func(name, de
 // word (the best of its alternatives), the whole query (the sum of words).
 type scratch struct {
 	altS, wS, s, n       []float32
+	wC, cov, altC        []float32 // query mass a tool covers: per word, whole query, per alternative
 	masks                []uint64
 	altSeen, wSeen, seen []uint32
 	wgen, agen           uint32 // stamps of the current word and alternative
@@ -492,6 +494,7 @@ func newScratch(n int) *scratch {
 	return &scratch{
 		altS: make([]float32, n), wS: make([]float32, n),
 		s: make([]float32, n), n: make([]float32, n), masks: make([]uint64, n),
+		wC: make([]float32, n), cov: make([]float32, n), altC: make([]float32, n),
 		altSeen: make([]uint32, n), wSeen: make([]uint32, n), seen: make([]uint32, n),
 	}
 }
@@ -539,10 +542,18 @@ func (ix *bm25Index) Search(ctx context.Context, queries []string, limit int) ([
 	if len(words) == 0 {
 		return nil, nil
 	}
+	var mass float32
+	for _, w := range words {
+		wm := float32(0)
+		for _, a := range w.alts {
+			wm = max(wm, a.mass)
+		}
+		mass += wm
+	}
 	sc := ix.pool.Get().(*scratch)
 	defer func() {
 		for _, d := range sc.touched {
-			sc.s[d], sc.n[d], sc.masks[d] = 0, 0, 0
+			sc.s[d], sc.n[d], sc.masks[d], sc.cov[d] = 0, 0, 0, 0
 		}
 		sc.touched = sc.touched[:0]
 		ix.pool.Put(sc)
@@ -566,19 +577,21 @@ func (ix *bm25Index) Search(ctx context.Context, queries []string, limit int) ([
 				for _, p := range ix.postings[id] {
 					if sc.altSeen[p.doc] != sc.agen {
 						sc.altSeen[p.doc] = sc.agen
-						sc.altS[p.doc] = 0
+						sc.altS[p.doc], sc.altC[p.doc] = 0, 0
 						sc.altT = append(sc.altT, p.doc)
 					}
 					sc.altS[p.doc] += a.w * p.impact
+					sc.altC[p.doc] += a.w * (p.impact + float32(fieldSpecs[fName].weight)*p.nameIDF)
 				}
 			}
 			for _, d := range sc.altT {
 				if sc.wSeen[d] != sc.wgen {
 					sc.wSeen[d] = sc.wgen
-					sc.wS[d] = 0
+					sc.wS[d], sc.wC[d] = 0, 0
 					sc.wT = append(sc.wT, d)
 				}
 				sc.wS[d] = max(sc.wS[d], sc.altS[d])
+				sc.wC[d] = max(sc.wC[d], min(a.mass, sc.altC[d]))
 			}
 			sc.altT = sc.altT[:0]
 		}
@@ -588,6 +601,7 @@ func (ix *bm25Index) Search(ctx context.Context, queries []string, limit int) ([
 				sc.touched = append(sc.touched, d)
 			}
 			sc.s[d] += sc.wS[d]
+			sc.cov[d] += sc.wC[d]
 			sc.masks[d] |= w.req
 		}
 		sc.wT = sc.wT[:0]
@@ -606,6 +620,9 @@ func (ix *bm25Index) Search(ctx context.Context, queries []string, limit int) ([
 		if t := ix.nameTot[d]; t > 0 && sc.n[d] > 0 {
 			m := min(sc.n[d], t)
 			sc.s[d] += float32(fieldSpecs[fName].weight) * m * m / t
+		}
+		if mass > 0 {
+			sc.s[d] *= 1 - coverageShare + coverageShare*min(sc.cov[d]/mass, 1)
 		}
 	}
 	// Keep the best limit: score descending, then doc id (= name) ascending.
@@ -640,3 +657,18 @@ func (ix *bm25Index) Search(ctx context.Context, queries []string, limit int) ([
 	}
 	return hits, nil
 }
+
+// coverageShare is the share of a tool's score that depends on how much of
+// the query it covers: the score is multiplied by 1 - coverageShare +
+// coverageShare × c, c being the covered share of the query's mass. A
+// query word's mass is its best alternative's weight × the largest IDF of
+// its terms; a tool covers of it what that alternative earned in the tool
+// (name included), up to the mass, so a word found in the description
+// covers it fully and one found only in a parameter's description in part.
+// A tool that matches more of the query's distinct words beats one that
+// matches one word strongly (several words of "files changed in pull
+// request" over "PR" alone). Set on the tune halves of the query sets as a
+// whole: 0.5 raised the tune MRR of dev, BFCL and Seal-Tools, cost
+// MetaTool's a little (its multi-intent questions favour tools with long
+// descriptions that touch both intents), and kept R@5.
+const coverageShare = 0.5

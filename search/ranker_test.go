@@ -150,7 +150,46 @@ func TestExpansionBounded(t *testing.T) {
 		}
 		best = max(best, a.Score)
 	}
-	assert.InDelta(t, best+e.Name.Score, e.Score, 1e-9, "the word counts its best alternative only")
+	assert.InDelta(t, (best+e.Name.Score)*e.Coverage.Factor, e.Score, 1e-9, "the word counts its best alternative only")
+}
+
+// TestQueryCoverage: a tool that matches more of the query's words beats
+// one that matches a single word more strongly; the explanation gives the
+// factor the score was multiplied by.
+func TestQueryCoverage(t *testing.T) {
+	tools := []catalogTool{
+		// One query word, its whole name and its short description.
+		{Name: "frobnicate_shelf_parts", Description: "Frobnicate parts."},
+		// Both query words, once each, among others.
+		{Name: "beta", Description: "Frobnicate the widgets of a gizmo in place, keeping its other settings and the order of its parts."},
+	}
+	for i := range 6 {
+		tools = append(tools, catalogTool{Name: fmt.Sprintf("filler_%d", i), Description: fmt.Sprintf("Count the widgets of shelf %d and report its parts.", i)})
+	}
+	s := searcherOf(t, writeCatalog(t, "", tools...))
+	ctx := context.Background()
+	q := []string{"frobnicate gizmo"}
+	hits, err := s.Search(ctx, q, 2, Scope{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"beta", "frobnicate_shelf_parts"}, names(hits))
+
+	a, err := s.Explain(ctx, q, "frobnicate_shelf_parts", Scope{})
+	require.NoError(t, err)
+	b, err := s.Explain(ctx, q, "beta", Scope{})
+	require.NoError(t, err)
+	sum := func(e *Explanation) float64 {
+		v := e.Name.Score
+		for _, w := range e.Words {
+			if w.Best >= 0 {
+				v += w.Alts[w.Best].Score
+			}
+		}
+		return v
+	}
+	assert.Greater(t, sum(a), sum(b), "frobnicate's words score more before coverage")
+	assert.Greater(t, b.Coverage.Factor, 0.9, "beta covers the query")
+	assert.InDelta(t, 1-coverageShare/2, a.Coverage.Factor, 0.1, "frobnicate about half of it")
+	assert.InDelta(t, sum(a)*a.Coverage.Factor, a.Score, 1e-9)
 }
 
 // TestSegmentWholeWords: a one-character glossary key fires only as a
@@ -160,7 +199,17 @@ func TestSegmentWholeWords(t *testing.T) {
 	seg := func(run string) []string {
 		var out []string
 		v.segment(run, func(s string, exp []expansion) {
-			out = append(out, fmt.Sprintf("%s:%v", s, exp != nil))
+			// true: a glossary word; false: unknown (its expansions, if
+			// any, are back-offs through shared characters, weighted at
+			// most weightBackoff).
+			known := exp != nil
+			for _, e := range exp {
+				if e.w > 0 {
+					known = false
+					assert.LessOrEqual(t, e.w, weightBackoff, s)
+				}
+			}
+			out = append(out, fmt.Sprintf("%s:%v", s, known))
 		})
 		return out
 	}
@@ -275,4 +324,76 @@ func TestPlainBM25IndexMatchesScan(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, want, got, q.ID)
 	}
+}
+
+// TestCJKBackoff: a Chinese word the glossary does not know (抓取) is
+// searched through the known words that share its characters (获取 "get |
+// fetch", 读取 "read"), well below a known word's translation; and the
+// back-off does not depend on map order.
+func TestCJKBackoff(t *testing.T) {
+	v := DefaultVocabulary()
+	_, known := v.cjk["抓取"]
+	require.False(t, known, "the test needs a word the glossary lacks")
+	s := searcherOf(t, writeCatalog(t, "",
+		catalogTool{Name: "fetch_page", Description: "Fetch a web page by its address."},
+		catalogTool{Name: "delete_page", Description: "Delete a saved page."},
+	))
+	ctx := context.Background()
+	hits, err := s.Search(ctx, []string{"抓取"}, 2, Scope{})
+	require.NoError(t, err)
+	require.NotEmpty(t, hits)
+	assert.Equal(t, "fetch_page", hits[0].Name)
+
+	e, err := s.Explain(ctx, []string{"抓取"}, "fetch_page", Scope{})
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, e.Words[0].Best, 0)
+	best := e.Words[0].Alts[e.Words[0].Best]
+	assert.Equal(t, "translation by shared characters", best.Via)
+	assert.LessOrEqual(t, best.Weight, weightBackoff)
+
+	first := v.backoff("抓取")
+	for range 5 {
+		assert.Equal(t, first, v.backoff("抓取"))
+	}
+	assert.Nil(t, v.backoff("抓"), "a single character has no back-off")
+}
+
+// TestBM25FLengthNormalisation: BM25F.B sets the description's length
+// normalisation: with B near 0 a long description that says the word once
+// scores as a short one does; with B 1 it scores less.
+func TestBM25FLengthNormalisation(t *testing.T) {
+	tools := []*registry.Tool{
+		{Name: "short", Description: "Rotate keys."},
+		{Name: "long", Description: "Rotate keys, and then write a report of every change to the audit log of the vault, with its time and owner."},
+		{Name: "other", Description: "Print the weather."},
+	}
+	score := func(b float64) map[string]float64 {
+		ix, err := (&BM25F{B: b}).Index(context.Background(), tools)
+		require.NoError(t, err)
+		hits, err := ix.Search(context.Background(), []string{"rotate"}, 3)
+		require.NoError(t, err)
+		out := map[string]float64{}
+		for _, h := range hits {
+			out[h.Name] = h.Score
+		}
+		return out
+	}
+	flat, full := score(0.001), score(1)
+	assert.InDelta(t, flat["short"], flat["long"], 0.01*flat["short"])
+	assert.Less(t, full["long"], 0.8*full["short"])
+}
+
+// TestJoinedWordsCarryNoMass: words that spell one term of the catalog
+// ("pull request" for pullrequest) add no mass to the query's coverage: a
+// tool that says "pull request" in two words covers the whole query.
+func TestJoinedWordsCarryNoMass(t *testing.T) {
+	s := searcherOf(t, writeCatalog(t, "",
+		catalogTool{Name: "read_pull_request", Description: "Read a pull request."},
+		catalogTool{Name: "get_pullrequest", Description: "Get a pullrequest."},
+	))
+	e, err := s.Explain(context.Background(), []string{"pull request"}, "read_pull_request", Scope{})
+	require.NoError(t, err)
+	require.Len(t, e.Words, 3, "pull, pull request (joined), request")
+	assert.Zero(t, e.Words[1].Mass)
+	assert.InDelta(t, 1.0, e.Coverage.Factor, 1e-9)
 }
