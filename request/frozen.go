@@ -156,7 +156,7 @@ func freeze(cfg *Config, view deferral.View) (*Frozen, error) {
 	f := &Frozen{provider: cfg.Provider, search: cfg.searchMode(), plan: plan, searcher: searcher, entry: map[string]*registry.Tool{}}
 	vars := render.Vars{Static: cfg.Static, Session: cfg.Vars}
 	for _, t := range plan.Resident() {
-		d, err := render.Tool(t, vars)
+		d, err := render.Description(t, vars)
 		if err != nil {
 			return nil, err
 		}
@@ -164,7 +164,7 @@ func freeze(cfg *Config, view deferral.View) (*Frozen, error) {
 	}
 	if f.search.native() {
 		for _, t := range plan.Deferred() {
-			d, err := render.Tool(t, vars)
+			d, err := render.Description(t, vars)
 			if err != nil {
 				return nil, err
 			}
@@ -251,7 +251,7 @@ func entryTools(index string, vars render.Vars, indexInSystem bool) (*registry.T
 	}
 	st := search.Tool(d)
 	et := execute.Tool()
-	if et.Description, err = render.Tool(&et, vars); err != nil {
+	if et.Description, err = render.Description(&et, vars); err != nil {
 		return nil, nil, err
 	}
 	return &st, &et, nil
