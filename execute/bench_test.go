@@ -16,7 +16,7 @@ import (
 func BenchmarkDispatch(b *testing.B) {
 	e := newEnv(b, deferral.View{})
 	d := mustNew(b, &execute.Options{
-		Rules: execute.MustRules("Allow(Read)", "Ask(Bash)", "Deny(ImageGen)", "Allow(mcp__*)"),
+		Permissions: execute.MustPermissions("Allow(Read)", "Ask(Bash)", "Deny(ImageGen)", "Allow(mcp__*)"),
 		Hooks: []execute.Hook{{Name: "audit", Before: func(context.Context, *execute.Call) execute.Verdict { return execute.Verdict{} }}},
 	})
 	s := e.session("bench", "WebFetch")

@@ -250,7 +250,7 @@ func entryTools(index string, vars render.Vars, indexInSystem bool) (*registry.T
 		return nil, nil, err
 	}
 	st := search.Tool(d)
-	et := execute.Tool()
+	et := execute.Definition()
 	if et.Description, err = render.Description(&et, vars); err != nil {
 		return nil, nil, err
 	}

@@ -225,7 +225,7 @@ func TestSameGovernanceEveryMode(t *testing.T) {
 			snap, counts := governed(t)
 			var hooked []string
 			d, err := execute.New(&execute.Options{
-				Rules: []execute.Rule{{Action: execute.Deny, Pattern: "beta"}},
+				Permissions: []execute.Permission{{Action: execute.Deny, Pattern: "beta"}},
 				Hooks: []execute.Hook{{Name: "audit", Before: func(_ context.Context, c *execute.Call) execute.Verdict {
 					hooked = append(hooked, c.Name)
 					return execute.Verdict{}

@@ -93,7 +93,7 @@ func run(w io.Writer, model Model, o Options) (*budget.Ledger, error) {
 	}
 
 	disp, err := execute.New(&execute.Options{
-		Rules: execute.MustRules("Deny(DropDatabase)", "Ask(Deploy)"),
+		Permissions: execute.MustPermissions("Deny(DropDatabase)", "Ask(Deploy)"),
 		Ask: func(ctx context.Context, req execute.AskRequest) (bool, error) {
 			var p struct {
 				Env string `json:"env"`

@@ -82,7 +82,7 @@ func Example() {
 		panic(err)
 	}
 	disp, err := execute.New(&execute.Options{
-		Rules: execute.MustRules("Ask(mcp__github__create_*)"),
+		Permissions: execute.MustPermissions("Ask(mcp__github__create_*)"),
 		Ask: func(_ context.Context, req execute.AskRequest) (bool, error) {
 			fmt.Println("ask:", req.Tool)
 			return true, nil

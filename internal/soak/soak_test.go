@@ -175,7 +175,7 @@ func TestSoak(t *testing.T) {
 	}
 	c := &tally{}
 	reg := soakRegistry(t, c)
-	d, err := execute.New(&execute.Options{Rules: execute.MustRules("Deny(mcp__github__delete_*)")})
+	d, err := execute.New(&execute.Options{Permissions: execute.MustPermissions("Deny(mcp__github__delete_*)")})
 	require.NoError(t, err)
 	cache := request.NewCache()
 	policy := &deferral.Policy{Default: deferral.DefaultResident, Layers: []deferral.Layer{
