@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/toolshelf/toolshelf/budget"
+	"github.com/toolshelf/toolshelf/internal/textfmt"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 )
@@ -89,8 +90,8 @@ func TestLedgerFigures(t *testing.T) {
 	var b strings.Builder
 	require.NoError(t, l.Write(&b))
 	out := b.String()
-	assert.Contains(t, out, budget.Thousands(sum.InputTokens))
-	assert.Contains(t, out, budget.Thousands(3*d)+" input tokens over 3 requests")
+	assert.Contains(t, out, textfmt.Thousands(sum.InputTokens))
+	assert.Contains(t, out, textfmt.Thousands(3*d)+" input tokens over 3 requests")
 	assert.Contains(t, out, "o200k_base")
 	assert.NotContains(t, out, "~", "exact counts carry no estimate mark")
 
