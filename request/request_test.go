@@ -223,7 +223,7 @@ func TestPrefixEvents(t *testing.T) {
 		}},
 		{"search loads schemas", false, func(t *testing.T, s *Session) *Session {
 			s.Call(t.Context(), "tool_search", json.RawMessage(`{"tool_names":["mcp__github__list_issues"]}`))
-			s.MarkLoaded("mcp__github__list_issues")
+			dispatchSession{s}.MarkLoaded("mcp__github__list_issues")
 			return s
 		}},
 		{"self-built tool", false, func(t *testing.T, s *Session) *Session {
@@ -295,7 +295,7 @@ func TestRestoreBuildsSameBytes(t *testing.T) {
 				_, err := s.BuildRequest(tr)
 				require.NoError(t, err)
 			}
-			s.MarkLoaded("mcp__github__list_issues")
+			dispatchSession{s}.MarkLoaded("mcp__github__list_issues")
 			require.NoError(t, s.RegisterSelfBuilt(registry.Tool{Name: "mine", Description: "Mine."}))
 			require.NoError(t, s.Elevate())
 			st, err := s.MarshalState()
@@ -422,7 +422,7 @@ func TestSessionCall(t *testing.T) {
 	assert.True(t, ok)
 	_, _, ok = s.Lookup("nope")
 	assert.False(t, ok)
-	names := s.VisibleNames()
+	names := s.visibleNames()
 	assert.IsIncreasing(t, names)
 	assert.Contains(t, names, "VideoGen")
 	assert.Contains(t, names, "defer_execute")

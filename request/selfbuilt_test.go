@@ -128,7 +128,7 @@ func TestSelfBuiltRespectsMode(t *testing.T) {
 	require.NoError(t, full.SetView(deferral.View{Mode: deferral.Mode{Name: "ask", Allow: []string{"Read"}}}))
 	_, _, ok = full.Lookup("scribble")
 	assert.False(t, ok, "narrowing the mode hides the self-built tool")
-	assert.NotContains(t, full.VisibleNames(), "scribble")
+	assert.NotContains(t, full.visibleNames(), "scribble")
 }
 
 // EntryTools gives budget accounts the entry tools exactly as a session

@@ -262,7 +262,7 @@ func TestSoak(t *testing.T) {
 			h := c.handler(selfBuilt)
 			handler := func(ctx context.Context, params json.RawMessage) (registry.Result, error) {
 				r, err := h(ctx, params)
-				r.Text += " in " + s.ID()
+				r.Text += " in " + "s" + strconv.Itoa(id) // the session's Config.ID
 				return r, err
 			}
 			if err := s.RegisterSelfBuilt(registry.Tool{Name: selfBuilt, Description: "A tool this conversation wrote.",
