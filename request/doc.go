@@ -15,7 +15,7 @@
 // changed MCP tools ([Session.AnnounceToolsChanged]) carry sanitized,
 // bounded text, appended to the conversation, never to the prefix.
 //
-// Every body follows the providers' rule book ([Rules], checked by
+// Every body follows the providers' rule book ([wire.Rules], checked by
 // requesttest.CheckProviderRules): where OpenAI caps a tool description
 // at 1,024 characters, the name index rides in the system instructions
 // and longer descriptions are cut at a sentence; empty failed results and

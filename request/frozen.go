@@ -16,9 +16,9 @@ import (
 	"github.com/toolshelf/toolshelf/search"
 )
 
-// IndexVar is the session variable that holds the tool_search name index
+// indexVar is the session variable that holds the tool_search name index
 // while its description renders.
-const IndexVar = "index"
+const indexVar = "index"
 
 // Frozen is the part of a session fixed at creation: the exposed tools with
 // their rendered descriptions, the tool_search index and searcher, and the
@@ -86,9 +86,6 @@ func (f *Frozen) Plan() *deferral.Plan { return f.plan }
 // or [NativeRegex].
 func (f *Frozen) ToolSearch() ToolSearch { return f.search }
 
-// Searcher returns the shared tool_search engine.
-func (f *Frozen) Searcher() *search.Searcher { return f.searcher }
-
 // checkConfig validates what every encoder needs, before anything is built.
 func checkConfig(cfg *Config) error {
 	if _, ok := encoderFor(cfg.Provider); !ok {
@@ -128,8 +125,8 @@ func checkConfig(cfg *Config) error {
 			return fmt.Errorf("%w: Config.Extra[%q] is not valid JSON", ErrConfig, k)
 		}
 	}
-	if _, ok := cfg.Vars[IndexVar]; ok {
-		return fmt.Errorf("%w: session variable %q is reserved for the tool_search index", ErrConfig, IndexVar)
+	if _, ok := cfg.Vars[indexVar]; ok {
+		return fmt.Errorf("%w: session variable %q is reserved for the tool_search index", ErrConfig, indexVar)
 	}
 	vars := render.Vars{Static: cfg.Static, Session: cfg.Vars}
 	if err := vars.Check(); err != nil {
@@ -240,7 +237,7 @@ func entryTools(index string, vars render.Vars, indexInSystem bool) (*registry.T
 	if session == nil {
 		session = map[string]string{}
 	}
-	session[IndexVar] = index
+	session[indexVar] = index
 	tmpl := search.DescriptionTemplate
 	if indexInSystem {
 		tmpl = search.SystemIndexDescription

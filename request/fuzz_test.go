@@ -17,6 +17,7 @@ import (
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 	"github.com/toolshelf/toolshelf/request/requesttest"
+	"github.com/toolshelf/toolshelf/request/wire"
 )
 
 var fzProviders = []request.Provider{request.OpenAIChat, request.OpenAIResponses, request.Anthropic}
@@ -136,7 +137,7 @@ func fzCheckIndex(t *testing.T, s *request.Session, b *fzBody) {
 	// system instructions instead, and the description stays under the cap.
 	switch s.Frozen().Provider() {
 	case request.OpenAIChat, request.OpenAIResponses:
-		if strings.Contains(desc, f.Index()) || utf8.RuneCountInString(desc) > request.MaxDescription {
+		if strings.Contains(desc, f.Index()) || utf8.RuneCountInString(desc) > wire.MaxDescription {
 			t.Fatalf("tool_search description carries the index or is over the cap (%d characters)", utf8.RuneCountInString(desc))
 		}
 		desc = b.Instructions

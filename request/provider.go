@@ -38,10 +38,10 @@ type encoder interface {
 	// the provider's outer shape (a restored store record is checked).
 	historyShaped(buf []byte) bool
 	// capsDescriptions reports whether the provider limits a tool
-	// description to [MaxDescription] characters.
+	// description to [wire.MaxDescription] characters.
 	capsDescriptions() bool
 	// checkRules refuses a configuration the provider refuses on every
-	// request (see [Rules]).
+	// request (see [wire.Rules]).
 	checkRules(cfg *Config) error
 	// decodeReply decodes a whole response body (valid JSON).
 	decodeReply(body []byte) (Reply, error)

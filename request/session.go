@@ -258,7 +258,7 @@ func (s *Session) addSelfBuilt(t *registry.Tool) error {
 
 // announce is the block that tells the model about a new self-built tool.
 // The description was written by the model: only its first line is kept,
-// bounded to [MaxAnnouncedDescription] runes, with control characters made
+// bounded to maxAnnouncedDescription runes, with control characters made
 // spaces and every wrapper tag neutralized, so that it cannot close the
 // block or open another one.
 func announce(t *registry.Tool) string {
