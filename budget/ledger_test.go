@@ -17,7 +17,7 @@ import (
 func harnessAccount(t *testing.T) (*budget.Account, []*registry.Tool, string, *budget.Counter) {
 	t.Helper()
 	plan := loadPlan(t, nil, testdata("fixtures", "harness-catalog.json"))
-	entry, index, err := request.EntryTools(plan, nil)
+	entry, index, err := request.EntryDefinitions(plan, nil)
 	require.NoError(t, err)
 	c, err := budget.NewCounter(budget.O200kBase)
 	require.NoError(t, err)

@@ -125,10 +125,10 @@ func checkConfig(cfg *Config) error {
 			return fmt.Errorf("%w: Config.Extra[%q] is not valid JSON", ErrConfig, k)
 		}
 	}
-	if _, ok := cfg.Vars[indexVar]; ok {
+	if _, ok := cfg.SessionVars[indexVar]; ok {
 		return fmt.Errorf("%w: session variable %q is reserved for the tool_search index", ErrConfig, indexVar)
 	}
-	vars := render.Vars{Static: cfg.Static, Session: cfg.Vars}
+	vars := render.Vars{Static: cfg.StaticVars, Session: cfg.SessionVars}
 	if err := vars.Check(); err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
@@ -151,7 +151,7 @@ func freeze(cfg *Config, view deferral.View) (*Frozen, error) {
 		return nil, fmt.Errorf("%w: tool_search: %w", ErrConfig, err)
 	}
 	f := &Frozen{provider: cfg.Provider, search: cfg.searchMode(), plan: plan, searcher: searcher, entry: map[string]*registry.Tool{}}
-	vars := render.Vars{Static: cfg.Static, Session: cfg.Vars}
+	vars := render.Vars{Static: cfg.StaticVars, Session: cfg.SessionVars}
 	for _, t := range plan.Resident() {
 		d, err := render.Description(t, vars)
 		if err != nil {
@@ -254,12 +254,12 @@ func entryTools(index string, vars render.Vars, indexInSystem bool) (*registry.T
 	return &st, &et, nil
 }
 
-// EntryTools returns the entry tools a session with plan would send —
+// EntryDefinitions returns the entry tools a session with plan would send —
 // tool_search with its description rendered around an empty index, and
 // defer_execute — and the index text, which budget accounts count on a
 // line of its own. Both are empty when nothing is deferred. opts are the
 // search options the sessions use (nil means defaults).
-func EntryTools(plan *deferral.Plan, opts *search.Options) ([]*registry.Tool, string, error) {
+func EntryDefinitions(plan *deferral.Plan, opts *search.Options) ([]*registry.Tool, string, error) {
 	if !plan.EntryTools() {
 		return nil, "", nil
 	}

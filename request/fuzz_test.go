@@ -299,7 +299,7 @@ func fzConfig(t testing.TB, p request.Provider, cache *request.Cache) request.Co
 		Policy: &deferral.Policy{Layers: []deferral.Layer{
 			deferral.MustLayer("project", "Defer(mcp__github__*)", "NoDefer(mcp__github__get_me)"),
 		}},
-		Vars:     map[string]string{"cwd": "/home/dev/repo", "os": "linux"},
+		SessionVars:     map[string]string{"cwd": "/home/dev/repo", "os": "linux"},
 		Provider: p,
 		Model:    "m",
 		System:   "You are a coding agent.",

@@ -337,8 +337,8 @@ func TestBadInput(t *testing.T) {
 			{"invalid UTF-8 system", func(c *Config) { c.System = "a\xffb" }, ErrConfig, "System"},
 			{"reserved extra", func(c *Config) { c.Extra = map[string]json.RawMessage{"tools": json.RawMessage(`[]`)} }, ErrConfig, `"tools"`},
 			{"bad extra", func(c *Config) { c.Extra = map[string]json.RawMessage{"max_tokens": json.RawMessage(`{`)} }, ErrConfig, "max_tokens"},
-			{"forbidden variable", func(c *Config) { c.Vars = map[string]string{"turn": "1"} }, ErrConfig, `"turn"`},
-			{"reserved variable", func(c *Config) { c.Vars = map[string]string{"index": "x"} }, ErrConfig, `"index"`},
+			{"forbidden variable", func(c *Config) { c.SessionVars = map[string]string{"turn": "1"} }, ErrConfig, `"turn"`},
+			{"reserved variable", func(c *Config) { c.SessionVars = map[string]string{"index": "x"} }, ErrConfig, `"index"`},
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {

@@ -138,7 +138,7 @@ func TestEntryToolsMatchSession(t *testing.T) {
 	require.NoError(t, reg.Register(registry.Tool{Name: "Read"}, registry.Tool{Name: "VideoGen", DeferLoading: registry.DeferTrue}))
 	s, err := NewSession(Config{Snapshot: reg.Snapshot(), Provider: Anthropic, Model: "m", Extra: map[string]json.RawMessage{"max_tokens": json.RawMessage("64")}})
 	require.NoError(t, err)
-	tools, index, err := EntryTools(s.Frozen().Plan(), nil)
+	tools, index, err := EntryDefinitions(s.Frozen().Plan(), nil)
 	require.NoError(t, err)
 	require.Len(t, tools, 2)
 	assert.Equal(t, s.Frozen().Index(), index)
@@ -151,7 +151,7 @@ func TestEntryToolsMatchSession(t *testing.T) {
 	assert.Equal(t, string(sent[registry.DeferExecuteName].Schema), string(tools[1].ModelSchema()))
 
 	none, _ := (&deferral.Policy{}).Plan(registry.New(nil).Snapshot(), deferral.View{})
-	tools, index, err = EntryTools(none, nil)
+	tools, index, err = EntryDefinitions(none, nil)
 	require.NoError(t, err)
 	assert.Empty(t, tools)
 	assert.Empty(t, index)

@@ -134,7 +134,7 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "toolshelf budget: %v", err)
 	}
-	entry, index, err := request.EntryTools(plan, nil)
+	entry, index, err := request.EntryDefinitions(plan, nil)
 	if err != nil {
 		return fail(stderr, "toolshelf budget: %v", err)
 	}

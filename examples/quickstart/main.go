@@ -135,7 +135,7 @@ func run(w io.Writer, o options) error {
 	fmt.Fprintf(w, "session: %s, model %s, tokens %s\n\n", o.Provider, o.Model, tokens)
 
 	// 5. The savings account: what deferral takes out of every request.
-	entry, index, err := request.EntryTools(plan, nil)
+	entry, index, err := request.EntryDefinitions(plan, nil)
 	if err != nil {
 		return err
 	}

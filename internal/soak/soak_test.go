@@ -244,7 +244,7 @@ func TestSoak(t *testing.T) {
 		}
 		s, err := request.NewSession(request.Config{
 			ID: "s" + strconv.Itoa(id), Snapshot: reg.Snapshot(), Policy: policy, View: view,
-			Vars: map[string]string{"cwd": "/home/dev/repo"}, Provider: provider, Model: "m", Extra: outputBound(provider),
+			SessionVars: map[string]string{"cwd": "/home/dev/repo"}, Provider: provider, Model: "m", Extra: outputBound(provider),
 			System: "You are a soak test.", Cache: cache, Dispatcher: d, SelfBuilt: takesSelfBuilt,
 		})
 		if err != nil {
