@@ -12,6 +12,7 @@ import (
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request/requesttest"
+	"github.com/toolshelf/toolshelf/request/wire"
 )
 
 // TestGolden pins the request bytes of the three providers over the
@@ -121,7 +122,7 @@ func TestSameBytesAnyRegistrationOrder(t *testing.T) {
 					continue
 				}
 				for i := range got {
-					require.Nil(t, requesttest.Diff(want[i], got[i]), "seed %d turn %d", seed, i)
+					require.Nil(t, wire.Diff(want[i], got[i]), "seed %d turn %d", seed, i)
 				}
 			}
 		})
@@ -175,7 +176,7 @@ func TestHundredTurns(t *testing.T) {
 				require.NoError(t, err, "turn %d", turn)
 				require.True(t, json.Valid(b), "turn %d", turn)
 				requesttest.CheckProviderRules(t, p, b)
-				require.True(t, bytes.HasPrefix(b, prefix), "turn %d: %s", turn, requesttest.Diff(prefix, b[:min(len(b), len(prefix))]))
+				require.True(t, bytes.HasPrefix(b, prefix), "turn %d: %s", turn, wire.Diff(prefix, b[:min(len(b), len(prefix))]))
 				bodies = append(bodies, b)
 			}
 			requesttest.AssertStablePrefix(t, bodies...)
@@ -184,7 +185,7 @@ func TestHundredTurns(t *testing.T) {
 			for i := 1; i < len(bodies); i++ {
 				prev := bytes.Replace(bodies[i-1], []byte(ephemeral), nil, -1)
 				next := bytes.Replace(bodies[i], []byte(ephemeral), nil, -1)
-				require.True(t, bytes.HasPrefix(next, prev[:len(prev)-2]), "turn %d rewrote history: %s", i, requesttest.Diff(prev[:len(prev)-2], next[:len(prev)-2]))
+				require.True(t, bytes.HasPrefix(next, prev[:len(prev)-2]), "turn %d rewrote history: %s", i, wire.Diff(prev[:len(prev)-2], next[:len(prev)-2]))
 			}
 			assert.Contains(t, string(bodies[len(bodies)-1]), `<new_deferred_tool>\nmy_tool_7: Counts lines`)
 			assert.NotContains(t, s.Frozen().Index(), "my_tool_7", "the index is not rewritten")
@@ -277,7 +278,7 @@ func TestPrefixEvents(t *testing.T) {
 				require.NoError(t, err)
 				before := bytes.Clone(s.Prefix())
 				after := ev.do(t, s).Prefix()
-				assert.Equal(t, ev.changes, !bytes.Equal(before, after), "%s", requesttest.Diff(before, after))
+				assert.Equal(t, ev.changes, !bytes.Equal(before, after), "%s", wire.Diff(before, after))
 			})
 		}
 	}
@@ -315,7 +316,7 @@ func TestRestoreBuildsSameBytes(t *testing.T) {
 			require.NoError(t, err)
 			got, err := r.BuildRequest(turns[3])
 			require.NoError(t, err)
-			assert.Nil(t, requesttest.Diff(want, got))
+			assert.Nil(t, wire.Diff(want, got))
 			assert.Contains(t, string(got), `<new_deferred_tool>\nmine: Mine.`)
 		})
 	}
