@@ -299,12 +299,12 @@ func fzConfig(t testing.TB, p request.Provider, cache *request.Cache) request.Co
 		Policy: &deferral.Policy{Layers: []deferral.Layer{
 			deferral.MustLayer("project", "Defer(mcp__github__*)", "NoDefer(mcp__github__get_me)"),
 		}},
-		SessionVars:     map[string]string{"cwd": "/home/dev/repo", "os": "linux"},
-		Provider: p,
-		Model:    "m",
-		System:   "You are a coding agent.",
-		Extra:    map[string]json.RawMessage{"max_tokens": json.RawMessage("64")},
-		Cache:    cache,
+		SessionVars: map[string]string{"cwd": "/home/dev/repo", "os": "linux"},
+		Provider:    p,
+		Model:       "m",
+		System:      "You are a coding agent.",
+		Extra:       map[string]json.RawMessage{"max_tokens": json.RawMessage("64")},
+		Cache:       cache,
 	}
 }
 
