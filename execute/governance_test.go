@@ -122,7 +122,7 @@ func TestAskRequest(t *testing.T) {
 	var got execute.AskRequest
 	d := mustNew(t, &execute.Options{
 		Permissions: execute.MustPermissions("Ask(Notify)"),
-		Ask:   func(_ context.Context, r execute.AskRequest) (bool, error) { got = r; return true, nil },
+		Ask:         func(_ context.Context, r execute.AskRequest) (bool, error) { got = r; return true, nil },
 		Inject: func(context.Context, execute.Session, string) (map[string]any, error) {
 			return map[string]any{"auth_token": "secret"}, nil
 		},
