@@ -3,16 +3,17 @@ package request
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"maps"
 	"slices"
 	"unicode/utf8"
+
+	"github.com/toolshelf/toolshelf/internal/jsonx"
+	"github.com/toolshelf/toolshelf/internal/openai"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/render"
-	"github.com/toolshelf/toolshelf/request/wire"
 	"github.com/toolshelf/toolshelf/search"
 )
 
@@ -186,7 +187,7 @@ func freeze(cfg *Config, view deferral.View) (*Frozen, error) {
 	}
 	if cfg.Strict && capsDescriptions(cfg.Provider) {
 		for i := range f.tools {
-			f.tools[i].Strict = f.entry[f.tools[i].Name] == nil && wire.StrictCompatible(f.tools[i].Schema)
+			f.tools[i].Strict = f.entry[f.tools[i].Name] == nil && openai.StrictCompatible(f.tools[i].Schema)
 		}
 	}
 	for _, name := range capDescriptions(cfg.Provider, f.tools, f.entry[registry.ToolSearchName] != nil) {

@@ -56,7 +56,7 @@ func assertConforms(t *testing.T, p Provider, body []byte) {
 		if name == "" {
 			continue // a provider's own search tool, named by its type
 		}
-		assert.True(t, wire.ValidName(name), "tools[%d] name %q", i, name)
+		assert.True(t, registry.ValidName(name), "tools[%d] name %q", i, name)
 		if p != Anthropic {
 			assert.LessOrEqual(t, utf8.RuneCountInString(desc), maxDescription, "tools[%d] %s description", i, name)
 		}
