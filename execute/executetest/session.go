@@ -1,5 +1,8 @@
 // Package executetest provides a [execute.Session] for tests: one backed by
 // a deferral plan and a loaded set, as a harness's session would be.
+//
+// API: [NewSession] and [Session], the fake a handler or hook test passes to
+// [execute.Dispatcher.Call] in place of a request.Session.
 package executetest
 
 import (

@@ -7,6 +7,11 @@
 //
 // The package registers no flags: importing it never collides with a test
 // package's own -update flag.
+//
+// API: [AssertStablePrefix], [AssertAppendOnly], [CheckProviderRules] and
+// [Golden] are the assertions; [UpdateEnv] and [Updating] are the golden
+// convention the whole repository follows. Body diffing itself is
+// request/wire's ([wire.Diff], [wire.PrefixLen], [wire.PathAt]).
 package requesttest
 
 import (
