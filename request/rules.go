@@ -23,14 +23,14 @@ const maxDescription = wire.MaxDescription
 
 // Placeholder texts sent in place of text a provider refuses as empty.
 const (
-	// EmptyErrorResult replaces an empty or whitespace-only failed tool
+	// emptyErrorResult replaces an empty or whitespace-only failed tool
 	// result: Anthropic refuses an is_error tool_result without content,
 	// and the OpenAI APIs would show the model a bare "Error: ".
-	EmptyErrorResult = "The tool failed without an error message."
-	// EmptyText replaces whitespace-only assistant text that is all its
+	emptyErrorResult = "The tool failed without an error message."
+	// emptyText replaces whitespace-only assistant text that is all its
 	// message has: Anthropic refuses whitespace-only text blocks. Next to
 	// tool calls such text is left out instead.
-	EmptyText = "(no text)"
+	emptyText = "(no text)"
 )
 
 // capsDescriptions reports whether p limits a tool description to

@@ -301,7 +301,7 @@ func TestEmptyFailedResult(t *testing.T) {
 				require.NoError(t, err)
 				assertConforms(t, p, body)
 				if blank(text) {
-					assert.Contains(t, string(body), EmptyErrorResult)
+					assert.Contains(t, string(body), emptyErrorResult)
 				}
 			}
 		})
@@ -326,7 +326,7 @@ func TestWhitespaceAssistantText(t *testing.T) {
 			}})
 			require.NoError(t, err)
 			assertConforms(t, p, body)
-			assert.Equal(t, 1, strings.Count(string(body), EmptyText))
+			assert.Equal(t, 1, strings.Count(string(body), emptyText))
 			assert.NotContains(t, string(body), `" \n"`)
 			assert.NotContains(t, string(body), `"\t"`)
 			assert.Equal(t, " \n", s.Messages()[1].Text, "the neutral history keeps what was given")
