@@ -2,7 +2,8 @@
 // a deferral plan and a loaded set, as a harness's session would be.
 //
 // API: [NewSession] and [Session], the fake a handler or hook test passes to
-// [execute.Dispatcher.Call] in place of a request.Session.
+// [execute.Dispatcher.Call] in place of a request.Session; execute's
+// ExampleDispatcher_Call shows one.
 package executetest
 
 import (
