@@ -10,9 +10,9 @@ import (
 	"github.com/toolshelf/toolshelf/search"
 )
 
-// PublishedCharsPerToken is the flat rate the published accounting used for
+// publishedCharsPerToken is the flat rate the published accounting used for
 // its token figures (every character at 4 a token, JSON included).
-const PublishedCharsPerToken = 4
+const publishedCharsPerToken = 4
 
 // AccountOptions configures [NewAccount]. Nil means defaults.
 type AccountOptions struct {
@@ -113,7 +113,7 @@ type AccountTokens struct {
 	NetSavingAfterEntry int      `json:"net_saving_after_entry"`
 }
 
-// PublishedTokens are token figures at [PublishedCharsPerToken], rounded up
+// PublishedTokens are token figures at 4 characters a token, rounded up
 // once per figure as the publication did.
 type PublishedTokens struct {
 	AllWithEntry int  `json:"all_with_entry"`
@@ -122,15 +122,15 @@ type PublishedTokens struct {
 	Estimate     bool `json:"estimate"`
 }
 
-// ToolChars is a tool's size in the account: runes of its description plus
+// toolChars is a tool's size in the account: runes of its description plus
 // runes of its model-facing schema's compact JSON.
-func ToolChars(t *registry.Tool) int {
-	return Runes(t.Description) + Runes(string(t.ModelSchema()))
+func toolChars(t *registry.Tool) int {
+	return runeCount(t.Description) + runeCount(string(t.ModelSchema()))
 }
 
-// NameList is the published form of the index: names one per line, each
+// nameList is the published form of the index: names one per line, each
 // ending in a newline.
-func NameList(tools []*registry.Tool) string {
+func nameList(tools []*registry.Tool) string {
 	var b strings.Builder
 	for _, t := range tools {
 		b.WriteString(t.Name)
@@ -159,7 +159,7 @@ func NewAccount(plan *deferral.Plan, opts *AccountOptions) (*Account, error) {
 	all := make([]*registry.Tool, 0, len(resident)+len(deferred))
 	all = append(append(all, resident...), deferred...)
 	if o.Index == "" {
-		o.Index = NameList(deferred)
+		o.Index = nameList(deferred)
 	}
 
 	a := &Account{
@@ -173,7 +173,7 @@ func NewAccount(plan *deferral.Plan, opts *AccountOptions) (*Account, error) {
 		ResidentCount: len(resident),
 		ResidentChars: sumChars(resident),
 		NamesChars:    sumNames(deferred),
-		IndexChars:    Runes(o.Index),
+		IndexChars:    runeCount(o.Index),
 		IndexBudget:   o.IndexBudget,
 	}
 	a.CharsWithEntry = a.CharsTotal + a.EntryChars
@@ -185,17 +185,17 @@ func NewAccount(plan *deferral.Plan, opts *AccountOptions) (*Account, error) {
 	a.RatioAll = ratio(a.CharsTotal, sumNames(all))
 	a.RatioDeferred = ratio(a.DeferredChars, a.NamesChars)
 	for _, t := range deferred {
-		if c := ToolChars(t); c > a.LongestChars {
+		if c := toolChars(t); c > a.LongestChars {
 			a.LongestName, a.LongestChars = t.Name, c
 		}
 	}
-	a.RatioLongest = ratio(a.LongestChars, Runes(a.LongestName))
+	a.RatioLongest = ratio(a.LongestChars, runeCount(a.LongestName))
 	a.LongestShare = ratio(a.LongestChars, a.DeferredChars)
 
 	c := o.Counter
 	allT, entryT := countTools(c, all), countTools(c, o.Entry)
 	defT, resT := countTools(c, deferred), countTools(c, resident)
-	idxT := c.CountFrozen(KindProse, o.Index)
+	idxT := c.countFrozenTokens(KindProse, o.Index)
 	a.Tokens = AccountTokens{
 		Encoding:            c.Encoding(),
 		Estimate:            allT.Estimate || entryT.Estimate || idxT.Estimate,
@@ -210,9 +210,9 @@ func NewAccount(plan *deferral.Plan, opts *AccountOptions) (*Account, error) {
 		NetSavingAfterEntry: defT.N - idxT.N - entryT.N,
 	}
 	a.Published = PublishedTokens{
-		AllWithEntry: ceilDiv(a.CharsWithEntry, PublishedCharsPerToken),
-		Index:        ceilDiv(a.IndexChars, PublishedCharsPerToken),
-		NetSaving:    ceilDiv(a.NetSaving, PublishedCharsPerToken),
+		AllWithEntry: ceilDiv(a.CharsWithEntry, publishedCharsPerToken),
+		Index:        ceilDiv(a.IndexChars, publishedCharsPerToken),
+		NetSaving:    ceilDiv(a.NetSaving, publishedCharsPerToken),
 		Estimate:     true,
 	}
 	return a, nil
@@ -224,14 +224,14 @@ func countTools(c *Counter, tools []*registry.Tool) Tokens {
 	if !c.Exact() {
 		var prose, js int
 		for _, t := range tools {
-			prose += Runes(t.Description)
-			js += Runes(string(t.ModelSchema()))
+			prose += runeCount(t.Description)
+			js += runeCount(string(t.ModelSchema()))
 		}
-		return Tokens{N: EstimateRunes(KindProse, prose) + EstimateRunes(KindJSON, js), Estimate: true}
+		return Tokens{N: estimateRunes(KindProse, prose) + estimateRunes(KindJSON, js), Estimate: true}
 	}
 	var sum Tokens
 	for _, t := range tools {
-		sum = sum.Add(c.CountFrozen(KindProse, t.Description)).Add(c.CountFrozen(KindJSON, string(t.ModelSchema())))
+		sum = sum.Add(c.countFrozenTokens(KindProse, t.Description)).Add(c.countFrozenTokens(KindJSON, string(t.ModelSchema())))
 	}
 	return sum
 }
@@ -239,7 +239,7 @@ func countTools(c *Counter, tools []*registry.Tool) Tokens {
 func sumChars(tools []*registry.Tool) int {
 	n := 0
 	for _, t := range tools {
-		n += ToolChars(t)
+		n += toolChars(t)
 	}
 	return n
 }
@@ -247,7 +247,7 @@ func sumChars(tools []*registry.Tool) int {
 func sumNames(tools []*registry.Tool) int {
 	n := 0
 	for _, t := range tools {
-		n += Runes(t.Name)
+		n += runeCount(t.Name)
 	}
 	return n
 }

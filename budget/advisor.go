@@ -72,12 +72,12 @@ func Advise(tools []*registry.Tool, usage map[string]int, opts *AdviceOptions) (
 		return nil, errors.Join(ErrAdvice, errors.New("turns must be positive and at least the largest usage count, round trip not negative"))
 	}
 	c := o.Counter
-	overhead := c.CountFrozen(KindJSON, searchCallOverhead)
+	overhead := c.countFrozenTokens(KindJSON, searchCallOverhead)
 	out := make([]Advice, 0, len(tools))
 	for _, t := range tools {
-		tok := countTools(c, []*registry.Tool{t}).Add(c.CountFrozen(KindProse, t.Name))
-		name := c.CountFrozen(KindProse, t.Name+"\n")
-		a := Advice{Name: t.Name, Chars: ToolChars(t), Tokens: tok, Uses: usage[t.Name]}
+		tok := countTools(c, []*registry.Tool{t}).Add(c.countFrozenTokens(KindProse, t.Name))
+		name := c.countFrozenTokens(KindProse, t.Name+"\n")
+		a := Advice{Name: t.Name, Chars: toolChars(t), Tokens: tok, Uses: usage[t.Name]}
 		a.Resident = tok.N * o.Turns
 		perUse := tok.N + overhead.N + name.N + o.RoundTrip
 		a.Deferred = name.N*o.Turns + a.Uses*perUse
@@ -109,17 +109,17 @@ type Repeat struct {
 	WastedTokens Tokens `json:"wasted_tokens"`
 }
 
-// MinRepeatChars is the shortest sentence [Boilerplate] reports: shorter
+// minRepeatChars is the shortest sentence [Boilerplate] reports: shorter
 // ones ("Required.") cost little and are not boilerplate worth factoring.
-const MinRepeatChars = 20
+const minRepeatChars = 20
 
 // Boilerplate finds sentences repeated across tool descriptions (a sentence
 // that appears in two or more tools, or twice in one), most wasteful first.
 func Boilerplate(tools []*registry.Tool, c *Counter) []Repeat {
 	seen := map[string][]string{}
 	for _, t := range tools {
-		for _, s := range Sentences(t.Description) {
-			if Runes(s) >= MinRepeatChars {
+		for _, s := range sentences(t.Description) {
+			if runeCount(s) >= minRepeatChars {
 				seen[s] = append(seen[s], t.Name)
 			}
 		}
@@ -174,8 +174,8 @@ func repeats(seen map[string][]string, kind Kind, c *Counter) []Repeat {
 			continue
 		}
 		slices.Sort(where)
-		one := c.CountFrozen(kind, text)
-		r := Repeat{Text: text, Count: len(where), Where: slices.Compact(where), Chars: Runes(text)}
+		one := c.countFrozenTokens(kind, text)
+		r := Repeat{Text: text, Count: len(where), Where: slices.Compact(where), Chars: runeCount(text)}
 		r.WastedChars = r.Chars * (r.Count - 1)
 		r.WastedTokens = Tokens{N: one.N * (r.Count - 1), Estimate: one.Estimate}
 		out = append(out, r)
@@ -186,9 +186,9 @@ func repeats(seen map[string][]string, kind Kind, c *Counter) []Repeat {
 	return out
 }
 
-// Sentences splits text into trimmed sentences: at line breaks, and after
+// sentences splits text into trimmed sentences: at line breaks, and after
 // '.', '!' or '?' followed by a space.
-func Sentences(text string) []string {
+func sentences(text string) []string {
 	var out []string
 	for _, line := range strings.Split(text, "\n") {
 		start := 0

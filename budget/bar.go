@@ -3,6 +3,8 @@ package budget
 import (
 	"fmt"
 	"strings"
+
+	"github.com/toolshelf/toolshelf/internal/textfmt"
 )
 
 // Segment is one part of the context bar: a label and its tokens.
@@ -32,9 +34,9 @@ type BarOptions struct {
 // Glyphs of the bar: measured tokens, estimated tokens, free space, and the
 // overflow marker.
 const (
-	GlyphMeasured  = '█'
-	GlyphEstimated = '▒'
-	GlyphFree      = '░'
+	glyphMeasured  = '█'
+	glyphEstimated = '▒'
+	glyphFree      = '░'
 )
 
 // BarFor builds the bar of a measurement: base (tokens the provider adds
@@ -104,19 +106,19 @@ func (b Bar) Render(opts *BarOptions) string {
 		if s.Tokens.N > 0 && end == drawn && end < width {
 			end++ // a non-empty segment shows at least one cell
 		}
-		g := GlyphMeasured
+		g := glyphMeasured
 		if s.Tokens.Estimate {
-			g = GlyphEstimated
+			g = glyphEstimated
 		}
 		for ; drawn < end; drawn++ {
 			bar.WriteRune(g)
 		}
 	}
 	for ; drawn < width; drawn++ {
-		bar.WriteRune(GlyphFree)
+		bar.WriteRune(glyphFree)
 	}
 	pct := used.N * 100 / b.Window
-	line := fmt.Sprintf("[%s] %s / %s tokens · %d%% · ", bar.String(), used, Thousands(b.Window), pct)
+	line := fmt.Sprintf("[%s] %s / %s tokens · %d%% · ", bar.String(), used, textfmt.Thousands(b.Window), pct)
 	if free < 0 {
 		line += fmt.Sprintf("over budget by %s", Tokens{N: -free, Estimate: used.Estimate})
 		if opts != nil && opts.Color {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tiktoken-go/tokenizer"
 	"github.com/toolshelf/toolshelf/internal/estimate"
+	"github.com/toolshelf/toolshelf/internal/textfmt"
 )
 
 // Encoding names a tokenizer vocabulary. [EncodingEstimate] is not a
@@ -27,13 +28,13 @@ const (
 // ErrUnknownEncoding is returned for an encoding name the package does not know.
 var ErrUnknownEncoding = errors.New("budget: unknown encoding")
 
-// Encodings lists the accepted encoding names, for usage messages.
-func Encodings() []Encoding { return []Encoding{O200kBase, Cl100kBase, EncodingEstimate} }
+// encodings lists the accepted encoding names, for usage messages.
+func encodings() []Encoding { return []Encoding{O200kBase, Cl100kBase, EncodingEstimate} }
 
 // ParseEncoding checks an encoding name ("o200k_base", "cl100k_base",
 // "estimate"). The error wraps [ErrUnknownEncoding] and lists the valid names.
 func ParseEncoding(name string) (Encoding, error) {
-	for _, e := range Encodings() {
+	for _, e := range encodings() {
 		if string(e) == name {
 			return e, nil
 		}
@@ -162,10 +163,6 @@ func (c *Counter) load() (tokenizer.Codec, error) {
 	return c.codec, c.err
 }
 
-// Loaded reports whether the counter has loaded its vocabulary (it does on
-// the first exact count, never before).
-func (c *Counter) Loaded() bool { return c.loaded.Load() }
-
 // Tokens is a token count, exact or an estimate.
 type Tokens struct {
 	N int `json:"n"`
@@ -177,9 +174,9 @@ type Tokens struct {
 // it is an estimate.
 func (t Tokens) String() string {
 	if t.Estimate {
-		return "~" + Thousands(t.N)
+		return "~" + textfmt.Thousands(t.N)
 	}
-	return Thousands(t.N)
+	return textfmt.Thousands(t.N)
 }
 
 // Add returns the sum; the sum is an estimate if either part is.
@@ -188,8 +185,8 @@ func (t Tokens) Add(u Tokens) Tokens {
 }
 
 // Count returns the tokens of text. An estimating counter uses the kind's
-// rate; a tokenizing one ignores kind. Nothing is cached: use
-// [Counter.CountFrozen] for text that recurs.
+// rate; a tokenizing one ignores kind. Nothing is cached: [Counter.Measure]
+// and [Counter.Tally] cache the counts of frozen sections, which recur.
 func (c *Counter) Count(kind Kind, text string) Tokens {
 	if !c.Exact() {
 		return Tokens{N: estimateKind(kind, text), Estimate: true}
@@ -197,9 +194,9 @@ func (c *Counter) Count(kind Kind, text string) Tokens {
 	return c.tokenize(kind, text)
 }
 
-// CountFrozen is [Counter.Count] for text that recurs unchanged (a frozen
+// countFrozenTokens is [Counter.Count] for text that recurs unchanged (a frozen
 // prefix, messages already sent): the count is cached by content.
-func (c *Counter) CountFrozen(kind Kind, text string) Tokens {
+func (c *Counter) countFrozenTokens(kind Kind, text string) Tokens {
 	t, _ := c.countFrozen(kind, text)
 	return t
 }
@@ -210,7 +207,7 @@ func (c *Counter) CountFrozen(kind Kind, text string) Tokens {
 // is found by hashing it once.
 func (c *Counter) countFrozen(kind Kind, text string) (Tokens, int) {
 	if !c.Exact() {
-		return c.Count(kind, text), Runes(text)
+		return c.Count(kind, text), runeCount(text)
 	}
 	c.mu.Lock()
 	e := c.cache.get(text)
@@ -222,7 +219,7 @@ func (c *Counter) countFrozen(kind Kind, text string) (Tokens, int) {
 	}
 	c.mu.Unlock()
 	t := c.tokenize(kind, text)
-	r := Runes(text)
+	r := runeCount(text)
 	if t.Estimate {
 		return t, r
 	}
@@ -231,14 +228,6 @@ func (c *Counter) countFrozen(kind Kind, text string) (Tokens, int) {
 	c.misses++
 	c.mu.Unlock()
 	return t, r
-}
-
-// CacheStats returns how many frozen counts were served from the cache and
-// how many had to be tokenized.
-func (c *Counter) CacheStats() (hits, misses int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.hits, c.misses
 }
 
 // CacheBytes returns the bytes the cache holds now (texts plus
@@ -270,10 +259,10 @@ func estimateKind(kind Kind, text string) int {
 	return estimate.Prose(text)
 }
 
-// EstimateRunes estimates the tokens of runes characters of the kind, with
+// estimateRunes estimates the tokens of runes characters of the kind, with
 // one rounding (up) for the whole amount: summing per-piece estimates would
 // round every piece.
-func EstimateRunes(kind Kind, runes int) int {
+func estimateRunes(kind Kind, runes int) int {
 	rate := estimate.ProseCharsPerToken
 	if kind == KindJSON {
 		rate = estimate.JSONCharsPerToken
@@ -281,5 +270,5 @@ func EstimateRunes(kind Kind, runes int) int {
 	return int(math.Ceil(float64(runes) / rate))
 }
 
-// Runes is utf8.RuneCountInString, the package's unit of "characters".
-func Runes(s string) int { return utf8.RuneCountInString(s) }
+// runeCount is utf8.RuneCountInString, the package's unit of "characters".
+func runeCount(s string) int { return utf8.RuneCountInString(s) }

@@ -16,4 +16,14 @@
 //	m := counter.Measure(sess.Sections()) // every section, by class
 //	bar := budget.BarFor(m, budget.Tokens{}, 128000)
 //	fmt.Println(bar.Render(nil))
+//
+// API: a [Counter] ([NewCounter], [CounterForModel], [NewCounterCache] for a
+// harness sizing its cache; [Encoding] names) measures [Section]s into a
+// [Measurement] ([Counter.Measure], [Counter.Tally] turn by turn) that a
+// [Bar] draws. [NewAccount] gives the savings [Account] of a deferral plan,
+// [Advise] ranks tools by cost and use, [Boilerplate] and [RepeatedFields]
+// find repeated text, [Counter.TaskCost] and [Compare] cost a recorded task
+// with and without deferral, and a [Ledger] adds up the [Usage] a provider
+// reports. The remaining types are what those return. Number formatting for
+// reports lives in internal/textfmt, shared with the CLI.
 package budget

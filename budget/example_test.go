@@ -27,12 +27,12 @@ func ExampleNewAccount() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Printf("deferrable: %d tools, %s chars\n", acc.DeferredCount, budget.Thousands(acc.DeferredChars))
-	fmt.Printf("index: %d chars; net saving per turn: %s chars\n", acc.IndexChars, budget.Thousands(acc.NetSaving))
+	fmt.Printf("deferrable: %d tools, %d chars\n", acc.DeferredCount, acc.DeferredChars)
+	fmt.Printf("index: %d chars; net saving per turn: %d chars\n", acc.IndexChars, acc.NetSaving)
 	fmt.Printf("longest: %s, %.0f%% of the deferrable total\n", acc.LongestName, acc.LongestShare*100)
 	// Output:
-	// deferrable: 23 tools, 41,418 chars
-	// index: 271 chars; net saving per turn: 41,147 chars
+	// deferrable: 23 tools, 41418 chars
+	// index: 271 chars; net saving per turn: 41147 chars
 	// longest: VideoGen, 45% of the deferrable total
 }
 

@@ -3,6 +3,8 @@ package budget
 import (
 	"fmt"
 	"io"
+
+	"github.com/toolshelf/toolshelf/internal/textfmt"
 )
 
 // Usage are the token counts a provider reported for one request. It has
@@ -127,7 +129,7 @@ func (l *Ledger) Total() LedgerTurn {
 // Write prints the ledger: one line per request, then the total and the
 // saving.
 func (l *Ledger) Write(w io.Writer) error {
-	tok := func(n int) string { return Thousands(n) }
+	tok := func(n int) string { return textfmt.Thousands(n) }
 	mark := ""
 	if l.estimate {
 		mark = "~"

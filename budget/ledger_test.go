@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/toolshelf/toolshelf/budget"
+	"github.com/toolshelf/toolshelf/internal/textfmt"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 )
@@ -16,7 +17,7 @@ import (
 func harnessAccount(t *testing.T) (*budget.Account, []*registry.Tool, string, *budget.Counter) {
 	t.Helper()
 	plan := loadPlan(t, nil, testdata("fixtures", "harness-catalog.json"))
-	entry, index, err := request.EntryTools(plan, nil)
+	entry, index, err := request.EntryDefinitions(plan, nil)
 	require.NoError(t, err)
 	c, err := budget.NewCounter(budget.O200kBase)
 	require.NoError(t, err)
@@ -89,8 +90,8 @@ func TestLedgerFigures(t *testing.T) {
 	var b strings.Builder
 	require.NoError(t, l.Write(&b))
 	out := b.String()
-	assert.Contains(t, out, budget.Thousands(sum.InputTokens))
-	assert.Contains(t, out, budget.Thousands(3*d)+" input tokens over 3 requests")
+	assert.Contains(t, out, textfmt.Thousands(sum.InputTokens))
+	assert.Contains(t, out, textfmt.Thousands(3*d)+" input tokens over 3 requests")
 	assert.Contains(t, out, "o200k_base")
 	assert.NotContains(t, out, "~", "exact counts carry no estimate mark")
 

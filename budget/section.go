@@ -2,8 +2,6 @@ package budget
 
 import (
 	"strconv"
-
-	"github.com/toolshelf/toolshelf/registry"
 )
 
 // Class is the part of a request a section belongs to. The context bar
@@ -33,8 +31,7 @@ func (c Class) String() string {
 func (c Class) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
 
 // Section is one measurable piece of a request. Any request can be described
-// as a list of sections; request.Session.Sections gives a session's, and [ToolSections]
-// describes a registry tool.
+// as a list of sections; request.Session.Sections gives a session's.
 type Section struct {
 	// Name identifies the section in reports: "system", a tool's name,
 	// "message 3" ...
@@ -48,19 +45,6 @@ type Section struct {
 	// Frozen marks text that recurs unchanged on later turns (the prefix,
 	// messages already sent): its token count is cached by content.
 	Frozen bool
-}
-
-// ToolSections describes a tool as it costs tokens: its name and
-// description (prose) and its model-facing schema (JSON), as frozen sections
-// sharing the tool's name, so that an estimate rates each at its own rate.
-// Description and schema runes add up to the tool's size in the savings
-// account ([ToolChars]); the name is paid on top.
-func ToolSections(t *registry.Tool, class Class) []Section {
-	return []Section{
-		{Name: t.Name, Class: class, Kind: KindProse, Text: t.Name, Frozen: true},
-		{Name: t.Name, Class: class, Kind: KindProse, Text: t.Description, Frozen: true},
-		{Name: t.Name, Class: class, Kind: KindJSON, Text: string(t.ModelSchema()), Frozen: true},
-	}
 }
 
 // Size is what a section, or a sum of sections, measures.
@@ -117,7 +101,7 @@ func (c *Counter) Measure(sections []Section) *Measurement {
 		if s.Frozen {
 			t, runes = c.countFrozen(s.Kind, s.Text)
 		} else {
-			t, runes = c.Count(s.Kind, s.Text), Runes(s.Text)
+			t, runes = c.Count(s.Kind, s.Text), runeCount(s.Text)
 		}
 		size := Size{Runes: runes, Bytes: len(s.Text), Tokens: t}
 		m.Total = m.Total.Add(size)

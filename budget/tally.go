@@ -25,7 +25,7 @@ func (t *Tally) Add(sections ...Section) {
 		if s.Frozen {
 			tok, runes = t.c.countFrozen(s.Kind, s.Text)
 		} else {
-			tok, runes = t.c.Count(s.Kind, s.Text), Runes(s.Text)
+			tok, runes = t.c.Count(s.Kind, s.Text), runeCount(s.Text)
 		}
 		size := Size{Runes: runes, Bytes: len(s.Text), Tokens: tok}
 		t.m.Total = t.m.Total.Add(size)

@@ -1,11 +1,5 @@
 package budget
 
-import (
-	"fmt"
-	"strconv"
-	"strings"
-)
-
 // Transcript is a recorded conversation reduced to what costs tokens: one
 // frozen section per message (and per host block sent with it), and which
 // of them the model wrote. Each model-written section answers one model
@@ -50,7 +44,7 @@ func (c *Counter) TaskCost(prefix []Section, tr *Transcript) TaskCost {
 	tc.Prefix = c.Measure(prefix).Total.Tokens
 	var before Tokens
 	for i, s := range tr.Messages {
-		t := c.CountFrozen(s.Kind, s.Text)
+		t := c.countFrozenTokens(s.Kind, s.Text)
 		if tr.ByModel[i] {
 			in := tc.Prefix.Add(before)
 			tc.PerRequest = append(tc.PerRequest, in)
@@ -84,33 +78,4 @@ func Compare(alwaysOn, deferred TaskCost) TaskComparison {
 		Delta: d, DeltaShare: ratio(d, alwaysOn.Input.N),
 		Estimate: alwaysOn.Input.Estimate || deferred.Input.Estimate,
 	}
-}
-
-// TaskTable formats comparisons one task a line — never only the mean,
-// which hides the task that loses tokens — followed by the totals.
-func TaskTable(rows []TaskComparison) string {
-	var b strings.Builder
-	b.WriteString("| task | always-on: prefix × requests → input | deferred: prefix × requests → input | delta |\n")
-	b.WriteString("|---|--:|--:|--:|\n")
-	var a, d TaskCost
-	for _, r := range rows {
-		fmt.Fprintf(&b, "| %s | %s × %d → %s | %s × %d → %s | %s |\n", r.Task,
-			r.AlwaysOn.Prefix, r.AlwaysOn.Requests, r.AlwaysOn.Input,
-			r.Deferred.Prefix, r.Deferred.Requests, r.Deferred.Input, signedPct(r.DeltaShare))
-		a.Input, d.Input = a.Input.Add(r.AlwaysOn.Input), d.Input.Add(r.Deferred.Input)
-		a.Requests, d.Requests = a.Requests+r.AlwaysOn.Requests, d.Requests+r.Deferred.Requests
-	}
-	if len(rows) > 1 {
-		fmt.Fprintf(&b, "| all %d tasks | %d requests → %s | %d requests → %s | %s |\n", len(rows),
-			a.Requests, a.Input, d.Requests, d.Input, signedPct(ratio(d.Input.N-a.Input.N, a.Input.N)))
-	}
-	return b.String()
-}
-
-func signedPct(f float64) string {
-	s := strconv.FormatFloat(f*100, 'f', 1, 64) + "%"
-	if f > 0 {
-		s = "+" + s
-	}
-	return s
 }

@@ -25,4 +25,12 @@
 //
 // The package decides nothing from a prompt: its inputs are the snapshot,
 // the policy and the view.
+//
+// API: a harness builds a [Policy] (defaults and [Layer]s of [Rule]s, from
+// [ParseLayer] or [MustLayer]) and a [View] ([Mode], tier, elevation), and
+// reads the [Plan] that request computes from them, mostly through
+// [Plan.Explain]. [ErrRule] (message prefix "defer:") marks a rule string
+// that does not parse. The pattern syntax shared with execute's permission
+// rules lives in internal/pattern; the plan's types ([State], [Decision],
+// [Verb] ...) are exported because a [Plan] reports them.
 package deferral

@@ -37,7 +37,7 @@ func FuzzMatch(f *testing.F) {
 		if len(pattern) > 300 || len(name) > 300 {
 			return
 		}
-		if got, want := Match(pattern, name), refMatch(pattern, name); got != want {
+		if got, want := match(pattern, name), refMatch(pattern, name); got != want {
 			t.Fatalf("Match(%q, %q) = %v, reference says %v", pattern, name, got, want)
 		}
 	})

@@ -1,6 +1,9 @@
 package deferral
 
-import "github.com/toolshelf/toolshelf/registry"
+import (
+	"github.com/toolshelf/toolshelf/internal/pattern"
+	"github.com/toolshelf/toolshelf/registry"
+)
 
 // Mode restricts what a session sees. The zero Mode allows every tool.
 type Mode struct {
@@ -35,7 +38,7 @@ func (m Mode) Allows(t *registry.Tool) bool {
 		return true
 	}
 	for _, p := range m.Allow {
-		if Match(p, t.Name) {
+		if pattern.Match(p, t.Name) {
 			return true
 		}
 	}

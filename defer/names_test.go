@@ -54,7 +54,7 @@ func TestServerPatternsMatchOneServer(t *testing.T) {
 			for _, tool := range tools {
 				name := registry.MCPName(s, tool)
 				tl := &registry.Tool{Name: name}
-				assert.Equal(t, s == owner, Match(pattern, name), "Match(%q, %q)", pattern, name)
+				assert.Equal(t, s == owner, match(pattern, name), "Match(%q, %q)", pattern, name)
 				assert.Equal(t, s == owner, mode.Allows(tl), "mode %q allows %q", pattern, name)
 				if owner == servers[0] {
 					gs, gt, ok := registry.SplitMCPName(name)
@@ -92,7 +92,7 @@ func TestAliasCannotBorrowAnotherServer(t *testing.T) {
 		server, _, ok := registry.SplitMCPName(tl.Name)
 		require.True(t, ok, tl.Name)
 		assert.Equal(t, tl.Group, server, "%s reads as server %s", tl.Name, server)
-		assert.Equal(t, tl.Group == a, Match(registry.MCPPrefix+a+"__*", tl.Name), tl.Name)
+		assert.Equal(t, tl.Group == a, match(registry.MCPPrefix+a+"__*", tl.Name), tl.Name)
 	}
 	rej := r.Rejected()
 	require.Len(t, rej, 1)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/toolshelf/toolshelf/internal/estimate"
+	"github.com/toolshelf/toolshelf/internal/pattern"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -74,7 +75,7 @@ func (p *Policy) Plan(snap *registry.Snapshot, view View) (*Plan, error) {
 			if r.Verb != VerbDefer && r.Verb != VerbNoDefer {
 				return nil, fmt.Errorf("%w in layer %q: unknown verb %d", ErrRule, l.Name, r.Verb)
 			}
-			if err := CheckPattern(r.Pattern); err != nil {
+			if err := pattern.Check(r.Pattern); err != nil {
 				return nil, fmt.Errorf("%w %q in layer %q: %v", ErrRule, r.String(), l.Name, err)
 			}
 		}

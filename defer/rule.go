@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/toolshelf/toolshelf/internal/pattern"
 )
 
 // ErrRule reports a rule string that cannot be parsed. The message quotes
 // the rule and names its layer.
-var ErrRule = errors.New("invalid rule")
+var ErrRule = errors.New("defer: invalid rule")
 
 // Verb is what a rule asks for.
 type Verb uint8
@@ -36,7 +38,7 @@ type Rule struct {
 func (r Rule) String() string { return r.Verb.String() + "(" + r.Pattern + ")" }
 
 // matches reports whether the rule's pattern matches name.
-func (r Rule) matches(name string) bool { return Match(r.Pattern, name) }
+func (r Rule) matches(name string) bool { return pattern.Match(r.Pattern, name) }
 
 // parseRule parses "Defer(pattern)" or "NoDefer(pattern)". Patterns match the
 // whole tool name and may use * for any run of characters. Other characters
@@ -58,32 +60,11 @@ func parseRule(s string) (Rule, error) {
 	default:
 		return Rule{}, fmt.Errorf("%w %q: unknown verb %q: want Defer or NoDefer", ErrRule, clip(src), clip(verb))
 	}
-	if err := CheckPattern(pat); err != nil {
+	if err := pattern.Check(pat); err != nil {
 		return Rule{}, fmt.Errorf("%w %q: %v", ErrRule, clip(src), err)
 	}
 	r.Pattern = pat
 	return r, nil
-}
-
-// CheckPattern reports whether p is a valid tool-name pattern: 1 to 256
-// bytes of tool-name characters and * wildcards. Every pattern in the
-// library — defer rules, mode allowlists, permission rules — has this
-// syntax and is matched by [Match].
-func CheckPattern(p string) error {
-	if p == "" {
-		return errors.New("empty pattern")
-	}
-	if len(p) > 256 {
-		return errors.New("pattern longer than 256 bytes")
-	}
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		if c == '*' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' {
-			continue
-		}
-		return fmt.Errorf("character %q is not allowed in a pattern: use tool-name characters and *", rune(c))
-	}
-	return nil
 }
 
 func clip(s string) string {
@@ -91,34 +72,6 @@ func clip(s string) string {
 		return s[:120] + "..."
 	}
 	return s
-}
-
-// Match reports whether pattern matches the whole of name, where * matches
-// any run of characters (including none). It runs in O(len(pattern) ×
-// len(name)) time at worst, never exponentially.
-func Match(pattern, name string) bool {
-	p, n := 0, 0
-	star, mark := -1, 0
-	for n < len(name) {
-		switch {
-		case p < len(pattern) && pattern[p] == '*':
-			star, mark = p, n
-			p++
-		case p < len(pattern) && pattern[p] == name[n]:
-			p++
-			n++
-		case star >= 0:
-			p = star + 1
-			mark++
-			n = mark
-		default:
-			return false
-		}
-	}
-	for p < len(pattern) && pattern[p] == '*' {
-		p++
-	}
-	return p == len(pattern)
 }
 
 // Layer is a named, ordered list of rules: "user", "project", "session" ...

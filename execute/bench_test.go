@@ -16,8 +16,8 @@ import (
 func BenchmarkDispatch(b *testing.B) {
 	e := newEnv(b, deferral.View{})
 	d := mustNew(b, &execute.Options{
-		Rules: execute.MustRules("Allow(Read)", "Ask(Bash)", "Deny(ImageGen)", "Allow(mcp__*)"),
-		Hooks: []execute.Hook{{Name: "audit", Before: func(context.Context, *execute.Call) execute.Verdict { return execute.Verdict{} }}},
+		Permissions: execute.MustPermissions("Allow(Read)", "Ask(Bash)", "Deny(ImageGen)", "Allow(mcp__*)"),
+		Hooks:       []execute.Hook{{Name: "audit", Before: func(context.Context, *execute.Call) execute.Verdict { return execute.Verdict{} }}},
 	})
 	s := e.session("bench", "WebFetch")
 	ctx := context.Background()

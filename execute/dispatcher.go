@@ -12,8 +12,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/jsonx"
+	"github.com/toolshelf/toolshelf/internal/pattern"
 	"github.com/toolshelf/toolshelf/internal/tagsafe"
 	"github.com/toolshelf/toolshelf/registry"
 )
@@ -29,16 +29,16 @@ type Dispatcher struct {
 }
 
 // New returns a dispatcher. opts may be nil. It reports an error wrapping
-// [ErrRule] for an unusable permission rule or hook pattern.
+// [ErrPermission] for an unusable permission rule or hook pattern.
 func New(opts *Options) (*Dispatcher, error) {
 	d := &Dispatcher{}
 	if opts != nil {
 		d.opts = *opts
 	}
 	o := &d.opts
-	o.Rules = slices.Clone(o.Rules)
+	o.Permissions = slices.Clone(o.Permissions)
 	o.Hooks = slices.Clone(o.Hooks)
-	for _, r := range o.Rules {
+	for _, r := range o.Permissions {
 		if err := r.check(); err != nil {
 			return nil, fmt.Errorf("execute: %w", err)
 		}
@@ -47,7 +47,7 @@ func New(opts *Options) (*Dispatcher, error) {
 		if h.Pattern == "" {
 			continue
 		}
-		if err := (Rule{Action: Allow, Pattern: h.Pattern}).check(); err != nil {
+		if err := (Permission{Action: Allow, Pattern: h.Pattern}).check(); err != nil {
 			return nil, fmt.Errorf("execute: hook %d (%q): %w", i, h.Name, err)
 		}
 	}
@@ -55,7 +55,7 @@ func New(opts *Options) (*Dispatcher, error) {
 		o.Default = Allow
 	}
 	if o.Default > Deny {
-		return nil, fmt.Errorf("execute: %w: default action %d: want Allow, Ask or Deny", ErrRule, o.Default)
+		return nil, fmt.Errorf("execute: %w: default action %d: want Allow, Ask or Deny", ErrPermission, o.Default)
 	}
 	if o.MaxParamsBytes <= 0 {
 		o.MaxParamsBytes = DefaultMaxParamsBytes
@@ -501,7 +501,7 @@ func (d *Dispatcher) permission(ctx context.Context, c *call, visible json.RawMe
 	}
 	rule := vd.r
 	if vd.rule == "default" {
-		rule = Rule{Action: Ask, Pattern: "*", Source: "default"}
+		rule = Permission{Action: Ask, Pattern: "*", Source: "default"}
 	}
 	yes, err := d.opts.Ask(ctx, AskRequest{Session: c.sid, Tool: c.target, Via: c.via, Params: visible, Rule: rule})
 	if err != nil || !yes {
@@ -520,7 +520,7 @@ func (d *Dispatcher) permission(ctx context.Context, c *call, visible json.RawMe
 func (d *Dispatcher) hooksFor(target string) []Hook {
 	var out []Hook
 	for _, h := range d.opts.Hooks {
-		if h.Pattern == "" || deferral.Match(h.Pattern, target) {
+		if h.Pattern == "" || pattern.Match(h.Pattern, target) {
 			out = append(out, h)
 		}
 	}

@@ -28,4 +28,13 @@
 // never panics and never returns a Go error that would end the turn. Every
 // decision is reported as an [Event] and logged with log/slog; the values of
 // injected fields never appear in a message, an event or a log line.
+//
+// API: [New] with [Options] ([Permission]s from [ParsePermission] or
+// [MustPermissions], an [Approver], [Hook]s, bounds whose defaults are the
+// Default* constants, an [Event] observer) gives a [Dispatcher]; request
+// calls it for each tool call. [Definition] is defer_execute's tool
+// definition; [Session] is what the dispatcher needs of a session
+// (executetest has a fake). [CallFromContext] gives a handler its [Call].
+// [ErrPermission] (message prefix "execute:") marks a rule that does not
+// parse.
 package execute

@@ -28,7 +28,7 @@ func ExampleDispatcher_Call() {
 	s := executetest.NewSession("s1", plan, search.NewLoadedSet("ImageGen"))
 
 	d, _ := execute.New(&execute.Options{
-		Rules: execute.MustRules("Deny(ImageGen)"),
+		Permissions: execute.MustPermissions("Deny(ImageGen)"),
 		OnEvent: func(ev execute.Event) {
 			fmt.Printf("event: %s %s via %s by %s\n", ev.Kind, ev.Tool, ev.Via, ev.Rule)
 		},
@@ -71,7 +71,7 @@ func ExampleDispatcher_Call_unloaded() {
 
 // Tool is the defer_execute definition a session puts in tools[].
 func ExampleTool() {
-	t := execute.Tool()
+	t := execute.Definition()
 	fmt.Println(t.Name, t.DeferLoading)
 	fmt.Println(string(t.RawSchema))
 	// Output:
@@ -79,13 +79,13 @@ func ExampleTool() {
 	// {"type":"object","properties":{"tool_name":{"type":"string","description":"Exact name of the deferred tool, as listed in the tool_search index."},"params":{"type":"object","description":"The tool's parameters as a JSON object matching the schema tool_search returned; {} if it takes none."}},"required":["tool_name","params"],"additionalProperties":false}
 }
 
-func ExampleParseRule() {
+func ExampleParsePermission() {
 	for _, s := range []string{"Deny(ImageGen)", "Ask(mcp__github__*)", "Block(Bash)"} {
-		r, err := execute.ParseRule(s)
+		r, err := execute.ParsePermission(s)
 		fmt.Println(r, err)
 	}
 	// Output:
 	// Deny(ImageGen) <nil>
 	// Ask(mcp__github__*) <nil>
-	// Unset() invalid permission rule "Block(Bash)": unknown action "Block": want Allow, Ask or Deny
+	// Unset() execute: invalid permission rule "Block(Bash)": unknown action "Block": want Allow, Ask or Deny
 }

@@ -91,7 +91,7 @@ func fzPlan(t testing.TB) *deferral.Plan {
 // denied tool's handler.
 func FuzzDeferExecute(f *testing.F) {
 	plan := fzPlan(f)
-	d, err := execute.New(&execute.Options{Rules: execute.MustRules("Deny(mcp__github__delete_*)", "Ask(mcp__memory__delete_*)")})
+	d, err := execute.New(&execute.Options{Permissions: execute.MustPermissions("Deny(mcp__github__delete_*)", "Ask(mcp__memory__delete_*)")})
 	require.NoError(f, err)
 	deferred := plan.Deferred()
 	for _, seed := range []struct {

@@ -61,15 +61,15 @@ func TestPermissionSeesTarget(t *testing.T) {
 		wantRun bool
 		rule    string
 	}{
-		{"deny on target blocks wrapper", execute.Options{Rules: execute.MustRules("Deny(ImageGen)")}, false, "Deny(ImageGen)"},
-		{"deny by pattern", execute.Options{Rules: execute.MustRules("Deny(Image*)")}, false, "Deny(Image*)"},
-		{"allow on target under deny default", execute.Options{Default: execute.Deny, Rules: execute.MustRules("Allow(ImageGen)")}, true, "Allow(ImageGen)"},
-		{"a rule on the wrapper name does not allow the target", execute.Options{Default: execute.Deny, Rules: execute.MustRules("Allow(defer_execute)")}, false, "default"},
-		{"deny beats allow", execute.Options{Rules: execute.MustRules("Allow(*)", "Deny(ImageGen)", "Allow(ImageGen)")}, false, "Deny(ImageGen)"},
-		{"ask beats allow, no approver rejects", execute.Options{Rules: execute.MustRules("Allow(ImageGen)", "Ask(Image*)")}, false, "Ask(Image*)"},
-		{"deny beats ask", execute.Options{Rules: execute.MustRules("Ask(*)", "Deny(ImageGen)"), Ask: approve(true)}, false, "Deny(ImageGen)"},
-		{"ask approved", execute.Options{Rules: execute.MustRules("Ask(ImageGen)"), Ask: approve(true)}, true, "Ask(ImageGen)"},
-		{"ask rejected", execute.Options{Rules: execute.MustRules("Ask(ImageGen)"), Ask: approve(false)}, false, "Ask(ImageGen)"},
+		{"deny on target blocks wrapper", execute.Options{Permissions: execute.MustPermissions("Deny(ImageGen)")}, false, "Deny(ImageGen)"},
+		{"deny by pattern", execute.Options{Permissions: execute.MustPermissions("Deny(Image*)")}, false, "Deny(Image*)"},
+		{"allow on target under deny default", execute.Options{Default: execute.Deny, Permissions: execute.MustPermissions("Allow(ImageGen)")}, true, "Allow(ImageGen)"},
+		{"a rule on the wrapper name does not allow the target", execute.Options{Default: execute.Deny, Permissions: execute.MustPermissions("Allow(defer_execute)")}, false, "default"},
+		{"deny beats allow", execute.Options{Permissions: execute.MustPermissions("Allow(*)", "Deny(ImageGen)", "Allow(ImageGen)")}, false, "Deny(ImageGen)"},
+		{"ask beats allow, no approver rejects", execute.Options{Permissions: execute.MustPermissions("Allow(ImageGen)", "Ask(Image*)")}, false, "Ask(Image*)"},
+		{"deny beats ask", execute.Options{Permissions: execute.MustPermissions("Ask(*)", "Deny(ImageGen)"), Ask: approve(true)}, false, "Deny(ImageGen)"},
+		{"ask approved", execute.Options{Permissions: execute.MustPermissions("Ask(ImageGen)"), Ask: approve(true)}, true, "Ask(ImageGen)"},
+		{"ask rejected", execute.Options{Permissions: execute.MustPermissions("Ask(ImageGen)"), Ask: approve(false)}, false, "Ask(ImageGen)"},
 		{"default allow", execute.Options{}, true, "default"},
 		{"default deny", execute.Options{Default: execute.Deny}, false, "default"},
 		{"default ask approved", execute.Options{Default: execute.Ask, Ask: approve(true)}, true, "default"},
@@ -121,8 +121,8 @@ func TestAskRequest(t *testing.T) {
 	e := newEnv(t, deferral.View{})
 	var got execute.AskRequest
 	d := mustNew(t, &execute.Options{
-		Rules: execute.MustRules("Ask(Notify)"),
-		Ask:   func(_ context.Context, r execute.AskRequest) (bool, error) { got = r; return true, nil },
+		Permissions: execute.MustPermissions("Ask(Notify)"),
+		Ask:         func(_ context.Context, r execute.AskRequest) (bool, error) { got = r; return true, nil },
 		Inject: func(context.Context, execute.Session, string) (map[string]any, error) {
 			return map[string]any{"auth_token": "secret"}, nil
 		},

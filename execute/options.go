@@ -33,9 +33,9 @@ const (
 // every call no rule decides, no approver (so Ask rules reject), no hooks,
 // default bounds, no events, no logging.
 type Options struct {
-	// Rules are permission rules, evaluated on the target tool's name; the
+	// Permissions are permission rules, evaluated on the target tool's name; the
 	// strongest matching action wins (deny over ask over allow).
-	Rules []Rule
+	Permissions []Permission
 	// Default is the action when no rule matches. Zero means [Allow], the
 	// usual harness default: modes and rules restrict, the default does not.
 	Default Action

@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"strings"
 
-	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/internal/pattern"
 )
 
-// ErrRule reports a permission rule that cannot be parsed or used.
-var ErrRule = errors.New("invalid permission rule")
+// ErrPermission reports a permission rule that cannot be parsed or used.
+var ErrPermission = errors.New("execute: invalid permission rule")
 
 // Action is what a permission rule decides.
 type Action uint8
@@ -39,10 +39,10 @@ func (a Action) String() string {
 	return "Unset"
 }
 
-// Rule is one permission rule: an action for the tool names its pattern
+// Permission is one permission rule: an action for the tool names its pattern
 // matches. Patterns match the whole target name, with * for any run of
-// characters, as [deferral.Match].
-type Rule struct {
+// characters, as [deferral.Rule] patterns.
+type Permission struct {
 	Action  Action
 	Pattern string
 	// Source names where the rule came from ("user", "project" ...); it is
@@ -50,17 +50,17 @@ type Rule struct {
 	Source string
 }
 
-// String returns the rule in the form [ParseRule] reads: Deny(ImageGen).
-func (r Rule) String() string { return r.Action.String() + "(" + r.Pattern + ")" }
+// String returns the rule in the form [ParsePermission] reads: Deny(ImageGen).
+func (r Permission) String() string { return r.Action.String() + "(" + r.Pattern + ")" }
 
-// ParseRule parses "Allow(pattern)", "Ask(pattern)" or "Deny(pattern)".
-func ParseRule(s string) (Rule, error) {
+// ParsePermission parses "Allow(pattern)", "Ask(pattern)" or "Deny(pattern)".
+func ParsePermission(s string) (Permission, error) {
 	t := strings.TrimSpace(s)
 	open := strings.IndexByte(t, '(')
 	if open < 0 || !strings.HasSuffix(t, ")") {
-		return Rule{}, fmt.Errorf("%w %q: want Allow(pattern), Ask(pattern) or Deny(pattern)", ErrRule, clip(s, 120))
+		return Permission{}, fmt.Errorf("%w %q: want Allow(pattern), Ask(pattern) or Deny(pattern)", ErrPermission, clip(s, 120))
 	}
-	r := Rule{Pattern: strings.TrimSpace(t[open+1 : len(t)-1])}
+	r := Permission{Pattern: strings.TrimSpace(t[open+1 : len(t)-1])}
 	switch t[:open] {
 	case "Allow":
 		r.Action = Allow
@@ -69,19 +69,19 @@ func ParseRule(s string) (Rule, error) {
 	case "Deny":
 		r.Action = Deny
 	default:
-		return Rule{}, fmt.Errorf("%w %q: unknown action %q: want Allow, Ask or Deny", ErrRule, clip(s, 120), clip(t[:open], 40))
+		return Permission{}, fmt.Errorf("%w %q: unknown action %q: want Allow, Ask or Deny", ErrPermission, clip(s, 120), clip(t[:open], 40))
 	}
 	if err := r.check(); err != nil {
-		return Rule{}, err
+		return Permission{}, err
 	}
 	return r, nil
 }
 
-// MustRules parses rules written in code; it panics on a bad rule.
-func MustRules(rules ...string) []Rule {
-	out := make([]Rule, len(rules))
+// MustPermissions parses rules written in code; it panics on a bad rule.
+func MustPermissions(rules ...string) []Permission {
+	out := make([]Permission, len(rules))
 	for i, s := range rules {
-		r, err := ParseRule(s)
+		r, err := ParsePermission(s)
 		if err != nil {
 			panic(err)
 		}
@@ -90,12 +90,12 @@ func MustRules(rules ...string) []Rule {
 	return out
 }
 
-func (r Rule) check() error {
+func (r Permission) check() error {
 	if r.Action < Allow || r.Action > Deny {
-		return fmt.Errorf("%w %q: action must be Allow, Ask or Deny", ErrRule, r.String())
+		return fmt.Errorf("%w %q: action must be Allow, Ask or Deny", ErrPermission, r.String())
 	}
-	if err := deferral.CheckPattern(r.Pattern); err != nil {
-		return fmt.Errorf("%w %q: %v", ErrRule, clip(r.String(), 120), err)
+	if err := pattern.Check(r.Pattern); err != nil {
+		return fmt.Errorf("%w %q: %v", ErrPermission, clip(r.String(), 120), err)
 	}
 	return nil
 }
@@ -112,7 +112,7 @@ type AskRequest struct {
 	// host-injected fields (which may hold secrets).
 	Params json.RawMessage
 	// Rule is the rule that asked.
-	Rule Rule
+	Rule Permission
 }
 
 // An Approver decides an [AskRequest]: true runs the call. An error counts
@@ -123,26 +123,26 @@ type Approver func(ctx context.Context, req AskRequest) (bool, error)
 type verdict struct {
 	action Action
 	rule   string // "Deny(ImageGen)" or "default"
-	r      Rule
+	r      Permission
 }
 
 // permit evaluates the rules on the target name: the strongest matching
 // action wins; among rules with that action the first reported.
 func (d *Dispatcher) permit(target string) verdict {
 	best := -1
-	for i := range d.opts.Rules {
-		r := &d.opts.Rules[i]
-		if !deferral.Match(r.Pattern, target) {
+	for i := range d.opts.Permissions {
+		r := &d.opts.Permissions[i]
+		if !pattern.Match(r.Pattern, target) {
 			continue
 		}
-		if best < 0 || r.Action > d.opts.Rules[best].Action {
+		if best < 0 || r.Action > d.opts.Permissions[best].Action {
 			best = i
 		}
 	}
 	if best < 0 {
 		return verdict{action: d.opts.Default, rule: "default"}
 	}
-	r := d.opts.Rules[best]
+	r := d.opts.Permissions[best]
 	name := r.String()
 	if r.Source != "" {
 		name += " [" + r.Source + "]"

@@ -220,7 +220,7 @@ func TestSlog(t *testing.T) {
 	var mu sync.Mutex
 	log := slog.New(slog.NewTextHandler(lockedWriter{&mu, &buf}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	e := newEnv(t, deferral.View{})
-	d := mustNew(t, &execute.Options{Logger: log, Rules: execute.MustRules("Deny(ImageGen)")})
+	d := mustNew(t, &execute.Options{Logger: log, Permissions: execute.MustPermissions("Deny(ImageGen)")})
 	d.Call(context.Background(), e.session("s9", "ImageGen"), registry.DeferExecuteName, wrap("ImageGen", `{"prompt":"x"}`))
 	out := buf.String()
 	assert.Contains(t, out, `msg="execute: denied" session=s9 tool=ImageGen via=defer_execute rule=Deny(ImageGen)`)
@@ -239,22 +239,22 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 
 func TestNewRejectsBadRules(t *testing.T) {
 	for _, o := range []execute.Options{
-		{Rules: []execute.Rule{{Action: execute.Deny, Pattern: "a b"}}},
-		{Rules: []execute.Rule{{Action: 9, Pattern: "x"}}},
-		{Rules: []execute.Rule{{Action: execute.Allow}}},
+		{Permissions: []execute.Permission{{Action: execute.Deny, Pattern: "a b"}}},
+		{Permissions: []execute.Permission{{Action: 9, Pattern: "x"}}},
+		{Permissions: []execute.Permission{{Action: execute.Allow}}},
 		{Hooks: []execute.Hook{{Name: "h", Pattern: "(x)"}}},
 		{Default: 7},
 	} {
 		_, err := execute.New(&o)
-		assert.ErrorIs(t, err, execute.ErrRule)
+		assert.ErrorIs(t, err, execute.ErrPermission)
 	}
 	for _, s := range []string{"Deny", "Block(x)", "Allow()", "Ask(a/b)"} {
-		_, err := execute.ParseRule(s)
-		assert.ErrorIs(t, err, execute.ErrRule, s)
+		_, err := execute.ParsePermission(s)
+		assert.ErrorIs(t, err, execute.ErrPermission, s)
 	}
-	r, err := execute.ParseRule(" Ask(mcp__github__*) ")
+	r, err := execute.ParsePermission(" Ask(mcp__github__*) ")
 	require.NoError(t, err)
-	assert.Equal(t, execute.Rule{Action: execute.Ask, Pattern: "mcp__github__*"}, r)
+	assert.Equal(t, execute.Permission{Action: execute.Ask, Pattern: "mcp__github__*"}, r)
 }
 
 // 100 goroutines in 10 sessions: loaded sets stay per session, counts add
@@ -264,7 +264,7 @@ func TestConcurrentSessions(t *testing.T) {
 	var evs events
 	var asked sync.Map
 	d := mustNew(t, &execute.Options{
-		Rules: execute.MustRules("Deny(ImageGen)", "Ask(Bash)"),
+		Permissions: execute.MustPermissions("Deny(ImageGen)", "Ask(Bash)"),
 		Ask: func(_ context.Context, r execute.AskRequest) (bool, error) {
 			asked.Store(r.Session, true)
 			return true, nil

@@ -2,22 +2,22 @@ package execute
 
 import "github.com/toolshelf/toolshelf/registry"
 
-// ToolDescription is defer_execute's description: what the model reads to
+// toolDescription is defer_execute's description: what the model reads to
 // know when and how to call a deferred tool. Its wording is frozen with the
 // prefix; change it only with a new version of the library.
-const ToolDescription = `Call a deferred tool: a tool listed by name in tool_search's index whose definition is not among your tools. First load its schema with tool_search, then call defer_execute with the tool's exact name in "tool_name" and its parameters in "params", a JSON object (not a string) that matches the loaded schema; use {} when it takes none. The result is the tool's own result. Call the tools in your tool list directly, not through defer_execute. A call of a tool whose schema you have not loaded does not run: it answers with the schema, so you can fix the params and call again. The same permissions and checks apply as to a direct call.`
+const toolDescription = `Call a deferred tool: a tool listed by name in tool_search's index whose definition is not among your tools. First load its schema with tool_search, then call defer_execute with the tool's exact name in "tool_name" and its parameters in "params", a JSON object (not a string) that matches the loaded schema; use {} when it takes none. The result is the tool's own result. Call the tools in your tool list directly, not through defer_execute. A call of a tool whose schema you have not loaded does not run: it answers with the schema, so you can fix the params and call again. The same permissions and checks apply as to a direct call.`
 
-// ToolSchema is defer_execute's input schema, compact.
-const ToolSchema = `{"type":"object","properties":{"tool_name":{"type":"string","description":"Exact name of the deferred tool, as listed in the tool_search index."},"params":{"type":"object","description":"The tool's parameters as a JSON object matching the schema tool_search returned; {} if it takes none."}},"required":["tool_name","params"],"additionalProperties":false}`
+// toolSchema is defer_execute's input schema, compact.
+const toolSchema = `{"type":"object","properties":{"tool_name":{"type":"string","description":"Exact name of the deferred tool, as listed in the tool_search index."},"params":{"type":"object","description":"The tool's parameters as a JSON object matching the schema tool_search returned; {} if it takes none."}},"required":["tool_name","params"],"additionalProperties":false}`
 
-// Tool returns the defer_execute definition. Its Handler is nil: calls of
+// Definition returns the defer_execute definition. Its Handler is nil: calls of
 // defer_execute go to [Dispatcher.Call], which unwraps them.
-func Tool() registry.Tool {
+func Definition() registry.Tool {
 	return registry.Tool{
 		Name:         registry.DeferExecuteName,
 		OriginalName: registry.DeferExecuteName,
-		Description:  ToolDescription,
-		RawSchema:    []byte(ToolSchema),
+		Description:  toolDescription,
+		RawSchema:    []byte(toolSchema),
 		DeferLoading: registry.DeferFalse,
 	}
 }

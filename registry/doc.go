@@ -25,4 +25,13 @@
 //
 // The registry decides nothing about visibility; that is package deferral's job.
 // It never iterates a map into output.
+//
+// API: a harness builds a [Registry] ([New], [Options]), registers [Tool]s
+// and [Group]s, imports catalogs ([ParseCatalog], [LoadCatalog], the Format*
+// names), reads [Registry.Rejected], and hands [Registry.Snapshot] to
+// request. The name helpers ([ValidName], [MCPName], [SplitMCPName],
+// [CanonicalGroupName], [MCPPrefix], [MaxNameLen]) are shared with request,
+// execute, defer and integration/mcp; [NameTaken] and
+// [Registry.PrepareSelfBuilt] are what request uses for a session's
+// self-built tools. Every sentinel error's message starts with "registry:".
 package registry

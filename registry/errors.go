@@ -7,26 +7,26 @@ import "errors"
 // or file at fault.
 var (
 	// ErrInvalidName reports a tool or group name outside the allowed alphabet or length.
-	ErrInvalidName = errors.New("invalid name")
+	ErrInvalidName = errors.New("registry: invalid name")
 	// ErrDuplicateTool reports two tools with the same exposed name.
-	ErrDuplicateTool = errors.New("duplicate tool")
+	ErrDuplicateTool = errors.New("registry: duplicate tool")
 	// ErrUnknownTool reports a name that is not registered.
-	ErrUnknownTool = errors.New("unknown tool")
+	ErrUnknownTool = errors.New("registry: unknown tool")
 	// ErrUnknownGroup reports a group that was never added.
-	ErrUnknownGroup = errors.New("unknown group")
+	ErrUnknownGroup = errors.New("registry: unknown group")
 	// ErrDuplicateGroup reports a group added twice.
-	ErrDuplicateGroup = errors.New("duplicate group")
+	ErrDuplicateGroup = errors.New("registry: duplicate group")
 	// ErrInvalidSchema reports an input schema that is not a JSON object schema.
-	ErrInvalidSchema = errors.New("invalid input schema")
+	ErrInvalidSchema = errors.New("registry: invalid input schema")
 	// ErrTooLarge reports a self-built tool over its size bound.
-	ErrTooLarge = errors.New("too large")
+	ErrTooLarge = errors.New("registry: too large")
 	// ErrReservedName reports a name the library keeps for itself.
-	ErrReservedName = errors.New("reserved name")
+	ErrReservedName = errors.New("registry: reserved name")
 	// ErrCatalog reports catalog JSON that cannot be imported.
-	ErrCatalog = errors.New("invalid catalog")
+	ErrCatalog = errors.New("registry: invalid catalog")
 	// ErrNoServer reports an MCP tools/list imported without the name of
 	// the server it came from (see [Catalog.Server]).
-	ErrNoServer = errors.New("catalog names no server")
+	ErrNoServer = errors.New("registry: catalog names no server")
 )
 
 func errorsIsDupGroup(err error) bool { return errors.Is(err, ErrDuplicateGroup) }

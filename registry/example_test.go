@@ -50,6 +50,6 @@ func ExampleParseCatalog() {
 	}
 	// Output:
 	// catalog mcp__time__get_current_time {"type":"object","properties":{"timezone":{"type":"string"}}}
-	// builtin/x: tool 0: invalid input schema: tool "x": the schema must be a JSON object, got [1]
-	// builtin/y: tool 1: invalid input schema: tool "y": unusable schema: at the root: a reference cycle that never moves into a member or element: validating it would recurse forever (the root reaches itself through $ref, allOf, anyOf, oneOf, not, if/then/else or dependentSchemas)
+	// builtin/x: tool 0: registry: invalid input schema: tool "x": the schema must be a JSON object, got [1]
+	// builtin/y: tool 1: registry: invalid input schema: tool "y": unusable schema: at the root: a reference cycle that never moves into a member or element: validating it would recurse forever (the root reaches itself through $ref, allOf, anyOf, oneOf, not, if/then/else or dependentSchemas)
 }

@@ -44,9 +44,9 @@ func nameByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
 }
 
-// CheckName returns nil when name is a valid tool name, or an error wrapping
+// checkName returns nil when name is a valid tool name, or an error wrapping
 // [ErrInvalidName] that quotes it and says what is allowed.
-func CheckName(name string) error {
+func checkName(name string) error {
 	if ValidName(name) {
 		return nil
 	}

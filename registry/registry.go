@@ -230,7 +230,7 @@ func (r *Registry) PrepareSelfBuilt(t Tool) (Tool, error) {
 	t.Source = SourceSelfBuilt
 	t.Template = false
 	t.DeferLoading = DeferTrue
-	if err := CheckName(t.Name); err != nil {
+	if err := checkName(t.Name); err != nil {
 		return t, err
 	}
 	if n := utf8.RuneCountInString(t.Description); n > r.opts.MaxSelfBuiltDescription {
@@ -309,7 +309,7 @@ func (r *Registry) prepareOne(t Tool, g *Group, batch map[string]*Tool) (*Tool, 
 	} else if t.OriginalName == "" {
 		t.OriginalName = t.Name
 	}
-	if err := CheckName(t.Name); err != nil {
+	if err := checkName(t.Name); err != nil {
 		return nil, fmt.Errorf("registry: %s: %w", describeSource(g), err)
 	}
 	if t.Name == ToolSearchName || t.Name == DeferExecuteName {

@@ -25,8 +25,8 @@ const (
 	DeferFalse
 )
 
-// DeferOf converts a bool to [DeferTrue] or [DeferFalse].
-func DeferOf(b bool) DeferLoading {
+// deferOf converts a bool to [DeferTrue] or [DeferFalse].
+func deferOf(b bool) DeferLoading {
 	if b {
 		return DeferTrue
 	}

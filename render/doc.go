@@ -18,7 +18,13 @@
 // whose use is an error, naming the variable and why. A
 // variable that is declared nowhere is an error too.
 //
-// A session renders once, when it is created, and freezes the result ([Tool]
+// A session renders once, when it is created, and freezes the result ([Description]
 // gives one tool's description): zero renders per turn. The package never
 // writes back into a tool definition; definitions stay plain, comparable data.
+//
+// API: [Description] is what request calls for each tool at session
+// creation; [Render] renders one template without a tool, for a harness that
+// previews or lints its own descriptions. [Vars] declares the variables, and
+// [Error] with its sentinels (every message starts with "render:") tells a
+// harness author which template line to fix. Nothing else is exported.
 package render

@@ -3,6 +3,7 @@ package render
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Sentinel errors. Every error of a failed render is an [*Error] wrapping
@@ -10,18 +11,18 @@ import (
 var (
 	// ErrForbiddenFunction reports a call of a non-deterministic function
 	// (time, random, uuid, fs, exec, http, env).
-	ErrForbiddenFunction = errors.New("forbidden function")
+	ErrForbiddenFunction = errors.New("render: forbidden function")
 	// ErrForbiddenVariable reports the use of a per-turn or random variable.
-	ErrForbiddenVariable = errors.New("forbidden variable")
+	ErrForbiddenVariable = errors.New("render: forbidden variable")
 	// ErrUndeclaredVariable reports a variable declared in no tier.
-	ErrUndeclaredVariable = errors.New("undeclared variable")
+	ErrUndeclaredVariable = errors.New("render: undeclared variable")
 	// ErrUnknownPart reports a part or section name that does not exist.
-	ErrUnknownPart = errors.New("unknown part")
+	ErrUnknownPart = errors.New("render: unknown part")
 	// ErrTemplate reports a template that does not parse or execute.
-	ErrTemplate = errors.New("template error")
+	ErrTemplate = errors.New("render: template error")
 	// ErrVariables reports a bad variable declaration: a session variable
 	// with a forbidden name, or one declared in two tiers.
-	ErrVariables = errors.New("invalid variables")
+	ErrVariables = errors.New("render: invalid variables")
 )
 
 // Error is a failed render. Its message names the tool, the template line
@@ -44,7 +45,8 @@ func (e *Error) Error() string {
 	if e.Line > 0 {
 		msg += fmt.Sprintf(", line %d", e.Line)
 	}
-	msg += ": " + e.Err.Error()
+	// The sentinels carry the package prefix, which msg already has.
+	msg += ": " + strings.TrimPrefix(e.Err.Error(), "render: ")
 	if e.Name != "" {
 		msg += fmt.Sprintf(" %q", e.Name)
 	}

@@ -55,9 +55,9 @@ func (v Vars) lookup(name string) (string, bool) {
 	return s, ok
 }
 
-// Tool returns t's model-facing description: rendered when t.Template is
+// Description returns t's model-facing description: rendered when t.Template is
 // set, t.Description verbatim otherwise.
-func Tool(t *registry.Tool, vars Vars) (string, error) {
+func Description(t *registry.Tool, vars Vars) (string, error) {
 	if !t.Template {
 		return t.Description, nil
 	}

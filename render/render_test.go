@@ -98,7 +98,7 @@ func TestToolRendersOnlyTemplatesAndNeverWritesBack(t *testing.T) {
 	before := *tpl
 	var out []string
 	for _, tl := range []*registry.Tool{lit, tpl} {
-		d, err := Tool(tl, Vars{Session: map[string]string{"cwd": "/w"}})
+		d, err := Description(tl, Vars{Session: map[string]string{"cwd": "/w"}})
 		require.NoError(t, err)
 		out = append(out, d)
 	}

@@ -8,9 +8,9 @@ import (
 	"github.com/toolshelf/toolshelf/registry"
 )
 
-// MaxAnnouncedNames bounds how many names of each kind one tools-changed
+// maxAnnouncedNames bounds how many names of each kind one tools-changed
 // announcement lists; the rest are counted ("and 12 more").
-const MaxAnnouncedNames = 40
+const maxAnnouncedNames = 40
 
 // ToolsChange describes a tool source whose tools changed during a
 // session: an MCP server that reconnected or sent tools/list_changed with
@@ -76,7 +76,7 @@ func announceChange(c ToolsChange) string {
 		b.WriteString("\n")
 		b.WriteString(label)
 		b.WriteString(": ")
-		shown := names[:min(len(names), MaxAnnouncedNames)]
+		shown := names[:min(len(names), maxAnnouncedNames)]
 		b.WriteString(strings.Join(shown, ", "))
 		if n := len(names) - len(shown); n > 0 {
 			fmt.Fprintf(&b, " and %d more", n)

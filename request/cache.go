@@ -224,8 +224,8 @@ func configKey(cfg *Config, view deferral.View, snap key) key {
 		extra[k] = string(jsonx.AppendCompact(nil, v))
 	}
 	h.sortedMap(extra)
-	h.sortedMap(cfg.Vars)
-	h.sortedMap(cfg.Static)
+	h.sortedMap(cfg.SessionVars)
+	h.sortedMap(cfg.StaticVars)
 	h.str(view.Mode.Name)
 	h.strs(view.Mode.Allow)
 	h.num(boolNum(view.Mode.ReadOnly))

@@ -41,12 +41,12 @@ type Config struct {
 	Policy *deferral.Policy
 	// View is the session's mode, tier and elevation.
 	View deferral.View
-	// Vars are the session variables templates may read (cwd, os, locale,
+	// SessionVars are the session variables templates may read (cwd, os, locale,
 	// date ...), declared once at creation. "index" is reserved: it holds
 	// the tool_search name index.
-	Vars map[string]string
-	// Static are static template variables from the harness.
-	Static map[string]string
+	SessionVars map[string]string
+	// StaticVars are static template variables from the harness.
+	StaticVars map[string]string
 	// Provider selects the encoder.
 	Provider Provider
 	// Model is the provider's model name. Required.

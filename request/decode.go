@@ -15,7 +15,7 @@ import (
 // wrong shape, a tool call without an ID or with arguments that are not a
 // JSON object, a stream cut short. Decoding errors wrap it and name the
 // event (streams) or the field (bodies).
-var ErrReply = errors.New("malformed provider reply")
+var ErrReply = errors.New("request: malformed provider reply")
 
 // Reply is one decoded provider response: the assistant's message, in the
 // form [Session.BuildRequest] takes back, why the model stopped, and the

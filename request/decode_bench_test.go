@@ -32,7 +32,7 @@ func BenchmarkDecode(b *testing.B) {
 					}
 					continue
 				}
-				err := ReadEvents(bytes.NewReader(data), func(_ string, d []byte) error {
+				err := readEvents(bytes.NewReader(data), func(_ string, d []byte) error {
 					var v any
 					if bytes.Equal(d, []byte("[DONE]")) {
 						return nil

@@ -57,5 +57,5 @@ data: [DONE]
 	fmt.Println(err)
 	// Output:
 	// call_1 get_weather {"city":"Paris"} tool_calls 1920
-	// malformed provider reply: the openai-chat stream ended after 5 events, before its terminal event; the reply is incomplete
+	// request: malformed provider reply: the openai-chat stream ended after 5 events, before its terminal event; the reply is incomplete
 }

@@ -12,9 +12,9 @@ import (
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 )
 
-// MaxStreamEvent bounds one server-sent event (its data lines joined), in
+// maxStreamEvent bounds one server-sent event (its data lines joined), in
 // bytes. A longer event is an error: no reply of a provider comes near it.
-const MaxStreamEvent = 16 << 20
+const maxStreamEvent = 16 << 20
 
 // Stream accumulates a streamed reply, event by event, into the same
 // [Reply] that [DecodeReply] gives for the whole body: text deltas joined,
@@ -77,18 +77,18 @@ func DecodeStream(p Provider, r io.Reader) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	if err := ReadEvents(r, s.Event); err != nil {
+	if err := readEvents(r, s.Event); err != nil {
 		return Reply{}, err
 	}
 	return s.Reply()
 }
 
-// ReadEvents reads server-sent events from r and calls fn with each
+// readEvents reads server-sent events from r and calls fn with each
 // event's name ("" when the event has no event: field) and data (its data
 // lines joined by newlines), in order, until r ends or fn returns an
 // error. Comments and fields other than event and data are skipped, as the
 // SSE format says.
-func ReadEvents(r io.Reader, fn func(name string, data []byte) error) error {
+func readEvents(r io.Reader, fn func(name string, data []byte) error) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var name string
 	var data []byte
@@ -125,8 +125,8 @@ func ReadEvents(r io.Reader, fn func(name string, data []byte) error) error {
 			}
 			data = append(data, value...)
 			has = true
-			if len(data) > MaxStreamEvent {
-				return fmt.Errorf("%w: an event of the stream exceeds %d bytes", ErrReply, MaxStreamEvent)
+			if len(data) > maxStreamEvent {
+				return fmt.Errorf("%w: an event of the stream exceeds %d bytes", ErrReply, maxStreamEvent)
 			}
 		}
 		if eof {
@@ -145,8 +145,8 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 	for {
 		chunk, err := br.ReadSlice('\n')
 		line = append(line, chunk...)
-		if len(line) > MaxStreamEvent {
-			return nil, fmt.Errorf("a line of the stream exceeds %d bytes", MaxStreamEvent)
+		if len(line) > maxStreamEvent {
+			return nil, fmt.Errorf("a line of the stream exceeds %d bytes", maxStreamEvent)
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue

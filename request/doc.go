@@ -15,7 +15,7 @@
 // changed MCP tools ([Session.AnnounceToolsChanged]) carry sanitized,
 // bounded text, appended to the conversation, never to the prefix.
 //
-// Every body follows the providers' rule book ([Rules], checked by
+// Every body follows the providers' rule book ([wire.Rules], checked by
 // requesttest.CheckProviderRules): where OpenAI caps a tool description
 // at 1,024 characters, the name index rides in the system instructions
 // and longer descriptions are cut at a sentence; empty failed results and
@@ -38,4 +38,19 @@
 // into a reused buffer builds a steady turn without allocating.
 //
 // It never re-encodes the frozen prefix on a turn.
+//
+// API: the loop is [NewSession] ([Config]), [Session.BuildRequest] or
+// [Session.AppendRequest] with a [Turn], [DecodeReply] or [DecodeStream],
+// [Session.Call] for each [ToolCall], and [Message]s back into the next
+// [Turn]. [Session.Lookup] and [Session.Loaded] answer what the session sees
+// and has loaded; [Session.Frozen] exposes the frozen prefix, tools and
+// [deferral.Plan] for accounting and explanations; [Session.Sections] and
+// [ParseTranscript] hand budget what it measures. [OpenConversation] with a
+// [Store] ([MemoryStore], or one checked by storetest) serves a conversation
+// from several replicas; [Session.MarshalState] and [RestoreSession] move
+// one. [EntryDefinitions] gives tool_search and defer_execute as sessions
+// send them, for accounting without a session. Every sentinel error's
+// message starts with "request:". The methods execute's dispatcher needs
+// (ID, MarkLoaded, VisibleNames) are on an unexported adapter, not on
+// Session; the provider rule book is [wire.Rules].
 package request

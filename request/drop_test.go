@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/toolshelf/toolshelf/registry"
-	"github.com/toolshelf/toolshelf/request/requesttest"
+	"github.com/toolshelf/toolshelf/request/wire"
 )
 
 // A session that dropped its messages builds the same bodies as one that
@@ -29,7 +29,7 @@ func TestDropMessagesKeepsBytes(t *testing.T) {
 				require.NoError(t, err)
 				got, err := drop.AppendRequest(nil, tr)
 				require.NoError(t, err)
-				require.Nil(t, requesttest.Diff(want, got), "turn %d", i)
+				require.Nil(t, wire.Diff(want, got), "turn %d", i)
 			}
 			assert.Nil(t, drop.Messages())
 			assert.Len(t, keep.Messages(), 7)
@@ -52,7 +52,7 @@ func TestDropMessagesKeepsBytes(t *testing.T) {
 			require.NoError(t, err)
 			got, err := r.BuildRequest(next)
 			require.NoError(t, err)
-			assert.Nil(t, requesttest.Diff(want, got))
+			assert.Nil(t, wire.Diff(want, got))
 			again, err := r.MarshalState()
 			require.NoError(t, err)
 			assert.Contains(t, string(again), `"version":2`, "a restored session stays dropped")

@@ -8,16 +8,16 @@ import "errors"
 var (
 	// ErrConfig reports an invalid session configuration: unknown
 	// provider, missing model, a bad extra field or variable.
-	ErrConfig = errors.New("invalid session config")
+	ErrConfig = errors.New("request: invalid session config")
 	// ErrUnknownProvider reports a provider name the encoders do not know.
-	ErrUnknownProvider = errors.New("unknown provider")
+	ErrUnknownProvider = errors.New("request: unknown provider")
 	// ErrSequence reports a message sequence the provider would reject:
 	// roles out of order, a tool result without its call, a call without
 	// its result.
-	ErrSequence = errors.New("invalid message sequence")
+	ErrSequence = errors.New("request: invalid message sequence")
 	// ErrInvalidMessage reports a malformed message: invalid UTF-8, empty
 	// text, arguments that are not a JSON object.
-	ErrInvalidMessage = errors.New("invalid message")
+	ErrInvalidMessage = errors.New("request: invalid message")
 	// ErrState reports session state that cannot be restored.
-	ErrState = errors.New("invalid session state")
+	ErrState = errors.New("request: invalid session state")
 )

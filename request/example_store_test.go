@@ -56,5 +56,5 @@ func ExampleOpenConversation() {
 	// turn 1 on replica a: <nil>
 	// turn 2 on replica b: <nil>
 	// {"role":"user","content":"<user_query>hi</user_query>"},{"role":"assistant","content":"Hello."},{"role":"user","content":"<user_query>Read main.go</user_query>"}]}
-	// true conversation "conv-1": append at version 2, stored version is 3: conversation changed since it was loaded
+	// true conversation "conv-1": append at version 2, stored version is 3: request: conversation changed since it was loaded
 }

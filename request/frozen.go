@@ -3,22 +3,23 @@ package request
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"maps"
 	"slices"
 	"unicode/utf8"
+
+	"github.com/toolshelf/toolshelf/internal/jsonx"
+	"github.com/toolshelf/toolshelf/internal/openai"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/render"
-	"github.com/toolshelf/toolshelf/request/wire"
 	"github.com/toolshelf/toolshelf/search"
 )
 
-// IndexVar is the session variable that holds the tool_search name index
+// indexVar is the session variable that holds the tool_search name index
 // while its description renders.
-const IndexVar = "index"
+const indexVar = "index"
 
 // Frozen is the part of a session fixed at creation: the exposed tools with
 // their rendered descriptions, the tool_search index and searcher, and the
@@ -86,9 +87,6 @@ func (f *Frozen) Plan() *deferral.Plan { return f.plan }
 // or [NativeRegex].
 func (f *Frozen) ToolSearch() ToolSearch { return f.search }
 
-// Searcher returns the shared tool_search engine.
-func (f *Frozen) Searcher() *search.Searcher { return f.searcher }
-
 // checkConfig validates what every encoder needs, before anything is built.
 func checkConfig(cfg *Config) error {
 	if _, ok := encoderFor(cfg.Provider); !ok {
@@ -128,10 +126,10 @@ func checkConfig(cfg *Config) error {
 			return fmt.Errorf("%w: Config.Extra[%q] is not valid JSON", ErrConfig, k)
 		}
 	}
-	if _, ok := cfg.Vars[IndexVar]; ok {
-		return fmt.Errorf("%w: session variable %q is reserved for the tool_search index", ErrConfig, IndexVar)
+	if _, ok := cfg.SessionVars[indexVar]; ok {
+		return fmt.Errorf("%w: session variable %q is reserved for the tool_search index", ErrConfig, indexVar)
 	}
-	vars := render.Vars{Static: cfg.Static, Session: cfg.Vars}
+	vars := render.Vars{Static: cfg.StaticVars, Session: cfg.SessionVars}
 	if err := vars.Check(); err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
@@ -154,9 +152,9 @@ func freeze(cfg *Config, view deferral.View) (*Frozen, error) {
 		return nil, fmt.Errorf("%w: tool_search: %w", ErrConfig, err)
 	}
 	f := &Frozen{provider: cfg.Provider, search: cfg.searchMode(), plan: plan, searcher: searcher, entry: map[string]*registry.Tool{}}
-	vars := render.Vars{Static: cfg.Static, Session: cfg.Vars}
+	vars := render.Vars{Static: cfg.StaticVars, Session: cfg.SessionVars}
 	for _, t := range plan.Resident() {
-		d, err := render.Tool(t, vars)
+		d, err := render.Description(t, vars)
 		if err != nil {
 			return nil, err
 		}
@@ -164,7 +162,7 @@ func freeze(cfg *Config, view deferral.View) (*Frozen, error) {
 	}
 	if f.search.native() {
 		for _, t := range plan.Deferred() {
-			d, err := render.Tool(t, vars)
+			d, err := render.Description(t, vars)
 			if err != nil {
 				return nil, err
 			}
@@ -189,7 +187,7 @@ func freeze(cfg *Config, view deferral.View) (*Frozen, error) {
 	}
 	if cfg.Strict && capsDescriptions(cfg.Provider) {
 		for i := range f.tools {
-			f.tools[i].Strict = f.entry[f.tools[i].Name] == nil && wire.StrictCompatible(f.tools[i].Schema)
+			f.tools[i].Strict = f.entry[f.tools[i].Name] == nil && openai.StrictCompatible(f.tools[i].Schema)
 		}
 	}
 	for _, name := range capDescriptions(cfg.Provider, f.tools, f.entry[registry.ToolSearchName] != nil) {
@@ -240,7 +238,7 @@ func entryTools(index string, vars render.Vars, indexInSystem bool) (*registry.T
 	if session == nil {
 		session = map[string]string{}
 	}
-	session[IndexVar] = index
+	session[indexVar] = index
 	tmpl := search.DescriptionTemplate
 	if indexInSystem {
 		tmpl = search.SystemIndexDescription
@@ -250,19 +248,19 @@ func entryTools(index string, vars render.Vars, indexInSystem bool) (*registry.T
 		return nil, nil, err
 	}
 	st := search.Tool(d)
-	et := execute.Tool()
-	if et.Description, err = render.Tool(&et, vars); err != nil {
+	et := execute.Definition()
+	if et.Description, err = render.Description(&et, vars); err != nil {
 		return nil, nil, err
 	}
 	return &st, &et, nil
 }
 
-// EntryTools returns the entry tools a session with plan would send —
+// EntryDefinitions returns the entry tools a session with plan would send —
 // tool_search with its description rendered around an empty index, and
 // defer_execute — and the index text, which budget accounts count on a
 // line of its own. Both are empty when nothing is deferred. opts are the
 // search options the sessions use (nil means defaults).
-func EntryTools(plan *deferral.Plan, opts *search.Options) ([]*registry.Tool, string, error) {
+func EntryDefinitions(plan *deferral.Plan, opts *search.Options) ([]*registry.Tool, string, error) {
 	if !plan.EntryTools() {
 		return nil, "", nil
 	}

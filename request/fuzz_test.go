@@ -17,6 +17,7 @@ import (
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 	"github.com/toolshelf/toolshelf/request/requesttest"
+	"github.com/toolshelf/toolshelf/request/wire"
 )
 
 var fzProviders = []request.Provider{request.OpenAIChat, request.OpenAIResponses, request.Anthropic}
@@ -136,7 +137,7 @@ func fzCheckIndex(t *testing.T, s *request.Session, b *fzBody) {
 	// system instructions instead, and the description stays under the cap.
 	switch s.Frozen().Provider() {
 	case request.OpenAIChat, request.OpenAIResponses:
-		if strings.Contains(desc, f.Index()) || utf8.RuneCountInString(desc) > request.MaxDescription {
+		if strings.Contains(desc, f.Index()) || utf8.RuneCountInString(desc) > wire.MaxDescription {
 			t.Fatalf("tool_search description carries the index or is over the cap (%d characters)", utf8.RuneCountInString(desc))
 		}
 		desc = b.Instructions
@@ -298,12 +299,12 @@ func fzConfig(t testing.TB, p request.Provider, cache *request.Cache) request.Co
 		Policy: &deferral.Policy{Layers: []deferral.Layer{
 			deferral.MustLayer("project", "Defer(mcp__github__*)", "NoDefer(mcp__github__get_me)"),
 		}},
-		Vars:     map[string]string{"cwd": "/home/dev/repo", "os": "linux"},
-		Provider: p,
-		Model:    "m",
-		System:   "You are a coding agent.",
-		Extra:    map[string]json.RawMessage{"max_tokens": json.RawMessage("64")},
-		Cache:    cache,
+		SessionVars: map[string]string{"cwd": "/home/dev/repo", "os": "linux"},
+		Provider:    p,
+		Model:       "m",
+		System:      "You are a coding agent.",
+		Extra:       map[string]json.RawMessage{"max_tokens": json.RawMessage("64")},
+		Cache:       cache,
 	}
 }
 

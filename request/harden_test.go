@@ -131,7 +131,7 @@ func TestAnnouncementSanitized(t *testing.T) {
 		{"line separator", "First\u2028second", "First"},
 		{"controls", "tab\there\x1b[31mred", "tab here [31mred"},
 		{"leading blank lines", "\n\n  Real description.\nmore", "Real description."},
-		{"long", long, strings.Repeat("é", MaxAnnouncedDescription-1) + "…"},
+		{"long", long, strings.Repeat("é", maxAnnouncedDescription-1) + "…"},
 	}
 	reg, _ := loadCatalogs(t, 0, githubFile)
 	for _, c := range cases {
@@ -157,11 +157,11 @@ func TestAnnouncementSanitized(t *testing.T) {
 			assert.Equal(t, "made_up: "+c.want, lines[1])
 			assert.Equal(t, "</new_deferred_tool>", lines[3])
 			assert.Len(t, liveTag.FindAllString(block, -1), 2, "only the block's own tags are live")
-			assert.LessOrEqual(t, utf8.RuneCountInString(lines[1]), len("made_up: ")+MaxAnnouncedDescription+4*20)
+			assert.LessOrEqual(t, utf8.RuneCountInString(lines[1]), len("made_up: ")+maxAnnouncedDescription+4*20)
 		})
 	}
-	assert.Equal(t, strings.Repeat("é", MaxAnnouncedDescription-1)+"…", announcedDescription(long))
-	assert.Equal(t, strings.Repeat("a", MaxAnnouncedDescription), announcedDescription(strings.Repeat("a", MaxAnnouncedDescription)), "at the bound: kept whole")
+	assert.Equal(t, strings.Repeat("é", maxAnnouncedDescription-1)+"…", announcedDescription(long))
+	assert.Equal(t, strings.Repeat("a", maxAnnouncedDescription), announcedDescription(strings.Repeat("a", maxAnnouncedDescription)), "at the bound: kept whole")
 	assert.True(t, utf8.ValidString(announcedDescription("ok \xff\xfe bytes")))
 }
 
@@ -215,12 +215,12 @@ func TestAnnounceToolsChanged(t *testing.T) {
 		assert.ErrorIs(t, err, ErrInvalidMessage, "%+v", c)
 	}
 	var many []string
-	for i := range MaxAnnouncedNames + 5 {
+	for i := range maxAnnouncedNames + 5 {
 		many = append(many, "t"+strings.Repeat("x", i))
 	}
 	block := announceChange(ToolsChange{Server: "s", Changed: many})
 	assert.Contains(t, block, " and 5 more\n")
-	assert.Equal(t, MaxAnnouncedNames-1, strings.Count(block, ", "))
+	assert.Equal(t, maxAnnouncedNames-1, strings.Count(block, ", "))
 }
 
 // withoutTurnBreakpoint removes the latest turn's Anthropic breakpoint

@@ -68,7 +68,7 @@ func testConfig(snap *registry.Snapshot, p Provider, policy *deferral.Policy, ca
 		ID:          "s1",
 		Snapshot:    snap,
 		Policy:      policy,
-		Vars:        map[string]string{"cwd": "/home/dev/repo", "os": "linux", "date": "2025-06-01"},
+		SessionVars: map[string]string{"cwd": "/home/dev/repo", "os": "linux", "date": "2025-06-01"},
 		Provider:    p,
 		Model:       testModel(p),
 		System:      "You are a coding agent. Use tools when they help.",

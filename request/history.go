@@ -342,17 +342,17 @@ func appendResultText(b []byte, m *Message) []byte {
 }
 
 // resultText is a tool result's text as sent: a failed result with no
-// text says so ([EmptyErrorResult]).
+// text says so ([emptyErrorResult]).
 func resultText(m *Message) string {
 	if m.IsError && blank(m.Text) {
-		return EmptyErrorResult
+		return emptyErrorResult
 	}
 	return m.Text
 }
 
 // assistantText is an assistant message's text as sent: whitespace-only
 // text is left out next to tool calls or native parts, and is
-// [EmptyText] when it is all the message has.
+// [emptyText] when it is all the message has.
 func assistantText(m *Message) string {
 	if m.Text == "" || !blank(m.Text) {
 		return m.Text
@@ -360,7 +360,7 @@ func assistantText(m *Message) string {
 	if len(m.ToolCalls) > 0 || len(m.Native) > 0 {
 		return ""
 	}
-	return EmptyText
+	return emptyText
 }
 
 func (h *history) responses(b []byte, m *Message) []byte {

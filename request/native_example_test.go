@@ -37,7 +37,7 @@ func ExampleConfig_toolSearch() {
 	fmt.Println(err)
 	// Output:
 	// {"model":"claude-test","max_tokens":1024,"tools":[{"name":"Read","description":"Read a file.","input_schema":{"type":"object"}},{"type":"tool_search_tool_bm25_20251119","name":"tool_search_tool_bm25","cache_control":{"type":"ephemeral"}},{"name":"Deploy","description":"Deploy the app.","input_schema":{"type":"object"},"defer_loading":true}],"messages":[{"role":"user","content":[{"type":"text","text":"<user_query>ship it</user_query>","cache_control":{"type":"ephemeral"}}]}]} <nil>
-	// invalid session config: Config.ToolSearch "native": provider "openai-chat" has no native tool search; use Portable (tool_search and defer_execute work on every provider) or the "openai-responses" provider
+	// request: invalid session config: Config.ToolSearch "native": provider "openai-chat" has no native tool search; use Portable (tool_search and defer_execute work on every provider) or the "openai-responses" provider
 }
 
 // ExampleSession_AnnounceToolsChanged tells the model, in the next user

@@ -15,6 +15,7 @@ import (
 	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request/requesttest"
+	"github.com/toolshelf/toolshelf/request/wire"
 )
 
 // allDeferred defers every github tool.
@@ -133,7 +134,7 @@ func TestNativeNothingDeferred(t *testing.T) {
 			cfg.ToolSearch = c.mode
 			native, err := NewSession(cfg)
 			require.NoError(t, err)
-			assert.True(t, bytes.Equal(portable.Prefix(), native.Prefix()), "same prefix as Portable: %v", requesttest.Diff(portable.Prefix(), native.Prefix()))
+			assert.True(t, bytes.Equal(portable.Prefix(), native.Prefix()), "same prefix as Portable: %v", wire.Diff(portable.Prefix(), native.Prefix()))
 			assert.NotContains(t, string(native.Prefix()), c.searchType+`"`)
 		})
 	}
@@ -225,7 +226,7 @@ func TestSameGovernanceEveryMode(t *testing.T) {
 			snap, counts := governed(t)
 			var hooked []string
 			d, err := execute.New(&execute.Options{
-				Rules: []execute.Rule{{Action: execute.Deny, Pattern: "beta"}},
+				Permissions: []execute.Permission{{Action: execute.Deny, Pattern: "beta"}},
 				Hooks: []execute.Hook{{Name: "audit", Before: func(_ context.Context, c *execute.Call) execute.Verdict {
 					hooked = append(hooked, c.Name)
 					return execute.Verdict{}

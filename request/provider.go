@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/toolshelf/toolshelf/internal/jsonx"
-	"github.com/toolshelf/toolshelf/request/wire"
+	"github.com/toolshelf/toolshelf/internal/openai"
 )
 
 // An encoder is one provider's wire shape: how the prefix lays out the
@@ -38,10 +38,10 @@ type encoder interface {
 	// the provider's outer shape (a restored store record is checked).
 	historyShaped(buf []byte) bool
 	// capsDescriptions reports whether the provider limits a tool
-	// description to [MaxDescription] characters.
+	// description to [wire.MaxDescription] characters.
 	capsDescriptions() bool
 	// checkRules refuses a configuration the provider refuses on every
-	// request (see [Rules]).
+	// request (see [wire.Rules]).
 	checkRules(cfg *Config) error
 	// decodeReply decodes a whole response body (valid JSON).
 	decodeReply(body []byte) (Reply, error)
@@ -272,7 +272,7 @@ func (anthropicEncoder) capsDescriptions() bool { return false }
 func (chatEncoder) checkRules(*Config) error { return nil }
 
 func (responsesEncoder) checkRules(cfg *Config) error {
-	if cfg.searchMode() == Native && !wire.NativeToolSearchModel(cfg.Model) {
+	if cfg.searchMode() == Native && !openai.NativeToolSearchModel(cfg.Model) {
 		return fmt.Errorf("%w: Config.ToolSearch %q with Config.Model %q: OpenAI documents its hosted tool_search for gpt-5.4 and later only; use a gpt-5.4 or later model, or Portable tool search (tool_search and defer_execute work with every model)", ErrConfig, Native, cfg.Model)
 	}
 	return nil

@@ -13,6 +13,7 @@ import (
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request/requesttest"
+	"github.com/toolshelf/toolshelf/request/wire"
 )
 
 // The generated parts of docs/providers.md sit between these markers.
@@ -30,7 +31,7 @@ func TestProvidersDoc(t *testing.T) {
 	var rules strings.Builder
 	rules.WriteString("| provider | rule | field | limit | the provider's words | source | what toolshelf does |\n|---|---|---|---|---|---|---|\n")
 	for _, p := range providers {
-		for _, r := range Rules(p) {
+		for _, r := range wire.Rules(string(p)) {
 			fmt.Fprintf(&rules, "| %s | `%s` | `%s` | %s | %s | [%s](%s) | %s |\n", r.Provider, r.ID, cell(r.Field), cell(r.Limit),
 				cell(r.Words), sourceName(r.Source), r.Source, cell(r.Action))
 		}
@@ -79,14 +80,14 @@ func measureSizes(t *testing.T) string {
 				desc = utf8.RuneCountInString(ft.Description)
 			}
 		}
-		require.LessOrEqual(t, desc, MaxDescription)
+		require.LessOrEqual(t, desc, maxDescription)
 		over, longest := 0, 0
 		s, err = NewSession(testConfig(snap, OpenAIChat, &deferral.Policy{}, nil))
 		require.NoError(t, err)
 		for _, tl := range snap.Tools() {
 			n := utf8.RuneCountInString(tl.Description)
 			longest = max(longest, n)
-			if n > MaxDescription {
+			if n > maxDescription {
 				over++
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request/requesttest"
+	"github.com/toolshelf/toolshelf/request/wire"
 )
 
 // TestGolden pins the request bytes of the three providers over the
@@ -121,7 +122,7 @@ func TestSameBytesAnyRegistrationOrder(t *testing.T) {
 					continue
 				}
 				for i := range got {
-					require.Nil(t, requesttest.Diff(want[i], got[i]), "seed %d turn %d", seed, i)
+					require.Nil(t, wire.Diff(want[i], got[i]), "seed %d turn %d", seed, i)
 				}
 			}
 		})
@@ -175,7 +176,7 @@ func TestHundredTurns(t *testing.T) {
 				require.NoError(t, err, "turn %d", turn)
 				require.True(t, json.Valid(b), "turn %d", turn)
 				requesttest.CheckProviderRules(t, p, b)
-				require.True(t, bytes.HasPrefix(b, prefix), "turn %d: %s", turn, requesttest.Diff(prefix, b[:min(len(b), len(prefix))]))
+				require.True(t, bytes.HasPrefix(b, prefix), "turn %d: %s", turn, wire.Diff(prefix, b[:min(len(b), len(prefix))]))
 				bodies = append(bodies, b)
 			}
 			requesttest.AssertStablePrefix(t, bodies...)
@@ -184,7 +185,7 @@ func TestHundredTurns(t *testing.T) {
 			for i := 1; i < len(bodies); i++ {
 				prev := bytes.Replace(bodies[i-1], []byte(ephemeral), nil, -1)
 				next := bytes.Replace(bodies[i], []byte(ephemeral), nil, -1)
-				require.True(t, bytes.HasPrefix(next, prev[:len(prev)-2]), "turn %d rewrote history: %s", i, requesttest.Diff(prev[:len(prev)-2], next[:len(prev)-2]))
+				require.True(t, bytes.HasPrefix(next, prev[:len(prev)-2]), "turn %d rewrote history: %s", i, wire.Diff(prev[:len(prev)-2], next[:len(prev)-2]))
 			}
 			assert.Contains(t, string(bodies[len(bodies)-1]), `<new_deferred_tool>\nmy_tool_7: Counts lines`)
 			assert.NotContains(t, s.Frozen().Index(), "my_tool_7", "the index is not rewritten")
@@ -223,7 +224,7 @@ func TestPrefixEvents(t *testing.T) {
 		}},
 		{"search loads schemas", false, func(t *testing.T, s *Session) *Session {
 			s.Call(t.Context(), "tool_search", json.RawMessage(`{"tool_names":["mcp__github__list_issues"]}`))
-			s.MarkLoaded("mcp__github__list_issues")
+			dispatchSession{s}.MarkLoaded("mcp__github__list_issues")
 			return s
 		}},
 		{"self-built tool", false, func(t *testing.T, s *Session) *Session {
@@ -277,7 +278,7 @@ func TestPrefixEvents(t *testing.T) {
 				require.NoError(t, err)
 				before := bytes.Clone(s.Prefix())
 				after := ev.do(t, s).Prefix()
-				assert.Equal(t, ev.changes, !bytes.Equal(before, after), "%s", requesttest.Diff(before, after))
+				assert.Equal(t, ev.changes, !bytes.Equal(before, after), "%s", wire.Diff(before, after))
 			})
 		}
 	}
@@ -295,7 +296,7 @@ func TestRestoreBuildsSameBytes(t *testing.T) {
 				_, err := s.BuildRequest(tr)
 				require.NoError(t, err)
 			}
-			s.MarkLoaded("mcp__github__list_issues")
+			dispatchSession{s}.MarkLoaded("mcp__github__list_issues")
 			require.NoError(t, s.RegisterSelfBuilt(registry.Tool{Name: "mine", Description: "Mine."}))
 			require.NoError(t, s.Elevate())
 			st, err := s.MarshalState()
@@ -315,7 +316,7 @@ func TestRestoreBuildsSameBytes(t *testing.T) {
 			require.NoError(t, err)
 			got, err := r.BuildRequest(turns[3])
 			require.NoError(t, err)
-			assert.Nil(t, requesttest.Diff(want, got))
+			assert.Nil(t, wire.Diff(want, got))
 			assert.Contains(t, string(got), `<new_deferred_tool>\nmine: Mine.`)
 		})
 	}
@@ -337,8 +338,8 @@ func TestBadInput(t *testing.T) {
 			{"invalid UTF-8 system", func(c *Config) { c.System = "a\xffb" }, ErrConfig, "System"},
 			{"reserved extra", func(c *Config) { c.Extra = map[string]json.RawMessage{"tools": json.RawMessage(`[]`)} }, ErrConfig, `"tools"`},
 			{"bad extra", func(c *Config) { c.Extra = map[string]json.RawMessage{"max_tokens": json.RawMessage(`{`)} }, ErrConfig, "max_tokens"},
-			{"forbidden variable", func(c *Config) { c.Vars = map[string]string{"turn": "1"} }, ErrConfig, `"turn"`},
-			{"reserved variable", func(c *Config) { c.Vars = map[string]string{"index": "x"} }, ErrConfig, `"index"`},
+			{"forbidden variable", func(c *Config) { c.SessionVars = map[string]string{"turn": "1"} }, ErrConfig, `"turn"`},
+			{"reserved variable", func(c *Config) { c.SessionVars = map[string]string{"index": "x"} }, ErrConfig, `"index"`},
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
@@ -422,7 +423,7 @@ func TestSessionCall(t *testing.T) {
 	assert.True(t, ok)
 	_, _, ok = s.Lookup("nope")
 	assert.False(t, ok)
-	names := s.VisibleNames()
+	names := s.visibleNames()
 	assert.IsIncreasing(t, names)
 	assert.Contains(t, names, "VideoGen")
 	assert.Contains(t, names, "defer_execute")

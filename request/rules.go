@@ -8,40 +8,33 @@ import (
 	"github.com/toolshelf/toolshelf/request/wire"
 )
 
-// This file applies the providers' rule book ([Rules], kept in
+// This file applies the providers' rule book ([wire.Rules], kept in
 // request/wire with the checker): for each rule the session either makes
 // the body conform by a deterministic transformation, decided once when
 // the prefix is frozen or when a message is encoded, or refuses at
 // NewSession/BuildRequest with an error naming the field and the fix.
 // docs/providers.md has the table.
 
-// Rule is one provider rule; see [wire.Rule].
-type Rule = wire.Rule
-
-// Rules returns the rule book of provider p: each limit an SDK's types do
-// not see, the provider's words, and what the library does about it.
-func Rules(p Provider) []Rule { return wire.Rules(string(p)) }
-
-// MaxDescription is the longest tool description OpenAI Chat Completions
+// maxDescription is the longest tool description OpenAI Chat Completions
 // and Responses accept, in characters. Longer descriptions are shortened
 // in tools[], cut at a sentence with a note saying so; tool_search's name index never rides
 // in a description there, but in the system instructions.
-const MaxDescription = wire.MaxDescription
+const maxDescription = wire.MaxDescription
 
 // Placeholder texts sent in place of text a provider refuses as empty.
 const (
-	// EmptyErrorResult replaces an empty or whitespace-only failed tool
+	// emptyErrorResult replaces an empty or whitespace-only failed tool
 	// result: Anthropic refuses an is_error tool_result without content,
 	// and the OpenAI APIs would show the model a bare "Error: ".
-	EmptyErrorResult = "The tool failed without an error message."
-	// EmptyText replaces whitespace-only assistant text that is all its
+	emptyErrorResult = "The tool failed without an error message."
+	// emptyText replaces whitespace-only assistant text that is all its
 	// message has: Anthropic refuses whitespace-only text blocks. Next to
 	// tool calls such text is left out instead.
-	EmptyText = "(no text)"
+	emptyText = "(no text)"
 )
 
 // capsDescriptions reports whether p limits a tool description to
-// [MaxDescription] characters.
+// wire.MaxDescription characters.
 func capsDescriptions(p Provider) bool {
 	enc, ok := encoderFor(p)
 	return ok && enc.capsDescriptions()
@@ -126,10 +119,10 @@ func capDescriptions(p Provider, tools []FrozenTool, searchable bool) []string {
 	var cut []string
 	for i := range tools {
 		t := &tools[i]
-		if utf8.RuneCountInString(t.Description) <= MaxDescription {
+		if utf8.RuneCountInString(t.Description) <= maxDescription {
 			continue
 		}
-		t.Description = shortenDescription(t.Description, shortenedNote(t.Name, searchable && !t.Deferred), MaxDescription)
+		t.Description = shortenDescription(t.Description, shortenedNote(t.Name, searchable && !t.Deferred), maxDescription)
 		cut = append(cut, t.Name)
 	}
 	return cut

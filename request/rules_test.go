@@ -56,9 +56,9 @@ func assertConforms(t *testing.T, p Provider, body []byte) {
 		if name == "" {
 			continue // a provider's own search tool, named by its type
 		}
-		assert.True(t, wire.ValidName(name), "tools[%d] name %q", i, name)
+		assert.True(t, registry.ValidName(name), "tools[%d] name %q", i, name)
 		if p != Anthropic {
-			assert.LessOrEqual(t, utf8.RuneCountInString(desc), MaxDescription, "tools[%d] %s description", i, name)
+			assert.LessOrEqual(t, utf8.RuneCountInString(desc), maxDescription, "tools[%d] %s description", i, name)
 		}
 	}
 }
@@ -136,7 +136,7 @@ func TestQuickstartIndexOutOfDescription(t *testing.T) {
 			require.NoError(t, err)
 			require.Len(t, s.Frozen().Plan().Deferred(), 249)
 			index := s.Frozen().Index()
-			require.Greater(t, utf8.RuneCountInString(index), MaxDescription)
+			require.Greater(t, utf8.RuneCountInString(index), maxDescription)
 			var desc string
 			for _, ft := range s.Frozen().Tools() {
 				if ft.Name == registry.ToolSearchName {
@@ -159,7 +159,7 @@ func TestQuickstartIndexOutOfDescription(t *testing.T) {
 			}
 			assert.NotContains(t, desc, "<available_deferred_tools>\n")
 			assert.Contains(t, desc, "in the system instructions")
-			assert.LessOrEqual(t, utf8.RuneCountInString(desc), MaxDescription)
+			assert.LessOrEqual(t, utf8.RuneCountInString(desc), maxDescription)
 			holder := `"instructions":`
 			if p == OpenAIChat {
 				holder = `{"role":"system","content":`
@@ -199,7 +199,7 @@ func TestLongResidentDescription(t *testing.T) {
 				assert.Equal(t, st.Description, sent, "Anthropic has no description cap")
 				return
 			}
-			assert.LessOrEqual(t, utf8.RuneCountInString(sent), MaxDescription)
+			assert.LessOrEqual(t, utf8.RuneCountInString(sent), maxDescription)
 			note := shortenedNote(name, true)
 			require.True(t, strings.HasSuffix(sent, note), sent)
 			kept := strings.TrimSuffix(sent, note)
@@ -301,7 +301,7 @@ func TestEmptyFailedResult(t *testing.T) {
 				require.NoError(t, err)
 				assertConforms(t, p, body)
 				if blank(text) {
-					assert.Contains(t, string(body), EmptyErrorResult)
+					assert.Contains(t, string(body), emptyErrorResult)
 				}
 			}
 		})
@@ -326,7 +326,7 @@ func TestWhitespaceAssistantText(t *testing.T) {
 			}})
 			require.NoError(t, err)
 			assertConforms(t, p, body)
-			assert.Equal(t, 1, strings.Count(string(body), EmptyText))
+			assert.Equal(t, 1, strings.Count(string(body), emptyText))
 			assert.NotContains(t, string(body), `" \n"`)
 			assert.NotContains(t, string(body), `"\t"`)
 			assert.Equal(t, " \n", s.Messages()[1].Text, "the neutral history keeps what was given")
@@ -425,7 +425,7 @@ func TestAliasedToolsCallable(t *testing.T) {
 // The rule book is the same table docs/providers.md shows.
 func TestRulesDocumented(t *testing.T) {
 	for _, p := range providers {
-		rs := Rules(p)
+		rs := wire.Rules(string(p))
 		require.NotEmpty(t, rs)
 		for _, r := range rs {
 			assert.Equal(t, string(p), r.Provider)

@@ -9,9 +9,9 @@ import (
 	"github.com/toolshelf/toolshelf/internal/tagsafe"
 )
 
-// MaxAnnouncedDescription bounds, in runes, the description a self-built
+// maxAnnouncedDescription bounds, in runes, the description a self-built
 // tool's announcement carries; the full description stays searchable.
-const MaxAnnouncedDescription = 200
+const maxAnnouncedDescription = 200
 
 // appendQueryBody appends the JSON string body of a user's text with the
 // '<' of every wrapper tag (user_query, new_deferred_tool, tools_changed,
@@ -51,10 +51,10 @@ func announcedDescription(d string) string {
 		}
 		return r
 	}, d)
-	if utf8.RuneCountInString(d) > MaxAnnouncedDescription {
+	if utf8.RuneCountInString(d) > maxAnnouncedDescription {
 		n := 0
 		for i := range d {
-			if n == MaxAnnouncedDescription-1 {
+			if n == maxAnnouncedDescription-1 {
 				d = strings.TrimSpace(d[:i]) + "…"
 				break
 			}

@@ -128,7 +128,7 @@ func TestSelfBuiltRespectsMode(t *testing.T) {
 	require.NoError(t, full.SetView(deferral.View{Mode: deferral.Mode{Name: "ask", Allow: []string{"Read"}}}))
 	_, _, ok = full.Lookup("scribble")
 	assert.False(t, ok, "narrowing the mode hides the self-built tool")
-	assert.NotContains(t, full.VisibleNames(), "scribble")
+	assert.NotContains(t, full.visibleNames(), "scribble")
 }
 
 // EntryTools gives budget accounts the entry tools exactly as a session
@@ -138,7 +138,7 @@ func TestEntryToolsMatchSession(t *testing.T) {
 	require.NoError(t, reg.Register(registry.Tool{Name: "Read"}, registry.Tool{Name: "VideoGen", DeferLoading: registry.DeferTrue}))
 	s, err := NewSession(Config{Snapshot: reg.Snapshot(), Provider: Anthropic, Model: "m", Extra: map[string]json.RawMessage{"max_tokens": json.RawMessage("64")}})
 	require.NoError(t, err)
-	tools, index, err := EntryTools(s.Frozen().Plan(), nil)
+	tools, index, err := EntryDefinitions(s.Frozen().Plan(), nil)
 	require.NoError(t, err)
 	require.Len(t, tools, 2)
 	assert.Equal(t, s.Frozen().Index(), index)
@@ -151,7 +151,7 @@ func TestEntryToolsMatchSession(t *testing.T) {
 	assert.Equal(t, string(sent[registry.DeferExecuteName].Schema), string(tools[1].ModelSchema()))
 
 	none, _ := (&deferral.Policy{}).Plan(registry.New(nil).Snapshot(), deferral.View{})
-	tools, index, err = EntryTools(none, nil)
+	tools, index, err = EntryDefinitions(none, nil)
 	require.NoError(t, err)
 	assert.Empty(t, tools)
 	assert.Empty(t, index)

@@ -17,8 +17,7 @@ import (
 
 // Session is one conversation: a frozen prefix shared with every session
 // of equal inputs, plus what is its own — the loaded set, self-built tools,
-// elevation and the encoded history. It implements [execute.Session].
-// Its methods are safe for concurrent use.
+// elevation and the encoded history. Its methods are safe for concurrent use.
 type Session struct {
 	cfg    Config
 	loaded *search.LoadedSet
@@ -32,7 +31,21 @@ type Session struct {
 	overlay   search.Overlay // tool_search's index over selfBuilt
 }
 
-var _ execute.Session = (*Session)(nil)
+// dispatchSession is the session as the dispatcher sees it: it adds the
+// methods only [execute.Session] needs (ID, MarkLoaded, VisibleNames) so
+// that they stay off Session's API; Lookup and Loaded are Session's own.
+type dispatchSession struct{ *Session }
+
+var _ execute.Session = dispatchSession{}
+
+// ID returns Config.ID.
+func (d dispatchSession) ID() string { return d.cfg.ID }
+
+// MarkLoaded records that the model has seen name's schema.
+func (d dispatchSession) MarkLoaded(name string) { d.loaded.Add(name) }
+
+// VisibleNames returns every name the session can see, sorted.
+func (d dispatchSession) VisibleNames() []string { return d.visibleNames() }
 
 // NewSession validates cfg, computes the plan, renders the descriptions once
 // and freezes the prefix — or, when cfg.Cache already holds a prefix for
@@ -57,9 +70,6 @@ func NewSession(cfg Config) (*Session, error) {
 		hist:   history{provider: cfg.Provider, enc: enc},
 	}, nil
 }
-
-// ID returns Config.ID.
-func (s *Session) ID() string { return s.cfg.ID }
 
 // Frozen returns the session's frozen prefix and tools.
 func (s *Session) Frozen() *Frozen {
@@ -148,11 +158,8 @@ func (s *Session) visibleSelfBuilt() []*registry.Tool {
 // Loaded reports whether a deferred tool's schema was loaded.
 func (s *Session) Loaded(name string) bool { return s.loaded.Has(name) }
 
-// MarkLoaded records that the model has seen name's schema.
-func (s *Session) MarkLoaded(name string) { s.loaded.Add(name) }
-
-// VisibleNames returns every name the session can see, sorted.
-func (s *Session) VisibleNames() []string {
+// visibleNames returns every name the session can see, sorted.
+func (s *Session) visibleNames() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := slices.Clone(s.frozen.visible)
@@ -201,7 +208,7 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) r
 			IsError: true,
 		}
 	}
-	return s.cfg.Dispatcher.Call(ctx, s, name, args)
+	return s.cfg.Dispatcher.Call(ctx, dispatchSession{s}, name, args)
 }
 
 // RegisterSelfBuilt adds a tool the model wrote to this session only. It is
@@ -251,7 +258,7 @@ func (s *Session) addSelfBuilt(t *registry.Tool) error {
 
 // announce is the block that tells the model about a new self-built tool.
 // The description was written by the model: only its first line is kept,
-// bounded to [MaxAnnouncedDescription] runes, with control characters made
+// bounded to maxAnnouncedDescription runes, with control characters made
 // spaces and every wrapper tag neutralized, so that it cannot close the
 // block or open another one.
 func announce(t *registry.Tool) string {

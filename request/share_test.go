@@ -51,7 +51,7 @@ func TestEqualSearchOptionsShareOnePrefix(t *testing.T) {
 					continue
 				}
 				assert.Same(t, first.Frozen(), s.Frozen())
-				assert.Same(t, first.Frozen().Searcher(), s.Frozen().Searcher())
+				assert.Same(t, first.Frozen().searcher, s.Frozen().searcher)
 			}
 			assert.Equal(t, 1, cache.Len())
 		})

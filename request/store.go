@@ -61,7 +61,7 @@ type Record struct {
 // stored; open the conversation again and rebuild the turn on the newer
 // state (or, if the other append was this same turn, see
 // [Conversation.LastTurn]).
-var ErrConflict = errors.New("conversation changed since it was loaded")
+var ErrConflict = errors.New("request: conversation changed since it was loaded")
 
 // ConflictError is the error a [Store] returns for a conflicting append.
 // errors.Is(err, ErrConflict) holds for it.

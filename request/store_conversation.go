@@ -11,8 +11,8 @@ import (
 	"github.com/toolshelf/toolshelf/registry"
 )
 
-// DefaultCompactBytes is [ConversationOptions.CompactBytes]'s default.
-const DefaultCompactBytes = 64 << 10
+// defaultCompactBytes is [ConversationOptions.CompactBytes]'s default.
+const defaultCompactBytes = 64 << 10
 
 // ConversationOptions configures [OpenConversation]. A nil
 // *ConversationOptions means the defaults.
@@ -25,7 +25,7 @@ type ConversationOptions struct {
 	// last snapshot would add up to more than both the snapshot and
 	// CompactBytes. Snapshots thus come at doubling sizes, and every
 	// byte of the conversation is written about three times in all,
-	// however long it grows. 0 means [DefaultCompactBytes].
+	// however long it grows. 0 means 64 KiB.
 	CompactBytes int
 }
 
@@ -86,7 +86,7 @@ func OpenConversation(ctx context.Context, store Store, id string, cfg Config, o
 	}
 	c := &Conversation{store: store, id: id, compact: opts.CompactBytes, version: got.Version}
 	if c.compact <= 0 {
-		c.compact = DefaultCompactBytes
+		c.compact = defaultCompactBytes
 	}
 	empty := got.Snapshot == nil && len(got.Deltas) == 0
 	if empty != (got.Version == 0) {

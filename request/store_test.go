@@ -14,8 +14,8 @@ import (
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
-	"github.com/toolshelf/toolshelf/request/requesttest"
 	"github.com/toolshelf/toolshelf/request/storetest"
+	"github.com/toolshelf/toolshelf/request/wire"
 )
 
 var storeProviders = []request.Provider{request.OpenAIChat, request.OpenAIResponses, request.Anthropic}
@@ -90,7 +90,7 @@ func TestConversationAcrossReplicas(t *testing.T) {
 				require.NoError(t, err, "turn %d", k)
 				want, err := f.Want(t.Context(), k)
 				require.NoError(t, err)
-				require.Nil(t, requesttest.Diff(want, got), "turn %d", k)
+				require.Nil(t, wire.Diff(want, got), "turn %d", k)
 			}
 			assert.Equal(t, turns, store.appends)
 			assert.Greater(t, store.snapshots, 1, "the log was compacted")
@@ -246,7 +246,7 @@ func TestConversationOtherProvider(t *testing.T) {
 	require.NoError(t, err)
 	got, err := c.Session().BuildRequest(turn)
 	require.NoError(t, err)
-	require.Nil(t, requesttest.Diff(want, got))
+	require.Nil(t, wire.Diff(want, got))
 	assert.True(t, json.Valid(got))
 	require.NoError(t, c.Commit(ctx, "switch"))
 	assert.Equal(t, 1, store.snapshots, "the first commit in the new encoding is a snapshot")
@@ -256,7 +256,7 @@ func TestConversationOtherProvider(t *testing.T) {
 	assert.Equal(t, "switch", again.LastTurn())
 	body, err := again.Session().BuildRequest(request.Turn{})
 	require.NoError(t, err)
-	require.Nil(t, requesttest.Diff(got, body))
+	require.Nil(t, wire.Diff(got, body))
 }
 
 // Records are deterministic: the same conversation committed by replicas

@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/toolshelf/toolshelf/budget"
+	"github.com/toolshelf/toolshelf/internal/textfmt"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -76,7 +77,7 @@ func writeAdvice(w io.Writer, adv []budget.Advice) {
 		}
 		shown++
 		fmt.Fprintf(w, "  defer %-32s %3d uses  saves %s tokens (%s resident → %s deferred)\n", a.Name, a.Uses,
-			budget.Tokens{N: a.Saving, Estimate: a.Tokens.Estimate}, budget.Thousands(a.Resident), budget.Thousands(a.Deferred))
+			budget.Tokens{N: a.Saving, Estimate: a.Tokens.Estimate}, textfmt.Thousands(a.Resident), textfmt.Thousands(a.Deferred))
 	}
 	if more > 0 {
 		fmt.Fprintf(w, "  … %d more worth deferring (--json lists every tool)\n", more)

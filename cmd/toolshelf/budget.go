@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolshelf/toolshelf/budget"
 	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/internal/textfmt"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 )
@@ -133,7 +134,7 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "toolshelf budget: %v", err)
 	}
-	entry, index, err := request.EntryTools(plan, nil)
+	entry, index, err := request.EntryDefinitions(plan, nil)
 	if err != nil {
 		return fail(stderr, "toolshelf budget: %v", err)
 	}
@@ -197,28 +198,28 @@ func writeAccount(w io.Writer, o *budgetJSON, bar budget.Bar, color bool) {
 			s.Name, s.ServerName, s.ServerVersion, s.ProtocolVersion, s.Tools, s.Pages, map[bool]string{true: "page", false: "pages"}[s.Pages == 1])
 	}
 	fmt.Fprintf(w, "tokens: %s%s\n", t.Encoding, map[bool]string{true: " (estimates, marked ~)", false: " (exact)"}[t.Estimate])
-	fmt.Fprintf(w, "all tools resident        %3d tools  %9s chars  %s\n", a.ToolsTotal, budget.Thousands(a.CharsTotal), tok(t.All))
+	fmt.Fprintf(w, "all tools resident        %3d tools  %9s chars  %s\n", a.ToolsTotal, textfmt.Thousands(a.CharsTotal), tok(t.All))
 	if a.EntryCount > 0 {
-		fmt.Fprintf(w, "  with the entry tools    %3d tools  %9s chars  %s\n", a.ToolsTotal+a.EntryCount, budget.Thousands(a.CharsWithEntry), tok(t.AllWithEntry))
+		fmt.Fprintf(w, "  with the entry tools    %3d tools  %9s chars  %s\n", a.ToolsTotal+a.EntryCount, textfmt.Thousands(a.CharsWithEntry), tok(t.AllWithEntry))
 	}
-	fmt.Fprintf(w, "deferrable                %3d tools  %9s chars  %s  (%s of all)\n", a.DeferredCount, budget.Thousands(a.DeferredChars), tok(t.Deferred), pct(a.DeferredShare, 1))
-	fmt.Fprintf(w, "resident after deferral   %3d tools  %9s chars  %s", a.ResidentCount, budget.Thousands(a.ResidentChars), tok(t.Resident))
+	fmt.Fprintf(w, "deferrable                %3d tools  %9s chars  %s  (%s of all)\n", a.DeferredCount, textfmt.Thousands(a.DeferredChars), tok(t.Deferred), pct(a.DeferredShare, 1))
+	fmt.Fprintf(w, "resident after deferral   %3d tools  %9s chars  %s", a.ResidentCount, textfmt.Thousands(a.ResidentChars), tok(t.Resident))
 	if a.EntryCount > 0 {
-		fmt.Fprintf(w, "  (%s chars with the entry tools)", budget.Thousands(a.ResidentWithEntry))
+		fmt.Fprintf(w, "  (%s chars with the entry tools)", textfmt.Thousands(a.ResidentWithEntry))
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "index replacing them                 %9s chars  %s  (names %s chars)\n", budget.Thousands(a.IndexChars), tok(t.Index), budget.Thousands(a.NamesChars))
-	fmt.Fprintf(w, "net saving per turn                  %9s chars  %s  (%.2f× the %s-char index budget)\n", budget.Thousands(a.NetSaving), tok(t.NetSaving), a.SavingMultiple, budget.Thousands(a.IndexBudget))
-	fmt.Fprintf(w, "  net of the entry tools             %9s chars  %s\n", budget.Thousands(a.NetSavingAfterEntry), tok(t.NetSavingAfterEntry))
+	fmt.Fprintf(w, "index replacing them                 %9s chars  %s  (names %s chars)\n", textfmt.Thousands(a.IndexChars), tok(t.Index), textfmt.Thousands(a.NamesChars))
+	fmt.Fprintf(w, "net saving per turn                  %9s chars  %s  (%.2f× the %s-char index budget)\n", textfmt.Thousands(a.NetSaving), tok(t.NetSaving), a.SavingMultiple, textfmt.Thousands(a.IndexBudget))
+	fmt.Fprintf(w, "  net of the entry tools             %9s chars  %s\n", textfmt.Thousands(a.NetSavingAfterEntry), tok(t.NetSavingAfterEntry))
 	fmt.Fprintf(w, "schema-to-name ratios     all %s:1 · deferred %s:1 · longest %s:1\n", ratio(a.RatioAll), ratio(a.RatioDeferred), ratio(a.RatioLongest))
 	if a.LongestName != "" {
-		fmt.Fprintf(w, "longest deferred tool     %s, %s chars = %s of the deferrable total\n", a.LongestName, budget.Thousands(a.LongestChars), pct(a.LongestShare, 0))
+		fmt.Fprintf(w, "longest deferred tool     %s, %s chars = %s of the deferrable total\n", a.LongestName, textfmt.Thousands(a.LongestChars), pct(a.LongestShare, 0))
 	}
 	for _, r := range o.RepeatedSentences[:min(3, len(o.RepeatedSentences))] {
-		fmt.Fprintf(w, "repeated sentence %d×      wastes %s chars, %s: %q\n", r.Count, budget.Thousands(r.WastedChars), r.WastedTokens.String()+" tokens", clip(r.Text, 60))
+		fmt.Fprintf(w, "repeated sentence %d×      wastes %s chars, %s: %q\n", r.Count, textfmt.Thousands(r.WastedChars), r.WastedTokens.String()+" tokens", clip(r.Text, 60))
 	}
 	for _, r := range o.RepeatedFields[:min(3, len(o.RepeatedFields))] {
-		fmt.Fprintf(w, "repeated field text %d×    wastes %s chars, %s: %q\n", r.Count, budget.Thousands(r.WastedChars), r.WastedTokens.String()+" tokens", clip(r.Text, 60))
+		fmt.Fprintf(w, "repeated field text %d×    wastes %s chars, %s: %q\n", r.Count, textfmt.Thousands(r.WastedChars), r.WastedTokens.String()+" tokens", clip(r.Text, 60))
 	}
 	for _, a := range o.Aliases {
 		fmt.Fprintf(w, "alias                     %s for the server's tool %q (name over 64 characters or outside [A-Za-z0-9_-])\n", a.Alias, a.ServerName)
@@ -229,7 +230,7 @@ func writeAccount(w io.Writer, o *budgetJSON, bar budget.Bar, color bool) {
 
 func pct(f float64, digits int) string { return strconv.FormatFloat(f*100, 'f', digits, 64) + "%" }
 
-func ratio(f float64) string { return budget.Thousands(int(f + 0.5)) }
+func ratio(f float64) string { return textfmt.Thousands(int(f + 0.5)) }
 
 func clip(s string, n int) string {
 	r := []rune(s)

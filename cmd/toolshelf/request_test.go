@@ -12,6 +12,7 @@ import (
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 	"github.com/toolshelf/toolshelf/request/requesttest"
+	"github.com/toolshelf/toolshelf/request/wire"
 )
 
 // libraryBody builds the body the library itself returns for the harness
@@ -63,7 +64,7 @@ func TestRequestIsTheLibrarysBody(t *testing.T) {
 			assert.Equal(t, string(want), out, "not byte for byte the library's body")
 			assert.False(t, strings.HasSuffix(out, "\n"), "nothing after the body")
 			// defer_loading:true tools are deferred: name in the index, schema out.
-			prefix := out[:requesttest.PrefixLen([]byte(out))]
+			prefix := out[:wire.PrefixLen([]byte(out))]
 			assert.Contains(t, prefix, "VideoGen")
 			assert.NotContains(t, prefix, `"name":"VideoGen"`)
 

@@ -93,7 +93,7 @@ func run(w io.Writer, model Model, o Options) (*budget.Ledger, error) {
 	}
 
 	disp, err := execute.New(&execute.Options{
-		Rules: execute.MustRules("Deny(DropDatabase)", "Ask(Deploy)"),
+		Permissions: execute.MustPermissions("Deny(DropDatabase)", "Ask(Deploy)"),
 		Ask: func(ctx context.Context, req execute.AskRequest) (bool, error) {
 			var p struct {
 				Env string `json:"env"`
@@ -208,7 +208,7 @@ func run(w io.Writer, model Model, o Options) (*budget.Ledger, error) {
 // the session's model (an estimate, marked, where none fits).
 func newLedger(s *request.Session, model string) (*budget.Ledger, error) {
 	plan := s.Frozen().Plan()
-	entry, index, err := request.EntryTools(plan, nil)
+	entry, index, err := request.EntryDefinitions(plan, nil)
 	if err != nil {
 		return nil, err
 	}

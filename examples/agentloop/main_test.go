@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolshelf/toolshelf/request/requesttest"
+	"github.com/toolshelf/toolshelf/request/wire"
 )
 
 // recorder keeps every request body the loop sends.
@@ -95,7 +96,7 @@ func TestAgentLoop(t *testing.T) {
 				}
 				assert.Equal(t, 2, strings.Count(out, "Permission denied"), "the model was told, both times")
 				// A deferred tool's schema is not in the prefix until the model loads it.
-				first := string(rec.bodies[0][:requesttest.PrefixLen(rec.bodies[0])])
+				first := string(rec.bodies[0][:wire.PrefixLen(rec.bodies[0])])
 				assert.NotContains(t, first, "Irreversible")
 				assert.Contains(t, first, "DropDatabase")
 			})

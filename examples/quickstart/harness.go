@@ -139,7 +139,7 @@ func newRegistry(sess **request.Session) (*registry.Registry, []string, error) {
 // and a hook that opens every pull request as a draft.
 func newDispatcher(log func(string)) (*execute.Dispatcher, error) {
 	return execute.New(&execute.Options{
-		Rules: execute.MustRules("Ask(mcp__github__create_*)", "Deny(mcp__kubernetes__*_delete)"),
+		Permissions: execute.MustPermissions("Ask(mcp__github__create_*)", "Deny(mcp__kubernetes__*_delete)"),
 		Ask: func(ctx context.Context, req execute.AskRequest) (bool, error) {
 			log(fmt.Sprintf("ask     %s (rule %s, via %s): the user approves", req.Tool, req.Rule, req.Via))
 			return true, nil

@@ -33,9 +33,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/toolshelf/toolshelf/budget"
 	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/internal/textfmt"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 	"github.com/toolshelf/toolshelf/request/replytest"
@@ -133,7 +135,7 @@ func run(w io.Writer, o options) error {
 	fmt.Fprintf(w, "session: %s, model %s, tokens %s\n\n", o.Provider, o.Model, tokens)
 
 	// 5. The savings account: what deferral takes out of every request.
-	entry, index, err := request.EntryTools(plan, nil)
+	entry, index, err := request.EntryDefinitions(plan, nil)
 	if err != nil {
 		return err
 	}
@@ -212,7 +214,7 @@ func run(w io.Writer, o options) error {
 		}
 	}
 	fmt.Fprintf(w, "\nThe prefix (system + tools, %s bytes) was byte-identical in %d of %d requests.\n",
-		budget.Thousands(prefix), same, len(bodies))
+		textfmt.Thousands(prefix), same, len(bodies))
 	saving := budget.Tokens{N: acc.Tokens.NetSavingAfterEntry, Estimate: acc.Tokens.Estimate}
 	fmt.Fprintf(w, "Without deferral each request would carry %s more tokens: %s over these %d requests.\n",
 		saving, budget.Tokens{N: saving.N * len(bodies), Estimate: saving.Estimate}, len(bodies))
@@ -232,7 +234,7 @@ func run(w io.Writer, o options) error {
 // 60-tool accounting.
 func writeAccount(w io.Writer, a *budget.Account) {
 	t := a.Tokens
-	th := budget.Thousands
+	th := textfmt.Thousands
 	tok := func(n int) string { return budget.Tokens{N: n, Estimate: t.Estimate}.String() }
 	fmt.Fprintf(w, "Savings account (size of a tool = description + compact schema, in characters)\n")
 	fmt.Fprintf(w, "  every tool resident       %3d tools  %9s chars  %8s tokens\n", a.ToolsTotal, th(a.CharsTotal), tok(t.All))
@@ -252,13 +254,13 @@ func writeTurn(w io.Writer, bodies [][]byte, m *budget.Measurement, saving budge
 	body := bodies[n-1]
 	tools := m.ByClass(budget.ClassTool).Tokens.Add(m.ByClass(budget.ClassEntry).Tokens)
 	fmt.Fprintf(w, "request %d  %s bytes · %s tokens (%s if every tool were resident)\n",
-		n, budget.Thousands(len(body)), m.Total.Tokens, m.Total.Tokens.Add(saving))
+		n, textfmt.Thousands(len(body)), m.Total.Tokens, m.Total.Tokens.Add(saving))
 	fmt.Fprintf(w, "  tokens  system %s · tools %s · index %s · messages %s · injected blocks %s\n",
 		m.ByClass(budget.ClassSystem).Tokens, tools, m.ByClass(budget.ClassIndex).Tokens,
 		m.ByClass(budget.ClassMessage).Tokens, m.ByClass(budget.ClassInjection).Tokens)
 	prefix := wire.PrefixLen(body)
 	if n == 1 {
-		fmt.Fprintf(w, "  prefix  %s bytes (system + tools): cached by the provider from the next request on\n", budget.Thousands(prefix))
+		fmt.Fprintf(w, "  prefix  %s bytes (system + tools): cached by the provider from the next request on\n", textfmt.Thousands(prefix))
 		return
 	}
 	prev := bodies[n-2]
@@ -268,7 +270,7 @@ func writeTurn(w io.Writer, bodies [][]byte, m *budget.Measurement, saving budge
 		verdict = "PREFIX BROKEN at " + wire.PathAt(body, shared)
 	}
 	fmt.Fprintf(w, "  prefix  %s bytes; shares %s bytes with request %d: %s and %s bytes of history\n",
-		budget.Thousands(prefix), budget.Thousands(shared), n-1, verdict, budget.Thousands(max(shared-prefix, 0)))
+		textfmt.Thousands(prefix), textfmt.Thousands(shared), n-1, verdict, textfmt.Thousands(max(shared-prefix, 0)))
 }
 
 // writeResult prints what a call returned: for tool_search the tools it
@@ -285,7 +287,7 @@ func writeResult(w io.Writer, name string, res registry.Result, before, after []
 				loaded = append(loaded, n)
 			}
 		}
-		fmt.Fprintf(w, "  %s  %s chars; schemas loaded: %s\n", status, budget.Thousands(budget.Runes(res.Text)), strings.Join(loaded, ", "))
+		fmt.Fprintf(w, "  %s  %s chars; schemas loaded: %s\n", status, textfmt.Thousands(utf8.RuneCountInString(res.Text)), strings.Join(loaded, ", "))
 		return
 	}
 	fmt.Fprintf(w, "  %s  %s\n", status, clip(res.Text, 110))

@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolshelf/toolshelf/request"
 	"github.com/toolshelf/toolshelf/request/requesttest"
+	"github.com/toolshelf/toolshelf/request/wire"
 )
 
 func runQuickstart(t *testing.T, o options) string {
@@ -63,7 +64,7 @@ func TestPrefixSharedEveryTurn(t *testing.T) {
 			for i, b := range bodies {
 				assert.True(t, requesttest.CheckProviderRules(t, p, b), "turn %d", i+1)
 			}
-			prefix := requesttest.PrefixLen(bodies[0])
+			prefix := wire.PrefixLen(bodies[0])
 			require.Positive(t, prefix)
 
 			// Every request after the first reports the whole prefix shared,

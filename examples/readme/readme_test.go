@@ -18,6 +18,7 @@ import (
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 	"github.com/toolshelf/toolshelf/request/requesttest"
+	"github.com/toolshelf/toolshelf/request/wire"
 )
 
 // chat runs one user request to its answer: the README's code sample.
@@ -82,7 +83,7 @@ func Example() {
 		panic(err)
 	}
 	disp, err := execute.New(&execute.Options{
-		Rules: execute.MustRules("Ask(mcp__github__create_*)"),
+		Permissions: execute.MustPermissions("Ask(mcp__github__create_*)"),
 		Ask: func(_ context.Context, req execute.AskRequest) (bool, error) {
 			fmt.Println("ask:", req.Tool)
 			return true, nil
@@ -105,7 +106,7 @@ func Example() {
 	var first []byte
 	callModel := func(_ context.Context, body []byte) ([]byte, error) {
 		if first == nil {
-			first = bytes.Clone(body[:requesttest.PrefixLen(body)]) // body is reused
+			first = bytes.Clone(body[:wire.PrefixLen(body)]) // body is reused
 		}
 		fmt.Printf("request: the same %d-tool prefix: %t\n", strings.Count(string(first), `"input_schema"`), bytes.HasPrefix(body, first))
 		m := replies[0]

@@ -19,8 +19,8 @@ func TestSelfBuilt(t *testing.T) {
 
 	for _, want := range []string{
 		// Bad tools the model writes are refused with a reason it can act on.
-		`register "word count!": rejected: invalid name`,
-		`register "word_count": rejected: invalid input schema`,
+		`register "word count!": rejected: registry: invalid name`,
+		`register "word_count": rejected: registry: invalid input schema`,
 		`register "word_count": ok (deferred: true)`,
 		// Registering does not touch the cached prefix.
 		"identical to request 1: true",

@@ -1,5 +1,9 @@
 // Package executetest provides a [execute.Session] for tests: one backed by
 // a deferral plan and a loaded set, as a harness's session would be.
+//
+// API: [NewSession] and [Session], the fake a handler or hook test passes to
+// [execute.Dispatcher.Call] in place of a request.Session; execute's
+// ExampleDispatcher_Call shows one.
 package executetest
 
 import (

@@ -137,7 +137,7 @@ func TestEverythingPermissionDenies(t *testing.T) {
 	require.NoError(t, m.Connect(ctx, Server{Name: "everything", Command: argv}))
 	sess := deferAll(t, reg)
 	sess.MarkLoaded("mcp__everything__get-env")
-	d, err := execute.New(&execute.Options{Rules: execute.MustRules("Deny(mcp__everything__get-env)")})
+	d, err := execute.New(&execute.Options{Permissions: execute.MustPermissions("Deny(mcp__everything__get-env)")})
 	require.NoError(t, err)
 	res := deferExecute(t, ctx, d, sess, "mcp__everything__get-env", map[string]any{})
 	assert.True(t, res.IsError)

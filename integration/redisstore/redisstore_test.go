@@ -22,8 +22,8 @@ import (
 	"github.com/toolshelf/toolshelf/integration/redisstore"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
-	"github.com/toolshelf/toolshelf/request/requesttest"
 	"github.com/toolshelf/toolshelf/request/storetest"
+	"github.com/toolshelf/toolshelf/request/wire"
 )
 
 // root is the core module's directory, which holds testdata/.
@@ -83,7 +83,7 @@ func TestReplicasServeOneConversation(t *testing.T) {
 				require.NoError(t, err, "turn %d", k)
 				want, err := f.Want(ctx, k)
 				require.NoError(t, err)
-				require.Nil(t, requesttest.Diff(want, got), "turn %d", k)
+				require.Nil(t, wire.Diff(want, got), "turn %d", k)
 			}
 			last, err := f.Want(ctx, turns-1)
 			require.NoError(t, err)
@@ -148,7 +148,7 @@ func TestRaceOnOneTurn(t *testing.T) {
 		require.True(t, retry.Done, "race %d: the retry finds the turn stored", k)
 		want, err := f.Want(ctx, k)
 		require.NoError(t, err)
-		require.Nil(t, requesttest.Diff(want, retry.Body), "race %d", k)
+		require.Nil(t, wire.Diff(want, retry.Body), "race %d", k)
 	}
 	c, err := request.OpenConversation(ctx, store, "conv-1", f.Replica(0).Config(), &request.ConversationOptions{Handlers: storetest.Handlers()})
 	require.NoError(t, err)
@@ -203,7 +203,7 @@ func TestCrashBetweenBuildAndCommit(t *testing.T) {
 		require.NoError(t, err)
 		want, err := f.Want(ctx, k)
 		require.NoError(t, err)
-		require.Nil(t, requesttest.Diff(want, body), "turn %d", k)
+		require.Nil(t, wire.Diff(want, body), "turn %d", k)
 	}
 	c, err := request.OpenConversation(ctx, store, "conv-1", f.Replica(0).Config(), &request.ConversationOptions{Handlers: storetest.Handlers()})
 	require.NoError(t, err)

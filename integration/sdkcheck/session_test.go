@@ -63,7 +63,7 @@ func newSession(t testing.TB, p request.Provider, snap *registry.Snapshot) *requ
 			deferral.MustLayer("project", "Defer(mcp__github__*)", "NoDefer(mcp__github__get_*)"),
 		}},
 		View:        deferral.View{Tier: registry.TierFull},
-		Vars:        map[string]string{"cwd": "/home/dev/repo", "os": "linux", "date": "2025-06-01"},
+		SessionVars: map[string]string{"cwd": "/home/dev/repo", "os": "linux", "date": "2025-06-01"},
 		Provider:    p,
 		Model:       "test-model",
 		System:      "You are a coding agent. Use tools when they help.",

@@ -202,7 +202,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	ranker := &countingRanker{threshold: len(plan.Deferred())}
-	d, err := execute.New(&execute.Options{Rules: execute.MustRules("Deny(mcp__github-0__delete_*)")})
+	d, err := execute.New(&execute.Options{Permissions: execute.MustPermissions("Deny(mcp__github-0__delete_*)")})
 	if err != nil {
 		return nil, err
 	}

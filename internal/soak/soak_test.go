@@ -175,7 +175,7 @@ func TestSoak(t *testing.T) {
 	}
 	c := &tally{}
 	reg := soakRegistry(t, c)
-	d, err := execute.New(&execute.Options{Rules: execute.MustRules("Deny(mcp__github__delete_*)")})
+	d, err := execute.New(&execute.Options{Permissions: execute.MustPermissions("Deny(mcp__github__delete_*)")})
 	require.NoError(t, err)
 	cache := request.NewCache()
 	policy := &deferral.Policy{Default: deferral.DefaultResident, Layers: []deferral.Layer{
@@ -244,7 +244,7 @@ func TestSoak(t *testing.T) {
 		}
 		s, err := request.NewSession(request.Config{
 			ID: "s" + strconv.Itoa(id), Snapshot: reg.Snapshot(), Policy: policy, View: view,
-			Vars: map[string]string{"cwd": "/home/dev/repo"}, Provider: provider, Model: "m", Extra: outputBound(provider),
+			SessionVars: map[string]string{"cwd": "/home/dev/repo"}, Provider: provider, Model: "m", Extra: outputBound(provider),
 			System: "You are a soak test.", Cache: cache, Dispatcher: d, SelfBuilt: takesSelfBuilt,
 		})
 		if err != nil {
@@ -262,7 +262,7 @@ func TestSoak(t *testing.T) {
 			h := c.handler(selfBuilt)
 			handler := func(ctx context.Context, params json.RawMessage) (registry.Result, error) {
 				r, err := h(ctx, params)
-				r.Text += " in " + s.ID()
+				r.Text += " in " + "s" + strconv.Itoa(id) // the session's Config.ID
 				return r, err
 			}
 			if err := s.RegisterSelfBuilt(registry.Tool{Name: selfBuilt, Description: "A tool this conversation wrote.",

@@ -9,6 +9,8 @@
 // The wire formats follow the providers' own recordings (see
 // request/testdata/replies): Anthropic Messages, OpenAI Chat Completions
 // (with usage in the last chunk) and the OpenAI Responses API.
+//
+// API: two functions, [Encode] and [Simulate]; nothing else is exported.
 package replytest
 
 import (

@@ -3,6 +3,8 @@ package requesttest
 import (
 	"bytes"
 	"testing"
+
+	"github.com/toolshelf/toolshelf/request/wire"
 )
 
 // anthropicBreakpoint is the cache_control member Anthropic requests carry
@@ -40,7 +42,7 @@ func AssertAppendOnly[P ~string](t testing.TB, provider P, prev, next []byte) bo
 		t.Errorf("requesttest: AssertAppendOnly: unknown provider %q (want anthropic, openai-chat or openai-responses)", string(provider))
 		return false
 	}
-	if PrefixLen(prev) < 0 || PrefixLen(next) < 0 {
+	if wire.PrefixLen(prev) < 0 || wire.PrefixLen(next) < 0 {
 		t.Errorf("requesttest: AssertAppendOnly: a body is not a request body (no messages or input array)")
 		return false
 	}
@@ -60,7 +62,7 @@ func AssertAppendOnly[P ~string](t testing.TB, provider P, prev, next []byte) bo
 			return true
 		}
 	}
-	d := Diff(head, n[:min(len(head), len(n))])
+	d := wire.Diff(head, n[:min(len(head), len(n))])
 	if d == nil { // next is shorter than prev: it dropped the end
 		t.Errorf("requesttest: the next body (%d bytes) is shorter than the previous one (%d bytes): it does not extend it", len(next), len(prev))
 		return false

@@ -1,12 +1,17 @@
 // Package requesttest helps harness authors test the bytes their requests
 // send, in the style of net/http/httptest: one line asserts that the turns
-// of a conversation share their cached prefix, [Diff] finds the first byte
+// of a conversation share their cached prefix, [wire.Diff] finds the first byte
 // where two request bodies part and names the JSON section it sits in
 // (tools[3].function.description, say), and [Golden] compares a body with
 // a file under testdata/, rewritten when TOOLSHELF_UPDATE=1 ([UpdateEnv]).
 //
 // The package registers no flags: importing it never collides with a test
 // package's own -update flag.
+//
+// API: [AssertStablePrefix], [AssertAppendOnly], [CheckProviderRules] and
+// [Golden] are the assertions; [UpdateEnv] and [Updating] are the golden
+// convention the whole repository follows. Body diffing itself is
+// request/wire's ([wire.Diff], [wire.PrefixLen], [wire.PathAt]).
 package requesttest
 
 import (
@@ -31,23 +36,8 @@ const UpdateEnv = "TOOLSHELF_UPDATE"
 // is set to 1.
 func Updating() bool { return os.Getenv(UpdateEnv) == "1" }
 
-// Difference is where two request bodies part; see [wire.Difference].
-type Difference = wire.Difference
-
-// Diff returns where a and b first differ, or nil when they are equal; see
-// [wire.Diff].
-func Diff(a, b []byte) *Difference { return wire.Diff(a, b) }
-
-// PathAt returns the JSON path of the innermost value of body that holds
-// byte off; see [wire.PathAt].
-func PathAt(b []byte, off int) string { return wire.PathAt(b, off) }
-
-// PrefixLen returns the length of a request body's cacheable prefix, or -1
-// when b is not a request this library knows; see [wire.PrefixLen].
-func PrefixLen(b []byte) int { return wire.PrefixLen(b) }
-
 // AssertStablePrefix checks that every body has the same prefix (see
-// [PrefixLen]) as the first: the promise that each turn of a conversation
+// [wire.PrefixLen]) as the first: the promise that each turn of a conversation
 // hits the provider's prefix cache. On failure it reports the first
 // differing byte and its JSON path, and returns false.
 func AssertStablePrefix(t testing.TB, bodies ...[]byte) bool {
@@ -55,20 +45,20 @@ func AssertStablePrefix(t testing.TB, bodies ...[]byte) bool {
 	if len(bodies) == 0 {
 		return true
 	}
-	n0 := PrefixLen(bodies[0])
+	n0 := wire.PrefixLen(bodies[0])
 	if n0 < 0 {
 		t.Errorf("requesttest: body 0 is not a request body (no messages or input array)")
 		return false
 	}
 	ok := true
 	for i, b := range bodies[1:] {
-		n := PrefixLen(b)
+		n := wire.PrefixLen(b)
 		if n < 0 {
 			t.Errorf("requesttest: body %d is not a request body (no messages or input array)", i+1)
 			ok = false
 			continue
 		}
-		if d := Diff(bodies[0][:n0], b[:n]); d != nil {
+		if d := wire.Diff(bodies[0][:n0], b[:n]); d != nil {
 			t.Errorf("requesttest: the prefix of body %d differs from body 0's: %s", i+1, d)
 			ok = false
 		}
@@ -104,7 +94,7 @@ func Golden(t testing.TB, path string, got []byte) bool {
 	if bytes.Equal(want, got) {
 		return true
 	}
-	t.Errorf("requesttest: %s does not match (run with TOOLSHELF_UPDATE=1 if the change is intended): %s", path, Diff(want, got))
+	t.Errorf("requesttest: %s does not match (run with TOOLSHELF_UPDATE=1 if the change is intended): %s", path, wire.Diff(want, got))
 	return false
 }
 

@@ -10,6 +10,11 @@
 // direct calls, two results in one turn, injected blocks, a self-built
 // tool (registered, searched, called), a tools-changed announcement and an
 // elevation.
+//
+// API: a Store author calls [TestStore] and, to compare replicas byte for
+// byte, [NewFleet] with [Options]; [Fleet], [Replica] and [Pending] drive
+// it turn by turn, and [Handlers], [Step], [TurnKey] and [SelfBuiltName] let
+// a test build its own replica of the script (integration/redisstore does).
 package storetest
 
 import (

@@ -1,8 +1,14 @@
 // Package wire reads request bodies — the bytes on the wire — after the
 // fact: where two bodies part ([Diff]), which JSON section a byte sits in
-// ([PathAt]), and how long a body's cacheable prefix is ([PrefixLen]). Package request/requesttest
-// wraps it for tests; programs (the CLI's diff command, the examples) use it
-// directly, without linking package testing or its flags.
+// ([PathAt]), and how long a body's cacheable prefix is ([PrefixLen]); and
+// the providers' rule book ([Rules], [Check] and its [Violation]s) with the
+// limits it shares with request ([MaxDescription], [MaxNameLen]).
+// Programs (the CLI's diff and request commands, the examples) and
+// request/requesttest use it directly, without linking package testing or
+// its flags.
+//
+// API: these are the one home of body diffing and of the rule book;
+// requesttest builds its assertions on them rather than re-exporting them.
 package wire
 
 import (

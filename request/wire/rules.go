@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/toolshelf/toolshelf/internal/openai"
 )
 
 // The provider names the rule book knows; they are the request package's
@@ -147,8 +149,8 @@ type Violation struct {
 
 func (v Violation) String() string { return v.Rule + ": " + v.Path + ": " + v.Msg }
 
-// ValidName reports whether name matches ^[a-zA-Z0-9_-]{1,64}$.
-func ValidName(name string) bool {
+// validName reports whether name matches ^[a-zA-Z0-9_-]{1,64}$.
+func validName(name string) bool {
 	if len(name) == 0 || len(name) > MaxNameLen {
 		return false
 	}
@@ -159,39 +161,6 @@ func ValidName(name string) bool {
 		}
 	}
 	return true
-}
-
-// NativeToolSearchModel reports whether an OpenAI model is documented for
-// the hosted tool_search: gpt-5.4 and later ("gpt-5.4", "gpt-5.4-mini",
-// "gpt-5.5", "gpt-6" ...).
-func NativeToolSearchModel(model string) bool {
-	rest, ok := strings.CutPrefix(model, "gpt-")
-	if !ok {
-		return false
-	}
-	major, rest := leadingInt(rest)
-	if major < 0 {
-		return false
-	}
-	minor := 0
-	if r, ok := strings.CutPrefix(rest, "."); ok {
-		if minor, _ = leadingInt(r); minor < 0 {
-			return false
-		}
-	}
-	return major > 5 || major == 5 && minor >= 4
-}
-
-func leadingInt(s string) (int, string) {
-	i := 0
-	for i < len(s) && i < 6 && s[i] >= '0' && s[i] <= '9' {
-		i++
-	}
-	if i == 0 {
-		return -1, s
-	}
-	n, _ := strconv.Atoi(s[:i])
-	return n, s[i:]
 }
 
 // Check verifies body, a request body for provider, against the rule book
@@ -295,7 +264,7 @@ func (c *checker) tools(req map[string]json.RawMessage) {
 			fn = object(t["function"])
 			namePath, descPath = at+".function.name", at+".function.description"
 		case c.provider == OpenAIResponses && typ == "tool_search":
-			if !NativeToolSearchModel(model) {
+			if !openai.NativeToolSearchModel(model) {
 				c.add("native-tool-search", at, "model %q: only gpt-5.4 and later support tool_search", model)
 			}
 			continue
@@ -305,7 +274,7 @@ func (c *checker) tools(req map[string]json.RawMessage) {
 			continue // a server tool (tool search), named by its type
 		}
 		name, _ := str(fn["name"])
-		if !ValidName(name) {
+		if !validName(name) {
 			c.add("tool-name", namePath, "%.80q must match ^[a-zA-Z0-9_-]{1,64}$", name)
 		}
 		if j, ok := seen[name]; ok {
@@ -322,7 +291,7 @@ func (c *checker) tools(req map[string]json.RawMessage) {
 				c.add("strict-explicit", at+".strict", "%q: strict is missing; the API would normalize the schema into strict mode", name)
 			}
 		}
-		if c.provider != Anthropic && bytes.Equal(fn["strict"], []byte("true")) && !StrictCompatible(fn["parameters"]) {
+		if c.provider != Anthropic && bytes.Equal(fn["strict"], []byte("true")) && !openai.StrictCompatible(fn["parameters"]) {
 			c.add("strict-explicit", at+".strict", "%q: strict is true but the schema is not strict-compatible as it stands", name)
 		}
 	}
@@ -385,7 +354,7 @@ func (c *checker) chatMessages(raw json.RawMessage) {
 }
 
 func (c *checker) callName(raw json.RawMessage, path string) {
-	if name, _ := str(raw); !ValidName(name) {
+	if name, _ := str(raw); !validName(name) {
 		c.add("tool-name", path, "%.80q must match ^[a-zA-Z0-9_-]{1,64}$", name)
 	}
 }

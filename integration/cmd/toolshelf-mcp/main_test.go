@@ -100,7 +100,7 @@ func account(t *testing.T, snap *registry.Snapshot) *budget.Account {
 	t.Helper()
 	plan, err := (&deferral.Policy{}).Plan(snap, deferral.View{Tier: registry.TierFull})
 	require.NoError(t, err)
-	entry, index, err := request.EntryTools(plan, nil)
+	entry, index, err := request.EntryDefinitions(plan, nil)
 	require.NoError(t, err)
 	c, err := budget.NewCounter(budget.O200kBase)
 	require.NoError(t, err)

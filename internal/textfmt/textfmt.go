@@ -1,4 +1,6 @@
-package budget
+// Package textfmt holds the number formatting the CLI, the examples and
+// budget's reports share.
+package textfmt
 
 import "strconv"
 

@@ -1,6 +1,47 @@
-package wire
+// Package openai holds what the library knows of OpenAI's API beyond an
+// SDK's types: which schemas strict mode accepts unchanged, and which
+// models have the hosted tool_search. request/wire's rule book and
+// request's encoders share it.
+package openai
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+)
+
+// NativeToolSearchModel reports whether an OpenAI model is documented for
+// the hosted tool_search: gpt-5.4 and later ("gpt-5.4", "gpt-5.4-mini",
+// "gpt-5.5", "gpt-6" ...).
+func NativeToolSearchModel(model string) bool {
+	rest, ok := strings.CutPrefix(model, "gpt-")
+	if !ok {
+		return false
+	}
+	major, rest := leadingInt(rest)
+	if major < 0 {
+		return false
+	}
+	minor := 0
+	if r, ok := strings.CutPrefix(rest, "."); ok {
+		if minor, _ = leadingInt(r); minor < 0 {
+			return false
+		}
+	}
+	return major > 5 || major == 5 && minor >= 4
+}
+
+func leadingInt(s string) (int, string) {
+	i := 0
+	for i < len(s) && i < 6 && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i == 0 {
+		return -1, s
+	}
+	n, _ := strconv.Atoi(s[:i])
+	return n, s[i:]
+}
 
 // strictKeywords are the schema keywords OpenAI's strict mode accepts (its
 // "supported schemas" for Structured Outputs), kept to the conservative
