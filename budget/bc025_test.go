@@ -160,7 +160,7 @@ func bc025Prefixes(t *testing.T) (snap *registry.Snapshot, alwaysOn, deferred []
 	// Rendered as package request renders it for a session.
 	desc, err := render.Render(registry.ToolSearchName, search.DescriptionTemplate, render.Vars{Session: map[string]string{"index": s.IndexText()}})
 	require.NoError(t, err)
-	ts, de := search.Tool(desc), execute.Definition()
+	ts, de := search.Definition(desc), execute.Definition()
 	deferred = append(budget.ToolSections(&ts, budget.ClassEntry), budget.ToolSections(&de, budget.ClassEntry)...)
 	return snap, alwaysOn, deferred
 }

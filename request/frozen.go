@@ -247,7 +247,7 @@ func entryTools(index string, vars render.Vars, indexInSystem bool) (*registry.T
 	if err != nil {
 		return nil, nil, err
 	}
-	st := search.Tool(d)
+	st := search.Definition(d)
 	et := execute.Definition()
 	if et.Description, err = render.Description(&et, vars); err != nil {
 		return nil, nil, err

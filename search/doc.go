@@ -5,7 +5,7 @@
 // A [Searcher] is built once per plan by [New]. [Searcher.IndexText] is the
 // index block (built-in names first, then one group per MCP server, spent
 // group by group within a budget and closed by a coordinate line when a
-// group had to go); [DescriptionTemplate] and [Tool] make the tool_search
+// group had to go); [DescriptionTemplate] and [Definition] make the tool_search
 // definition around it — or, where a provider caps descriptions (OpenAI:
 // 1,024 characters), [SystemIndexDescription] makes it without the index,
 // which the session then carries in its system instructions. [Searcher.Call] answers a call: "tool_names" (or

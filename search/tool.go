@@ -28,8 +28,10 @@ const toolSchema = `{"type":"object","properties":{` +
 	`"tool_names":{"type":"array","items":{"type":"string"},"description":"Exact names of deferred tools to load, from <available_deferred_tools>."},` +
 	`"limit":{"type":"integer","minimum":1,"maximum":10,"description":"How many matches a query search returns (default 5)."}}}`
 
-// Tool returns the tool_search definition with the given rendered description.
-func Tool(description string) registry.Tool {
+// Definition returns tool_search's definition with the given rendered
+// description (execute.Definition is defer_execute's, render.Description
+// renders a built-in tool's text).
+func Definition(description string) registry.Tool {
 	return registry.Tool{
 		Name:         registry.ToolSearchName,
 		Description:  description,
