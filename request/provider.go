@@ -66,18 +66,24 @@ func encoderFor(p Provider) (encoder, bool) {
 	return nil, false
 }
 
+// appendFunction appends the members the OpenAI APIs share for a function
+// tool: name, description and parameters.
+func appendFunction(b []byte, t *FrozenTool) []byte {
+	b = append(b, `"name":`...)
+	b = jsonx.AppendString(b, t.Name)
+	b = append(b, `,"description":`...)
+	b = jsonx.AppendString(b, t.Description)
+	b = append(b, `,"parameters":`...)
+	return append(b, t.Schema...)
+}
+
 // chatEncoder is OpenAI Chat Completions: the system texts as one system
 // message, no native tool search.
 type chatEncoder struct{}
 
 func (chatEncoder) prefix(b []byte, cfg *Config, sys []string, tools []FrozenTool) (_ []byte, elem bool) {
 	b = appendToolsArray(b, tools, "", func(b []byte, t *FrozenTool) []byte {
-		b = append(b, `{"type":"function","function":{"name":`...)
-		b = jsonx.AppendString(b, t.Name)
-		b = append(b, `,"description":`...)
-		b = jsonx.AppendString(b, t.Description)
-		b = append(b, `,"parameters":`...)
-		b = append(b, t.Schema...)
+		b = appendFunction(append(b, `{"type":"function","function":{`...), t)
 		if t.Strict {
 			b = append(b, `,"strict":true`...)
 		}
@@ -116,12 +122,7 @@ func (responsesEncoder) prefix(b []byte, cfg *Config, sys []string, tools []Froz
 		b = jsonx.AppendString(b, strings.Join(sys, "\n\n"))
 	}
 	b = appendToolsArray(b, tools, searchTool(cfg), func(b []byte, t *FrozenTool) []byte {
-		b = append(b, `{"type":"function","name":`...)
-		b = jsonx.AppendString(b, t.Name)
-		b = append(b, `,"description":`...)
-		b = jsonx.AppendString(b, t.Description)
-		b = append(b, `,"parameters":`...)
-		b = append(b, t.Schema...)
+		b = appendFunction(append(b, `{"type":"function",`...), t)
 		// Without "strict" the Responses API normalizes the schema
 		// into strict mode, making optional parameters required.
 		if t.Strict {
