@@ -32,4 +32,13 @@
 // It never drops a name to save space: descriptions may go, names stay.
 // Only the plan's deferred tools (plus tools a session announces) are
 // searched; hidden tools appear nowhere.
+//
+// API: what a session uses ([New], [Searcher], [Options] and its Default*
+// values, [Scope], [LoadedSet], [Overlay], [Definition] and the description
+// helpers, the Err* sentinels); what a harness plugs in ([Ranker], [Index],
+// [Hit], [BM25F], [Vocabulary]); what explains a ranking ([Explanation] and
+// its score types) and what measures one ([Eval], [EvalIndex], [EvalQuery],
+// [ReadQueries], [Report], [Figures], [Miss], [Half], [PlainBM25],
+// [PlanCatalogs]: the evaluation a harness runs on its own catalog and
+// queries, as toolshelf eval does). Ranking internals are unexported.
 package search
