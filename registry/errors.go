@@ -28,5 +28,3 @@ var (
 	// the server it came from (see [Catalog.Server]).
 	ErrNoServer = errors.New("registry: catalog names no server")
 )
-
-func errorsIsDupGroup(err error) bool { return errors.Is(err, ErrDuplicateGroup) }

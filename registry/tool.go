@@ -25,14 +25,6 @@ const (
 	DeferFalse
 )
 
-// deferOf converts a bool to [DeferTrue] or [DeferFalse].
-func deferOf(b bool) DeferLoading {
-	if b {
-		return DeferTrue
-	}
-	return DeferFalse
-}
-
 func (d DeferLoading) String() string {
 	switch d {
 	case DeferTrue:
