@@ -213,10 +213,7 @@ func nameHint(e json.RawMessage) string {
 	if w.Name == "" {
 		return ""
 	}
-	if len(w.Name) > 80 {
-		w.Name = w.Name[:80] + "..."
-	}
-	return fmt.Sprintf(" (%q)", w.Name)
+	return fmt.Sprintf(" (%q)", clipName(w.Name))
 }
 
 // Import registers a catalog's tools. With Server set the server's group is

@@ -50,11 +50,7 @@ func checkName(name string) error {
 	if ValidName(name) {
 		return nil
 	}
-	q := name
-	if len(q) > 80 {
-		q = q[:80] + "..."
-	}
-	return fmt.Errorf("%w: %q: tool names must match ^[a-zA-Z0-9_-]{1,64}$", ErrInvalidName, q)
+	return fmt.Errorf("%w: %q: tool names must match ^[a-zA-Z0-9_-]{1,64}$", ErrInvalidName, clipName(name))
 }
 
 // MCPName returns the exposed name of tool on server: mcp__<server>__<tool>,
@@ -127,11 +123,7 @@ func CanonicalGroupName(name string) bool {
 // ([CanonicalGroupName]) and not a reserved group name.
 func checkGroupName(name string) error {
 	if !CanonicalGroupName(name) {
-		q := name
-		if len(q) > 80 {
-			q = q[:80] + "..."
-		}
-		return fmt.Errorf("%w: group %q: server names must match ^[a-zA-Z0-9_-]{1,64}$, not contain \"__\", and not start or end with \"_\"", ErrInvalidName, q)
+		return fmt.Errorf("%w: group %q: server names must match ^[a-zA-Z0-9_-]{1,64}$, not contain \"__\", and not start or end with \"_\"", ErrInvalidName, clipName(name))
 	}
 	if name == BuiltinGroup || name == SelfBuiltGroup {
 		return fmt.Errorf("%w: group %q is the library's own", ErrReservedName, name)

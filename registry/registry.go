@@ -337,6 +337,7 @@ func (r *Registry) prepareOne(t Tool, g *Group, batch map[string]*Tool) (*Tool, 
 	return &nt, nil
 }
 
+// clipName cuts a name quoted in an error to 80 bytes.
 func clipName(s string) string {
 	if len(s) > 80 {
 		return s[:80] + "..."
