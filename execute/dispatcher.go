@@ -84,7 +84,7 @@ func New(opts *Options) (*Dispatcher, error) {
 		d.log = slog.New(slog.DiscardHandler)
 	}
 	d.cache = validators{max: o.MaxSchemas, byPtr: map[*registry.Tool]*validator{}, byKey: map[string]*validator{}}
-	d.watch = watchdog{calls: map[uint64]watched{}}
+	d.watch = newWatchdog(o.CallTimeout)
 	return d, nil
 }
 

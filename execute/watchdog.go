@@ -10,7 +10,8 @@ import (
 // errCallTimeout is the cause of a handler context the watchdog ended.
 var errCallTimeout = fmt.Errorf("the call timeout passed: %w", context.DeadlineExceeded)
 
-// watchTick bounds how late past its deadline the watchdog ends a call.
+// minWatchTick and maxWatchTick bound the watchdog's tick, and so how late
+// past its deadline it ends a call.
 const (
 	minWatchTick = 5 * time.Millisecond
 	maxWatchTick = time.Second
@@ -18,14 +19,23 @@ const (
 
 // watchdog ends the handler contexts of calls past their deadline. One
 // goroutine per dispatcher runs while calls are in flight and wakes every
-// tick (an eighth of the shortest timeout seen, within [minWatchTick,
-// maxWatchTick]), so a call ends at most one tick after its deadline.
+// tick, so a call ends at most one tick after its deadline.
 type watchdog struct {
+	tick time.Duration // fixed at creation; read without mu
+
 	mu      sync.Mutex
 	calls   map[uint64]watched
 	next    uint64
-	tick    time.Duration
 	running bool
+}
+
+// newWatchdog returns a watchdog for calls of the given timeout: its tick
+// is an eighth of it, within [minWatchTick, maxWatchTick].
+func newWatchdog(timeout time.Duration) watchdog {
+	return watchdog{
+		tick:  min(max(timeout/8, minWatchTick), maxWatchTick),
+		calls: map[uint64]watched{},
+	}
 }
 
 type watched struct {
@@ -39,10 +49,6 @@ func (w *watchdog) add(deadline time.Time, cancel context.CancelCauseFunc) uint6
 	defer w.mu.Unlock()
 	w.next++
 	w.calls[w.next] = watched{deadline, cancel}
-	tick := min(max(time.Until(deadline)/8, minWatchTick), maxWatchTick)
-	if w.tick == 0 || tick < w.tick {
-		w.tick = tick
-	}
 	if !w.running {
 		w.running = true
 		go w.run()
@@ -59,10 +65,7 @@ func (w *watchdog) remove(id uint64) {
 // run ends expired calls each tick and stops when none is in flight.
 func (w *watchdog) run() {
 	for {
-		w.mu.Lock()
-		tick := w.tick
-		w.mu.Unlock()
-		time.Sleep(tick)
+		time.Sleep(w.tick)
 		now := time.Now()
 		w.mu.Lock()
 		for id, c := range w.calls {
@@ -72,7 +75,7 @@ func (w *watchdog) run() {
 			}
 		}
 		if len(w.calls) == 0 {
-			w.running, w.tick = false, 0
+			w.running = false
 			w.mu.Unlock()
 			return
 		}
