@@ -294,3 +294,14 @@ func TestAnnouncedToolsAreNotSharedAcrossSessions(t *testing.T) {
 	rq := s.Call(context.Background(), json.RawMessage(`{"queries":["csv chart"]}`), Scope{Loaded: NewLoadedSet(), Announced: []*registry.Tool{b}})
 	require.NotContains(t, rq.Text, "path_a")
 }
+
+// asciiLower lower-cases ASCII letters only, keeping byte offsets.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}

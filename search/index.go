@@ -133,15 +133,4 @@ func sanitize(s string, limit int) string {
 	return truncate(tagsafe.Neutralize(collapse(strings.ToValidUTF8(s, ""))), limit)
 }
 
-// asciiLower lower-cases ASCII letters only, keeping byte offsets.
-func asciiLower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
-}
-
 func sortStrings(s []string) { slices.Sort(s) }
