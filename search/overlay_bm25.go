@@ -47,11 +47,7 @@ func (ix *bm25Index) calibrate(over Index) Index {
 	}
 	// Term frequencies per field of each overlay tool, analysed as the
 	// build did, then each posting's contributions from the union's IDFs.
-	type rawTF struct {
-		doc int32
-		tf  [nFields]float32
-	}
-	raw := make([][]rawTF, len(o.postings))
+	raw := make([][]rawPosting, len(o.postings))
 	cache := stemCache{}
 	for i, t := range o.tools {
 		byTerm := map[int32]*[nFields]float32{}
@@ -70,7 +66,7 @@ func (ix *bm25Index) calibrate(over Index) Index {
 			tf[f]++
 		})
 		for _, id := range order {
-			raw[id] = append(raw[id], rawTF{int32(i), *byTerm[id]})
+			raw[id] = append(raw[id], rawPosting{int32(i), *byTerm[id]})
 		}
 	}
 	c.postings = make([][]posting, len(o.postings))
@@ -78,14 +74,7 @@ func (ix *bm25Index) calibrate(over Index) Index {
 	for id, rps := range raw {
 		ps := make([]posting, len(rps))
 		for k, rp := range rps {
-			var contrib [nFields]float64
-			c.fieldScores(int32(id), rp.doc, rp.tf, c.discount(int32(id), rp.doc), &contrib)
-			sum := 0.0
-			for f := fNameJoined; f < nFields; f++ {
-				sum += contrib[f]
-			}
-			ps[k] = posting{doc: rp.doc, impact: float32(sum), nameIDF: float32(contrib[fName])}
-			c.nameTot[rp.doc] += float32(contrib[fName])
+			ps[k] = c.scorePosting(int32(id), rp, c.discount(int32(id), rp.doc))
 		}
 		c.postings[id] = ps
 	}

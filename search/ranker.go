@@ -357,18 +357,11 @@ func (r *BM25F) Index(ctx context.Context, tools []*registry.Tool) (Index, error
 		}
 		ps := make([]posting, len(rps))
 		for k, rp := range rps {
-			var contrib [nFields]float64
 			var disc *[nFields]float32
 			if g := ix.group[rp.doc]; g >= 0 {
 				disc = &termDisc[g]
 			}
-			ix.fieldScores(int32(id), rp.doc, rp.tf, disc, &contrib)
-			sum := 0.0
-			for f := fNameJoined; f < nFields; f++ {
-				sum += contrib[f]
-			}
-			ps[k] = posting{doc: rp.doc, impact: float32(sum), nameIDF: float32(contrib[fName])}
-			ix.nameTot[rp.doc] += float32(contrib[fName])
+			ps[k] = ix.scorePosting(int32(id), rp, disc)
 		}
 		for _, g := range touchedGroups {
 			perGroup[g] = [nFields]int32{}
@@ -379,6 +372,20 @@ func (r *BM25F) Index(ctx context.Context, tools []*registry.Tool) (Index, error
 	}
 	ix.pool.New = func() any { return newScratch(n) }
 	return ix, nil
+}
+
+// scorePosting scores one raw posting of term id: its impact is the sum over
+// every field but the name, whose part is kept apart as nameIDF and added
+// to the tool's name total.
+func (ix *bm25Index) scorePosting(id int32, rp rawPosting, disc *[nFields]float32) posting {
+	var contrib [nFields]float64
+	ix.fieldScores(id, rp.doc, rp.tf, disc, &contrib)
+	sum := 0.0
+	for f := fNameJoined; f < nFields; f++ {
+		sum += contrib[f]
+	}
+	ix.nameTot[rp.doc] += float32(contrib[fName])
+	return posting{doc: rp.doc, impact: float32(sum), nameIDF: float32(contrib[fName])}
 }
 
 // noDiscount is the boilerplate factor of a term no server repeats.
