@@ -96,6 +96,9 @@ func (s *Searcher) Explain(ctx context.Context, queries []string, name string, s
 	return ix.explain(queries, name)
 }
 
+// termLabel writes an index term's internal prefixes readably.
+var termLabel = strings.NewReplacer(groupPrefix, "server:", exactPrefix, "exact:")
+
 func (ix *bm25Index) explain(queries []string, name string) (*Explanation, error) {
 	doc := sort.SearchStrings(ix.names, name)
 	if doc >= len(ix.names) || ix.names[doc] != name {
@@ -123,7 +126,7 @@ func (ix *bm25Index) explain(queries []string, name string) (*Explanation, error
 			ws.Mass = max(ws.Mass, float64(a.mass))
 			as := AltScore{Via: a.via, Weight: float64(a.w)}
 			for _, id := range a.ids {
-				ts := TermScore{Term: strings.NewReplacer(groupPrefix, "server:", exactPrefix, "exact:").Replace(byID[id])}
+				ts := TermScore{Term: termLabel.Replace(byID[id])}
 				if f := tf[id]; f != nil {
 					var c [nFields]float64
 					ix.fieldScores(id, int32(doc), *f, ix.discount(id, int32(doc)), &c)
