@@ -204,9 +204,3 @@ func byStem(byWord []entry) []entry {
 	}
 	return out
 }
-
-// compare orders relations best first, as the generator writes them: by
-// rank, derivations before synonyms, then by word.
-func compare(a, b Relation) int {
-	return cmp.Or(cmp.Compare(a.Rank, b.Rank), cmp.Compare(b.Kind, a.Kind), strings.Compare(a.Word, b.Word))
-}

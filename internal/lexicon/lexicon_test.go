@@ -2,6 +2,7 @@ package lexicon
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"io"
 	"os"
@@ -207,4 +208,10 @@ func TestParseErrors(t *testing.T) {
 	want := []Relation{{"deletor", Derivation, 1}, {"cancel", Synonym, 1}, {"erase", Synonym, 1}}
 	assert.Equal(t, map[string][]Relation{"delete": want}, tb.word)
 	assert.Equal(t, map[string][]Relation{"delet": want}, tb.stem)
+}
+
+// compare orders relations best first, as the generator writes them: by
+// rank, derivations before synonyms, then by word.
+func compare(a, b Relation) int {
+	return cmp.Or(cmp.Compare(a.Rank, b.Rank), cmp.Compare(b.Kind, a.Kind), strings.Compare(a.Word, b.Word))
 }
