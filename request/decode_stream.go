@@ -432,31 +432,22 @@ func (b *streamBlock) anthropicBlock() ([]byte, error) {
 	}
 	typ := ""
 	_ = json.Unmarshal(jsonx.Get(ms, "type"), &typ)
-	set := func(key string, v []byte) {
-		for i := range ms {
-			if ms[i].Key == key {
-				ms[i].Value = v
-				return
-			}
-		}
-		ms = append(ms, jsonx.Member{Key: key, Value: v})
-	}
 	str := func(s string) []byte { return jsonx.AppendString(nil, s) }
 	switch typ {
 	case "text":
 		if b.text.Len() > 0 {
 			var prev string
 			_ = json.Unmarshal(jsonx.Get(ms, "text"), &prev)
-			set("text", str(prev+b.text.String()))
+			ms = setMember(ms, "text", str(prev+b.text.String()))
 		}
 	case "thinking":
 		if b.text.Len() > 0 {
 			var prev string
 			_ = json.Unmarshal(jsonx.Get(ms, "thinking"), &prev)
-			set("thinking", str(prev+b.text.String()))
+			ms = setMember(ms, "thinking", str(prev+b.text.String()))
 		}
 		if b.sig.Len() > 0 {
-			set("signature", str(b.sig.String()))
+			ms = setMember(ms, "signature", str(b.sig.String()))
 		}
 	default:
 		if len(b.json) > 0 {
@@ -464,7 +455,7 @@ func (b *streamBlock) anthropicBlock() ([]byte, error) {
 			if !json.Valid(in) {
 				return nil, fmt.Errorf("%s input assembled from input_json_delta is not valid JSON (%d bytes; was the reply cut short?)", typ, len(in))
 			}
-			set("input", in)
+			ms = setMember(ms, "input", in)
 		}
 	}
 	return jsonx.AppendObject(nil, ms), nil
@@ -568,25 +559,25 @@ func (b *streamBlock) responsesItem() ([]byte, error) {
 	_ = json.Unmarshal(jsonx.Get(ms, "type"), &typ)
 	switch typ {
 	case "function_call":
-		for i := range ms {
-			if ms[i].Key == "arguments" {
-				ms[i].Value = jsonx.AppendString(nil, string(b.json))
-				return jsonx.AppendObject(nil, ms), nil
-			}
-		}
-		ms = append(ms, jsonx.Member{Key: "arguments", Value: jsonx.AppendString(nil, string(b.json))})
+		ms = setMember(ms, "arguments", jsonx.AppendString(nil, string(b.json)))
 	case "message":
 		part := jsonx.AppendString([]byte(`[{"type":"output_text","text":`), b.text.String())
 		part = append(part, "}]"...)
-		for i := range ms {
-			if ms[i].Key == "content" {
-				ms[i].Value = part
-				return jsonx.AppendObject(nil, ms), nil
-			}
-		}
-		ms = append(ms, jsonx.Member{Key: "content", Value: part})
+		ms = setMember(ms, "content", part)
 	}
 	return jsonx.AppendObject(nil, ms), nil
+}
+
+// setMember sets member key of ms to v in place, or appends it when ms
+// has no such member.
+func setMember(ms []jsonx.Member, key string, v []byte) []jsonx.Member {
+	for i := range ms {
+		if ms[i].Key == key {
+			ms[i].Value = v
+			return ms
+		}
+	}
+	return append(ms, jsonx.Member{Key: key, Value: v})
 }
 
 func (s *Stream) responsesReply() (Reply, error) {
