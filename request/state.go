@@ -81,11 +81,8 @@ func (s *Session) saved() (state, error) {
 		return state{}, fmt.Errorf("%w: %w", ErrState, err)
 	}
 	st := state{
-		Version: stateVersion,
-		View: viewState{
-			Mode: s.view.Mode.Name, Allow: s.view.Mode.Allow, ReadOnly: s.view.Mode.ReadOnly,
-			Tier: s.view.Tier, Elevated: s.view.Elevated,
-		},
+		Version:  stateVersion,
+		View:     viewOf(s.view),
 		Loaded:   s.loaded.Names(),
 		Notes:    s.notes,
 		Messages: msgs,
