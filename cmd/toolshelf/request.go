@@ -82,9 +82,7 @@ func runRequest(args []string, stdout, stderr io.Writer) int {
 	if *maxTokens < 0 {
 		return fail(stderr, "toolshelf request: --max-tokens %d: want 0 or more", *maxTokens)
 	}
-	given := false
-	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "max-tokens" })
-	extra := outputBound(request.Provider(*provider), *maxTokens, given)
+	extra := outputBound(request.Provider(*provider), *maxTokens, flagSet(fs, "max-tokens"))
 
 	reg, err := loadCatalogs(catalogs, *server)
 	if err != nil {
