@@ -130,9 +130,9 @@ func (l *Ledger) Total() LedgerTurn {
 // saving.
 func (l *Ledger) Write(w io.Writer) error {
 	tok := func(n int) string { return textfmt.Thousands(n) }
-	mark := ""
+	mark, est := "", ""
 	if l.estimate {
-		mark = "~"
+		mark, est = "~", " (estimate)"
 	}
 	ew := &errWriter{w: w}
 	sign, abs := "+", l.delta
@@ -140,7 +140,7 @@ func (l *Ledger) Write(w io.Writer) error {
 		sign, abs = "-", -abs
 	}
 	ew.printf("Usage ledger (tokens as the provider counted them; all-resident = input %s%s%s tokens a request: every tool's definition instead of the deferred ones, the index and the entry tools, counted with %s)\n",
-		sign, tok(abs), map[bool]string{true: " (estimate)", false: ""}[l.estimate], l.encoding)
+		sign, tok(abs), est, l.encoding)
 	ew.printf("  %-7s %9s %9s %9s %8s %6s %14s\n", "request", "input", "cache rd", "cache wr", "output", "hit", "all-resident")
 	for _, t := range l.turns {
 		ew.printf("  %-7d %9s %9s %9s %8s %5.0f%% %14s\n", t.Turn, tok(t.InputTokens), tok(t.CacheReadTokens), tok(t.CacheWriteTokens), tok(t.OutputTokens), t.HitRatio*100, mark+tok(t.ResidentInput))

@@ -95,7 +95,14 @@ func (m *Measurement) ByClass(c Class) Size {
 // turn of a session tokenizes only its new messages.
 func (c *Counter) Measure(sections []Section) *Measurement {
 	m := &Measurement{Encoding: c.enc}
-	for i, s := range sections {
+	m.add(c, sections)
+	return m
+}
+
+// add measures sections with c and adds them to m: a section continuing
+// the last row's name and class joins that row.
+func (m *Measurement) add(c *Counter, sections []Section) {
+	for _, s := range sections {
 		var t Tokens
 		var runes int
 		if s.Frozen {
@@ -105,11 +112,10 @@ func (c *Counter) Measure(sections []Section) *Measurement {
 		}
 		size := Size{Runes: runes, Bytes: len(s.Text), Tokens: t}
 		m.Total = m.Total.Add(size)
-		if n := len(m.Rows); i > 0 && n > 0 && m.Rows[n-1].Name == s.Name && m.Rows[n-1].Class == s.Class {
+		if n := len(m.Rows); n > 0 && m.Rows[n-1].Name == s.Name && m.Rows[n-1].Class == s.Class {
 			m.Rows[n-1].Size = m.Rows[n-1].Size.Add(size)
 			continue
 		}
 		m.Rows = append(m.Rows, Row{Name: s.Name, Class: s.Class, Size: size})
 	}
-	return m
 }

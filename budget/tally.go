@@ -18,24 +18,7 @@ func (c *Counter) Tally() *Tally {
 
 // Add measures sections and adds them, merging rows as [Counter.Measure]
 // does (a section continuing the last row's name and class joins it).
-func (t *Tally) Add(sections ...Section) {
-	for _, s := range sections {
-		var tok Tokens
-		var runes int
-		if s.Frozen {
-			tok, runes = t.c.countFrozen(s.Kind, s.Text)
-		} else {
-			tok, runes = t.c.Count(s.Kind, s.Text), runeCount(s.Text)
-		}
-		size := Size{Runes: runes, Bytes: len(s.Text), Tokens: tok}
-		t.m.Total = t.m.Total.Add(size)
-		if n := len(t.m.Rows); n > 0 && t.m.Rows[n-1].Name == s.Name && t.m.Rows[n-1].Class == s.Class {
-			t.m.Rows[n-1].Size = t.m.Rows[n-1].Size.Add(size)
-			continue
-		}
-		t.m.Rows = append(t.m.Rows, Row{Name: s.Name, Class: s.Class, Size: size})
-	}
-}
+func (t *Tally) Add(sections ...Section) { t.m.add(t.c, sections) }
 
 // Total returns the size of everything added so far.
 func (t *Tally) Total() Size { return t.m.Total }

@@ -96,24 +96,34 @@ func providerError(where string, raw json.RawMessage) error {
 
 // --- Chat Completions -------------------------------------------------------
 
+// openaiCache is the cache counts both OpenAI APIs report in the details
+// of their input tokens.
+type openaiCache struct {
+	CachedTokens     int `json:"cached_tokens"`
+	CacheWriteTokens int `json:"cache_write_tokens"`
+}
+
+// usage returns the usage of in input and out output tokens with d's cache
+// counts (none when d is nil).
+func (d *openaiCache) usage(in, out int) Usage {
+	u := Usage{InputTokens: in, OutputTokens: out}
+	if d != nil {
+		u.CacheReadTokens, u.CacheWriteTokens = d.CachedTokens, d.CacheWriteTokens
+	}
+	return u
+}
+
 type chatUsage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-	Details          *struct {
-		CachedTokens     int `json:"cached_tokens"`
-		CacheWriteTokens int `json:"cache_write_tokens"`
-	} `json:"prompt_tokens_details"`
+	PromptTokens     int          `json:"prompt_tokens"`
+	CompletionTokens int          `json:"completion_tokens"`
+	Details          *openaiCache `json:"prompt_tokens_details"`
 }
 
 func (u *chatUsage) usage() Usage {
 	if u == nil {
 		return Usage{}
 	}
-	out := Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}
-	if u.Details != nil {
-		out.CacheReadTokens, out.CacheWriteTokens = u.Details.CachedTokens, u.Details.CacheWriteTokens
-	}
-	return out
+	return u.Details.usage(u.PromptTokens, u.CompletionTokens)
 }
 
 type chatCall struct {
@@ -198,23 +208,16 @@ func isObject(raw json.RawMessage) bool {
 // --- Responses API ----------------------------------------------------------
 
 type responsesUsage struct {
-	InputTokens  int `json:"input_tokens"`
-	OutputTokens int `json:"output_tokens"`
-	Details      *struct {
-		CachedTokens     int `json:"cached_tokens"`
-		CacheWriteTokens int `json:"cache_write_tokens"`
-	} `json:"input_tokens_details"`
+	InputTokens  int          `json:"input_tokens"`
+	OutputTokens int          `json:"output_tokens"`
+	Details      *openaiCache `json:"input_tokens_details"`
 }
 
 func (u *responsesUsage) usage() Usage {
 	if u == nil {
 		return Usage{}
 	}
-	out := Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
-	if u.Details != nil {
-		out.CacheReadTokens, out.CacheWriteTokens = u.Details.CachedTokens, u.Details.CacheWriteTokens
-	}
-	return out
+	return u.Details.usage(u.InputTokens, u.OutputTokens)
 }
 
 type responsesBody struct {

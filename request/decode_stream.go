@@ -180,28 +180,26 @@ func (s *Stream) Event(name string, data []byte) (err error) {
 
 // typedEvent feeds an event of a provider that names each event by its
 // type (Anthropic, the Responses API) to one, after the shared handling
-// of error events.
-func (s *Stream) typedEvent(name string, data []byte, one func(name, typ string, data []byte) error) error {
-	var head struct {
-		Type string `json:"type"`
-	}
-	if name != "" {
-		// Anthropic and the Responses API name each event by its type;
-		// the event's own decode below checks the data.
-		head.Type = name
-	} else if err := json.Unmarshal(data, &head); err != nil {
-		return s.eventError(name, "data is not a JSON object: %v", err)
-	} else {
+// of error events. An event without an event: field is named by the type
+// member of its data.
+func (s *Stream) typedEvent(name string, data []byte, one func(typ string, data []byte) error) error {
+	if name == "" {
+		var head struct {
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal(data, &head); err != nil {
+			return s.eventError(name, "data is not a JSON object: %v", err)
+		}
 		name = head.Type
 	}
-	if head.Type == "error" || name == "error" {
+	if name == "error" {
 		var e struct {
 			Error json.RawMessage `json:"error"`
 		}
 		_ = json.Unmarshal(data, &e)
 		return fmt.Errorf("event %d (%s): %w", s.n, name, providerError("stream", e.Error))
 	}
-	return one(name, head.Type, data)
+	return one(name, data)
 }
 
 func (s *Stream) eventError(name, format string, args ...any) error {
@@ -304,32 +302,42 @@ func (s *Stream) chatReply() (Reply, error) {
 
 // --- Anthropic Messages -----------------------------------------------------
 
-func (s *Stream) block(index int, name string) (*streamBlock, error) {
-	if index < 0 || index >= len(s.blocks) || s.blocks[index] == nil {
-		return nil, s.eventError(name, "content index %d was never started", index)
+// block returns the started block (item) at index, the event's member
+// field; an event without it is an error.
+func (s *Stream) block(index *int, field, name string) (*streamBlock, error) {
+	if index == nil {
+		return nil, s.eventError(name, "no %s", field)
 	}
-	return s.blocks[index], nil
+	if i := *index; i < 0 || i >= len(s.blocks) || s.blocks[i] == nil {
+		return nil, s.eventError(name, "content index %d was never started", i)
+	}
+	return s.blocks[*index], nil
 }
 
-func (s *Stream) startBlock(index int, name string, raw []byte) (*streamBlock, error) {
-	if index < 0 || index >= maxStreamParts {
-		return nil, s.eventError(name, "index %d out of range", index)
+// startBlock starts the block (item) raw at index, the event's member
+// field.
+func (s *Stream) startBlock(index *int, field, name string, raw []byte) error {
+	if index == nil {
+		return s.eventError(name, "no %s", field)
 	}
-	for len(s.blocks) <= index {
+	i := *index
+	if i < 0 || i >= maxStreamParts {
+		return s.eventError(name, "index %d out of range", i)
+	}
+	for len(s.blocks) <= i {
 		s.blocks = append(s.blocks, nil)
 	}
-	if s.blocks[index] != nil {
-		return nil, s.eventError(name, "index %d started twice", index)
+	if s.blocks[i] != nil {
+		return s.eventError(name, "index %d started twice", i)
 	}
 	if !isObject(raw) {
-		return nil, s.eventError(name, "want an object at index %d", index)
+		return s.eventError(name, "want an object at index %d", i)
 	}
-	b := &streamBlock{start: bytes.Clone(raw)}
-	s.blocks[index] = b
-	return b, nil
+	s.blocks[i] = &streamBlock{start: bytes.Clone(raw)}
+	return nil
 }
 
-func (s *Stream) anthropicEvent(name, typ string, data []byte) error {
+func (s *Stream) anthropicEvent(name string, data []byte) error {
 	var ev struct {
 		Message *struct {
 			Usage *anthropicUsage `json:"usage"`
@@ -349,13 +357,7 @@ func (s *Stream) anthropicEvent(name, typ string, data []byte) error {
 	if err := json.Unmarshal(data, &ev); err != nil {
 		return s.eventError(name, "%v", err)
 	}
-	index := func() (int, error) {
-		if ev.Index == nil {
-			return 0, s.eventError(name, "no index")
-		}
-		return *ev.Index, nil
-	}
-	switch typ {
+	switch name {
 	case "message_start":
 		if ev.Message == nil {
 			return s.eventError(name, "no message")
@@ -364,18 +366,9 @@ func (s *Stream) anthropicEvent(name, typ string, data []byte) error {
 			s.usage = ev.Message.Usage.usage()
 		}
 	case "content_block_start":
-		i, err := index()
-		if err != nil {
-			return err
-		}
-		_, err = s.startBlock(i, name, ev.ContentBlock)
-		return err
+		return s.startBlock(ev.Index, "index", name, ev.ContentBlock)
 	case "content_block_delta":
-		i, err := index()
-		if err != nil {
-			return err
-		}
-		b, err := s.block(i, name)
+		b, err := s.block(ev.Index, "index", name)
 		if err != nil {
 			return err
 		}
@@ -390,11 +383,7 @@ func (s *Stream) anthropicEvent(name, typ string, data []byte) error {
 			b.sig.WriteString(ev.Delta.Signature)
 		}
 	case "content_block_stop":
-		i, err := index()
-		if err != nil {
-			return err
-		}
-		_, err = s.block(i, name)
+		_, err := s.block(ev.Index, "index", name)
 		return err
 	case "message_delta":
 		if ev.Delta.StopReason != nil {
@@ -443,31 +432,22 @@ func (b *streamBlock) anthropicBlock() ([]byte, error) {
 	}
 	typ := ""
 	_ = json.Unmarshal(jsonx.Get(ms, "type"), &typ)
-	set := func(key string, v []byte) {
-		for i := range ms {
-			if ms[i].Key == key {
-				ms[i].Value = v
-				return
-			}
-		}
-		ms = append(ms, jsonx.Member{Key: key, Value: v})
-	}
 	str := func(s string) []byte { return jsonx.AppendString(nil, s) }
 	switch typ {
 	case "text":
 		if b.text.Len() > 0 {
 			var prev string
 			_ = json.Unmarshal(jsonx.Get(ms, "text"), &prev)
-			set("text", str(prev+b.text.String()))
+			ms = setMember(ms, "text", str(prev+b.text.String()))
 		}
 	case "thinking":
 		if b.text.Len() > 0 {
 			var prev string
 			_ = json.Unmarshal(jsonx.Get(ms, "thinking"), &prev)
-			set("thinking", str(prev+b.text.String()))
+			ms = setMember(ms, "thinking", str(prev+b.text.String()))
 		}
 		if b.sig.Len() > 0 {
-			set("signature", str(b.sig.String()))
+			ms = setMember(ms, "signature", str(b.sig.String()))
 		}
 	default:
 		if len(b.json) > 0 {
@@ -475,7 +455,7 @@ func (b *streamBlock) anthropicBlock() ([]byte, error) {
 			if !json.Valid(in) {
 				return nil, fmt.Errorf("%s input assembled from input_json_delta is not valid JSON (%d bytes; was the reply cut short?)", typ, len(in))
 			}
-			set("input", in)
+			ms = setMember(ms, "input", in)
 		}
 	}
 	return jsonx.AppendObject(nil, ms), nil
@@ -483,7 +463,7 @@ func (b *streamBlock) anthropicBlock() ([]byte, error) {
 
 // --- Responses API ----------------------------------------------------------
 
-func (s *Stream) responsesEvent(name, typ string, data []byte) error {
+func (s *Stream) responsesEvent(name string, data []byte) error {
 	var ev struct {
 		OutputIndex *int            `json:"output_index"`
 		Item        json.RawMessage `json:"item"`
@@ -494,40 +474,21 @@ func (s *Stream) responsesEvent(name, typ string, data []byte) error {
 	if err := json.Unmarshal(data, &ev); err != nil {
 		return s.eventError(name, "%v", err)
 	}
-	index := func() (int, error) {
-		if ev.OutputIndex == nil {
-			return 0, s.eventError(name, "no output_index")
-		}
-		return *ev.OutputIndex, nil
-	}
-	switch typ {
+	switch name {
 	case "response.output_item.added":
-		i, err := index()
-		if err != nil {
-			return err
-		}
-		_, err = s.startBlock(i, name, ev.Item)
-		return err
+		return s.startBlock(ev.OutputIndex, "output_index", name, ev.Item)
 	case "response.output_text.delta", "response.refusal.delta", "response.function_call_arguments.delta":
-		i, err := index()
+		b, err := s.block(ev.OutputIndex, "output_index", name)
 		if err != nil {
 			return err
 		}
-		b, err := s.block(i, name)
-		if err != nil {
-			return err
-		}
-		if typ == "response.function_call_arguments.delta" {
+		if name == "response.function_call_arguments.delta" {
 			b.json = append(b.json, ev.Delta...)
 		} else {
 			b.text.WriteString(ev.Delta)
 		}
 	case "response.function_call_arguments.done":
-		i, err := index()
-		if err != nil {
-			return err
-		}
-		b, err := s.block(i, name)
+		b, err := s.block(ev.OutputIndex, "output_index", name)
 		if err != nil {
 			return err
 		}
@@ -535,11 +496,7 @@ func (s *Stream) responsesEvent(name, typ string, data []byte) error {
 			b.json = append(b.json[:0], *ev.Arguments...)
 		}
 	case "response.output_item.done":
-		i, err := index()
-		if err != nil {
-			return err
-		}
-		b, err := s.block(i, name)
+		b, err := s.block(ev.OutputIndex, "output_index", name)
 		if err != nil {
 			return err
 		}
@@ -602,25 +559,25 @@ func (b *streamBlock) responsesItem() ([]byte, error) {
 	_ = json.Unmarshal(jsonx.Get(ms, "type"), &typ)
 	switch typ {
 	case "function_call":
-		for i := range ms {
-			if ms[i].Key == "arguments" {
-				ms[i].Value = jsonx.AppendString(nil, string(b.json))
-				return jsonx.AppendObject(nil, ms), nil
-			}
-		}
-		ms = append(ms, jsonx.Member{Key: "arguments", Value: jsonx.AppendString(nil, string(b.json))})
+		ms = setMember(ms, "arguments", jsonx.AppendString(nil, string(b.json)))
 	case "message":
 		part := jsonx.AppendString([]byte(`[{"type":"output_text","text":`), b.text.String())
 		part = append(part, "}]"...)
-		for i := range ms {
-			if ms[i].Key == "content" {
-				ms[i].Value = part
-				return jsonx.AppendObject(nil, ms), nil
-			}
-		}
-		ms = append(ms, jsonx.Member{Key: "content", Value: part})
+		ms = setMember(ms, "content", part)
 	}
 	return jsonx.AppendObject(nil, ms), nil
+}
+
+// setMember sets member key of ms to v in place, or appends it when ms
+// has no such member.
+func setMember(ms []jsonx.Member, key string, v []byte) []jsonx.Member {
+	for i := range ms {
+		if ms[i].Key == key {
+			ms[i].Value = v
+			return ms
+		}
+	}
+	return append(ms, jsonx.Member{Key: key, Value: v})
 }
 
 func (s *Stream) responsesReply() (Reply, error) {

@@ -153,6 +153,8 @@ func freeze(cfg *Config, view deferral.View) (*Frozen, error) {
 	}
 	f := &Frozen{provider: cfg.Provider, search: cfg.searchMode(), plan: plan, searcher: searcher, entry: map[string]*registry.Tool{}}
 	vars := render.Vars{Static: cfg.StaticVars, Session: cfg.SessionVars}
+	// An OpenAI API caps descriptions: the index rides in the system text.
+	caps := capsDescriptions(cfg.Provider)
 	for _, t := range plan.Resident() {
 		d, err := render.Description(t, vars)
 		if err != nil {
@@ -170,7 +172,7 @@ func freeze(cfg *Config, view deferral.View) (*Frozen, error) {
 		}
 	} else if plan.EntryTools() || cfg.SelfBuilt {
 		f.index = searcher.IndexText()
-		st, et, err := entryTools(f.index, vars, capsDescriptions(cfg.Provider))
+		st, et, err := entryTools(f.index, vars, caps)
 		if err != nil {
 			return nil, err
 		}
@@ -185,14 +187,16 @@ func freeze(cfg *Config, view deferral.View) (*Frozen, error) {
 		}
 		f.visible = append(f.visible, t.Name)
 	}
-	if cfg.Strict && capsDescriptions(cfg.Provider) {
+	if cfg.Strict && caps {
 		for i := range f.tools {
 			f.tools[i].Strict = f.entry[f.tools[i].Name] == nil && openai.StrictCompatible(f.tools[i].Schema)
 		}
 	}
-	for _, name := range capDescriptions(cfg.Provider, f.tools, f.entry[registry.ToolSearchName] != nil) {
-		if t, ok := cfg.Snapshot.Tool(name); ok && plan.State(name) == deferral.Resident {
-			f.shortened = append(f.shortened, t)
+	if caps {
+		for _, name := range capDescriptions(f.tools, f.entry[registry.ToolSearchName] != nil) {
+			if t, ok := cfg.Snapshot.Tool(name); ok && plan.State(name) == deferral.Resident {
+				f.shortened = append(f.shortened, t)
+			}
 		}
 	}
 	if !f.search.native() {
@@ -202,7 +206,7 @@ func freeze(cfg *Config, view deferral.View) (*Frozen, error) {
 	}
 	slices.Sort(f.visible)
 	sysIndex := ""
-	if capsDescriptions(cfg.Provider) {
+	if caps {
 		sysIndex = f.index
 	}
 	f.prefix, f.prefixElem = encodePrefix(cfg, f.tools, sysIndex)

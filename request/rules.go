@@ -107,15 +107,12 @@ func shortenDescription(d, note string, limit int) string {
 	return head + "…" + note
 }
 
-// capDescriptions shortens every description in tools over the provider's
-// cap and returns the names of the tools it shortened. With searchable
+// capDescriptions shortens every description in tools over the cap of a
+// provider that has one and returns the names of the tools it shortened. With searchable
 // (the session has tool_search) the note of a tool that is not deferred
 // points the model to tool_search, which returns the full text with the
 // schema.
-func capDescriptions(p Provider, tools []FrozenTool, searchable bool) []string {
-	if !capsDescriptions(p) {
-		return nil
-	}
+func capDescriptions(tools []FrozenTool, searchable bool) []string {
 	var cut []string
 	for i := range tools {
 		t := &tools[i]

@@ -32,14 +32,10 @@ func appendQueryBody(b []byte, s string) []byte {
 	}
 }
 
-// neutralize returns s with the '<' of every wrapper tag written as
-// "&lt;" (package tagsafe).
-func neutralize(s string) string { return tagsafe.Neutralize(s) }
-
 // announcedDescription is a model-written description made safe for an
 // announcement block: its first non-empty line, control characters as
-// spaces, at most MaxAnnouncedDescription runes (cut on a rune, "…"
-// marking the cut), wrapper tags neutralized.
+// spaces, at most maxAnnouncedDescription runes (cut on a rune, "…"
+// marking the cut), wrapper tags neutralized (package tagsafe).
 func announcedDescription(d string) string {
 	d = strings.TrimSpace(d)
 	if i := strings.IndexAny(d, "\r\n\u2028\u2029\u0085"); i >= 0 {
@@ -61,5 +57,5 @@ func announcedDescription(d string) string {
 			n++
 		}
 	}
-	return neutralize(d)
+	return tagsafe.Neutralize(d)
 }

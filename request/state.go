@@ -81,11 +81,8 @@ func (s *Session) saved() (state, error) {
 		return state{}, fmt.Errorf("%w: %w", ErrState, err)
 	}
 	st := state{
-		Version: stateVersion,
-		View: viewState{
-			Mode: s.view.Mode.Name, Allow: s.view.Mode.Allow, ReadOnly: s.view.Mode.ReadOnly,
-			Tier: s.view.Tier, Elevated: s.view.Elevated,
-		},
+		Version:  stateVersion,
+		View:     viewOf(s.view),
 		Loaded:   s.loaded.Names(),
 		Notes:    s.notes,
 		Messages: msgs,
@@ -94,13 +91,20 @@ func (s *Session) saved() (state, error) {
 		st.Version = stateVersionEncoded
 		st.Encoded = &encodedHistory{Provider: s.cfg.Provider, Body: string(s.hist.buf), Count: s.hist.count(), Last: s.hist.last, Pending: s.hist.pending}
 	}
-	for _, t := range s.selfBuilt {
-		st.SelfBuilt = append(st.SelfBuilt, selfBuiltTool{
+	st.SelfBuilt = savedTools(s.selfBuilt)
+	return st, nil
+}
+
+// savedTools returns the saved form of self-built tools ts (nil for none).
+func savedTools(ts []*registry.Tool) []selfBuiltTool {
+	var out []selfBuiltTool
+	for _, t := range ts {
+		out = append(out, selfBuiltTool{
 			Name: t.Name, Description: t.Description, InputSchema: t.RawSchema,
 			Annotations: t.Annotations, SearchHints: t.SearchHints,
 		})
 	}
-	return st, nil
+	return out
 }
 
 // RestoreSession creates a session from cfg and the output of

@@ -183,12 +183,7 @@ func (c *Conversation) record(turn string) (Record, committed, error) {
 		if !slices.Equal(next.loaded, b.loaded) {
 			dm.Loaded = &next.loaded
 		}
-		for _, t := range s.selfBuilt[b.selfBuilt:] {
-			dm.SelfBuilt = append(dm.SelfBuilt, selfBuiltTool{
-				Name: t.Name, Description: t.Description, InputSchema: t.RawSchema,
-				Annotations: t.Annotations, SearchHints: t.SearchHints,
-			})
-		}
+		dm.SelfBuilt = savedTools(s.selfBuilt[b.selfBuilt:])
 		if !slices.Equal(next.notes, b.notes) {
 			dm.Notes = &next.notes
 		}

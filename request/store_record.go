@@ -220,17 +220,26 @@ func replay(p Provider, got Stored) (replayed, error) {
 	}
 	// Encoded for another provider: decode the messages to encode them
 	// again.
-	for _, m := range h.msgs {
-		var msgs []Message
-		if err := json.Unmarshal(m, &msgs); err != nil {
-			return r, err
-		}
-		r.st.Messages = append(r.st.Messages, msgs...)
+	var err error
+	if r.st.Messages, err = decodeStored(r.st.Messages, h.msgs); err != nil {
+		return r, err
 	}
 	if len(r.st.Messages) != h.N {
 		return r, fmt.Errorf("%d messages stored, the records count %d", len(r.st.Messages), h.N)
 	}
 	return r, nil
+}
+
+// decodeStored appends the messages of stored JSON arrays to dst.
+func decodeStored(dst []Message, stored [][]byte) ([]Message, error) {
+	for _, m := range stored {
+		var part []Message
+		if err := json.Unmarshal(m, &part); err != nil {
+			return dst, err
+		}
+		dst = append(dst, part...)
+	}
+	return dst, nil
 }
 
 // add appends a record's messages and takes its tail.
@@ -282,13 +291,9 @@ func (h *history) all() ([]Message, error) {
 	if h.dropped || h.stored == nil {
 		return h.entries, nil
 	}
-	msgs := make([]Message, 0, h.nStored+len(h.entries))
-	for _, m := range h.stored {
-		var part []Message
-		if err := json.Unmarshal(m, &part); err != nil {
-			return h.entries, fmt.Errorf("stored messages: %w", err)
-		}
-		msgs = append(msgs, part...)
+	msgs, err := decodeStored(make([]Message, 0, h.nStored+len(h.entries)), h.stored)
+	if err != nil {
+		return h.entries, fmt.Errorf("stored messages: %w", err)
 	}
 	if len(msgs) != h.nStored {
 		return h.entries, fmt.Errorf("%d messages stored, the records count %d", len(msgs), h.nStored)

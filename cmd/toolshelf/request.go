@@ -74,17 +74,13 @@ func runRequest(args []string, stdout, stderr io.Writer) int {
 	case *transcript == "" && *user == "":
 		return fail(stderr, "toolshelf request: no messages: pass --user TEXT or --transcript FILE (a JSON array of messages)")
 	}
-	switch p := request.Provider(*provider); p {
-	case request.OpenAIChat, request.OpenAIResponses, request.Anthropic:
-	default:
-		return fail(stderr, "toolshelf request: --provider %q: unknown; want openai-chat, openai-responses or anthropic", *provider)
+	if err := providerError(*provider); err != nil {
+		return fail(stderr, "toolshelf request: %v", err)
 	}
 	if *maxTokens < 0 {
 		return fail(stderr, "toolshelf request: --max-tokens %d: want 0 or more", *maxTokens)
 	}
-	given := false
-	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "max-tokens" })
-	extra := outputBound(request.Provider(*provider), *maxTokens, given)
+	extra := outputBound(request.Provider(*provider), *maxTokens, flagSet(fs, "max-tokens"))
 
 	reg, err := loadCatalogs(catalogs, *server)
 	if err != nil {
@@ -226,10 +222,8 @@ func checkBodyFile(path, provider string, check bool, stderr io.Writer) int {
 	case provider == "":
 		return fail(stderr, "toolshelf request: --check --body: pass --provider openai-chat, openai-responses or anthropic")
 	}
-	switch request.Provider(provider) {
-	case request.OpenAIChat, request.OpenAIResponses, request.Anthropic:
-	default:
-		return fail(stderr, "toolshelf request: --provider %q: unknown; want openai-chat, openai-responses or anthropic", provider)
+	if err := providerError(provider); err != nil {
+		return fail(stderr, "toolshelf request: %v", err)
 	}
 	body, err := os.ReadFile(path)
 	if err != nil {
@@ -241,4 +235,14 @@ func checkBodyFile(path, provider string, check bool, stderr io.Writer) int {
 		status = exitFinding
 	}
 	return status
+}
+
+// providerError is the usage error of a --provider the library does not
+// know, or nil.
+func providerError(p string) error {
+	switch request.Provider(p) {
+	case request.OpenAIChat, request.OpenAIResponses, request.Anthropic:
+		return nil
+	}
+	return fmt.Errorf("--provider %q: unknown; want openai-chat, openai-responses or anthropic", p)
 }
