@@ -89,7 +89,16 @@ func (s *Searcher) Explain(ctx context.Context, queries []string, name string, s
 	if err != nil {
 		return nil, err
 	}
-	ix, ok := v.index.(*bm25Index)
+	idx := v.index
+	if m, ok := idx.(merged); ok {
+		// A session's own tools are scored by its overlay, calibrated to
+		// the union's statistics; the plan's tools by the shared index.
+		idx = m.base
+		if _, shared := s.tools[name]; !shared {
+			idx = m.over
+		}
+	}
+	ix, ok := idx.(*bm25Index)
 	if !ok {
 		return nil, fmt.Errorf("%w: the ranker is not the built-in BM25F", ErrExplain)
 	}

@@ -242,6 +242,26 @@ func TestExplainMatchesSearch(t *testing.T) {
 	assert.ErrorIs(t, err, ErrExplain)
 }
 
+// TestExplainWithAnnouncedTools: a session with tools of its own explains
+// both its own tools (through its overlay) and the plan's, with the scores
+// its search gave them.
+func TestExplainWithAnnouncedTools(t *testing.T) {
+	s := devSearcher(t)
+	ctx := context.Background()
+	own := &registry.Tool{Name: "count_todos", Description: "Count TODO comments in the files under a directory.", RawSchema: []byte(`{"type":"object","properties":{"path":{"type":"string"}}}`)}
+	sc := Scope{Overlay: &Overlay{}, Announced: []*registry.Tool{own}}
+	q := []string{"count TODO comments in files"}
+	hits, err := s.Search(ctx, q, 5, sc)
+	require.NoError(t, err)
+	require.NotEmpty(t, hits)
+	require.Equal(t, "count_todos", hits[0].Name, "the session's own tool matches best")
+	for _, h := range hits {
+		e, err := s.Explain(ctx, q, h.Name, sc)
+		require.NoError(t, err, h.Name)
+		assert.InDelta(t, h.Score, e.Score, 1e-3*h.Score, h.Name)
+	}
+}
+
 // TestRankingIgnoresRegistrationOrder: the same tools registered in any
 // order rank the same, scores to the bit.
 func TestRankingIgnoresRegistrationOrder(t *testing.T) {
