@@ -187,7 +187,7 @@ func freeze(cfg *Config, view deferral.View) (*Frozen, error) {
 		}
 		f.visible = append(f.visible, t.Name)
 	}
-	if cfg.Strict && caps {
+	if enc, _ := encoderFor(cfg.Provider); cfg.Strict && enc.strictFunctions() {
 		for i := range f.tools {
 			f.tools[i].Strict = f.entry[f.tools[i].Name] == nil && openai.StrictCompatible(f.tools[i].Schema)
 		}

@@ -40,6 +40,9 @@ type encoder interface {
 	// capsDescriptions reports whether the provider limits a tool
 	// description to [wire.MaxDescription] characters.
 	capsDescriptions() bool
+	// strictFunctions reports whether the provider takes "strict" on a
+	// function tool ([Config.Strict]).
+	strictFunctions() bool
 	// checkRules refuses a configuration the provider refuses on every
 	// request (see [wire.Rules]).
 	checkRules(cfg *Config) error
@@ -269,6 +272,12 @@ func (chatEncoder) capsDescriptions() bool { return true }
 func (responsesEncoder) capsDescriptions() bool { return true }
 
 func (anthropicEncoder) capsDescriptions() bool { return false }
+
+func (chatEncoder) strictFunctions() bool { return true }
+
+func (responsesEncoder) strictFunctions() bool { return true }
+
+func (anthropicEncoder) strictFunctions() bool { return false }
 
 func (chatEncoder) checkRules(*Config) error { return nil }
 
