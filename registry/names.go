@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/toolshelf/toolshelf/internal/toolname"
 )
 
 // MaxNameLen is the longest tool name the major providers accept.
-const MaxNameLen = 64
+const MaxNameLen = toolname.MaxLen
 
 // Names the library reserves for its entry tools. No registered tool may use them.
 const (
@@ -28,21 +30,7 @@ const MCPPrefix = "mcp__"
 
 // ValidName reports whether name matches ^[a-zA-Z0-9_-]{1,64}$, the tool-name
 // rule shared by OpenAI and Anthropic.
-func ValidName(name string) bool {
-	if len(name) == 0 || len(name) > MaxNameLen {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		if !nameByte(name[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func nameByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
-}
+func ValidName(name string) bool { return toolname.Valid(name) }
 
 // checkName returns nil when name is a valid tool name, or an error wrapping
 // [ErrInvalidName] that quotes it and says what is allowed.
@@ -83,7 +71,7 @@ func Alias(name string) string {
 		if len(b) == aliasKeep {
 			break
 		}
-		if r < utf8.RuneSelf && nameByte(byte(r)) {
+		if r < utf8.RuneSelf && toolname.Byte(byte(r)) {
 			b = append(b, byte(r))
 		} else {
 			b = append(b, '_')

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolshelf/toolshelf/internal/openai"
+	"github.com/toolshelf/toolshelf/internal/toolname"
 )
 
 // The provider names the rule book knows; they are the request package's
@@ -23,7 +24,7 @@ const (
 const (
 	// MaxNameLen is the longest tool name the library emits: OpenAI's
 	// limit, the stricter of the providers'.
-	MaxNameLen = 64
+	MaxNameLen = toolname.MaxLen
 	// MaxDescription is OpenAI's limit on a function's description, in
 	// characters (Unicode code points).
 	MaxDescription = 1024
@@ -149,20 +150,6 @@ type Violation struct {
 
 func (v Violation) String() string { return v.Rule + ": " + v.Path + ": " + v.Msg }
 
-// validName reports whether name matches ^[a-zA-Z0-9_-]{1,64}$.
-func validName(name string) bool {
-	if len(name) == 0 || len(name) > MaxNameLen {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
-
 // Check verifies body, a request body for provider, against the rule book
 // and returns every violation found, in body order. A body that is not a
 // JSON object is one violation.
@@ -274,7 +261,7 @@ func (c *checker) tools(req map[string]json.RawMessage) {
 			continue // a server tool (tool search), named by its type
 		}
 		name, _ := str(fn["name"])
-		if !validName(name) {
+		if !toolname.Valid(name) {
 			c.add("tool-name", namePath, "%.80q must match ^[a-zA-Z0-9_-]{1,64}$", name)
 		}
 		if j, ok := seen[name]; ok {
@@ -354,7 +341,7 @@ func (c *checker) chatMessages(raw json.RawMessage) {
 }
 
 func (c *checker) callName(raw json.RawMessage, path string) {
-	if name, _ := str(raw); !validName(name) {
+	if name, _ := str(raw); !toolname.Valid(name) {
 		c.add("tool-name", path, "%.80q must match ^[a-zA-Z0-9_-]{1,64}$", name)
 	}
 }
