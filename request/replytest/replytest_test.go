@@ -117,7 +117,9 @@ func FuzzEncodeDecode(f *testing.F) {
 	f.Add("", `{}`, uint8(2))
 	f.Fuzz(func(t *testing.T, text, args string, k uint8) {
 		p := providers[int(k)%len(providers)]
-		if !json.Valid([]byte(args)) || !strings.HasPrefix(strings.TrimSpace(args), "{") || !utf8Valid(text) {
+		// A provider sends UTF-8 JSON; json.Valid alone lets invalid bytes
+		// inside strings through, which the decoders rightly refuse.
+		if !json.Valid([]byte(args)) || !strings.HasPrefix(strings.TrimSpace(args), "{") || !utf8Valid(text) || !utf8Valid(args) {
 			return
 		}
 		m := request.Message{Role: request.RoleAssistant, Text: text, ToolCalls: []request.ToolCall{{ID: "c1", Name: "T", Arguments: json.RawMessage(args)}}}
