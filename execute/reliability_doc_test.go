@@ -1,11 +1,12 @@
 package execute_test
 
 import (
-	"fmt"
 	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toolshelf/toolshelf/internal/textfmt"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -13,15 +14,6 @@ import (
 	"github.com/toolshelf/toolshelf/internal/schemacheck"
 	"github.com/toolshelf/toolshelf/registry"
 )
-
-// thousands formats n with comma separators, as the docs write numbers.
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
 
 // TestReliabilityDocBounds keeps the bounds table of docs/reliability.md
 // in step with the constants it lists.
@@ -37,18 +29,18 @@ func TestReliabilityDocBounds(t *testing.T) {
 	}
 	require.Equal(t, 5*time.Minute, execute.DefaultCallTimeout)
 	for bound, want := range map[string]string{
-		"schema nesting depth (JSON objects and arrays)":   thousands(schemacheck.MaxDepth),
-		"schema size (compact JSON)":                       thousands(registry.DefaultMaxSchema) + " bytes",
-		"self-built schema size":                           thousands(registry.DefaultMaxSelfBuiltSchema) + " bytes",
-		"`$ref` and `$dynamicRef` keywords per schema":     thousands(schemacheck.MaxRefs),
-		"subschemas one value is checked against in place": thousands(schemacheck.MaxInPlace),
+		"schema nesting depth (JSON objects and arrays)":   textfmt.Thousands(schemacheck.MaxDepth),
+		"schema size (compact JSON)":                       textfmt.Thousands(registry.DefaultMaxSchema) + " bytes",
+		"self-built schema size":                           textfmt.Thousands(registry.DefaultMaxSelfBuiltSchema) + " bytes",
+		"`$ref` and `$dynamicRef` keywords per schema":     textfmt.Thousands(schemacheck.MaxRefs),
+		"subschemas one value is checked against in place": textfmt.Thousands(schemacheck.MaxInPlace),
 		"enum or const integer magnitude":                  "below 2^53",
-		"description":                                      thousands(registry.DefaultMaxDescription) + " runes (self-built: " + thousands(registry.DefaultMaxSelfBuiltDescription) + ")",
-		"call arguments":                                   thousands(execute.DefaultMaxParamsBytes) + " bytes",
-		"call arguments nesting":                           thousands(execute.DefaultMaxDepth),
-		"result text":                                      thousands(execute.DefaultMaxResultBytes) + " bytes",
+		"description":                                      textfmt.Thousands(registry.DefaultMaxDescription) + " runes (self-built: " + textfmt.Thousands(registry.DefaultMaxSelfBuiltDescription) + ")",
+		"call arguments":                                   textfmt.Thousands(execute.DefaultMaxParamsBytes) + " bytes",
+		"call arguments nesting":                           textfmt.Thousands(execute.DefaultMaxDepth),
+		"result text":                                      textfmt.Thousands(execute.DefaultMaxResultBytes) + " bytes",
 		"handler run time":                                 "5 minutes",
-		"validation cache":                                 thousands(execute.DefaultMaxSchemas) + " schemas",
+		"validation cache":                                 textfmt.Thousands(execute.DefaultMaxSchemas) + " schemas",
 	} {
 		assert.Equal(t, want, rows[bound], bound)
 	}

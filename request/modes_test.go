@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolshelf/toolshelf/internal/textfmt"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/toolshelf/toolshelf/budget"
@@ -100,7 +102,7 @@ func TestModeSizes(t *testing.T) {
 		front := upFront(t, r.p, r.search, body)
 		ftoks := counter.Count(budget.KindJSON, string(front))
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s / %s |\n", r.mode, r.p, r.tools, r.load, r.identity,
-			thousands(len(body)), thousands(toks.N), thousands(len(front)), thousands(ftoks.N))
+			textfmt.Thousands(len(body)), textfmt.Thousands(toks.N), textfmt.Thousands(len(front)), textfmt.Thousands(ftoks.N))
 	}
 	golden := filepath.Join("testdata", "modes.md")
 	if requesttest.Updating() {
@@ -114,17 +116,4 @@ func TestModeSizes(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(readme), b.String(), "docs/integration.md holds request/testdata/modes.md verbatim")
 	t.Log("\n" + b.String())
-}
-
-// thousands formats n with comma separators.
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	var out []byte
-	for i := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			out = append(out, ',')
-		}
-		out = append(out, s[i])
-	}
-	return string(out)
 }

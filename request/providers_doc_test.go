@@ -8,6 +8,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/toolshelf/toolshelf/internal/textfmt"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	deferral "github.com/toolshelf/toolshelf/defer"
@@ -92,7 +94,7 @@ func measureSizes(t *testing.T) string {
 			}
 		}
 		assert.Len(t, s.Frozen().shortened, over, "every over-cap resident description is shortened")
-		fmt.Fprintf(&b, "| %s | %d | %s | %d | %d | %s |\n", name, snap.Len(), thousands(utf8.RuneCountInString(s0Index(t, snap))), desc, over, thousands(longest))
+		fmt.Fprintf(&b, "| %s | %d | %s | %d | %d | %s |\n", name, snap.Len(), textfmt.Thousands(utf8.RuneCountInString(s0Index(t, snap))), desc, over, textfmt.Thousands(longest))
 	}
 	return b.String()
 }

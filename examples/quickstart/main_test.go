@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolshelf/toolshelf/internal/textfmt"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -72,8 +74,8 @@ func TestPrefixSharedEveryTurn(t *testing.T) {
 			shares := regexp.MustCompile(`(?m)^  prefix  ([\d,]+) bytes; shares ([\d,]+) bytes with request (\d+): the whole prefix`).FindAllStringSubmatch(out, -1)
 			require.Len(t, shares, len(bodies)-1, out)
 			for i, m := range shares {
-				assert.Equal(t, thousands(prefix), m[1])
-				assert.Equal(t, thousands(sharedPrefix(bodies[i], bodies[i+1])), m[2])
+				assert.Equal(t, textfmt.Thousands(prefix), m[1])
+				assert.Equal(t, textfmt.Thousands(sharedPrefix(bodies[i], bodies[i+1])), m[2])
 				assert.GreaterOrEqual(t, sharedPrefix(bodies[i], bodies[i+1]), prefix)
 			}
 			assert.NotContains(t, out, "PREFIX BROKEN")
@@ -116,18 +118,6 @@ func TestBadOptions(t *testing.T) {
 			assert.Empty(t, buf.String(), "nothing is printed before the session exists")
 		})
 	}
-}
-
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 // TestLedger: -ledger prints the usage ledger of the decoded replies; its

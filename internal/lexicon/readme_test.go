@@ -3,24 +3,16 @@ package lexicon
 import (
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/toolshelf/toolshelf/internal/textfmt"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolshelf/toolshelf/internal/lexicon/internal/wordnet"
 )
-
-// thousands formats n with comma separators, as README.md writes numbers.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
 
 // TestREADMEFigures recomputes the figures README.md states about the
 // embedded data, so the page cannot drift from the file.
@@ -41,14 +33,14 @@ func TestREADMEFigures(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
-		fmt.Sprintf("| lemmas kept | %s |", thousands(len(tb.word))),
-		fmt.Sprintf("| relations | %s (%s synonyms, %s derivations) |", thousands(total), thousands(kinds[Synonym]), thousands(kinds[Derivation])),
-		fmt.Sprintf("| by rank 1 / 2 / 3 | %s / %s / %s |", thousands(ranks[1]), thousands(ranks[2]), thousands(ranks[3])),
-		fmt.Sprintf("| stems (`RelatedStem` keys) | %s |", thousands(len(tb.stem))),
-		fmt.Sprintf("| text | %s bytes |", thousands(len(embeddedText(t)))),
-		fmt.Sprintf("| embedded gzip (`data/wordnet-syn.txt.gz`) | %s bytes |", thousands(len(packed))),
+		fmt.Sprintf("| lemmas kept | %s |", textfmt.Thousands(len(tb.word))),
+		fmt.Sprintf("| relations | %s (%s synonyms, %s derivations) |", textfmt.Thousands(total), textfmt.Thousands(kinds[Synonym]), textfmt.Thousands(kinds[Derivation])),
+		fmt.Sprintf("| by rank 1 / 2 / 3 | %s / %s / %s |", textfmt.Thousands(ranks[1]), textfmt.Thousands(ranks[2]), textfmt.Thousands(ranks[3])),
+		fmt.Sprintf("| stems (`RelatedStem` keys) | %s |", textfmt.Thousands(len(tb.stem))),
+		fmt.Sprintf("| text | %s bytes |", textfmt.Thousands(len(embeddedText(t)))),
+		fmt.Sprintf("| embedded gzip (`data/wordnet-syn.txt.gz`) | %s bytes |", textfmt.Thousands(len(packed))),
 		fmt.Sprintf("at most %d relations per lemma", wordnet.DefaultOptions.MaxPerWord),
-		fmt.Sprintf("%s lemmas reach it", thousands(capped)),
+		fmt.Sprintf("%s lemmas reach it", textfmt.Thousands(capped)),
 		fmt.Sprintf("first **%d** senses count", wordnet.DefaultOptions.Senses),
 		fmt.Sprintf("at least %d letters", wordnet.DefaultOptions.MinLen),
 	} {
