@@ -6,12 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolshelf/toolshelf/internal/textfmt"
-
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/internal/schemacheck"
+	"github.com/toolshelf/toolshelf/internal/textfmt"
 	"github.com/toolshelf/toolshelf/registry"
 )
 

@@ -9,13 +9,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolshelf/toolshelf/internal/textfmt"
-
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/toolshelf/toolshelf/budget"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/jsonx"
+	"github.com/toolshelf/toolshelf/internal/textfmt"
 	"github.com/toolshelf/toolshelf/request/requesttest"
 )
 

@@ -8,11 +8,10 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/toolshelf/toolshelf/internal/textfmt"
-
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/internal/textfmt"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request/requesttest"
 	"github.com/toolshelf/toolshelf/request/wire"

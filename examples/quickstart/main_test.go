@@ -10,11 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolshelf/toolshelf/internal/textfmt"
-
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/toolshelf/toolshelf/internal/textfmt"
 	"github.com/toolshelf/toolshelf/request"
 	"github.com/toolshelf/toolshelf/request/requesttest"
 	"github.com/toolshelf/toolshelf/request/wire"

@@ -6,12 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolshelf/toolshelf/internal/textfmt"
-
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolshelf/toolshelf/internal/lexicon/internal/wordnet"
+	"github.com/toolshelf/toolshelf/internal/textfmt"
 )
 
 // TestREADMEFigures recomputes the figures README.md states about the
