@@ -389,7 +389,12 @@ func (ix *bm25Index) scorePosting(id int32, rp rawPosting, disc *[nFields]float3
 }
 
 // noDiscount is the boilerplate factor of a term no server repeats.
-var noDiscount = [nFields]float32{1, 1, 1, 1, 1, 1, 1, 1}
+var noDiscount = func() (d [nFields]float32) {
+	for f := range d {
+		d[f] = 1
+	}
+	return d
+}()
 
 // discount returns the boilerplate factors of term in doc's server.
 func (ix *bm25Index) discount(term, doc int32) *[nFields]float32 {
@@ -477,12 +482,29 @@ func walkSchema(s *jsonschema.Schema, depth int, skip []string, fn func(name, de
 		p := s.Properties[n]
 		desc := ""
 		if p != nil {
-			desc = p.Description
+			desc = p.Description + enumText(p)
 		}
 		fn(n, desc)
 		walkSchema(p, depth+1, nil, fn)
 	}
 	walkSchema(s.Items, depth+1, nil, fn)
+}
+
+// enumText returns the string values a property accepts (its enum, or its
+// items' enum), space-separated with a leading space: "open closed all"
+// says what a "state" parameter can select.
+func enumText(p *jsonschema.Schema) string {
+	var b strings.Builder
+	add := func(vs []any) {
+		for _, v := range vs {
+			if s, ok := v.(string); ok {
+				b.WriteByte(' ')
+				b.WriteString(s)
+			}
+		}
+	}
+	add(p.Enum)
+	return b.String()
 }
 
 // scratch is one query's per-tool accumulators, pooled. Three levels: an

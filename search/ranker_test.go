@@ -417,3 +417,20 @@ func TestJoinedWordsCarryNoMass(t *testing.T) {
 	assert.Zero(t, e.Words[1].Mass)
 	assert.InDelta(t, 1.0, e.Coverage.Factor, 1e-9)
 }
+
+// TestEnumValuesAreParameterText: the string values a parameter accepts say
+// what a tool can select ("state": open, closed, all), so a query word
+// found only there still reaches the tool; a tool whose text has the word
+// nowhere does not match.
+func TestEnumValuesAreParameterText(t *testing.T) {
+	s := searcherOf(t, writeCatalog(t, "tracker",
+		catalogTool{Name: "list_tickets", Description: "List the tickets of a project.", InputSchema: map[string]any{
+			"type": "object", "properties": map[string]any{
+				"state": map[string]any{"type": "string", "description": "Filter by state", "enum": []any{"open", "closed", "all"}},
+			}}},
+		catalogTool{Name: "get_ticket", Description: "Get one ticket of a project."},
+	))
+	hits, err := s.Search(context.Background(), []string{"closed"}, 5, Scope{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"mcp__tracker__list_tickets"}, names(hits))
+}
