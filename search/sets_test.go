@@ -31,9 +31,10 @@ func querySets() []querySet {
 // qualityDoc is the page whose tables TestQuality writes, between the
 // markers; the prose around them is hand-written.
 const (
-	qualityDoc   = "../docs/search-quality.md"
-	qualityBegin = "<!-- TestQuality: begin (TOOLSHELF_UPDATE=1 go test ./search -run TestQuality) -->\n"
-	qualityEnd   = "<!-- TestQuality: end -->\n"
+	qualityDoc    = "../docs/search-quality.md"
+	qualityReadme = "../README.md"
+	qualityBegin  = "<!-- TestQuality: begin (TOOLSHELF_UPDATE=1 go test ./search -run TestQuality) -->\n"
+	qualityEnd    = "<!-- TestQuality: end -->\n"
 )
 
 // qualityRun is one query set's reports: tool_search and the baselines.
@@ -154,7 +155,25 @@ func TestQuality(t *testing.T) {
 	}
 	assert.Greater(t, runs[0].ours.ByLang["zh"].RecallAt5, 0.5, "Chinese-only queries must be found through the glossary")
 	checkGenerated(t, qualityDoc, b.String())
+	checkGenerated(t, qualityReadme, readmeQuality(runs))
 	t.Log("\n" + b.String())
+}
+
+// readmeQuality is the README's short form of the figures: tune and check
+// halves of every set for toolshelf and plain BM25.
+func readmeQuality(runs []qualityRun) string {
+	var b strings.Builder
+	b.WriteString("| query set | method | tune R@1 / R@5 | check R@1 / R@5 |\n|---|---|--:|--:|\n")
+	for _, r := range runs {
+		for _, row := range []struct {
+			name string
+			r    *Report
+		}{{"toolshelf", r.ours}, {"plain BM25", r.bm25}} {
+			tu, ch := row.r.ByHalf[HalfTune], row.r.ByHalf[HalfCheck]
+			fmt.Fprintf(&b, "| %s | %s | %.3f / %.3f | %.3f / %.3f |\n", r.set.name, row.name, tu.RecallAt1, tu.RecallAt5, ch.RecallAt1, ch.RecallAt5)
+		}
+	}
+	return b.String()
 }
 
 // checkGenerated compares the part of the file at path between the
