@@ -187,6 +187,9 @@ func freeze(cfg *Config, view deferral.View) (*Frozen, error) {
 		}
 		f.visible = append(f.visible, t.Name)
 	}
+	if err := checkToolCount(cfg, f); err != nil {
+		return nil, err
+	}
 	if enc, _ := encoderFor(cfg.Provider); cfg.Strict && enc.strictFunctions() {
 		for i := range f.tools {
 			f.tools[i].Strict = f.entry[f.tools[i].Name] == nil && openai.StrictCompatible(f.tools[i].Schema)
@@ -211,6 +214,32 @@ func freeze(cfg *Config, view deferral.View) (*Frozen, error) {
 	}
 	f.prefix, f.prefixElem = encodePrefix(cfg, f.tools, sysIndex)
 	return f, nil
+}
+
+// checkToolCount refuses a prefix whose tools[] would hold more entries
+// than the provider accepts (OpenAI Chat Completions: 128). The count is
+// what the body carries: f's tools, and the provider's own search tool
+// when a tool is deferred in a native mode.
+func checkToolCount(cfg *Config, f *Frozen) error {
+	enc, _ := encoderFor(cfg.Provider)
+	limit := enc.maxTools()
+	n := len(f.tools)
+	if searchTool(cfg) != "" && slices.ContainsFunc(f.tools, func(t FrozenTool) bool { return t.Deferred }) {
+		n++
+	}
+	if limit == 0 || n <= limit {
+		return nil
+	}
+	entry := len(f.entry) > 0
+	more := n - limit
+	how := "tool_search and defer_execute then reach them"
+	if !entry {
+		// Deferring anything adds tool_search and defer_execute.
+		more += 2
+		how = "tool_search and defer_execute, which then join tools[], reach them"
+	}
+	return fmt.Errorf("%w: tools[] would hold %d tools (%d resident, %d deferred) and provider %q accepts at most %d: defer at least %d more in Config.Policy (deferral.Policy: Default: deferral.DefaultDefer, or a layer such as Defer(mcp__<server>__*)) — %s — or narrow Config.View",
+		ErrConfig, n, len(f.plan.Resident()), len(f.plan.Deferred()), cfg.Provider, limit, more, how)
 }
 
 // searchMode returns the normalized tool search mode ("" is Portable).

@@ -137,6 +137,9 @@ func (h *history) checkAssistant(m *Message, last Role, at int, pending []string
 		if slices.Contains(pending, c.ID) {
 			return pending, fmt.Errorf("%w: messages[%d].tool_calls[%d]: id %q is used twice", ErrInvalidMessage, at, j, c.ID)
 		}
+		if err := h.checkSentID(c.ID, pending, at, j); err != nil {
+			return pending, err
+		}
 		if !registry.ValidName(c.Name) {
 			return pending, fmt.Errorf("%w: messages[%d].tool_calls[%d]: name %q must match ^[a-zA-Z0-9_-]{1,64}$", ErrInvalidMessage, at, j, c.Name)
 		}
@@ -146,6 +149,20 @@ func (h *history) checkAssistant(m *Message, last Role, at int, pending []string
 		pending = append(pending, c.ID)
 	}
 	return pending, nil
+}
+
+// checkSentID refuses call j of message at, id, when it would be sent
+// under the same id as another call of its message (pending): an id the
+// provider refuses is sent as its alias (see [encoder.callID]), and a
+// harness id could, in principle, equal another's alias.
+func (h *history) checkSentID(id string, pending []string, at, j int) error {
+	sent := h.enc.callID(id)
+	for _, p := range pending {
+		if h.enc.callID(p) == sent {
+			return fmt.Errorf("%w: messages[%d].tool_calls[%d]: ids %q and %q are both sent as %q (provider %q's call-id rule); give the call another id", ErrInvalidMessage, at, j, p, id, sent, h.provider)
+		}
+	}
+	return nil
 }
 
 // checkTool checks tool result at (m) and returns pending without the call
@@ -311,7 +328,7 @@ func (h *history) chat(b []byte, m *Message) []byte {
 					b = append(b, ',')
 				}
 				b = append(b, `{"id":`...)
-				b = jsonx.AppendString(b, c.ID)
+				b = jsonx.AppendString(b, h.enc.callID(c.ID))
 				b = append(b, `,"type":"function","function":{"name":`...)
 				b = jsonx.AppendString(b, c.Name)
 				b = append(b, `,"arguments":`...)
@@ -323,7 +340,7 @@ func (h *history) chat(b []byte, m *Message) []byte {
 		return append(b, '}')
 	default:
 		b = append(b, `{"role":"tool","tool_call_id":`...)
-		b = jsonx.AppendString(b, m.CallID)
+		b = jsonx.AppendString(b, h.enc.callID(m.CallID))
 		b = append(b, `,"content":`...)
 		b = appendResultText(b, m)
 		return append(b, '}')
@@ -389,7 +406,7 @@ func (h *history) responses(b []byte, m *Message) []byte {
 				b = append(b, ',')
 			}
 			b = append(b, `{"type":"function_call","call_id":`...)
-			b = jsonx.AppendString(b, c.ID)
+			b = jsonx.AppendString(b, h.enc.callID(c.ID))
 			b = append(b, `,"name":`...)
 			b = jsonx.AppendString(b, c.Name)
 			b = append(b, `,"arguments":`...)
@@ -399,7 +416,7 @@ func (h *history) responses(b []byte, m *Message) []byte {
 		return b
 	default:
 		b = append(b, `{"type":"function_call_output","call_id":`...)
-		b = jsonx.AppendString(b, m.CallID)
+		b = jsonx.AppendString(b, h.enc.callID(m.CallID))
 		b = append(b, `,"output":`...)
 		b = appendResultText(b, m)
 		return append(b, '}')
@@ -438,7 +455,7 @@ func (h *history) anthropicBlocks(b []byte, m *Message) []byte {
 				b = append(b, ',')
 			}
 			b = append(b, `{"type":"tool_use","id":`...)
-			b = jsonx.AppendString(b, c.ID)
+			b = jsonx.AppendString(b, h.enc.callID(c.ID))
 			b = append(b, `,"name":`...)
 			b = jsonx.AppendString(b, c.Name)
 			b = append(b, `,"input":`...)
@@ -448,7 +465,7 @@ func (h *history) anthropicBlocks(b []byte, m *Message) []byte {
 		return b
 	default:
 		b = append(b, `{"type":"tool_result","tool_use_id":`...)
-		b = jsonx.AppendString(b, m.CallID)
+		b = jsonx.AppendString(b, h.enc.callID(m.CallID))
 		b = append(b, `,"content":`...)
 		b = jsonx.AppendString(b, resultText(m))
 		if m.IsError {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"github.com/toolshelf/toolshelf/internal/openai"
+	"github.com/toolshelf/toolshelf/request/wire"
 )
 
 // An encoder is one provider's wire shape: how the prefix lays out the
@@ -46,6 +47,14 @@ type encoder interface {
 	// checkRules refuses a configuration the provider refuses on every
 	// request (see [wire.Rules]).
 	checkRules(cfg *Config) error
+	// maxTools is the most entries the provider accepts in tools[], or 0
+	// for no known limit.
+	maxTools() int
+	// callID returns call id id as it is sent: id itself when the
+	// provider accepts it, else its [wire.CallIDAlias]. It is a pure
+	// function of id, so a call and its result, encoded on different
+	// turns or after a restore, carry the same bytes.
+	callID(id string) string
 	// decodeReply decodes a whole response body (valid JSON).
 	decodeReply(body []byte) (Reply, error)
 	// streamEvent feeds one server-sent event to s.
@@ -293,6 +302,28 @@ func (anthropicEncoder) checkRules(cfg *Config) error {
 		return fmt.Errorf("%w: Config.Extra[\"max_tokens\"] is required by provider %q (the Messages API refuses a request without it): set it, e.g. Extra: map[string]json.RawMessage{\"max_tokens\": json.RawMessage(\"4096\")}", ErrConfig, cfg.Provider)
 	}
 	return nil
+}
+
+func (chatEncoder) maxTools() int { return wire.MaxChatTools }
+
+// The Responses API has no tools[] limit on record: see docs/providers.md.
+func (responsesEncoder) maxTools() int { return 0 }
+
+func (anthropicEncoder) maxTools() int { return 0 }
+
+func (chatEncoder) callID(id string) string { return sentCallID(id, wire.ChatCallIDOK) }
+
+func (responsesEncoder) callID(id string) string { return sentCallID(id, wire.ResponsesCallIDOK) }
+
+func (anthropicEncoder) callID(id string) string { return sentCallID(id, wire.AnthropicCallIDOK) }
+
+// sentCallID returns id when the provider's rule ok accepts it, else its
+// alias.
+func sentCallID(id string, ok func(string) bool) string {
+	if ok(id) {
+		return id
+	}
+	return wire.CallIDAlias(id)
 }
 
 func (chatEncoder) decodeReply(body []byte) (Reply, error) { return decodeChat(body) }

@@ -83,7 +83,9 @@ func measureSizes(t *testing.T) string {
 		}
 		require.LessOrEqual(t, desc, maxDescription)
 		over, longest := 0, 0
-		s, err = NewSession(testConfig(snap, OpenAIChat, &deferral.Policy{}, nil))
+		// Responses caps descriptions as Chat does, and takes more than
+		// Chat's 128 tools.
+		s, err = NewSession(testConfig(snap, OpenAIResponses, &deferral.Policy{}, nil))
 		require.NoError(t, err)
 		for _, tl := range snap.Tools() {
 			n := utf8.RuneCountInString(tl.Description)

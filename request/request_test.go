@@ -256,7 +256,8 @@ func TestPrefixEvents(t *testing.T) {
 		}},
 		{"new session, other policy", true, func(t *testing.T, s *Session) *Session {
 			cfg := s.cfg
-			cfg.Policy = &deferral.Policy{}
+			// Everything resident would be over Chat Completions' 128 tools.
+			cfg.Policy = &deferral.Policy{Layers: []deferral.Layer{deferral.MustLayer("project", "Defer(mcp__github__*)")}}
 			n, err := NewSession(cfg)
 			require.NoError(t, err)
 			return n

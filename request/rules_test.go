@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -102,6 +103,18 @@ func TestEveryCatalogConforms(t *testing.T) {
 					cfg := testConfig(snap, p, pol.policy, nil)
 					cfg.View = deferral.View{Tier: registry.TierFull}
 					s, err := NewSession(cfg)
+					plan, perr := pol.policy.Plan(snap, cfg.View)
+					require.NoError(t, perr)
+					sent := len(plan.Resident())
+					if plan.EntryTools() {
+						sent += 2
+					}
+					if p == OpenAIChat && sent > wire.MaxChatTools {
+						// The API would refuse every request: so does NewSession.
+						require.ErrorIs(t, err, ErrConfig)
+						assert.Contains(t, err.Error(), fmt.Sprintf("tools[] would hold %d tools", sent))
+						return
+					}
 					require.NoError(t, err)
 					call := registry.ToolSearchName
 					if s.Frozen().Index() == "" {

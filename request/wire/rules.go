@@ -65,6 +65,14 @@ var rules = []Rule{
 	{"unique-names", OpenAIChat, "tools[].function.name", "each name once",
 		"(a call names its tool; two tools of one name cannot be told apart)", "https://platform.openai.com/docs/guides/function-calling",
 		"The registry refuses duplicate names; aliases carry a hash of the full name."},
+	{"tool-count", OpenAIChat, "tools[]", "≤ 128 tools",
+		"Invalid 'tools': array too long. Expected an array with maximum length 128, but got an array with length 325 instead. (array_above_max_length, param tools — the same text in reports from 2024 to 2026, at lengths down to 129; the API reference said \"A max of 128 functions are supported\")",
+		"https://github.com/vishalmysore/Tools4AI/issues/16",
+		"NewSession refuses a configuration whose tools[] would hold more (ErrConfig naming the count and how many tools to defer — deferral.Policy — so that tool_search and defer_execute reach them instead); deferred tools are not in tools[]."},
+	{"call-id", OpenAIChat, "messages[].tool_calls[].id, messages[].tool_call_id", "≤ 40 characters (the safe bound: reports up to 2026 say 40, one later live run 64)",
+		"Invalid 'messages[2].tool_calls[0].id': string too long. Expected a string with maximum length 40, but got a string with length 83 instead. (string_above_max_length; the same report adds that later requests quoted a maximum length of 64)",
+		"https://github.com/openclaw/openclaw/pull/875",
+		"A longer id is sent as its alias — at most 23 of its characters ([A-Za-z0-9_-], others written _), _ and 16 hex digits of its SHA-256 — in the call and in its result alike; the harness keeps its own id, and the bytes stay the same on every turn and after a restore."},
 	{"calls-answered", OpenAIChat, "messages[]", "every tool_call_id answered by a tool message",
 		"An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'.",
 		"https://github.com/posit-dev/positron/issues/7770",
@@ -96,6 +104,10 @@ var rules = []Rule{
 		"Only gpt-5.4 and later models support tool_search.",
 		"https://developers.openai.com/api/docs/guides/tools",
 		"NewSession refuses Native tool search for other models (ErrConfig naming Config.Model); Portable tool_search works on every model."},
+	{"call-id", OpenAIResponses, "input[].call_id (function_call, function_call_output)", "≤ 64 characters",
+		"Invalid 'input[95].call_id': string too long. Expected a string with maximum length 64, but got a string with length 116 instead. (string_above_max_length; the same text from Azure's Responses API in openai/codex#14355)",
+		"https://github.com/AnswerDotAI/fastllm/issues/45",
+		"A longer call_id is sent as its alias, as for Chat Completions."},
 	{"calls-answered", OpenAIResponses, "input[]", "every function_call answered by a function_call_output",
 		"No tool output found for function call <call_id>.",
 		"https://platform.openai.com/docs/guides/function-calling",
@@ -123,6 +135,10 @@ var rules = []Rule{
 		"text content blocks must contain non-whitespace text",
 		"https://github.com/home-assistant/core/issues/175637",
 		"Whitespace-only assistant text is left out next to tool calls, and sent as the placeholder when it is all the message has; empty or whitespace-only host blocks and system items are refused."},
+	{"call-id", Anthropic, "messages[].content[] tool_use.id, tool_result.tool_use_id", "^[a-zA-Z0-9_-]+$",
+		"messages.N.content.M.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$' (many reports of ids replayed from other providers: \"functions.Bash:0\", ids with | or .)",
+		"https://github.com/maximhq/bifrost/issues/5097",
+		"An id outside the pattern is sent as its alias, as for Chat Completions, in the tool_use and in its tool_result alike."},
 	{"calls-answered", Anthropic, "messages[]", "every tool_use answered by a tool_result in the next message",
 		"tool_use ids were found without tool_result blocks immediately after",
 		"https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use",
@@ -232,7 +248,11 @@ func emptyFailure(s string) bool { return strings.TrimSpace(s) == "Error:" }
 func (c *checker) tools(req map[string]json.RawMessage) {
 	model, _ := str(req["model"])
 	seen := map[string]int{}
-	for i, raw := range c.array(req["tools"], "tools") {
+	tools := c.array(req["tools"], "tools")
+	if c.provider == OpenAIChat && len(tools) > MaxChatTools {
+		c.add("tool-count", "tools", "%d tools; OpenAI Chat Completions accepts at most %d", len(tools), MaxChatTools)
+	}
+	for i, raw := range tools {
 		at := fmt.Sprintf("tools[%d]", i)
 		t := object(raw)
 		if t == nil {
@@ -324,11 +344,13 @@ func (c *checker) chatMessages(raw json.RawMessage) {
 			for j, cr := range c.array(m["tool_calls"], at+".tool_calls") {
 				id, _ := str(object(cr)["id"])
 				cp := fmt.Sprintf("%s.tool_calls[%d]", at, j)
+				c.callID(id, cp+".id")
 				c.callName(object(object(cr)["function"])["name"], cp+".function.name")
 				p.open(id, cp)
 			}
 		case "tool":
 			id, _ := str(m["tool_call_id"])
+			c.callID(id, at+".tool_call_id")
 			if !p.answer(id) {
 				c.add("calls-answered", at+".tool_call_id", "result for %q answers no open call", id)
 			}
@@ -346,6 +368,19 @@ func (c *checker) callName(raw json.RawMessage, path string) {
 	}
 }
 
+// callID checks a call id (of a call or of the result answering it)
+// against the provider's rule.
+func (c *checker) callID(id, path string) {
+	switch {
+	case c.provider == OpenAIChat && !ChatCallIDOK(id):
+		c.add("call-id", path, "%.80q: %d characters, the limit is %d", id, utf8.RuneCountInString(id), MaxChatCallID)
+	case c.provider == OpenAIResponses && !ResponsesCallIDOK(id):
+		c.add("call-id", path, "%.80q: %d characters, the limit is %d", id, utf8.RuneCountInString(id), MaxResponsesCallID)
+	case c.provider == Anthropic && !AnthropicCallIDOK(id):
+		c.add("call-id", path, "%.80q must match ^[a-zA-Z0-9_-]+$", id)
+	}
+}
+
 func (c *checker) responsesInput(raw json.RawMessage) {
 	var p calls
 	for i, ir := range c.array(raw, "input") {
@@ -356,11 +391,13 @@ func (c *checker) responsesInput(raw json.RawMessage) {
 		switch {
 		case typ == "function_call":
 			id, _ := str(m["call_id"])
+			c.callID(id, at+".call_id")
 			c.callName(m["name"], at+".name")
 			p.open(id, at)
 			continue
 		case typ == "function_call_output":
 			id, _ := str(m["call_id"])
+			c.callID(id, at+".call_id")
 			if !p.answer(id) {
 				c.add("calls-answered", at+".call_id", "output for %q answers no open call", id)
 			}
@@ -423,6 +460,7 @@ func (c *checker) anthropicMessages(raw json.RawMessage) {
 				}
 				id, _ := str(b["tool_use_id"])
 				bp := fmt.Sprintf("%s.content[%d]", at, j)
+				c.callID(id, bp+".tool_use_id")
 				if !p.answer(id) {
 					c.add("calls-answered", bp+".tool_use_id", "result for %q answers no tool_use of the previous message", id)
 				}
@@ -438,6 +476,7 @@ func (c *checker) anthropicMessages(raw json.RawMessage) {
 			c.textBlock(b, bp)
 			if typ, _ := str(b["type"]); typ == "tool_use" && role == "assistant" {
 				id, _ := str(b["id"])
+				c.callID(id, bp+".id")
 				c.callName(b["name"], bp+".name")
 				p.open(id, bp)
 			}

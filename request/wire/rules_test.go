@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -10,6 +11,30 @@ import (
 
 func TestCheck(t *testing.T) {
 	long := strings.Repeat("a", MaxDescription+1)
+	tools := func(n int, format, list string) string {
+		var b strings.Builder
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, format, i)
+		}
+		return `{"model":"m","tools":[` + b.String() + `],"` + list + `":[]}`
+	}
+	chatTools := func(n int) string {
+		return tools(n, `{"type":"function","function":{"name":"t%d","description":"d","parameters":{}}}`, "messages")
+	}
+	chatCall := func(call, result string) string {
+		return `{"model":"m","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":null,"tool_calls":[{"id":"` + call + `","type":"function","function":{"name":"a","arguments":"{}"}}]},{"role":"tool","tool_call_id":"` + result + `","content":"x"}]}`
+	}
+	responsesCall := func(call, result string) string {
+		return `{"model":"m","input":[{"type":"function_call","call_id":"` + call + `","name":"a","arguments":"{}"},{"type":"function_call_output","call_id":"` + result + `","output":"x"}]}`
+	}
+	anthropicCall := func(call, result string) string {
+		return `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]},{"role":"assistant","content":[{"type":"tool_use","id":"` + call + `","name":"a","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + result + `","content":"x"}]}]}`
+	}
+	id40, id41 := strings.Repeat("i", MaxChatCallID), strings.Repeat("i", MaxChatCallID+1)
+	id64, id65 := strings.Repeat("i", MaxResponsesCallID), strings.Repeat("i", MaxResponsesCallID+1)
 	tests := []struct {
 		name, provider, body string
 		rule                 string // "" means no violation
@@ -37,6 +62,19 @@ func TestCheck(t *testing.T) {
 		{"anthropic empty error", Anthropic, `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]},{"role":"assistant","content":[{"type":"tool_use","id":"c1","name":"a","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":" ","is_error":true}]}]}`, "error-result-content", "messages[2].content[0].content"},
 		{"anthropic whitespace text", Anthropic, `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]},{"role":"assistant","content":[{"type":"text","text":" \n"}]}]}`, "whitespace-text", "messages[1].content[0].text"},
 		{"anthropic unanswered", Anthropic, `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]},{"role":"assistant","content":[{"type":"tool_use","id":"c1","name":"a","input":{}}]}]}`, "calls-answered", "messages[1].content[0]"},
+		{"chat 128 tools", OpenAIChat, chatTools(MaxChatTools), "", ""},
+		{"chat 129 tools", OpenAIChat, chatTools(MaxChatTools + 1), "tool-count", "tools"},
+		{"chat call id of 40", OpenAIChat, chatCall(id40, id40), "", ""},
+		{"chat call id of 41", OpenAIChat, chatCall(id41, id41), "call-id", "messages[1].tool_calls[0].id"},
+		{"chat result id of 41", OpenAIChat, chatCall("c1", id41), "call-id", "messages[2].tool_call_id"},
+		{"responses 129 tools", OpenAIResponses, tools(MaxChatTools+1, `{"type":"function","name":"t%d","description":"d","parameters":{},"strict":false}`, "input"), "", ""},
+		{"responses call_id of 64", OpenAIResponses, responsesCall(id64, id64), "", ""},
+		{"responses call_id of 65", OpenAIResponses, responsesCall(id65, id65), "call-id", "input[0].call_id"},
+		{"responses output call_id of 65", OpenAIResponses, responsesCall("c1", id65), "call-id", "input[1].call_id"},
+		{"anthropic long id", Anthropic, anthropicCall(id65+"-_Z9", id65+"-_Z9"), "", ""},
+		{"anthropic dotted id", Anthropic, anthropicCall("functions.Bash:0", "functions.Bash:0"), "call-id", "messages[1].content[0].id"},
+		{"anthropic piped result id", Anthropic, anthropicCall("c1", "call_1|fc_1"), "call-id", "messages[2].content[0].tool_use_id"},
+		{"alias on every provider", Anthropic, anthropicCall(CallIDAlias("call_1|fc_1"), CallIDAlias("call_1|fc_1")), "", ""},
 		{"not json", Anthropic, `{`, "json", ""},
 	}
 	for _, tc := range tests {
@@ -87,4 +125,22 @@ func FuzzCheck(f *testing.F) {
 			t.Fatalf("no violation for a body that is not JSON")
 		}
 	})
+}
+
+// TestCallIDAlias: the alias of any id passes every provider's rule, is a
+// pure function of the id, and tells apart ids that read alike.
+func TestCallIDAlias(t *testing.T) {
+	ids := []string{"a.b", "a|b", "a_b", "functions.Bash:0", "call_abc|fc_def", strings.Repeat("x", 200), "日本語", "\x00", " "}
+	seen := map[string]string{}
+	for _, id := range ids {
+		a := CallIDAlias(id)
+		assert.Equal(t, a, CallIDAlias(id), "deterministic")
+		assert.True(t, ChatCallIDOK(a) && ResponsesCallIDOK(a) && AnthropicCallIDOK(a), "%q -> %q", id, a)
+		assert.LessOrEqual(t, len(a), MaxChatCallID)
+		if prev, ok := seen[a]; ok {
+			t.Errorf("%q and %q share alias %q", prev, id, a)
+		}
+		seen[a] = id
+	}
+	assert.Equal(t, "functions_Bash_0_", CallIDAlias("functions.Bash:0")[:17], "the readable part keeps the id's characters")
 }
