@@ -11,6 +11,10 @@ var (
 	ErrConfig = errors.New("request: invalid session config")
 	// ErrUnknownProvider reports a provider name the encoders do not know.
 	ErrUnknownProvider = errors.New("request: unknown provider")
+	// ErrTooManyTools reports a configuration whose tools[] would hold
+	// more tools than the provider accepts (OpenAI Chat Completions: 128);
+	// it comes wrapped with ErrConfig. Deferring more tools fixes it.
+	ErrTooManyTools = errors.New("request: too many tools")
 	// ErrSequence reports a message sequence the provider would reject:
 	// roles out of order, a tool result without its call, a call without
 	// its result.

@@ -238,8 +238,8 @@ func checkToolCount(cfg *Config, f *Frozen) error {
 		more += 2
 		how = "tool_search and defer_execute, which then join tools[], reach them"
 	}
-	return fmt.Errorf("%w: tools[] would hold %d tools (%d resident, %d deferred) and provider %q accepts at most %d: defer at least %d more in Config.Policy (deferral.Policy: Default: deferral.DefaultDefer, or a layer such as Defer(mcp__<server>__*)) — %s — or narrow Config.View",
-		ErrConfig, n, len(f.plan.Resident()), len(f.plan.Deferred()), cfg.Provider, limit, more, how)
+	return fmt.Errorf("%w: %w: tools[] would hold %d tools (%d resident, %d deferred) and provider %q accepts at most %d: defer at least %d more in Config.Policy (deferral.Policy: Default: deferral.DefaultDefer, or a layer such as Defer(mcp__<server>__*)) — %s — or narrow Config.View",
+		ErrConfig, ErrTooManyTools, n, len(f.plan.Resident()), len(f.plan.Deferred()), cfg.Provider, limit, more, how)
 }
 
 // searchMode returns the normalized tool search mode ("" is Portable).

@@ -257,6 +257,9 @@ func FuzzCatalogRequest(f *testing.F) {
 			System:   "You are a test.",
 			Extra:    map[string]json.RawMessage{"max_tokens": json.RawMessage("64")},
 		})
+		if errors.Is(err, request.ErrTooManyTools) && len(c.Tools) > wire.MaxChatTools-2 {
+			return // more resident tools than Chat Completions takes: refused, as the API would
+		}
 		if err != nil {
 			t.Fatalf("an imported catalog did not make a session: %v\ncatalog: %s", err, data)
 		}
@@ -399,6 +402,71 @@ func FuzzMessageText(f *testing.F) {
 			if selfBuilt && announced != 1 {
 				t.Fatalf("turn %d: the self-built tool is announced %d times", i, announced)
 			}
+		}
+	})
+}
+
+// FuzzCallID sends an arbitrary call id, in a call and in its result,
+// next to a second call of the same message. BuildRequest either refuses
+// the turn (ErrInvalidMessage: an empty or invalid id, or one sent like
+// the other call's) or returns a body that keeps the prefix and passes the
+// rule book — every call id within the provider's rule, every call
+// answered under the id it was sent with — and that a restored session
+// continues with the same bytes.
+func FuzzCallID(f *testing.F) {
+	cache := request.NewCache()
+	cfgs := make([]request.Config, len(fzProviders))
+	for i, p := range fzProviders {
+		cfgs[i] = fzConfig(f, p, cache)
+	}
+	for _, seed := range []string{
+		"call_abc123", "toolu_01A09q90qw90lq917835lq9", "functions.Bash:0", "call_1|fc_1",
+		"chatcmpl-tool-8174c6dc1d3047b3953aa8f422063ddb", strings.Repeat("x", 65), "a b", "日本語",
+		"c2", wire.CallIDAlias("c2"), "", "\xff", `"quoted"\`,
+	} {
+		for p := range uint8(len(fzProviders)) {
+			f.Add(seed, p)
+		}
+	}
+	f.Fuzz(func(t *testing.T, id string, p uint8) {
+		cfg := cfgs[int(p)%len(cfgs)]
+		s, err := request.NewSession(cfg)
+		require.NoError(t, err)
+		prefix := string(s.Prefix())
+		turns := []request.Turn{
+			{Messages: []request.Message{{Role: request.RoleUser, Text: "hi"}}},
+			{Messages: []request.Message{
+				{Role: request.RoleAssistant, ToolCalls: []request.ToolCall{
+					{ID: id, Name: "mcp__github__get_me"}, {ID: "c2", Name: "Read", Arguments: json.RawMessage(`{"path":"a"}`)}}},
+				{Role: request.RoleTool, CallID: id, Text: "me"},
+				{Role: request.RoleTool, CallID: "c2", Text: "a"},
+				{Role: request.RoleUser, Text: "next"},
+			}},
+		}
+		for i, turn := range turns {
+			body, err := s.BuildRequest(turn)
+			if err != nil {
+				if i == 0 || !errors.Is(err, request.ErrInvalidMessage) {
+					t.Fatalf("turn %d: %v", i, err)
+				}
+				return
+			}
+			if !strings.HasPrefix(string(body), prefix) {
+				t.Fatalf("turn %d: the prefix changed", i)
+			}
+			requesttest.CheckProviderRules(t, cfg.Provider, body)
+		}
+		saved, err := s.MarshalState()
+		require.NoError(t, err)
+		restored, err := request.RestoreSession(cfg, saved, nil)
+		require.NoError(t, err)
+		last := request.Turn{Messages: []request.Message{{Role: request.RoleAssistant, Text: "done"}, {Role: request.RoleUser, Text: "bye"}}}
+		a, err := s.BuildRequest(last)
+		require.NoError(t, err)
+		b, err := restored.BuildRequest(last)
+		require.NoError(t, err)
+		if string(a) != string(b) {
+			t.Fatalf("a restored session sends other bytes:\n%s", wire.Diff(a, b))
 		}
 	})
 }

@@ -62,6 +62,7 @@ func TestChatToolCount(t *testing.T) {
 			s, err := NewSession(testConfig(manyTools(t, tc.tools), tc.provider, tc.policy, nil))
 			if tc.refusal != "" {
 				require.ErrorIs(t, err, ErrConfig)
+				require.ErrorIs(t, err, ErrTooManyTools)
 				assert.Contains(t, err.Error(), tc.refusal)
 				assert.Contains(t, err.Error(), "at most 128")
 				assert.Contains(t, err.Error(), tc.fix)

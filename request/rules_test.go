@@ -111,7 +111,7 @@ func TestEveryCatalogConforms(t *testing.T) {
 					}
 					if p == OpenAIChat && sent > wire.MaxChatTools {
 						// The API would refuse every request: so does NewSession.
-						require.ErrorIs(t, err, ErrConfig)
+						require.ErrorIs(t, err, ErrTooManyTools)
 						assert.Contains(t, err.Error(), fmt.Sprintf("tools[] would hold %d tools", sent))
 						return
 					}
