@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -160,4 +161,64 @@ func TestCallIDAliasCollision(t *testing.T) {
 	assert.Contains(t, err.Error(), "messages[1].tool_calls[1]")
 	assert.True(t, errors.Is(err, ErrInvalidMessage))
 	assert.Empty(t, s.Messages(), "nothing was added")
+}
+
+// BenchmarkCallIDTurn appends a turn of four calls and their results to a
+// 200-message history (Anthropic) with ids the provider accepts ("valid",
+// sent as they are) and with ids it refuses ("aliased", each sent as its
+// alias), and reports aliased/valid: the cost of mapping an id.
+func BenchmarkCallIDTurn(b *testing.B) {
+	s, _ := benchSession(b, Anthropic, nil)
+	base := s.hist.mark()
+	turn := func(ids ...string) Turn {
+		var calls []ToolCall
+		var msgs []Message
+		for _, id := range ids {
+			calls = append(calls, ToolCall{ID: id, Name: "Read", Arguments: json.RawMessage(`{"path":"a"}`)})
+			msgs = append(msgs, result(id, "contents"))
+		}
+		return Turn{Messages: append([]Message{userMsg("go on"), {Role: RoleAssistant, ToolCalls: calls}}, append(msgs, userMsg("next"))...)}
+	}
+	valid := turn("toolu_01A", "toolu_01B", "toolu_01C", "toolu_01D")
+	aliased := turn("functions.Read:0", "functions.Read:1", "functions.Read:2", "functions.Read:3")
+	buf := make([]byte, 0, 1<<20)
+	run := func(t Turn) func() {
+		return func() {
+			var err error
+			if buf, err = s.AppendRequest(buf[:0], t); err != nil {
+				b.Fatal(err)
+			}
+			s.hist.rewind(base)
+		}
+	}
+	b.Run("valid", func(b *testing.B) {
+		b.ReportAllocs()
+		f := run(valid)
+		for b.Loop() {
+			f()
+		}
+	})
+	b.Run("aliased", func(b *testing.B) {
+		b.ReportAllocs()
+		f := run(aliased)
+		for b.Loop() {
+			f()
+		}
+	})
+	b.Run("ratios", func(b *testing.B) {
+		fv, fa := run(valid), run(aliased)
+		var tv, ta time.Duration
+		for b.Loop() {
+			t0 := time.Now()
+			for range 16 {
+				fv()
+			}
+			t1 := time.Now()
+			for range 16 {
+				fa()
+			}
+			tv, ta = tv+t1.Sub(t0), ta+time.Since(t1)
+		}
+		b.ReportMetric(float64(ta)/float64(tv), "aliased/valid")
+	})
 }
