@@ -68,7 +68,7 @@ var rules = []Rule{
 	{"tool-count", OpenAIChat, "tools[]", "≤ 128 tools",
 		"Invalid 'tools': array too long. Expected an array with maximum length 128, but got an array with length 325 instead. (array_above_max_length, param tools — the same text in reports from 2024 to 2026, at lengths down to 129; the API reference said \"A max of 128 functions are supported\")",
 		"https://github.com/vishalmysore/Tools4AI/issues/16",
-		"NewSession refuses a configuration whose tools[] would hold more (ErrConfig naming the count and how many tools to defer — deferral.Policy — so that tool_search and defer_execute reach them instead); deferred tools are not in tools[]."},
+		"NewSession refuses a configuration whose tools[] would hold more (ErrConfig and ErrTooManyTools, naming the count and how many tools to defer — deferral.Policy — so that tool_search and defer_execute reach them instead); deferred tools are not in tools[]."},
 	{"call-id", OpenAIChat, "messages[].tool_calls[].id, messages[].tool_call_id", "≤ 40 characters (the safe bound: reports up to 2026 say 40, one later live run 64)",
 		"Invalid 'messages[2].tool_calls[0].id': string too long. Expected a string with maximum length 40, but got a string with length 83 instead. (string_above_max_length; the same report adds that later requests quoted a maximum length of 64)",
 		"https://github.com/openclaw/openclaw/pull/875",
