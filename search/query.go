@@ -337,7 +337,7 @@ func (p *queryParser) cjk(run string, req uint64, cw float64) {
 			}
 			via := "translation"
 			if e.w > 0 {
-				w, via = e.w, "translation by shared characters"
+				w, via = e.w, e.via
 			}
 			if a, ok := p.alt(e, float32(w*cw), via); ok {
 				p.words[wi].alts = append(p.words[wi].alts, a)
