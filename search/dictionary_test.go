@@ -29,7 +29,7 @@ func searcherWith(t testing.TB, v *Vocabulary, zh zhSources, paths ...string) *S
 // CC-CEDICT it finds nothing.
 func TestDictionaryTranslatesUnknownWords(t *testing.T) {
 	v := DefaultVocabulary()
-	for _, w := range []string{"天气预报", "汇率"} {
+	for _, w := range []string{"天气", "天气预报", "汇率"} {
 		_, known := v.cjk[w]
 		require.False(t, known, "the test needs words the glossary lacks: %s", w)
 	}
@@ -37,11 +37,12 @@ func TestDictionaryTranslatesUnknownWords(t *testing.T) {
 		catalogTool{Name: "get_forecast", Description: "Get the weather forecast for a city."},
 		catalogTool{Name: "convert_currency", Description: "Convert an amount at today's exchange rate."},
 		catalogTool{Name: "get_stock_price", Description: "Look up a share price."},
+		catalogTool{Name: "road_conditions", Description: "Report the conditions on a road."},
 	)
 	ctx := context.Background()
 	with := searcherWith(t, v, zhGlossary|zhCEDICT, cat)
 	without := searcherWith(t, v, zhGlossary, cat)
-	for q, want := range map[string]string{"天气预报": "get_forecast", "汇率": "convert_currency"} {
+	for q, want := range map[string]string{"天气": "get_forecast", "天气预报": "get_forecast", "汇率": "convert_currency"} {
 		hits, err := with.Search(ctx, []string{q}, 3, Scope{})
 		require.NoError(t, err)
 		require.NotEmpty(t, hits, q)
@@ -55,6 +56,9 @@ func TestDictionaryTranslatesUnknownWords(t *testing.T) {
 		assert.Equal(t, viaDictionary, best.Via, q)
 		assert.LessOrEqual(t, best.Weight, weightDict, q)
 		assert.Less(t, best.Weight, weightTranslation, q)
+		for _, a := range e.Words[0].Alts {
+			assert.NotContains(t, a.Via, "wordnet", "%s: CC-CEDICT's translations are not expanded through WordNet", q)
+		}
 
 		hits, err = without.Search(ctx, []string{q}, 3, Scope{})
 		require.NoError(t, err)
