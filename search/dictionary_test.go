@@ -208,3 +208,25 @@ func FuzzSegment(f *testing.F) {
 		})
 	})
 }
+
+// BenchmarkSegment measures segmenting and translating a Chinese query,
+// with CC-CEDICT and with the glossary alone: the cost CC-CEDICT adds to
+// a query, whatever the catalog's size.
+func BenchmarkSegment(b *testing.B) {
+	for _, src := range []struct {
+		name string
+		zh   zhSources
+	}{{"glossary", zhGlossary}, {"glossary+cedict", zhDefault}} {
+		v := DefaultVocabulary().clone()
+		v.zh = src.zh
+		for _, run := range []string{"创建拉取请求", "把这个议题分配给张三然后查看天气预报"} {
+			b.Run(src.name+"/"+run, func(b *testing.B) {
+				v.segment(run, func(string, []expansion) {}) // load the tables
+				b.ReportAllocs()
+				for b.Loop() {
+					v.segment(run, func(string, []expansion) {})
+				}
+			})
+		}
+	}
+}
