@@ -96,14 +96,14 @@ func TestParseRejectsBadData(t *testing.T) {
 }
 
 // TestRegenerate rebuilds the table from the CC-CEDICT release named by
-// $CEDICT and compares it byte for byte with the embedded file. The
+// $TOOLSHELF_CEDICT and compares it byte for byte with the embedded file. The
 // release is not in the repository (CI has no copy either: it is fetched
-// from MDBG or a mirror at development time), so without $CEDICT the test
+// from MDBG or a mirror at development time), so without $TOOLSHELF_CEDICT the test
 // is skipped.
 func TestRegenerate(t *testing.T) {
-	src := os.Getenv("CEDICT")
+	src := os.Getenv("TOOLSHELF_CEDICT")
 	if src == "" {
-		t.Skip("set CEDICT to a CC-CEDICT release (cedict_1_0_ts_utf-8_mdbg.txt[.gz]) to check the embedded table")
+		t.Skip("set TOOLSHELF_CEDICT to a CC-CEDICT release (cedict_1_0_ts_utf-8_mdbg.txt[.gz]) to check the embedded table")
 	}
 	raw, err := os.ReadFile(src)
 	require.NoError(t, err)
@@ -114,7 +114,7 @@ func TestRegenerate(t *testing.T) {
 		return strings.Split(string(b), "\n")[max(i, 0)]
 	}
 	if header(text) != header(embeddedText(t)) {
-		t.Skipf("$CEDICT is another release than the embedded table's:\n%s\nvs\n%s", header(text), header(embeddedText(t)))
+		t.Skipf("$TOOLSHELF_CEDICT is another release than the embedded table's:\n%s\nvs\n%s", header(text), header(embeddedText(t)))
 	}
 	gz, err := build.Gzip(text)
 	require.NoError(t, err)

@@ -11,4 +11,4 @@
 // must not modify.
 package cedict
 
-//go:generate go run ./internal/gen -cedict $CEDICT -out data/cedict-en.txt.gz
+//go:generate go run ./internal/gen -cedict $TOOLSHELF_CEDICT -out data/cedict-en.txt.gz

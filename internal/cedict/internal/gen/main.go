@@ -1,7 +1,7 @@
 // Command gen writes internal/cedict/data/cedict-en.txt.gz from a
 // CC-CEDICT release (cedict_1_0_ts_utf-8_mdbg.txt, plain or gzipped):
 //
-//	go generate ./internal/cedict   # with CEDICT=/path/to/cedict_1_0_ts_utf-8_mdbg.txt[.gz]
+//	go generate ./internal/cedict   # with TOOLSHELF_CEDICT=/path/to/cedict_1_0_ts_utf-8_mdbg.txt[.gz]
 //
 // It is a development-time tool; the library never reads CC-CEDICT at run
 // time. See ../../README.md for the source and every choice.
@@ -16,7 +16,7 @@ import (
 )
 
 func main() {
-	src := flag.String("cedict", os.Getenv("CEDICT"), "CC-CEDICT file, plain or gzipped (default $CEDICT)")
+	src := flag.String("cedict", os.Getenv("TOOLSHELF_CEDICT"), "CC-CEDICT file, plain or gzipped (default $TOOLSHELF_CEDICT)")
 	out := flag.String("out", "data/cedict-en.txt.gz", "file to write")
 	flag.Parse()
 	if err := run(*src, *out); err != nil {
@@ -27,7 +27,7 @@ func main() {
 
 func run(src, out string) error {
 	if src == "" {
-		return fmt.Errorf("no source: pass -cedict FILE or set CEDICT")
+		return fmt.Errorf("no source: pass -cedict FILE or set TOOLSHELF_CEDICT")
 	}
 	raw, err := os.ReadFile(src)
 	if err != nil {
