@@ -130,6 +130,7 @@ func FuzzToolSearch(f *testing.F) {
 	require.NoError(f, err)
 	for _, seed := range []string{
 		`{"queries":["create pull request"]}`,
+		`{"queries":["把这个议题分配给张三","天气预报"]}`,
 		`{"queries":["list issues","read file"],"limit":10}`,
 		`{"tool_names":["mcp__github__create_issue","ImageGen"]}`,
 		`{"tool_names":"mcp__memory__read_graph, mcp__github__list_issues"}`,

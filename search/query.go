@@ -337,14 +337,17 @@ func (p *queryParser) cjk(run string, req uint64, cw float64) {
 			}
 			via := "translation"
 			if e.w > 0 {
-				w, via = e.w, "translation by shared characters"
+				w, via = e.w, e.via
 			}
 			if a, ok := p.alt(e, float32(w*cw), via); ok {
 				p.words[wi].alts = append(p.words[wi].alts, a)
 			}
 			// A one-word translation is a word like one the model wrote:
-			// it has WordNet relations too.
-			if len(e.terms) == 1 {
+			// it has WordNet relations too. CC-CEDICT's are not expanded:
+			// a word already has up to six of them, near-synonyms, and
+			// with WordNet's on top the dev set's Chinese queries scored
+			// the same on the tune half (see docs/search-quality.md).
+			if len(e.terms) == 1 && e.via != viaDictionary {
 				p.lexicon(wi, e.terms[0], w*cw)
 			}
 		}

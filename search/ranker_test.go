@@ -193,32 +193,50 @@ func TestQueryCoverage(t *testing.T) {
 }
 
 // TestSegmentWholeWords: a one-character glossary key fires only as a
-// word of its own, never inside an unknown word.
+// word of its own, never inside an unknown word; with CC-CEDICT the
+// unknown word is a word of its own too.
 func TestSegmentWholeWords(t *testing.T) {
-	v := DefaultVocabulary()
-	seg := func(run string) []string {
+	seg := func(v *Vocabulary, run string) []string {
 		var out []string
 		v.segment(run, func(s string, exp []expansion) {
-			// true: a glossary word; false: unknown (its expansions, if
-			// any, are back-offs through shared characters, weighted at
-			// most weightBackoff).
-			known := exp != nil
+			// glossary: a glossary word; cedict: CC-CEDICT's
+			// translations; backoff: only back-offs through shared
+			// characters, weighted at most weightBackoff; none.
+			src := "none"
 			for _, e := range exp {
-				if e.w > 0 {
-					known = false
+				switch {
+				case e.w == 0:
+					src = "glossary"
+				case e.via == viaDictionary:
+					assert.LessOrEqual(t, e.w, weightDict, s)
+					if src != "glossary" {
+						src = "cedict"
+					}
+				default:
 					assert.LessOrEqual(t, e.w, weightBackoff, s)
+					if src == "none" {
+						src = "backoff"
+					}
 				}
 			}
-			out = append(out, fmt.Sprintf("%s:%v", s, known))
+			out = append(out, s+":"+src)
 		})
 		return out
 	}
-	_, ok := v.cjk["敲"]
+	glossaryOnly := DefaultVocabulary().clone()
+	glossaryOnly.zh = zhGlossary
+	_, ok := glossaryOnly.cjk["敲"]
 	require.True(t, ok, "the glossary has the one-character key 敲")
-	assert.Equal(t, []string{"推敲:false"}, seg("推敲"), "敲 inside 推敲 is not a word")
-	assert.Equal(t, []string{"敲:true"}, seg("敲"))
-	assert.Equal(t, []string{"敲:true"}, seg("请敲"), "after a function word it is one")
-	assert.Equal(t, []string{"创建:true", "拉取请求:true"}, seg("帮我创建一个拉取请求"), "function words are skipped")
+	assert.Equal(t, []string{"推敲:backoff"}, seg(glossaryOnly, "推敲"), "敲 inside 推敲 is not a word")
+	assert.Equal(t, []string{"敲:glossary"}, seg(glossaryOnly, "敲"))
+	assert.Equal(t, []string{"敲:glossary"}, seg(glossaryOnly, "请敲"), "after a function word it is one")
+	assert.Equal(t, []string{"创建:glossary", "拉取请求:glossary"}, seg(glossaryOnly, "帮我创建一个拉取请求"), "function words are skipped")
+
+	v := DefaultVocabulary()
+	assert.Equal(t, []string{"推敲:cedict"}, seg(v, "推敲"), "CC-CEDICT knows 推敲 as a word")
+	assert.Equal(t, []string{"敲:glossary"}, seg(v, "请敲"))
+	assert.Equal(t, []string{"创建:glossary", "拉取请求:glossary"}, seg(v, "帮我创建一个拉取请求"), "the glossary's words keep their translations")
+	assert.Equal(t, []string{"东京:none", "现在:glossary", "几点:glossary"}, seg(v, "东京现在几点"), "a name is a word without translation, not backed off")
 }
 
 // TestExplainMatchesSearch: for dev queries, the explained score of each

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/toolshelf/toolshelf/internal/cedict"
 )
 
 //go:embed data/*.txt
@@ -37,6 +39,9 @@ type Vocabulary struct {
 	// cjk maps a CJK key to the terms it expands to.
 	cjk    map[string][]expansion
 	maxCJK int // longest key, in runes
+	// zh says which Chinese sources segment and translate: the glossary
+	// (cjk), CC-CEDICT (package internal/cedict), or both.
+	zh zhSources
 }
 
 // DefaultVocabulary returns the vocabulary shipped in search/data.
@@ -52,7 +57,7 @@ func DefaultVocabulary() *Vocabulary {
 // immutable (every Vocabulary is), so it is shared rather than re-parsed for
 // each searcher: parsing took about 40% of building a searcher.
 var shippedVocabulary = sync.OnceValues(func() (*Vocabulary, error) {
-	v := &Vocabulary{latin: map[string][]expansion{}, cjk: map[string][]expansion{}}
+	v := &Vocabulary{latin: map[string][]expansion{}, cjk: map[string][]expansion{}, zh: zhDefault}
 	files, err := fs.Glob(dataFS, "data/*.txt")
 	if err != nil {
 		return nil, err
@@ -150,8 +155,10 @@ type expansion struct {
 	terms []string
 	alt   bool
 	// w, when not 0, is the expansion's own weight (a back-off through
-	// shared characters, see [Vocabulary.backoff]).
-	w float64
+	// shared characters, see [Vocabulary.backoff], or a dictionary
+	// translation, see [Vocabulary.dictionary]); via then says which.
+	w   float64
+	via string
 }
 
 // add records that the term from expands to the terms of to.
@@ -234,34 +241,59 @@ var zhFunctionWords = func() map[string]bool {
 // maxFunctionWord is the longest of zhFunctionWords, in runes.
 const maxFunctionWord = 2
 
-// segment splits a CJK run into words by longest match over the glossary's
-// keys and zhFunctionWords, and calls emit for each word with its glossary
-// expansion (nil for a stretch the glossary does not know). Function words
-// are skipped. A one-character key counts as a word only between other
-// known words or at the run's ends: in 推敲 ("deliberate") the 敲 of 敲键
-// ("type") is not a word.
+// segment splits a CJK run into words by longest match over the union of
+// the glossary's keys, zhFunctionWords and CC-CEDICT's headwords (on equal
+// length in that order), and calls emit for each word with its
+// expansions: a glossary word's translations; for a CC-CEDICT word the
+// glossary lacks, CC-CEDICT's translations (see [Vocabulary.dictionary])
+// and the back-off through shared characters; for a stretch neither
+// knows, the back-off (nil when it has none). Function words are skipped.
+// A one-character key counts as a word only between other known words or
+// at the run's ends: 推敲 ("deliberate") is a word of its own, and even
+// without it the 敲 of 敲键 ("type") would not fire inside it.
 func (v *Vocabulary) segment(run string, emit func(seg string, exp []expansion)) {
 	const (
 		unknown = iota
 		key
 		function
+		dictWord // a CC-CEDICT headword the glossary lacks
 	)
 	type seg struct {
 		start, end int
 		kind       int
 	}
-	rs := []rune(strings.ToLower(run))
+	run = strings.ToLower(run)
+	// off[i] is the byte offset of rune i: candidate words are substrings
+	// of run, so trying them allocates nothing.
+	off := make([]int, 0, len(run)/3+2)
+	for i := range run {
+		off = append(off, i)
+	}
+	off = append(off, len(run))
+	nr := len(off) - 1
+	glossary, dict := v.zh&zhGlossary != 0, v.zh&zhCEDICT != 0
+	longest := maxFunctionWord
+	if glossary {
+		longest = max(longest, v.maxCJK)
+	}
+	if dict {
+		longest = max(longest, cedict.MaxRunes())
+	}
 	var segs []seg
-	for i := 0; i < len(rs); {
+	for i := 0; i < nr; {
 		s := seg{i, i + 1, unknown}
-		for n := min(max(v.maxCJK, maxFunctionWord), len(rs)-i); n >= 1; n-- {
-			w := string(rs[i : i+n])
-			if _, ok := v.cjk[w]; ok {
+		for n := min(longest, nr-i); n >= 1; n-- {
+			w := run[off[i]:off[i+n]]
+			if _, ok := v.cjk[w]; ok && glossary {
 				s = seg{i, i + n, key}
 				break
 			}
 			if zhFunctionWords[w] {
 				s = seg{i, i + n, function}
+				break
+			}
+			if _, ok := cedict.Lookup(w); ok && dict {
+				s = seg{i, i + n, dictWord}
 				break
 			}
 		}
@@ -270,7 +302,7 @@ func (v *Vocabulary) segment(run string, emit func(seg string, exp []expansion))
 	}
 	known := func(k int) bool { return k < 0 || k >= len(segs) || segs[k].kind != unknown }
 	for k := range segs {
-		if segs[k].kind == key && segs[k].end-segs[k].start == 1 && !(known(k-1) && known(k+1)) {
+		if (segs[k].kind == key || segs[k].kind == dictWord) && segs[k].end-segs[k].start == 1 && !(known(k-1) && known(k+1)) {
 			segs[k].kind = unknown
 		}
 	}
@@ -279,16 +311,35 @@ func (v *Vocabulary) segment(run string, emit func(seg string, exp []expansion))
 		case function:
 			k++
 		case key:
-			w := string(rs[segs[k].start:segs[k].end])
-			emit(w, v.cjk[w])
+			w := run[off[segs[k].start]:off[segs[k].end]]
+			exp := v.cjk[w]
+			if v.zh&(zhCEDICT|zhMerge) == zhCEDICT|zhMerge {
+				exp = v.withDictionary(exp, w)
+			}
+			emit(w, exp)
+			k++
+		case dictWord:
+			// CC-CEDICT's translations, and the back-off through the
+			// glossary's words that share its characters: each an
+			// alternative, the best one counts.
+			w := run[off[segs[k].start]:off[segs[k].end]]
+			exp := v.dictionary(w)
+			if glossary {
+				exp = append(exp, v.backoff(w)...)
+			}
+			emit(w, exp)
 			k++
 		default:
 			j := k
 			for j < len(segs) && segs[j].kind == unknown {
 				j++
 			}
-			w := string(rs[segs[k].start:segs[j-1].end])
-			emit(w, v.backoff(w))
+			w := run[off[segs[k].start]:off[segs[j-1].end]]
+			var exp []expansion
+			if glossary {
+				exp = v.backoff(w)
+			}
+			emit(w, exp)
 			k = j
 		}
 	}
@@ -356,7 +407,7 @@ func (v *Vocabulary) backoff(word string) []expansion {
 				out[i].w = max(out[i].w, w)
 				continue
 			}
-			out = append(out, expansion{terms: e.terms, w: w})
+			out = append(out, expansion{terms: e.terms, w: w, via: viaBackoff})
 		}
 	}
 	return out

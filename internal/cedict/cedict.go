@@ -1,0 +1,106 @@
+package cedict
+
+import (
+	"bytes"
+	"compress/gzip"
+	_ "embed"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+//go:embed data/cedict-en.txt.gz
+var packed []byte
+
+// table is the parsed file: each headword's translations (nil for a word
+// kept only for segmentation) and the longest headword in runes.
+type table struct {
+	words   map[string][]string
+	maxRune int
+}
+
+var load = sync.OnceValue(func() *table {
+	t, err := parse(packed)
+	if err != nil {
+		// The file is generated and embedded at build time; the package
+		// tests parse it, so this is a broken build, not bad input.
+		panic("cedict: embedded data: " + err.Error())
+	}
+	return t
+})
+
+// Lookup returns the English translations of a simplified Chinese word,
+// best first (at most four, each one or two lower-case words), and
+// whether CC-CEDICT has the word at all: a name or a place is a word with
+// no translation. The result is shared: do not modify it.
+func Lookup(word string) (translations []string, ok bool) {
+	tr, ok := load().words[word]
+	return tr, ok
+}
+
+// MaxRunes is the length of the longest headword, in characters: a
+// segmenter need not try longer words.
+func MaxRunes() int {
+	return load().maxRune
+}
+
+// parse reads the gzipped table written by internal/gen.
+func parse(gz []byte) (*table, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		return nil, fmt.Errorf("gunzip: %w", err)
+	}
+	var sb strings.Builder
+	sb.Grow(2300 << 10)
+	if _, err := io.Copy(&sb, zr); err != nil {
+		return nil, fmt.Errorf("gunzip: %w", err)
+	}
+	text := sb.String()
+	nLines, nTrans := 0, 0
+	for line := range strings.Lines(text) {
+		if !strings.HasPrefix(line, "#") {
+			nLines++
+			if strings.Contains(line, "\t") {
+				nTrans += 1 + strings.Count(line, "|")
+			}
+		}
+	}
+	t := &table{words: make(map[string][]string, nLines)}
+	// One backing array for all translations.
+	all := make([]string, 0, nTrans)
+	prev := ""
+	n := 0
+	for line := range strings.Lines(text) {
+		n++
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		line = strings.TrimSuffix(line, "\n")
+		word, rest, hasTrans := strings.Cut(line, "\t")
+		if word == "" || word <= prev {
+			return nil, fmt.Errorf("line %d: %q empty or out of order", n, word)
+		}
+		prev = word
+		var tr []string
+		if hasTrans {
+			start := len(all)
+			for {
+				w, more, ok := strings.Cut(rest, "|")
+				if w == "" {
+					return nil, fmt.Errorf("line %d: empty translation", n)
+				}
+				all = append(all, w)
+				if !ok {
+					break
+				}
+				rest = more
+			}
+			tr = all[start:len(all):len(all)]
+		}
+		t.words[word] = tr
+		t.maxRune = max(t.maxRune, utf8.RuneCountInString(word))
+	}
+	return t, nil
+}
