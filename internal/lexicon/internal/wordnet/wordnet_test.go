@@ -192,6 +192,12 @@ func TestBuildFurther(t *testing.T) {
 	assert.Contains(t, body(got), "apartment\ts1:flat\th1:lodging\n")
 	assert.NotContains(t, body(got), "latest")
 
+	for _, bad := range []string{"s", "hx", "hh"} {
+		opt.Further = bad
+		_, err = Build(writeMini(t, further), opt)
+		assert.ErrorIs(t, err, ErrOptions, bad)
+	}
+
 	// Without further kinds (the shipped options) only synonyms.
 	got, err = Build(writeMini(t, further), DefaultOptions)
 	require.NoError(t, err)
