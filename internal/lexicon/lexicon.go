@@ -26,15 +26,48 @@ const (
 	// Derivation marks a word WordNet links to the looked-up word by a
 	// derivational pointer ("+"): notify -> notification.
 	Derivation
+	// Hypernym marks a word of a synset one level up ("@", "@i"): the
+	// looked-up word is a kind of it (apartment -> housing).
+	Hypernym
+	// Hyponym marks a word of a synset one level down ("~", "~i"): it is
+	// a kind of the looked-up word (apartment -> penthouse).
+	Hyponym
+	// CoHyponym marks a sibling: a word of another hyponym of one of the
+	// looked-up word's hypernyms (apartment -> condominium).
+	CoHyponym
+	// Similar marks an adjective WordNet calls similar ("&") to the
+	// looked-up one: a satellite of its head, or the head (latest ->
+	// current).
+	Similar
+	// VerbGroup marks a verb of the same verb group ("$").
+	VerbGroup
+	// AlsoSee marks a word of an "also see" pointer ("^"): modern -> new.
+	AlsoSee
 )
 
-// String returns "synonym" or "derivation".
+// kindLetters are the kinds' letters in the data file, by Kind.
+const kindLetters = "?sdhoctge"
+
+// String returns the kind's name: "synonym", "derivation", "hypernym",
+// "hyponym", "co-hyponym", "similar", "verb group" or "also see".
 func (k Kind) String() string {
 	switch k {
 	case Synonym:
 		return "synonym"
 	case Derivation:
 		return "derivation"
+	case Hypernym:
+		return "hypernym"
+	case Hyponym:
+		return "hyponym"
+	case CoHyponym:
+		return "co-hyponym"
+	case Similar:
+		return "similar"
+	case VerbGroup:
+		return "verb group"
+	case AlsoSee:
+		return "also see"
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
@@ -79,7 +112,10 @@ var load = sync.OnceValue(func() *tables {
 
 // Related returns the words related to word, a WordNet lemma in lower
 // case (delete, notification), best first: by Rank, then derivations
-// before synonyms, then alphabetically. It returns nil for a word
+// before synonyms, then alphabetically; relations of further kinds (a file
+// generated with -further; the embedded one has none) follow, kind by
+// kind in the generator's order, by Rank, then the more frequent word
+// first. It returns nil for a word
 // WordNet does not list or that has no kept relation. The result is
 // shared: do not modify it.
 func Related(word string) []Relation {
@@ -147,15 +183,11 @@ func parse(gz []byte) (*tables, error) {
 			if !ok || len(head) != 2 || head[1] < '1' || head[1] > '9' || words == "" {
 				return nil, fmt.Errorf("line %d: bad group %q", n, g)
 			}
-			var k Kind
-			switch head[0] {
-			case 's':
-				k = Synonym
-			case 'd':
-				k = Derivation
-			default:
+			ki := strings.IndexByte(kindLetters, head[0])
+			if ki < int(Synonym) {
 				return nil, fmt.Errorf("line %d: bad kind in %q", n, g)
 			}
+			k := Kind(ki)
 			for {
 				w, rest, more := strings.Cut(words, ",")
 				if w == "" {

@@ -194,6 +194,7 @@ func TestParseErrors(t *testing.T) {
 	for name, text := range map[string]string{
 		"no tab":       "delete\n",
 		"bad kind":     "delete\tx1:erase\n",
+		"kind 0":       "delete\t?1:erase\n",
 		"bad rank":     "delete\ts0:erase\n",
 		"empty word":   "delete\ts1:erase,\n",
 		"out of order": "erase\ts1:delete\ndelete\ts1:erase\n",
@@ -208,6 +209,19 @@ func TestParseErrors(t *testing.T) {
 	want := []Relation{{"deletor", Derivation, 1}, {"cancel", Synonym, 1}, {"erase", Synonym, 1}}
 	assert.Equal(t, map[string][]Relation{"delete": want}, tb.word)
 	assert.Equal(t, map[string][]Relation{"delet": want}, tb.stem)
+
+	// The further kinds a generator run with -further writes.
+	tb, err = parse(gz("apartment\ts1:flat\th1:housing\to1:penthouse\tc1:condominium\nlatest\tt1:current\nshut\tg1:close\te1:bolt\n"))
+	require.NoError(t, err)
+	assert.Equal(t, []Relation{{"flat", Synonym, 1}, {"housing", Hypernym, 1}, {"penthouse", Hyponym, 1}, {"condominium", CoHyponym, 1}}, tb.word["apartment"])
+	assert.Equal(t, []Relation{{"close", VerbGroup, 1}, {"bolt", AlsoSee, 1}}, tb.word["shut"])
+	assert.Equal(t, []Relation{{"current", Similar, 1}}, tb.word["latest"])
+	var names []string
+	for k := Synonym; k <= AlsoSee; k++ {
+		names = append(names, k.String())
+	}
+	assert.Equal(t, []string{"synonym", "derivation", "hypernym", "hyponym", "co-hyponym", "similar", "verb group", "also see"}, names)
+	assert.Equal(t, "Kind(9)", Kind(9).String())
 }
 
 // compare orders relations best first, as the generator writes them: by

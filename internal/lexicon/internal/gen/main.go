@@ -20,15 +20,18 @@ import (
 func main() {
 	dir := flag.String("wordnet", "/usr/share/wordnet", "directory holding WordNet's cntlist.rev, index.* and data.* files")
 	out := flag.String("out", "data/wordnet-syn.txt.gz", "file to write")
+	opt := wordnet.DefaultOptions
+	flag.StringVar(&opt.Further, "further", opt.Further, "further relation kinds to follow, closest first (h hypernym, o hyponym, c co-hyponym, t similar, g verb group, e also see)")
+	flag.IntVar(&opt.MaxPerKind, "maxperkind", opt.MaxPerKind, "relations of each further kind kept per lemma")
 	flag.Parse()
-	if err := run(*dir, *out); err != nil {
+	if err := run(*dir, *out, opt); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dir, out string) error {
-	text, err := wordnet.Build(dir, wordnet.DefaultOptions)
+func run(dir, out string, opt wordnet.Options) error {
+	text, err := wordnet.Build(dir, opt)
 	if err != nil {
 		return err
 	}

@@ -126,3 +126,80 @@ func TestBuildErrors(t *testing.T) {
 	_, err := Build(dir, DefaultOptions)
 	assert.ErrorIs(t, err, os.ErrNotExist)
 }
+
+// further is a miniature WordNet with the pointers the further kinds
+// follow: apartment (sense of synset 200, with flat) has the hypernym
+// synset 100 (housing, lodging, flat), the hyponym penthouse and the
+// sibling condominium; lodging is tagged more often than housing. The
+// adjectives current and latest are similar (&); the verb shut has close
+// in its verb group ($) and a lexical "also see" (^) from word 1 to word
+// 1 of bolt/lock, so lock is not reached. A sense of flat is in synset
+// 100: its hyponyms there rank 2.
+var further = map[string]string{
+	"cntlist.rev": "lodging%1:06:00:: 1 5\nhousing%1:06:00:: 1 2\n",
+	"index.noun": `apartment n 1 2 @ ~ 1 0 00000200  
+condominium n 1 1 @ 1 0 00000300  
+flat n 2 0 2 0 00000200 00000100  
+housing n 1 1 ~ 1 1 00000100  
+lodging n 1 1 ~ 1 1 00000100  
+penthouse n 1 1 @ 1 0 00000400  
+`,
+	"index.verb": `bolt v 1 0 1 0 00000300  
+close v 1 1 $ 1 0 00000200  
+lock v 1 0 1 0 00000300  
+shut v 1 2 $ ^ 1 0 00000100  
+`,
+	"index.adj": `current a 1 1 & 1 0 00000100  
+latest a 1 1 & 1 0 00000200  
+`,
+	"index.adv": ``,
+	"data.noun": `00000100 14 n 03 housing 0 lodging 0 flat 0 002 ~ 00000200 n 0000 ~ 00000300 n 0000 | structures collectively  
+00000200 06 n 02 apartment 0 flat 0 002 @ 00000100 n 0000 ~ 00000400 n 0000 | a suite of rooms  
+00000300 06 n 01 condominium 0 001 @ 00000100 n 0000 | a unit  
+00000400 06 n 01 penthouse 0 001 @ 00000200 n 0000 | on the top floor  
+`,
+	"data.verb": `00000100 35 v 01 shut 0 002 $ 00000200 v 0000 ^ 00000300 v 0101 | move to close  
+00000200 35 v 01 close 0 001 $ 00000100 v 0000 | cease to be open  
+00000300 35 v 02 bolt 0 lock 0 000 | secure  
+`,
+	"data.adj": `00000100 00 a 01 current 0 001 & 00000200 s 0000 | occurring now  
+00000200 00 s 01 latest 0 001 & 00000100 a 0000 | up to the minute  
+`,
+	"data.adv": ``,
+}
+
+// TestBuildFurther checks the further kinds on the miniature WordNet: each
+// comes after the synonyms and derivations, is capped on its own, orders
+// its words by tag count, and leaves out a word already a synonym (flat,
+// which is also in apartment's hypernym synset).
+func TestBuildFurther(t *testing.T) {
+	opt := DefaultOptions
+	opt.Further, opt.MaxPerKind = "gtehoc", 8
+	got, err := Build(writeMini(t, further), opt)
+	require.NoError(t, err)
+	b := body(got)
+	assert.Contains(t, b, "apartment\ts1:flat\th1:lodging,housing\to1:penthouse\tc1:condominium\n")
+	assert.Contains(t, b, "current\tt1:latest\n")
+	assert.Contains(t, b, "latest\tt1:current\n")
+	assert.Contains(t, b, "shut\tg1:close\te1:bolt\n")
+	assert.Contains(t, b, "penthouse\th1:apartment,flat\n")
+	assert.Contains(t, b, "flat\ts1:apartment\ts2:housing,lodging\to1:penthouse\to2:condominium\n")
+	assert.Contains(t, string(got), "# further: kinds=gtehoc maxperkind=8\n")
+
+	opt.Further, opt.MaxPerKind = "h", 1
+	got, err = Build(writeMini(t, further), opt)
+	require.NoError(t, err)
+	assert.Contains(t, body(got), "apartment\ts1:flat\th1:lodging\n")
+	assert.NotContains(t, body(got), "latest")
+
+	for _, bad := range []string{"s", "hx", "hh"} {
+		opt.Further = bad
+		_, err = Build(writeMini(t, further), opt)
+		assert.ErrorIs(t, err, ErrOptions, bad)
+	}
+
+	// Without further kinds (the shipped options) only synonyms.
+	got, err = Build(writeMini(t, further), DefaultOptions)
+	require.NoError(t, err)
+	assert.Equal(t, "apartment\ts1:flat\nbolt\ts1:lock\nflat\ts1:apartment\ts2:housing,lodging\nhousing\ts1:flat,lodging\nlock\ts1:bolt\nlodging\ts1:flat,housing\n", body(got))
+}
