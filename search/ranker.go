@@ -581,8 +581,11 @@ func (ix *bm25Index) Search(ctx context.Context, queries []string, limit int) ([
 	}
 	sc := ix.pool.Get().(*scratch)
 	defer func() {
+		// seen is cleared here too: a query cancelled between words
+		// returns before the loop that clears it, and a stale mark would
+		// hide the tool from every later query on this scratch.
 		for _, d := range sc.touched {
-			sc.s[d], sc.n[d], sc.masks[d], sc.cov[d] = 0, 0, 0, 0
+			sc.s[d], sc.n[d], sc.masks[d], sc.cov[d], sc.seen[d] = 0, 0, 0, 0, 0
 		}
 		sc.touched = sc.touched[:0]
 		ix.pool.Put(sc)

@@ -452,3 +452,37 @@ func TestEnumValuesAreParameterText(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"mcp__tracker__list_tickets"}, names(hits))
 }
+
+// errAfter is a context whose Err turns to Canceled after n calls.
+type errAfter struct {
+	context.Context
+	n int
+}
+
+func (c *errAfter) Err() error {
+	if c.n <= 0 {
+		return context.Canceled
+	}
+	c.n--
+	return nil
+}
+
+// TestCancelledQueryLeavesNoTrace: a query cancelled between two words
+// returns its pooled scratch clean, so the next query finds every tool.
+func TestCancelledQueryLeavesNoTrace(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector drops pooled scratch at random")
+	}
+	ctx := context.Background()
+	ix, err := (&BM25F{}).Index(ctx, []*registry.Tool{
+		{Name: "rotate_keys", Description: "Rotate the vault keys."},
+		{Name: "print_weather", Description: "Print the weather."},
+	})
+	require.NoError(t, err)
+	_, err = ix.Search(&errAfter{Context: ctx, n: 1}, []string{"rotate weather"}, 5)
+	require.ErrorIs(t, err, context.Canceled)
+	hits, err := ix.Search(ctx, []string{"rotate keys"}, 5)
+	require.NoError(t, err)
+	require.NotEmpty(t, hits)
+	assert.Equal(t, "rotate_keys", hits[0].Name)
+}
