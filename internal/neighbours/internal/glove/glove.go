@@ -132,6 +132,7 @@ func Build(vectorsPath, wordnetDir string, stop map[string]bool, opt Options) ([
 	raw4 := 4 * opt.K
 	cands := topK(vecs, dim, len(words), raw4)
 	lists := make([][]nb, len(words))
+	dropped := 0
 	for i := range words {
 		seen := map[string]bool{stems[i]: true}
 		for _, c := range cands[i] {
@@ -144,6 +145,7 @@ func Build(vectorsPath, wordnetDir string, stop map[string]bool, opt Options) ([
 			}
 			seen[s] = true
 			if anto[[2]string{stems[i], s}] {
+				dropped++
 				continue
 			}
 			lists[i] = append(lists[i], c)
@@ -169,6 +171,7 @@ func Build(vectorsPath, wordnetDir string, stop map[string]bool, opt Options) ([
 	for _, d := range digests {
 		b.WriteString("# sha256 " + d + "\n")
 	}
+	fmt.Fprintf(&b, "# antonyms dropped %d\n", dropped)
 	b.WriteString("# one line per word, most frequent first: word<TAB>neighbour:cosine×100,...\n")
 	for i, w := range words {
 		if len(lists[i]) == 0 {
