@@ -137,6 +137,7 @@ func FuzzToolSearch(f *testing.F) {
 		`{"queries":["select:mcp__github__create_issue,VideoGen"]}`,
 		`{"tool_names":["Bash","mcp__kubernetes__pods_list","Read"]}`,
 		`{"queries":["kubernetes pods","browser click"]}`,
+		`{"queries":["newest version shipped","smartphone handset"]}`,
 		`{"queries":["csv chart"]}`,
 		`{"queries":["截图 screenshot"]}`,
 		`{"queries":["send an SMS to +4915123577723"]}`,

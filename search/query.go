@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/toolshelf/toolshelf/internal/lexicon"
+	"github.com/toolshelf/toolshelf/internal/neighbours"
 )
 
 // Query-side weights. A word the model wrote counts 1. Its expansions are
@@ -192,6 +193,40 @@ func (p *queryParser) lexicon(wi int, s string, w float64) {
 	}
 }
 
+// GloVe neighbours (package internal/neighbours) of a query word the
+// catalog lacks are alternatives at weightNeighbour × their cosine, if
+// that is at least minNeighbourCos: below WordNet's relations, since
+// distributional neighbours include co-hyponyms and merely topical words.
+// A word the catalog has is not expanded this way: measured on the tune
+// halves, its neighbours only added noise (docs/search-quality.md).
+const (
+	weightNeighbour = 0.3
+	minNeighbourCos = 0.55
+	// viaNeighbour names a GloVe neighbour in explanations.
+	viaNeighbour = "glove neighbour"
+)
+
+// neighbours adds the GloVe neighbours of query word wi to its
+// alternatives: those of its form lower when the source lists it, else
+// those of the most frequent word of its stem s, each whose stem the
+// catalog has, weighted by [weightNeighbour] × cosine × w.
+func (p *queryParser) neighbours(wi int, lower, s string, w float64) {
+	nbs := neighbours.Of(lower)
+	if nbs == nil {
+		nbs = neighbours.OfStem(s)
+	}
+	for _, n := range nbs {
+		if n.Cos < minNeighbourCos {
+			break // best first
+		}
+		id, ok := p.id(stem(n.Word))
+		if !ok || p.words[wi].has(id) {
+			continue
+		}
+		p.words[wi].alts = append(p.words[wi].alts, qalt{ids: []int32{id}, w: float32(weightNeighbour * float64(n.Cos) * w), via: viaNeighbour})
+	}
+}
+
 // alt returns the alternative of an expansion, when the catalog has all of
 // its terms ("pull request" with only "request" is not that phrase).
 func (p *queryParser) alt(e expansion, w float32, via string) (qalt, bool) {
@@ -289,6 +324,11 @@ func (p *queryParser) flush() {
 		// General English through WordNet: synonyms and derivations of
 		// the word's lemmas, each an alternative below the word.
 		p.lexicon(wi, lw.stem, lw.w)
+		// Distributional neighbours, below WordNet's relations, for a
+		// word the catalog lacks.
+		if !known {
+			p.neighbours(wi, lw.lower, lw.stem, lw.w)
+		}
 		// Two or three words that spell one word of the catalog ("local
 		// storage" for localstorage, "create pull request" for the joined
 		// name createpullrequest); two that spell a server ("sequential

@@ -1,0 +1,118 @@
+package neighbours
+
+import (
+	"bytes"
+	"compress/gzip"
+	_ "embed"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/toolshelf/toolshelf/internal/stem"
+)
+
+//go:embed data/glove-nb.txt.gz
+var packed []byte
+
+// A Neighbour is one word near a looked-up word in the vector space.
+type Neighbour struct {
+	// Word is the neighbour: lower-case ASCII letters, at least three,
+	// with a Snowball stem that differs from the looked-up word's and
+	// from every better neighbour's.
+	Word string
+	// Cos is the cosine similarity of the two words' vectors, rounded
+	// down to hundredths.
+	Cos float32
+}
+
+// tables maps words and stems to their neighbours.
+type tables struct {
+	word map[string][]Neighbour
+	stem map[string][]Neighbour
+}
+
+var load = sync.OnceValue(func() *tables {
+	t, err := parse(packed)
+	if err != nil {
+		// The file is generated and embedded at build time; the package
+		// tests parse it, so this is a broken build, not bad input.
+		panic("neighbours: embedded data: " + err.Error())
+	}
+	return t
+})
+
+// Of returns the nearest neighbours of word, a lower-case English word
+// (closed, newest), best first. It returns nil for a word outside the
+// vocabulary or without a neighbour close enough. The result is shared:
+// do not modify it.
+func Of(word string) []Neighbour {
+	return load().word[word]
+}
+
+// OfStem returns the neighbours of the head word of the Snowball stem s
+// (package internal/stem): the most frequent word of the source with that
+// stem and at least one neighbour. Order and sharing are as for [Of].
+func OfStem(s string) []Neighbour {
+	return load().stem[s]
+}
+
+// parse reads the gzipped neighbour file written by internal/gen: after
+// comment lines, one line per word, most frequent first.
+func parse(gz []byte) (*tables, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		return nil, fmt.Errorf("gunzip: %w", err)
+	}
+	var sb strings.Builder
+	sb.Grow(4 << 20)
+	if _, err := io.Copy(&sb, zr); err != nil {
+		return nil, fmt.Errorf("gunzip: %w", err)
+	}
+	text := sb.String()
+
+	nLines, nNb := 0, 0
+	for line := range strings.Lines(text) {
+		if !strings.HasPrefix(line, "#") {
+			nLines++
+			nNb += 1 + strings.Count(line, ",")
+		}
+	}
+	t := &tables{word: make(map[string][]Neighbour, nLines), stem: make(map[string][]Neighbour, nLines)}
+	all := make([]Neighbour, 0, nNb)
+	n := 0
+	for line := range strings.Lines(text) {
+		n++
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		line = strings.TrimSuffix(line, "\n")
+		word, list, ok := strings.Cut(line, "\t")
+		if !ok || word == "" || list == "" {
+			return nil, fmt.Errorf("line %d: no neighbours", n)
+		}
+		if _, dup := t.word[word]; dup {
+			return nil, fmt.Errorf("line %d: %q twice", n, word)
+		}
+		start := len(all)
+		for more := true; more; {
+			var item string
+			item, list, more = strings.Cut(list, ",")
+			w, c, ok := strings.Cut(item, ":")
+			cos, err := strconv.Atoi(c)
+			if !ok || w == "" || err != nil || cos < 0 || cos > 100 {
+				return nil, fmt.Errorf("line %d: bad neighbour %q", n, item)
+			}
+			all = append(all, Neighbour{Word: w, Cos: float32(cos) / 100})
+		}
+		nbs := all[start:len(all):len(all)]
+		t.word[word] = nbs
+		// Lines come most frequent first: the first word of a stem is
+		// its head.
+		if s := stem.Stem(word); t.stem[s] == nil {
+			t.stem[s] = nbs
+		}
+	}
+	return t, nil
+}

@@ -1,0 +1,5 @@
+//go:build race
+
+package neighbours
+
+const raceEnabled = true
