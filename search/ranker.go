@@ -511,21 +511,33 @@ func enumText(p *jsonschema.Schema) string {
 // alternative of one query word (its literal form, or one expansion), the
 // word (the best of its alternatives), the whole query (the sum of words).
 type scratch struct {
-	altS, wS, s, n       []float32
-	wC, cov, altC        []float32 // query mass a tool covers: per word, whole query, per alternative
-	masks                []uint64
-	altSeen, wSeen, seen []uint32
-	wgen, agen           uint32 // stamps of the current word and alternative
-	altT, wT, touched    []int32
+	alt   []acc    // per tool: the current alternative's score and covered mass
+	word  []acc    // per tool: the current word's (its best alternative)
+	doc   []docAcc // per tool: the whole query's
+	wgen  uint32   // stamps of the current word and alternative
+	agen  uint32
+	altT  []int32
+	wT    []int32
+	touch []int32
+}
+
+// acc is one tool's score and covered query mass at one level, with the
+// stamp of the word or alternative they belong to. The fields a posting
+// updates sit together: one cache line per tool, not one per array.
+type acc struct {
+	s, c float32
+	gen  uint32
+}
+
+// docAcc is one tool's accumulators for the whole query.
+type docAcc struct {
+	s, n, cov float32 // score, name IDF matched, covered mass
+	seen      bool
+	mask      uint64 // required words matched
 }
 
 func newScratch(n int) *scratch {
-	return &scratch{
-		altS: make([]float32, n), wS: make([]float32, n),
-		s: make([]float32, n), n: make([]float32, n), masks: make([]uint64, n),
-		wC: make([]float32, n), cov: make([]float32, n), altC: make([]float32, n),
-		altSeen: make([]uint32, n), wSeen: make([]uint32, n), seen: make([]uint32, n),
-	}
+	return &scratch{alt: make([]acc, n), word: make([]acc, n), doc: make([]docAcc, n)}
 }
 
 // nameTerm is a term of the query and the strongest weight it has there.
@@ -581,60 +593,81 @@ func (ix *bm25Index) Search(ctx context.Context, queries []string, limit int) ([
 	}
 	sc := ix.pool.Get().(*scratch)
 	defer func() {
-		// seen is cleared here too: a query cancelled between words
-		// returns before the loop that clears it, and a stale mark would
-		// hide the tool from every later query on this scratch.
-		for _, d := range sc.touched {
-			sc.s[d], sc.n[d], sc.masks[d], sc.cov[d], sc.seen[d] = 0, 0, 0, 0, 0
+		// Every accumulator a query touched is cleared, seen included: a
+		// query cancelled between words returns before the final loop,
+		// and a stale mark would hide the tool from every later query on
+		// this scratch.
+		for _, d := range sc.touch {
+			sc.doc[d] = docAcc{}
 		}
-		sc.touched = sc.touched[:0]
+		sc.touch = sc.touch[:0]
 		ix.pool.Put(sc)
 	}()
+	nameW := float32(fieldSpecs[fName].weight)
 	for _, w := range words {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		sc.wgen++
 		if sc.wgen == 0 { // wrapped: a stamp from 2^32 words ago would match
-			clear(sc.wSeen)
+			for k := range sc.word {
+				sc.word[k].gen = 0
+			}
 			sc.wgen = 1
 		}
 		for _, a := range w.alts {
 			sc.agen++
 			if sc.agen == 0 {
-				clear(sc.altSeen)
+				for k := range sc.alt {
+					sc.alt[k].gen = 0
+				}
 				sc.agen = 1
+			}
+			if len(a.ids) == 1 {
+				// One term: its postings name each tool once, so the
+				// alternative's sums are the postings themselves.
+				for _, p := range ix.postings[a.ids[0]] {
+					y := &sc.word[p.doc]
+					if y.gen != sc.wgen {
+						*y = acc{gen: sc.wgen}
+						sc.wT = append(sc.wT, p.doc)
+					}
+					y.s = max(y.s, a.w*p.impact)
+					y.c = max(y.c, min(a.mass, a.w*(p.impact+nameW*p.nameIDF)))
+				}
+				continue
 			}
 			for _, id := range a.ids {
 				for _, p := range ix.postings[id] {
-					if sc.altSeen[p.doc] != sc.agen {
-						sc.altSeen[p.doc] = sc.agen
-						sc.altS[p.doc], sc.altC[p.doc] = 0, 0
+					x := &sc.alt[p.doc]
+					if x.gen != sc.agen {
+						*x = acc{gen: sc.agen}
 						sc.altT = append(sc.altT, p.doc)
 					}
-					sc.altS[p.doc] += a.w * p.impact
-					sc.altC[p.doc] += a.w * (p.impact + float32(fieldSpecs[fName].weight)*p.nameIDF)
+					x.s += a.w * p.impact
+					x.c += a.w * (p.impact + nameW*p.nameIDF)
 				}
 			}
 			for _, d := range sc.altT {
-				if sc.wSeen[d] != sc.wgen {
-					sc.wSeen[d] = sc.wgen
-					sc.wS[d], sc.wC[d] = 0, 0
+				x, y := &sc.alt[d], &sc.word[d]
+				if y.gen != sc.wgen {
+					*y = acc{gen: sc.wgen}
 					sc.wT = append(sc.wT, d)
 				}
-				sc.wS[d] = max(sc.wS[d], sc.altS[d])
-				sc.wC[d] = max(sc.wC[d], min(a.mass, sc.altC[d]))
+				y.s = max(y.s, x.s)
+				y.c = max(y.c, min(a.mass, x.c))
 			}
 			sc.altT = sc.altT[:0]
 		}
 		for _, d := range sc.wT {
-			if sc.seen[d] == 0 {
-				sc.seen[d] = 1
-				sc.touched = append(sc.touched, d)
+			y, z := &sc.word[d], &sc.doc[d]
+			if !z.seen {
+				z.seen = true
+				sc.touch = append(sc.touch, d)
 			}
-			sc.s[d] += sc.wS[d]
-			sc.cov[d] += sc.wC[d]
-			sc.masks[d] |= w.req
+			z.s += y.s
+			z.cov += y.c
+			z.mask |= w.req
 		}
 		sc.wT = sc.wT[:0]
 	}
@@ -643,30 +676,34 @@ func (ix *bm25Index) Search(ctx context.Context, queries []string, limit int) ([
 	for _, nt := range nameTerms(words) {
 		for _, p := range ix.postings[nt.id] {
 			if p.nameIDF > 0 {
-				sc.n[p.doc] += nt.w * p.nameIDF
+				sc.doc[p.doc].n += nt.w * p.nameIDF
 			}
 		}
 	}
-	for _, d := range sc.touched {
-		sc.seen[d] = 0
-		if t := ix.nameTot[d]; t > 0 && sc.n[d] > 0 {
-			m := min(sc.n[d], t)
-			sc.s[d] += float32(fieldSpecs[fName].weight) * m * m / t
+	inv := float32(0)
+	if mass > 0 {
+		inv = 1 / mass
+	}
+	for _, d := range sc.touch {
+		z := &sc.doc[d]
+		if t := ix.nameTot[d]; t > 0 && z.n > 0 {
+			m := min(z.n, t)
+			z.s += nameW * m * m / t
 		}
 		if mass > 0 {
-			sc.s[d] *= 1 - coverageShare + coverageShare*min(sc.cov[d]/mass, 1)
+			z.s *= 1 - coverageShare + coverageShare*min(z.cov*inv, 1)
 		}
 	}
 	// Keep the best limit: score descending, then doc id (= name) ascending.
 	top := make([]int32, 0, limit+1)
 	better := func(a, b int32) bool {
-		if sc.s[a] != sc.s[b] {
-			return sc.s[a] > sc.s[b]
+		if sa, sb := sc.doc[a].s, sc.doc[b].s; sa != sb {
+			return sa > sb
 		}
 		return a < b
 	}
-	for _, d := range sc.touched {
-		if sc.masks[d]&need != need || sc.s[d] <= 0 {
+	for _, d := range sc.touch {
+		if sc.doc[d].mask&need != need || sc.doc[d].s <= 0 {
 			continue
 		}
 		if len(top) == limit && !better(d, top[limit-1]) {
@@ -685,7 +722,7 @@ func (ix *bm25Index) Search(ctx context.Context, queries []string, limit int) ([
 	}
 	hits := make([]Hit, len(top))
 	for i, d := range top {
-		hits[i] = Hit{Name: ix.names[d], Score: float64(sc.s[d])}
+		hits[i] = Hit{Name: ix.names[d], Score: float64(sc.doc[d].s)}
 	}
 	return hits, nil
 }
