@@ -12,6 +12,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/toolshelf/toolshelf/internal/toolname"
+
 	"github.com/stretchr/testify/require"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/registry"
@@ -422,7 +424,7 @@ func FuzzCallID(f *testing.F) {
 	for _, seed := range []string{
 		"call_abc123", "toolu_01A09q90qw90lq917835lq9", "functions.Bash:0", "call_1|fc_1",
 		"chatcmpl-tool-8174c6dc1d3047b3953aa8f422063ddb", strings.Repeat("x", 65), "a b", "日本語",
-		"c2", wire.CallIDAlias("c2"), "", "\xff", `"quoted"\`,
+		"c2", toolname.CallIDAlias("c2"), "", "\xff", `"quoted"\`,
 	} {
 		for p := range uint8(len(fzProviders)) {
 			f.Add(seed, p)

@@ -8,12 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolshelf/toolshelf/internal/toolname"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request/requesttest"
-	"github.com/toolshelf/toolshelf/request/wire"
 )
 
 // manyTools is a snapshot of n small tools, t000 … t(n-1).
@@ -127,7 +128,7 @@ func TestCallIDs(t *testing.T) {
 			}
 			sent := tc.id
 			if tc.aliased {
-				sent = wire.CallIDAlias(tc.id)
+				sent = toolname.CallIDAlias(tc.id)
 				assert.NotContains(t, string(bodies[1]), jsonBody(tc.id), "the refused id is not sent")
 			}
 			assert.Equal(t, 2, strings.Count(string(bodies[1]), `"`+jsonBody(sent)+`"`), "the call and its result carry %q", sent)
@@ -153,7 +154,7 @@ func TestCallIDAliasCollision(t *testing.T) {
 	reg, _ := loadCatalogs(t, 0, githubFile)
 	s, err := NewSession(testConfig(reg.Snapshot(), Anthropic, githubPolicy(), nil))
 	require.NoError(t, err)
-	alias := wire.CallIDAlias("a.b")
+	alias := toolname.CallIDAlias("a.b")
 	_, err = s.BuildRequest(Turn{Messages: []Message{userMsg("hi"), {Role: RoleAssistant, ToolCalls: []ToolCall{
 		{ID: "a.b", Name: "mcp__github__get_me"}, {ID: alias, Name: "mcp__github__get_me"},
 	}}, result("a.b", "x"), result(alias, "y")}})

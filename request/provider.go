@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/toolshelf/toolshelf/internal/toolname"
+
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"github.com/toolshelf/toolshelf/internal/openai"
 	"github.com/toolshelf/toolshelf/request/wire"
@@ -51,7 +53,7 @@ type encoder interface {
 	// for no known limit.
 	maxTools() int
 	// callID returns call id id as it is sent: id itself when the
-	// provider accepts it, else its [wire.CallIDAlias]. It is a pure
+	// provider accepts it, else its [toolname.CallIDAlias]. It is a pure
 	// function of id, so a call and its result, encoded on different
 	// turns or after a restore, carry the same bytes.
 	callID(id string) string
@@ -311,11 +313,11 @@ func (responsesEncoder) maxTools() int { return 0 }
 
 func (anthropicEncoder) maxTools() int { return 0 }
 
-func (chatEncoder) callID(id string) string { return sentCallID(id, wire.ChatCallIDOK) }
+func (chatEncoder) callID(id string) string { return sentCallID(id, toolname.ChatCallIDOK) }
 
-func (responsesEncoder) callID(id string) string { return sentCallID(id, wire.ResponsesCallIDOK) }
+func (responsesEncoder) callID(id string) string { return sentCallID(id, toolname.ResponsesCallIDOK) }
 
-func (anthropicEncoder) callID(id string) string { return sentCallID(id, wire.AnthropicCallIDOK) }
+func (anthropicEncoder) callID(id string) string { return sentCallID(id, toolname.AnthropicCallIDOK) }
 
 // sentCallID returns id when the provider's rule ok accepts it, else its
 // alias.
@@ -323,7 +325,7 @@ func sentCallID(id string, ok func(string) bool) string {
 	if ok(id) {
 		return id
 	}
-	return wire.CallIDAlias(id)
+	return toolname.CallIDAlias(id)
 }
 
 func (chatEncoder) decodeReply(body []byte) (Reply, error) { return decodeChat(body) }

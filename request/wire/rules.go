@@ -372,11 +372,11 @@ func (c *checker) callName(raw json.RawMessage, path string) {
 // against the provider's rule.
 func (c *checker) callID(id, path string) {
 	switch {
-	case c.provider == OpenAIChat && !ChatCallIDOK(id):
-		c.add("call-id", path, "%.80q: %d characters, the limit is %d", id, utf8.RuneCountInString(id), MaxChatCallID)
-	case c.provider == OpenAIResponses && !ResponsesCallIDOK(id):
-		c.add("call-id", path, "%.80q: %d characters, the limit is %d", id, utf8.RuneCountInString(id), MaxResponsesCallID)
-	case c.provider == Anthropic && !AnthropicCallIDOK(id):
+	case c.provider == OpenAIChat && !toolname.ChatCallIDOK(id):
+		c.add("call-id", path, "%.80q: %d characters, the limit is %d", id, utf8.RuneCountInString(id), toolname.MaxChatCallID)
+	case c.provider == OpenAIResponses && !toolname.ResponsesCallIDOK(id):
+		c.add("call-id", path, "%.80q: %d characters, the limit is %d", id, utf8.RuneCountInString(id), toolname.MaxResponsesCallID)
+	case c.provider == Anthropic && !toolname.AnthropicCallIDOK(id):
 		c.add("call-id", path, "%.80q must match ^[a-zA-Z0-9_-]+$", id)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolshelf/toolshelf/internal/toolname"
+
 	"github.com/stretchr/testify/assert"
 )
 
@@ -33,8 +35,8 @@ func TestCheck(t *testing.T) {
 	anthropicCall := func(call, result string) string {
 		return `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]},{"role":"assistant","content":[{"type":"tool_use","id":"` + call + `","name":"a","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + result + `","content":"x"}]}]}`
 	}
-	id40, id41 := strings.Repeat("i", MaxChatCallID), strings.Repeat("i", MaxChatCallID+1)
-	id64, id65 := strings.Repeat("i", MaxResponsesCallID), strings.Repeat("i", MaxResponsesCallID+1)
+	id40, id41 := strings.Repeat("i", toolname.MaxChatCallID), strings.Repeat("i", toolname.MaxChatCallID+1)
+	id64, id65 := strings.Repeat("i", toolname.MaxResponsesCallID), strings.Repeat("i", toolname.MaxResponsesCallID+1)
 	tests := []struct {
 		name, provider, body string
 		rule                 string // "" means no violation
@@ -74,7 +76,7 @@ func TestCheck(t *testing.T) {
 		{"anthropic long id", Anthropic, anthropicCall(id65+"-_Z9", id65+"-_Z9"), "", ""},
 		{"anthropic dotted id", Anthropic, anthropicCall("functions.Bash:0", "functions.Bash:0"), "call-id", "messages[1].content[0].id"},
 		{"anthropic piped result id", Anthropic, anthropicCall("c1", "call_1|fc_1"), "call-id", "messages[2].content[0].tool_use_id"},
-		{"alias on every provider", Anthropic, anthropicCall(CallIDAlias("call_1|fc_1"), CallIDAlias("call_1|fc_1")), "", ""},
+		{"alias on every provider", Anthropic, anthropicCall(toolname.CallIDAlias("call_1|fc_1"), toolname.CallIDAlias("call_1|fc_1")), "", ""},
 		{"not json", Anthropic, `{`, "json", ""},
 	}
 	for _, tc := range tests {
@@ -125,22 +127,4 @@ func FuzzCheck(f *testing.F) {
 			t.Fatalf("no violation for a body that is not JSON")
 		}
 	})
-}
-
-// TestCallIDAlias: the alias of any id passes every provider's rule, is a
-// pure function of the id, and tells apart ids that read alike.
-func TestCallIDAlias(t *testing.T) {
-	ids := []string{"a.b", "a|b", "a_b", "functions.Bash:0", "call_abc|fc_def", strings.Repeat("x", 200), "日本語", "\x00", " "}
-	seen := map[string]string{}
-	for _, id := range ids {
-		a := CallIDAlias(id)
-		assert.Equal(t, a, CallIDAlias(id), "deterministic")
-		assert.True(t, ChatCallIDOK(a) && ResponsesCallIDOK(a) && AnthropicCallIDOK(a), "%q -> %q", id, a)
-		assert.LessOrEqual(t, len(a), MaxChatCallID)
-		if prev, ok := seen[a]; ok {
-			t.Errorf("%q and %q share alias %q", prev, id, a)
-		}
-		seen[a] = id
-	}
-	assert.Equal(t, "functions_Bash_0_", CallIDAlias("functions.Bash:0")[:17], "the readable part keeps the id's characters")
 }
