@@ -1,14 +1,13 @@
 package cedict
 
 import (
-	"bytes"
-	"compress/gzip"
 	_ "embed"
 	"fmt"
-	"io"
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/toolshelf/toolshelf/internal/gztext"
 )
 
 //go:embed data/cedict-en.txt.gz
@@ -48,16 +47,10 @@ func MaxRunes() int {
 
 // parse reads the gzipped table written by internal/gen.
 func parse(gz []byte) (*table, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	text, err := gztext.Gunzip(gz, 2300<<10)
 	if err != nil {
-		return nil, fmt.Errorf("gunzip: %w", err)
+		return nil, err
 	}
-	var sb strings.Builder
-	sb.Grow(2300 << 10)
-	if _, err := io.Copy(&sb, zr); err != nil {
-		return nil, fmt.Errorf("gunzip: %w", err)
-	}
-	text := sb.String()
 	nLines, nTrans := 0, 0
 	for line := range strings.Lines(text) {
 		if !strings.HasPrefix(line, "#") {

@@ -1,15 +1,14 @@
 package lexicon
 
 import (
-	"bytes"
 	"cmp"
-	"compress/gzip"
 	_ "embed"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/toolshelf/toolshelf/internal/gztext"
 
 	"github.com/toolshelf/toolshelf/internal/stem"
 )
@@ -140,16 +139,10 @@ func index(es []entry) map[string][]Relation {
 
 // parse reads the gzipped relation file written by internal/gen.
 func parse(gz []byte) (*tables, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	text, err := gztext.Gunzip(gz, 2<<20)
 	if err != nil {
-		return nil, fmt.Errorf("gunzip: %w", err)
+		return nil, err
 	}
-	var sb strings.Builder
-	sb.Grow(2 << 20)
-	if _, err := io.Copy(&sb, zr); err != nil {
-		return nil, fmt.Errorf("gunzip: %w", err)
-	}
-	text := sb.String()
 
 	// Count first so the relations live in one array the entries slice.
 	nLines, nRels := 0, 0

@@ -1,14 +1,13 @@
 package neighbours
 
 import (
-	"bytes"
-	"compress/gzip"
 	_ "embed"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/toolshelf/toolshelf/internal/gztext"
 
 	"github.com/toolshelf/toolshelf/internal/stem"
 )
@@ -61,16 +60,10 @@ func OfStem(s string) []Neighbour {
 // parse reads the gzipped neighbour file written by internal/gen: after
 // comment lines, one line per word, most frequent first.
 func parse(gz []byte) (*tables, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	text, err := gztext.Gunzip(gz, 4<<20)
 	if err != nil {
-		return nil, fmt.Errorf("gunzip: %w", err)
+		return nil, err
 	}
-	var sb strings.Builder
-	sb.Grow(4 << 20)
-	if _, err := io.Copy(&sb, zr); err != nil {
-		return nil, fmt.Errorf("gunzip: %w", err)
-	}
-	text := sb.String()
 
 	nLines, nNb := 0, 0
 	for line := range strings.Lines(text) {

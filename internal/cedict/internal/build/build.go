@@ -17,6 +17,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/toolshelf/toolshelf/internal/gztext"
 )
 
 // Options are the generator's choices; every one is general, none was
@@ -307,17 +309,4 @@ func gloss(g string, maxWords int) (string, bool) {
 
 // Gzip compresses text at the best level with a zero header (no name, no
 // time), so the embedded file is a function of the source alone.
-func Gzip(text []byte) ([]byte, error) {
-	var buf bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := zw.Write(text); err != nil {
-		return nil, err
-	}
-	if err := zw.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
+func Gzip(text []byte) ([]byte, error) { return gztext.Gzip(text) }

@@ -8,11 +8,11 @@
 package main
 
 import (
-	"bytes"
-	"compress/gzip"
 	"flag"
 	"fmt"
 	"os"
+
+	"github.com/toolshelf/toolshelf/internal/gztext"
 
 	"github.com/toolshelf/toolshelf/internal/lexicon/internal/wordnet"
 )
@@ -35,18 +35,9 @@ func run(dir, out string, opt wordnet.Options) error {
 	if err != nil {
 		return err
 	}
-	// A zero gzip header (no name, no time) keeps the output a function
-	// of the input alone.
-	var buf bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	gz, err := gztext.Gzip(text)
 	if err != nil {
 		return err
 	}
-	if _, err := zw.Write(text); err != nil {
-		return err
-	}
-	if err := zw.Close(); err != nil {
-		return err
-	}
-	return os.WriteFile(out, buf.Bytes(), 0o644)
+	return os.WriteFile(out, gz, 0o644)
 }

@@ -8,7 +8,6 @@ package glove
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -23,6 +22,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/toolshelf/toolshelf/internal/gztext"
 
 	"github.com/toolshelf/toolshelf/internal/stem"
 )
@@ -389,17 +390,4 @@ func StopWords(textGo string) (map[string]bool, error) {
 
 // Gzip compresses text with a zero header (no name, no time), so the
 // output is a function of the input alone.
-func Gzip(text []byte) ([]byte, error) {
-	var buf bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := zw.Write(text); err != nil {
-		return nil, err
-	}
-	if err := zw.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
+func Gzip(text []byte) ([]byte, error) { return gztext.Gzip(text) }
