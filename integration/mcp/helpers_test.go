@@ -24,6 +24,22 @@ type fakeServer struct {
 	mu       sync.Mutex
 	server   *sdk.Server
 	sessions []*sdk.ServerSession
+	conns    []sdk.Connection // the server side of each live connection
+}
+
+// recording is a server transport that keeps the connection it makes, so
+// that drop can cut it as a crash would.
+type recording struct {
+	sdk.Transport
+	f *fakeServer
+}
+
+func (r recording) Connect(ctx context.Context) (sdk.Connection, error) {
+	c, err := r.Transport.Connect(ctx)
+	if err == nil {
+		r.f.conns = append(r.f.conns, c) // under f.mu: transport() holds it
+	}
+	return c, err
 }
 
 // echoTool answers "<name>: <arguments>".
@@ -53,7 +69,7 @@ func (f *fakeServer) transport() sdk.Transport {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	ct, st := sdk.NewInMemoryTransports()
-	ss, err := f.server.Connect(context.Background(), st, nil)
+	ss, err := f.server.Connect(context.Background(), recording{st, f}, nil)
 	if err != nil {
 		panic(fmt.Sprintf("fake server connect: %v", err))
 	}
@@ -68,12 +84,21 @@ func (f *fakeServer) swap(s *sdk.Server) {
 	f.server = s
 }
 
-// drop closes every live server-side session.
+// drop closes every live server-side session, as a crashed server would:
+// the connection first, then the session. Closing only the session can
+// hang in go-sdk v1.8.0 when the client's implicit subscriptions/listen
+// request arrives while Close runs (Close cancels the listens it has seen,
+// then waits for every in-flight handler, and a listen that came after
+// parks until its context ends); a closed connection cancels every
+// in-flight handler.
 func (f *fakeServer) drop() {
 	f.mu.Lock()
-	ss := f.sessions
-	f.sessions = nil
+	ss, cs := f.sessions, f.conns
+	f.sessions, f.conns = nil, nil
 	f.mu.Unlock()
+	for _, c := range cs {
+		_ = c.Close()
+	}
 	for _, s := range ss {
 		_ = s.Close()
 	}
