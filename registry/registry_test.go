@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -9,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -292,4 +294,35 @@ func TestMCPAlias(t *testing.T) {
 	assert.True(t, strings.HasPrefix(got, MCPPrefix+group+"__pull"), got)
 	assert.NotEqual(t, Alias("a.b"), Alias("a,b"))
 	assert.Equal(t, Alias("a.b"), Alias("a.b"))
+}
+
+// TestSchemaGetsObjectType: a schema without "type" (allowed by JSON
+// Schema, refused by every provider for a tool) is registered with
+// "type":"object" written in, in the bytes sent and in the parsed schema;
+// a schema built in Go is copied, not modified; a type list is refused.
+func TestSchemaGetsObjectType(t *testing.T) {
+	r := New(nil)
+	built := &jsonschema.Schema{Properties: map[string]*jsonschema.Schema{"q": {Type: "string"}}}
+	require.NoError(t, r.Register(
+		Tool{Name: "untyped", RawSchema: json.RawMessage(`{"properties": {"q": {"type": "string"}}}`)},
+		Tool{Name: "empty", RawSchema: json.RawMessage(`{}`)},
+		Tool{Name: "typed", RawSchema: json.RawMessage(`{"properties":{},"type":"object"}`)},
+		Tool{Name: "built", InputSchema: built},
+	))
+	snap := r.Snapshot()
+	for name, want := range map[string]string{
+		"untyped": `{"type":"object","properties":{"q":{"type":"string"}}}`,
+		"empty":   `{"type":"object"}`,
+		"typed":   `{"properties":{},"type":"object"}`,
+		"built":   `{"type":"object","properties":{"q":{"type":"string"}}}`,
+	} {
+		tool, ok := snap.Tool(name)
+		require.True(t, ok, name)
+		assert.Equal(t, want, string(tool.ModelSchema()), name)
+		assert.Equal(t, "object", tool.InputSchema.Type, name)
+	}
+	assert.Empty(t, built.Type, "the caller's schema is not modified")
+	err := r.Register(Tool{Name: "nullable", RawSchema: json.RawMessage(`{"type":["object","null"]}`)})
+	require.ErrorIs(t, err, ErrInvalidSchema)
+	assert.Contains(t, err.Error(), `must be "object"`)
 }

@@ -237,8 +237,23 @@ func (t Tool) normalize(maxBytes int, bound string) (Tool, error) {
 		}
 		t.InputSchema = s
 	}
+	if len(t.InputSchema.Types) > 0 {
+		return t, fmt.Errorf("%w: tool %q: the schema's type must be \"object\", got %q", ErrInvalidSchema, t.Name, t.InputSchema.Types)
+	}
 	if t.InputSchema.Type != "" && t.InputSchema.Type != "object" {
 		return t, fmt.Errorf("%w: tool %q: the schema's type must be \"object\", got %q", ErrInvalidSchema, t.Name, t.InputSchema.Type)
+	}
+	if t.InputSchema.Type == "" {
+		// Every provider refuses a tool schema without "type": "object"
+		// (OpenAI: schema must be a JSON Schema of 'type: "object"', got
+		// 'type: "None"'; Anthropic: input_schema.type: Field required),
+		// and a tool's arguments are an object whatever the schema says:
+		// the type is written in, in the bytes and in a copy of the
+		// schema (the caller's is not modified).
+		t.RawSchema = withObjectType(t.RawSchema)
+		s := *t.InputSchema
+		s.Type = "object"
+		t.InputSchema = &s
 	}
 	// Defaults are not validated here: real catalogs hold defaults of the
 	// wrong type (bfcl's cellbio_get_proteins); package execute answers
@@ -266,6 +281,19 @@ func (t Tool) normalize(maxBytes int, bound string) (Tool, error) {
 		t.Annotations = &a
 	}
 	return t, nil
+}
+
+// withObjectType returns the compact object schema raw with "type":"object"
+// as its first member.
+func withObjectType(raw json.RawMessage) json.RawMessage {
+	const member = `"type":"object"`
+	out := make(json.RawMessage, 0, len(raw)+len(member)+1)
+	out = append(out, '{')
+	out = append(out, member...)
+	if rest := raw[1:]; len(rest) > 0 && rest[0] != '}' {
+		out = append(out, ',')
+	}
+	return append(out, raw[1:]...)
 }
 
 // Aliased reports whether t's exposed name is an alias of the server's own

@@ -181,6 +181,11 @@ func freeze(cfg *Config, view deferral.View) (*Frozen, error) {
 			FrozenTool{Name: st.Name, Description: st.Description, Schema: jsonx.AppendCompact(nil, st.ModelSchema())},
 			FrozenTool{Name: et.Name, Description: et.Description, Schema: jsonx.AppendCompact(nil, et.ModelSchema())})
 	}
+	if enc, ok := encoderFor(cfg.Provider); ok {
+		for i := range f.tools {
+			f.tools[i].Schema = enc.toolSchema(f.tools[i].Schema)
+		}
+	}
 	for _, t := range f.tools {
 		if !utf8.ValidString(t.Description) {
 			return nil, fmt.Errorf("%w: tool %q: rendered description is not valid UTF-8", ErrConfig, t.Name)

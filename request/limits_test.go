@@ -223,3 +223,28 @@ func BenchmarkCallIDTurn(b *testing.B) {
 		b.ReportMetric(float64(ta)/float64(tv), "aliased/valid")
 	})
 }
+
+// Anthropic refuses oneOf, anyOf and allOf at the top of input_schema, and
+// one such tool fails every request: the tool is sent without them there
+// (and only there), and every body passes the rule book. A schema without
+// a type is sent with "type":"object" on every provider.
+func TestToolSchemaRules(t *testing.T) {
+	reg := registry.New(nil)
+	require.NoError(t, reg.Register(
+		registry.Tool{Name: "either", Description: "Needs a path or an id.", RawSchema: json.RawMessage(
+			`{"type":"object","properties":{"path":{"type":"string"},"id":{"type":"string"}},"anyOf":[{"required":["path"]},{"required":["id"]}]}`)},
+		registry.Tool{Name: "untyped", Description: "No type.", RawSchema: json.RawMessage(`{"properties":{"q":{"type":"string"}}}`)},
+	))
+	for _, p := range []Provider{OpenAIChat, OpenAIResponses, Anthropic} {
+		t.Run(string(p), func(t *testing.T) {
+			s, err := NewSession(testConfig(reg.Snapshot(), p, &deferral.Policy{}, nil))
+			require.NoError(t, err)
+			body, err := s.BuildRequest(Turn{Messages: []Message{userMsg("hi")}})
+			require.NoError(t, err)
+			requesttest.CheckProviderRules(t, p, body)
+			assert.Contains(t, string(body), `{"type":"object","properties":{"q":{"type":"string"}}}`)
+			hasAnyOf := strings.Contains(string(body), `"anyOf":[{"required":["path"]}`)
+			assert.Equal(t, p != Anthropic, hasAnyOf, "the top-level anyOf is left out on Anthropic only")
+		})
+	}
+}

@@ -52,6 +52,10 @@ type encoder interface {
 	// maxTools is the most entries the provider accepts in tools[], or 0
 	// for no known limit.
 	maxTools() int
+	// toolSchema returns a tool's compact input schema as the provider
+	// accepts it in tools[] (see [wire.Rules]); the dispatcher still
+	// validates calls against the full schema.
+	toolSchema(schema []byte) []byte
 	// callID returns call id id as it is sent: id itself when the
 	// provider accepts it, else its [toolname.CallIDAlias]. It is a pure
 	// function of id, so a call and its result, encoded on different
@@ -307,6 +311,19 @@ func (anthropicEncoder) checkRules(cfg *Config) error {
 }
 
 func (chatEncoder) maxTools() int { return wire.MaxChatTools }
+
+func (chatEncoder) toolSchema(schema []byte) []byte { return schema }
+
+func (responsesEncoder) toolSchema(schema []byte) []byte { return schema }
+
+// Anthropic refuses oneOf, anyOf and allOf at the top of input_schema
+// ("input_schema does not support oneOf, allOf, or anyOf at the top
+// level"), and one such tool fails every request: the model sees the
+// schema without them, and a call that breaks them is refused by the
+// dispatcher's validation against the full schema, with the reason.
+func (anthropicEncoder) toolSchema(schema []byte) []byte {
+	return jsonx.WithoutMembers(schema, "allOf", "anyOf", "oneOf")
+}
 
 // The Responses API has no tools[] limit on record: see docs/providers.md.
 func (responsesEncoder) maxTools() int { return 0 }

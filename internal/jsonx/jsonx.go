@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -140,6 +141,18 @@ func Get(ms []Member, key string) json.RawMessage {
 		}
 	}
 	return nil
+}
+
+// WithoutMembers returns the JSON object obj without its top-level members
+// named keys, compacted; obj itself when it has none of them or is not an
+// object.
+func WithoutMembers(obj []byte, keys ...string) []byte {
+	ms, err := Members(obj)
+	drop := func(m Member) bool { return slices.Contains(keys, m.Key) }
+	if err != nil || !slices.ContainsFunc(ms, drop) {
+		return obj
+	}
+	return AppendObject(nil, slices.DeleteFunc(ms, drop))
 }
 
 // AppendObject appends members as a compact JSON object, in the given order.

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -65,6 +66,10 @@ var rules = []Rule{
 	{"unique-names", OpenAIChat, "tools[].function.name", "each name once",
 		"(a call names its tool; two tools of one name cannot be told apart)", "https://platform.openai.com/docs/guides/function-calling",
 		"The registry refuses duplicate names; aliases carry a hash of the full name."},
+	{"schema-object", OpenAIChat, "tools[].function.parameters", `a JSON Schema object of "type": "object" (or no parameters at all)`,
+		`Invalid schema for function 'json': schema must be a JSON Schema of 'type: "object"', got 'type: "None"'.`,
+		"https://github.com/browserbase/stagehand/issues/1159",
+		`The registry writes "type":"object" into a tool schema that has no type (its arguments are an object whatever the schema says) and refuses any other type or a type list.`},
 	{"tool-count", OpenAIChat, "tools[]", "≤ 128 tools",
 		"Invalid 'tools': array too long. Expected an array with maximum length 128, but got an array with length 325 instead. (array_above_max_length, param tools — the same text in reports from 2024 to 2026, at lengths down to 129; the API reference said \"A max of 128 functions are supported\")",
 		"https://github.com/vishalmysore/Tools4AI/issues/16",
@@ -104,6 +109,10 @@ var rules = []Rule{
 		"Only gpt-5.4 and later models support tool_search.",
 		"https://developers.openai.com/api/docs/guides/tools",
 		"NewSession refuses Native tool search for other models (ErrConfig naming Config.Model); Portable tool_search works on every model."},
+	{"schema-object", OpenAIResponses, "tools[].parameters", `a JSON Schema object of "type": "object" (or no parameters at all)`,
+		`schema must be a JSON Schema of 'type: "object"', got 'type: "None"' (reported for Chat Completions; Responses validates function parameters the same way)`,
+		"https://github.com/browserbase/stagehand/issues/1159",
+		`As for Chat Completions: the registry writes "type":"object" into a schema without a type.`},
 	{"call-id", OpenAIResponses, "input[].call_id (function_call, function_call_output)", "≤ 64 characters",
 		"Invalid 'input[95].call_id': string too long. Expected a string with maximum length 64, but got a string with length 116 instead. (string_above_max_length; the same text from Azure's Responses API in openai/codex#14355)",
 		"https://github.com/AnswerDotAI/fastllm/issues/45",
@@ -135,6 +144,14 @@ var rules = []Rule{
 		"text content blocks must contain non-whitespace text",
 		"https://github.com/home-assistant/core/issues/175637",
 		"Whitespace-only assistant text is left out next to tool calls, and sent as the placeholder when it is all the message has; empty or whitespace-only host blocks and system items are refused."},
+	{"schema-object", Anthropic, "tools[].input_schema", `required, with "type": "object"`,
+		"tools.N.custom.input_schema.type: Field required",
+		"https://github.com/marianfoo/mcp-sap-docs/pull/51",
+		`Every tool is sent with its input_schema; the registry writes "type":"object" into a schema without a type.`},
+	{"schema-top-level", Anthropic, "tools[].input_schema", "no oneOf, anyOf or allOf at the top",
+		"tools.N.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf at the top level (one such tool fails every request)",
+		"https://github.com/anthropics/claude-code/issues/5973",
+		"The tool is sent without those top-level keywords; the dispatcher still validates every call against the full schema and answers a call that breaks them with the reason."},
 	{"call-id", Anthropic, "messages[].content[] tool_use.id, tool_result.tool_use_id", "^[a-zA-Z0-9_-]+$",
 		"messages.N.content.M.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$' (many reports of ids replayed from other providers: \"functions.Bash:0\", ids with | or .)",
 		"https://github.com/maximhq/bifrost/issues/5097",
@@ -289,6 +306,7 @@ func (c *checker) tools(req map[string]json.RawMessage) {
 		} else {
 			seen[name] = i
 		}
+		c.toolSchema(fn, at, name)
 		d, ok := str(fn["description"])
 		if c.provider != Anthropic && ok && utf8.RuneCountInString(d) > MaxDescription {
 			c.add("description-length", descPath, "%q: %d characters, the limit is %d", name, utf8.RuneCountInString(d), MaxDescription)
@@ -300,6 +318,39 @@ func (c *checker) tools(req map[string]json.RawMessage) {
 		}
 		if c.provider != Anthropic && bytes.Equal(fn["strict"], []byte("true")) && !openai.StrictCompatible(fn["parameters"]) {
 			c.add("strict-explicit", at+".strict", "%q: strict is true but the schema is not strict-compatible as it stands", name)
+		}
+	}
+}
+
+// toolSchema checks the input schema of function tool fn at path at: an
+// object schema of type "object" (OpenAI may leave parameters out;
+// Anthropic needs input_schema), and for Anthropic no allOf, anyOf or
+// oneOf at its top.
+func (c *checker) toolSchema(fn map[string]json.RawMessage, at, name string) {
+	key, path := "parameters", at+".parameters"
+	switch c.provider {
+	case OpenAIChat:
+		path = at + ".function.parameters"
+	case Anthropic:
+		key, path = "input_schema", at+".input_schema"
+	}
+	raw, ok := fn[key]
+	if !ok {
+		if c.provider == Anthropic {
+			c.add("schema-object", path, "%q: input_schema is missing", name)
+		}
+		return
+	}
+	schema := object(raw)
+	if typ, _ := str(schema["type"]); typ != "object" {
+		c.add("schema-object", path, "%q: the schema's type must be \"object\", got %.40s", name, cmp.Or(string(schema["type"]), "none"))
+	}
+	if c.provider != Anthropic {
+		return
+	}
+	for _, k := range []string{"allOf", "anyOf", "oneOf"} {
+		if _, ok := schema[k]; ok {
+			c.add("schema-top-level", path+"."+k, "%q: input_schema does not support oneOf, allOf, or anyOf at the top level", name)
 		}
 	}
 }

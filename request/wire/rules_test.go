@@ -24,7 +24,7 @@ func TestCheck(t *testing.T) {
 		return `{"model":"m","tools":[` + b.String() + `],"` + list + `":[]}`
 	}
 	chatTools := func(n int) string {
-		return tools(n, `{"type":"function","function":{"name":"t%d","description":"d","parameters":{}}}`, "messages")
+		return tools(n, `{"type":"function","function":{"name":"t%d","description":"d","parameters":{"type":"object"}}}`, "messages")
 	}
 	chatCall := func(call, result string) string {
 		return `{"model":"m","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":null,"tool_calls":[{"id":"` + call + `","type":"function","function":{"name":"a","arguments":"{}"}}]},{"role":"tool","tool_call_id":"` + result + `","content":"x"}]}`
@@ -42,7 +42,7 @@ func TestCheck(t *testing.T) {
 		rule                 string // "" means no violation
 		path                 string
 	}{
-		{"chat ok", OpenAIChat, `{"model":"m","tools":[{"type":"function","function":{"name":"a","description":"d","parameters":{}}}],"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"a","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":""}]}`, "", ""},
+		{"chat ok", OpenAIChat, `{"model":"m","tools":[{"type":"function","function":{"name":"a","description":"d","parameters":{"type":"object"}}}],"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"a","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":""}]}`, "", ""},
 		{"chat description", OpenAIChat, `{"model":"m","tools":[{"type":"function","function":{"name":"a","description":"` + long + `"}}],"messages":[]}`, "description-length", "tools[0].function.description"},
 		{"chat description in runes", OpenAIChat, `{"model":"m","tools":[{"type":"function","function":{"name":"a","description":"` + strings.Repeat("é", MaxDescription) + `"}}],"messages":[]}`, "", ""},
 		{"chat dotted name", OpenAIChat, `{"model":"m","tools":[{"type":"function","function":{"name":"a.b","description":"d"}}],"messages":[]}`, "tool-name", "tools[0].function.name"},
@@ -50,8 +50,8 @@ func TestCheck(t *testing.T) {
 		{"chat duplicate", OpenAIChat, `{"model":"m","tools":[{"type":"function","function":{"name":"a"}},{"type":"function","function":{"name":"a"}}],"messages":[]}`, "unique-names", "tools[1].function.name"},
 		{"chat unanswered", OpenAIChat, `{"model":"m","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"a","arguments":"{}"}}]}]}`, "calls-answered", "messages[1].tool_calls[0]"},
 		{"chat empty failure", OpenAIChat, `{"model":"m","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"a","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":"Error: "}]}`, "empty-error-result", "messages[2].content"},
-		{"responses ok", OpenAIResponses, `{"model":"m","tools":[{"type":"function","name":"a","description":"d","parameters":{},"strict":false}],"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]},{"role":"assistant","content":"ok"},{"type":"function_call","call_id":"c1","name":"a","arguments":"{}"},{"type":"function_call_output","call_id":"c1","output":"x"}]}`, "", ""},
-		{"responses strict missing", OpenAIResponses, `{"model":"m","tools":[{"type":"function","name":"a","description":"d","parameters":{}}],"input":[]}`, "strict-explicit", "tools[0].strict"},
+		{"responses ok", OpenAIResponses, `{"model":"m","tools":[{"type":"function","name":"a","description":"d","parameters":{"type":"object"},"strict":false}],"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]},{"role":"assistant","content":"ok"},{"type":"function_call","call_id":"c1","name":"a","arguments":"{}"},{"type":"function_call_output","call_id":"c1","output":"x"}]}`, "", ""},
+		{"responses strict missing", OpenAIResponses, `{"model":"m","tools":[{"type":"function","name":"a","description":"d","parameters":{"type":"object"}}],"input":[]}`, "strict-explicit", "tools[0].strict"},
 		{"responses strict true, open schema", OpenAIResponses, `{"model":"m","tools":[{"type":"function","name":"a","description":"d","parameters":{"type":"object","properties":{"x":{}}},"strict":true}],"input":[]}`, "strict-explicit", "tools[0].strict"},
 		{"chat strict true, open schema", OpenAIChat, `{"model":"m","tools":[{"type":"function","function":{"name":"a","parameters":{"type":"object"},"strict":true}}],"messages":[]}`, "strict-explicit", "tools[0].strict"},
 		{"responses description", OpenAIResponses, `{"model":"m","tools":[{"type":"function","name":"a","description":"` + long + `","strict":false}],"input":[]}`, "description-length", "tools[0].description"},
@@ -59,7 +59,7 @@ func TestCheck(t *testing.T) {
 		{"responses native old model", OpenAIResponses, `{"model":"gpt-4o","tools":[{"type":"tool_search"}],"input":[]}`, "native-tool-search", "tools[0]"},
 		{"responses native new model", OpenAIResponses, `{"model":"gpt-5.4-mini","tools":[{"type":"tool_search"}],"input":[]}`, "", ""},
 		{"responses unanswered", OpenAIResponses, `{"model":"m","input":[{"type":"function_call","call_id":"c1","name":"a","arguments":"{}"}]}`, "calls-answered", "input[0]"},
-		{"anthropic ok", Anthropic, `{"model":"m","max_tokens":1024,"system":[{"type":"text","text":"s"}],"tools":[{"name":"a","description":"` + long + `","input_schema":{}},{"type":"tool_search_tool_bm25_20251119","name":"tool_search_tool_bm25"}],"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]},{"role":"assistant","content":[{"type":"tool_use","id":"c1","name":"a","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":"no","is_error":true}]}]}`, "", ""},
+		{"anthropic ok", Anthropic, `{"model":"m","max_tokens":1024,"system":[{"type":"text","text":"s"}],"tools":[{"name":"a","description":"` + long + `","input_schema":{"type":"object"}},{"type":"tool_search_tool_bm25_20251119","name":"tool_search_tool_bm25"}],"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]},{"role":"assistant","content":[{"type":"tool_use","id":"c1","name":"a","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":"no","is_error":true}]}]}`, "", ""},
 		{"anthropic max_tokens", Anthropic, `{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}]}`, "max-tokens", "max_tokens"},
 		{"anthropic empty error", Anthropic, `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]},{"role":"assistant","content":[{"type":"tool_use","id":"c1","name":"a","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":" ","is_error":true}]}]}`, "error-result-content", "messages[2].content[0].content"},
 		{"anthropic whitespace text", Anthropic, `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]},{"role":"assistant","content":[{"type":"text","text":" \n"}]}]}`, "whitespace-text", "messages[1].content[0].text"},
@@ -69,7 +69,13 @@ func TestCheck(t *testing.T) {
 		{"chat call id of 40", OpenAIChat, chatCall(id40, id40), "", ""},
 		{"chat call id of 41", OpenAIChat, chatCall(id41, id41), "call-id", "messages[1].tool_calls[0].id"},
 		{"chat result id of 41", OpenAIChat, chatCall("c1", id41), "call-id", "messages[2].tool_call_id"},
-		{"responses 129 tools", OpenAIResponses, tools(MaxChatTools+1, `{"type":"function","name":"t%d","description":"d","parameters":{},"strict":false}`, "input"), "", ""},
+		{"chat parameters without type", OpenAIChat, `{"model":"m","tools":[{"type":"function","function":{"name":"a","parameters":{"properties":{}}}}],"messages":[]}`, "schema-object", "tools[0].function.parameters"},
+		{"chat without parameters", OpenAIChat, `{"model":"m","tools":[{"type":"function","function":{"name":"a"}}],"messages":[]}`, "", ""},
+		{"responses parameters of another type", OpenAIResponses, `{"model":"m","tools":[{"type":"function","name":"a","parameters":{"type":"array"},"strict":false}],"input":[]}`, "schema-object", "tools[0].parameters"},
+		{"anthropic without input_schema", Anthropic, `{"model":"m","max_tokens":1,"tools":[{"name":"a"}],"messages":[]}`, "schema-object", "tools[0].input_schema"},
+		{"anthropic top-level anyOf", Anthropic, `{"model":"m","max_tokens":1,"tools":[{"name":"a","input_schema":{"type":"object","anyOf":[{"required":["x"]}]}}],"messages":[]}`, "schema-top-level", "tools[0].input_schema.anyOf"},
+		{"anthropic nested anyOf", Anthropic, `{"model":"m","max_tokens":1,"tools":[{"name":"a","input_schema":{"type":"object","properties":{"x":{"anyOf":[{"type":"string"}]}}}}],"messages":[]}`, "", ""},
+		{"responses 129 tools", OpenAIResponses, tools(MaxChatTools+1, `{"type":"function","name":"t%d","description":"d","parameters":{"type":"object"},"strict":false}`, "input"), "", ""},
 		{"responses call_id of 64", OpenAIResponses, responsesCall(id64, id64), "", ""},
 		{"responses call_id of 65", OpenAIResponses, responsesCall(id65, id65), "call-id", "input[0].call_id"},
 		{"responses output call_id of 65", OpenAIResponses, responsesCall("c1", id65), "call-id", "input[1].call_id"},
