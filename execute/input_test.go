@@ -10,7 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
+	"github.com/toolshelf/toolshelf/execute/executetest"
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/search"
 )
 
 // Every malformed call is a model-facing error that shows a correct call;
@@ -154,4 +156,32 @@ func TestDefaultsAndPassThrough(t *testing.T) {
 	r = d.Call(context.Background(), s, "Read", json.RawMessage(raw))
 	require.False(t, r.IsError, r.Text)
 	assert.Equal(t, raw, e.c.last("Read"))
+}
+
+// A schema's top-level anyOf is left out of the Anthropic wire schema (the
+// API refuses it there), so the dispatcher is what enforces it: a call
+// that meets none of its branches is refused with the reason, one that
+// meets a branch runs.
+func TestTopLevelAnyOfValidated(t *testing.T) {
+	reg := registry.New(nil)
+	ran := 0
+	require.NoError(t, reg.Register(registry.Tool{
+		Name: "either", Description: "Needs a path or an id.",
+		RawSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"},"id":{"type":"string"}},"anyOf":[{"required":["path"]},{"required":["id"]}]}`),
+		Handler: func(context.Context, json.RawMessage) (registry.Result, error) {
+			ran++
+			return registry.Result{Text: "ok"}, nil
+		},
+	}))
+	plan, err := (&deferral.Policy{}).Plan(reg.Snapshot(), deferral.View{})
+	require.NoError(t, err)
+	s := executetest.NewSession("s", plan, search.NewLoadedSet())
+	d := mustNew(t, nil)
+	r := d.Call(context.Background(), s, "either", json.RawMessage(`{}`))
+	require.True(t, r.IsError)
+	assert.Contains(t, r.Text, "anyOf")
+	assert.Zero(t, ran)
+	r = d.Call(context.Background(), s, "either", json.RawMessage(`{"id":"7"}`))
+	require.False(t, r.IsError, r.Text)
+	assert.Equal(t, 1, ran)
 }
