@@ -4,7 +4,6 @@ import (
 	_ "embed"
 	"fmt"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/toolshelf/toolshelf/internal/gztext"
@@ -20,15 +19,7 @@ type table struct {
 	maxRune int
 }
 
-var load = sync.OnceValue(func() *table {
-	t, err := parse(packed)
-	if err != nil {
-		// The file is generated and embedded at build time; the package
-		// tests parse it, so this is a broken build, not bad input.
-		panic("cedict: embedded data: " + err.Error())
-	}
-	return t
-})
+var load = gztext.Embedded("cedict", packed, parse)
 
 // Lookup returns the English translations of a simplified Chinese word,
 // best first (at most four, each one or two lower-case words), and
@@ -52,25 +43,17 @@ func parse(gz []byte) (*table, error) {
 		return nil, err
 	}
 	nLines, nTrans := 0, 0
-	for line := range strings.Lines(text) {
-		if !strings.HasPrefix(line, "#") {
-			nLines++
-			if strings.Contains(line, "\t") {
-				nTrans += 1 + strings.Count(line, "|")
-			}
+	for _, line := range gztext.Lines(text) {
+		nLines++
+		if strings.Contains(line, "\t") {
+			nTrans += 1 + strings.Count(line, "|")
 		}
 	}
 	t := &table{words: make(map[string][]string, nLines)}
 	// One backing array for all translations.
 	all := make([]string, 0, nTrans)
 	prev := ""
-	n := 0
-	for line := range strings.Lines(text) {
-		n++
-		if strings.HasPrefix(line, "#") {
-			continue
-		}
-		line = strings.TrimSuffix(line, "\n")
+	for n, line := range gztext.Lines(text) {
 		word, rest, hasTrans := strings.Cut(line, "\t")
 		if word == "" || word <= prev {
 			return nil, fmt.Errorf("line %d: %q empty or out of order", n, word)

@@ -9,7 +9,9 @@ import (
 	"compress/gzip"
 	"fmt"
 	"io"
+	"iter"
 	"strings"
+	"sync"
 )
 
 // Gzip compresses text at the best level with a zero header (no name, no
@@ -42,4 +44,36 @@ func Gunzip(gz []byte, sizeHint int) (string, error) {
 		return "", fmt.Errorf("gunzip: %w", err)
 	}
 	return sb.String(), nil
+}
+
+// Lines yields the data lines of a table's text with their 1-based line
+// numbers (comment lines, starting with "#", are counted but skipped),
+// without the line break.
+func Lines(text string) iter.Seq2[int, string] {
+	return func(yield func(int, string) bool) {
+		n := 0
+		for line := range strings.Lines(text) {
+			n++
+			if strings.HasPrefix(line, "#") {
+				continue
+			}
+			if !yield(n, strings.TrimSuffix(line, "\n")) {
+				return
+			}
+		}
+	}
+}
+
+// Embedded returns a function that parses the embedded table gz once, on
+// first use, and returns it after. The file is generated at build time and
+// its package's tests parse it, so a parse error is a broken build, not
+// bad input: it panics, naming pkg.
+func Embedded[T any](pkg string, gz []byte, parse func([]byte) (T, error)) func() T {
+	return sync.OnceValue(func() T {
+		t, err := parse(gz)
+		if err != nil {
+			panic(pkg + ": embedded data: " + err.Error())
+		}
+		return t
+	})
 }

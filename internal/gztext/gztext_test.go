@@ -1,6 +1,8 @@
 package gztext
 
 import (
+	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -23,4 +25,29 @@ func TestRoundTrip(t *testing.T) {
 	assert.Error(t, err)
 	_, err = Gunzip(gz[:len(gz)-4], 10)
 	assert.Error(t, err, "truncated")
+}
+
+// TestLines: comment lines are counted but not yielded, line breaks are
+// dropped, and a loop can stop early.
+func TestLines(t *testing.T) {
+	var got []string
+	for n, line := range Lines("# header\na\tb\n# note\nc") {
+		got = append(got, fmt.Sprintf("%d:%s", n, line))
+	}
+	assert.Equal(t, []string{"2:a\tb", "4:c"}, got)
+	for range Lines("x\ny\n") {
+		break
+	}
+}
+
+// TestEmbedded: the table is parsed once, and a broken one panics with the
+// package's name.
+func TestEmbedded(t *testing.T) {
+	calls := 0
+	load := Embedded("pkg", []byte("x"), func(b []byte) (int, error) { calls++; return len(b), nil })
+	assert.Equal(t, 1, load())
+	assert.Equal(t, 1, load())
+	assert.Equal(t, 1, calls)
+	broken := Embedded("pkg", nil, func([]byte) (int, error) { return 0, errors.New("bad") })
+	assert.PanicsWithValue(t, "pkg: embedded data: bad", func() { broken() })
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/toolshelf/toolshelf/internal/gztext"
 
@@ -99,15 +98,7 @@ type tables struct {
 	stem map[string][]Relation
 }
 
-var load = sync.OnceValue(func() *tables {
-	t, err := parse(packed)
-	if err != nil {
-		// The file is generated and embedded at build time; the package
-		// tests parse it, so this is a broken build, not bad input.
-		panic("lexicon: embedded data: " + err.Error())
-	}
-	return t
-})
+var load = gztext.Embedded("lexicon", packed, parse)
 
 // Related returns the words related to word, a WordNet lemma in lower
 // case (delete, notification), best first: by Rank, then derivations
@@ -146,21 +137,13 @@ func parse(gz []byte) (*tables, error) {
 
 	// Count first so the relations live in one array the entries slice.
 	nLines, nRels := 0, 0
-	for line := range strings.Lines(text) {
-		if !strings.HasPrefix(line, "#") {
-			nLines++
-			nRels += strings.Count(line, "\t") + strings.Count(line, ",")
-		}
+	for _, line := range gztext.Lines(text) {
+		nLines++
+		nRels += strings.Count(line, "\t") + strings.Count(line, ",")
 	}
 	byWord := make([]entry, 0, nLines)
 	rels := make([]Relation, 0, nRels)
-	n := 0
-	for line := range strings.Lines(text) {
-		n++
-		if strings.HasPrefix(line, "#") {
-			continue
-		}
-		line = strings.TrimSuffix(line, "\n")
+	for n, line := range gztext.Lines(text) {
 		lemma, groups, ok := strings.Cut(line, "\t")
 		if !ok || lemma == "" {
 			return nil, fmt.Errorf("line %d: no relations", n)

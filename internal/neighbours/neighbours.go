@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/toolshelf/toolshelf/internal/gztext"
 
@@ -32,15 +31,7 @@ type tables struct {
 	stem map[string][]Neighbour
 }
 
-var load = sync.OnceValue(func() *tables {
-	t, err := parse(packed)
-	if err != nil {
-		// The file is generated and embedded at build time; the package
-		// tests parse it, so this is a broken build, not bad input.
-		panic("neighbours: embedded data: " + err.Error())
-	}
-	return t
-})
+var load = gztext.Embedded("neighbours", packed, parse)
 
 // Of returns the nearest neighbours of word, a lower-case English word
 // (closed, newest), best first. It returns nil for a word outside the
@@ -66,21 +57,13 @@ func parse(gz []byte) (*tables, error) {
 	}
 
 	nLines, nNb := 0, 0
-	for line := range strings.Lines(text) {
-		if !strings.HasPrefix(line, "#") {
-			nLines++
-			nNb += 1 + strings.Count(line, ",")
-		}
+	for _, line := range gztext.Lines(text) {
+		nLines++
+		nNb += 1 + strings.Count(line, ",")
 	}
 	t := &tables{word: make(map[string][]Neighbour, nLines), stem: make(map[string][]Neighbour, nLines)}
 	all := make([]Neighbour, 0, nNb)
-	n := 0
-	for line := range strings.Lines(text) {
-		n++
-		if strings.HasPrefix(line, "#") {
-			continue
-		}
-		line = strings.TrimSuffix(line, "\n")
+	for n, line := range gztext.Lines(text) {
 		word, list, ok := strings.Cut(line, "\t")
 		if !ok || word == "" || list == "" {
 			return nil, fmt.Errorf("line %d: no neighbours", n)
