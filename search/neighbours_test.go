@@ -66,13 +66,7 @@ func TestNeighbourAllocationsIndependentOfCatalog(t *testing.T) {
 			}
 		}
 		require.True(t, used, "the query must exercise the neighbours")
-		_, err = s.Search(ctx, neighbourQuery, 5, Scope{}) // warm the pool and the tables
-		require.NoError(t, err)
-		return testing.AllocsPerRun(20, func() {
-			if _, err := s.Search(ctx, neighbourQuery, 5, Scope{}); err != nil {
-				t.Fatal(err)
-			}
-		})
+		return queryAllocs(t, s, neighbourQuery)
 	}
 	small, large := allocs(300), allocs(3000)
 	assert.Positive(t, small)

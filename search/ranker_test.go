@@ -312,21 +312,28 @@ func TestQueryAllocationsIndependentOfCatalog(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("builds a 3,000-tool index; the race detector drops pooled scratch at random")
 	}
-	ctx := context.Background()
 	allocs := func(n int) float64 {
 		s, err := New(syntheticPlan(t, n), nil)
 		require.NoError(t, err)
-		_, err = s.Search(ctx, benchQuery, 5, Scope{}) // warm the pool and the lexicon
-		require.NoError(t, err)
-		return testing.AllocsPerRun(20, func() {
-			if _, err := s.Search(ctx, benchQuery, 5, Scope{}); err != nil {
-				t.Fatal(err)
-			}
-		})
+		return queryAllocs(t, s, benchQuery)
 	}
 	small, large := allocs(300), allocs(3000)
 	assert.Positive(t, small)
 	assert.Equal(t, small, large, "allocations per query at 300 and 3,000 tools")
+}
+
+// queryAllocs returns the allocations of one ranking of query by s, after
+// a first one has warmed the scratch pool and the vocabulary tables.
+func queryAllocs(t *testing.T, s *Searcher, query []string) float64 {
+	t.Helper()
+	ctx := context.Background()
+	_, err := s.Search(ctx, query, 5, Scope{})
+	require.NoError(t, err)
+	return testing.AllocsPerRun(20, func() {
+		if _, err := s.Search(ctx, query, 5, Scope{}); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
 
 // TestExactNameForm: stemming makes "notifications" and "notification"
