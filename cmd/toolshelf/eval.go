@@ -24,11 +24,11 @@ import (
 func runEval(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
 	var catalogs files
-	fs.Var(&catalogs, "catalog", "catalog file (repeatable)")
-	queries := fs.String("queries", "", "query file, JSON Lines")
-	min1 := fs.Float64("min-recall1", 0, "exit 1 when recall@1 is below this")
-	min5 := fs.Float64("min-recall5", 0, "exit 1 when recall@5 is below this")
-	baseline := fs.String("baseline", "", "also run a baseline ranker on the same queries: bm25")
+	fs.Var(&catalogs, "catalog", "catalog `FILE` (repeatable; more files may follow)")
+	queries := fs.String("queries", "", "query `FILE`, JSON Lines")
+	min1 := fs.Float64("min-recall1", 0, "exit 1 when recall@1 is below `X`")
+	min5 := fs.Float64("min-recall5", 0, "exit 1 when recall@5 is below `X`")
+	baseline := fs.String("baseline", "", "also run the baseline ranker `NAME` on the same queries: bm25")
 	asJSON := fs.Bool("json", false, "print JSON")
 	server := fs.String("server", "", "the server `NAME` of a --catalog that is an MCP tools/list (it names none)")
 	rest, err := parse(fs, args)

@@ -42,16 +42,16 @@ func runRequest(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("request", flag.ContinueOnError)
 	var catalogs files
 	fs.Var(&catalogs, "catalog", "catalog `FILE` (repeatable; more files may follow)")
-	provider := fs.String("provider", "", "openai-chat, openai-responses or anthropic")
-	model := fs.String("model", "", "the provider's model name")
+	provider := fs.String("provider", "", "`PROVIDER`: openai-chat, openai-responses or anthropic")
+	model := fs.String("model", "", "the provider's model `NAME`")
 	rules := fs.String("rules", "", "override rules `FILE`: one Defer(pattern) or NoDefer(pattern) a line")
-	system := fs.String("system", "", "the system prompt")
-	transcript := fs.String("transcript", "", "JSON array of messages (role, text, tool_calls, call_id, is_error)")
-	user := fs.String("user", "", "one user message: a one-message turn")
+	system := fs.String("system", "", "the system prompt `TEXT`")
+	transcript := fs.String("transcript", "", "`FILE`: a JSON array of messages (role, text, tool_calls, call_id, is_error)")
+	user := fs.String("user", "", "one user message `TEXT`: a one-message turn")
 	asJSON := fs.Bool("json", false, "write the body inside a JSON report")
 	server := fs.String("server", "", "the server `NAME` of a --catalog that is an MCP tools/list (it names none)")
-	maxTokens := fs.Int("max-tokens", defaultMaxTokens, "output-token bound `N`: max_tokens for anthropic, which requires it (default 4096); "+
-		"sent to openai-chat (max_tokens) and openai-responses (max_output_tokens) only when given")
+	maxTokens := fs.Int("max-tokens", defaultMaxTokens, "output-token bound `N`: max_tokens for anthropic, which requires it; "+
+		"openai-chat (max_tokens) and openai-responses (max_output_tokens) get it only when the flag is given")
 	check := fs.Bool("check", false, "check the body against the provider's rule book (docs/providers.md): each violation on stderr, exit 1")
 	bodyFile := fs.String("body", "", "with --check: check the request body in `FILE` (any harness's) instead of building one")
 	pos, err := parse(fs, args)

@@ -25,10 +25,10 @@ import (
 func runSearch(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("search", flag.ContinueOnError)
 	var catalogs files
-	fs.Var(&catalogs, "catalog", "catalog file (repeatable)")
-	names := fs.String("names", "", "exact tool names to load, comma-separated (instead of queries)")
-	limit := fs.Int("limit", 0, "results of a query search (default 5, at most 10)")
-	explain := fs.String("explain", "", "show how this tool scores for the query, term by term and field by field")
+	fs.Var(&catalogs, "catalog", "catalog `FILE` (repeatable; more files may follow)")
+	names := fs.String("names", "", "exact tool `NAMES` to load, comma-separated (instead of queries)")
+	limit := fs.Int("limit", 0, "`N` results of a query search (5 when not given, at most 10)")
+	explain := fs.String("explain", "", "show how the tool `NAME` scores for the query, term by term and field by field")
 	asJSON := fs.Bool("json", false, "print JSON")
 	server := fs.String("server", "", "the server `NAME` of a --catalog that is an MCP tools/list (it names none)")
 	rules := fs.String("rules", "", "override rules `FILE`: one Defer(pattern) or NoDefer(pattern) a line")
