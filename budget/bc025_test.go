@@ -15,7 +15,6 @@ import (
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/render"
-	"github.com/toolshelf/toolshelf/request"
 	"github.com/toolshelf/toolshelf/request/requesttest"
 	"github.com/toolshelf/toolshelf/search"
 )
@@ -218,7 +217,7 @@ func loadTranscript(t *testing.T, path string) *budget.Transcript {
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	name := strings.TrimSuffix(filepath.Base(path), ".json")
-	tr, err := request.ParseTranscript(name, data)
+	tr, err := budget.ParseTranscript(name, data)
 	require.NoError(t, err, path)
 	return tr
 }

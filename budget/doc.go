@@ -4,16 +4,14 @@
 //
 // It never invents a number it cannot measure.
 //
-// Budget measures [Section] values and never decodes messages: package
-// request, which owns the one Message type, hands it the sections of a live
-// session (request.Session.Sections) and of a recorded conversation
-// (request.Transcript, request.ParseTranscript for a file saved from
-// Session.Messages, host blocks and native parts included). The arrow runs
-// request → budget, so budget imports no package above the registry, the
-// deferral plan and the search index budget:
+// Accounting sits above the session it measures: budget imports request,
+// never the reverse. [Sections] reads a live session's latest request as
+// [Section] values, [TranscriptOf] and [ParseTranscript] a recorded
+// conversation (request's one Message type, host blocks and native parts
+// included), and [Usage] is the decoded reply's own usage type:
 //
 //	counter := budget.CounterForModel("gpt-4o")
-//	m := counter.Measure(sess.Sections()) // every section, by class
+//	m := counter.Measure(budget.Sections(sess)) // every section, by class
 //	bar := budget.BarFor(m, budget.Tokens{}, 128000)
 //	fmt.Println(bar.Render(nil))
 //

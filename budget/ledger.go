@@ -5,21 +5,13 @@ import (
 	"io"
 
 	"github.com/toolshelf/toolshelf/internal/textfmt"
+	"github.com/toolshelf/toolshelf/request"
 )
 
-// Usage are the token counts a provider reported for one request. It has
-// the fields of request.Usage, so a decoded reply's usage converts:
-// budget.Usage(reply.Usage).
-type Usage struct {
-	// InputTokens counts every input token, cached or not.
-	InputTokens int `json:"input_tokens"`
-	// OutputTokens counts the generated tokens.
-	OutputTokens int `json:"output_tokens"`
-	// CacheReadTokens counts the input tokens read from the prefix cache.
-	CacheReadTokens int `json:"cache_read_tokens"`
-	// CacheWriteTokens counts the input tokens written to the cache.
-	CacheWriteTokens int `json:"cache_write_tokens"`
-}
+// Usage are the token counts a provider reported for one request: the
+// decoded reply's own [request.Usage] (one type, so a reply's usage goes
+// straight to [Ledger.Add]).
+type Usage = request.Usage
 
 // Ledger is the usage ledger of one session: the provider's own token
 // counts, turn by turn and in total, next to what the same turns would

@@ -5,9 +5,8 @@ package budget
 // of them the model wrote. Each model-written section answers one model
 // request, whose input is the prefix plus every section before it.
 //
-// Package budget never decodes messages: package request, which owns the
-// one Message type, builds a Transcript with request.Transcript (from
-// Session.Messages) or request.ParseTranscript (from a saved file).
+// [TranscriptOf] builds one from request's messages (Session.Messages),
+// [ParseTranscript] from a saved file.
 type Transcript struct {
 	// Name names the task, for reports.
 	Name string

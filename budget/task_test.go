@@ -9,11 +9,10 @@ import (
 	"github.com/toolshelf/toolshelf/budget"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/registry"
-	"github.com/toolshelf/toolshelf/request"
 )
 
 func TestTaskCostCountsEveryPrefill(t *testing.T) {
-	tr, err := request.ParseTranscript("t", []byte(`[
+	tr, err := budget.ParseTranscript("t", []byte(`[
 		{"role":"user","text":"hello there"},
 		{"role":"assistant","tool_calls":[{"id":"1","name":"Read","arguments":{"path":"/a"}}]},
 		{"role":"tool","call_id":"1","text":"{\"ok\":true}"},

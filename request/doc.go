@@ -44,8 +44,8 @@
 // [Session.Call] for each [ToolCall], and [Message]s back into the next
 // [Turn]. [Session.Lookup] and [Session.Loaded] answer what the session sees
 // and has loaded; [Session.Frozen] exposes the frozen prefix, tools and
-// [deferral.Plan] for accounting and explanations; [Session.Sections] and
-// [ParseTranscript] hand budget what it measures. [OpenConversation] with a
+// [deferral.Plan] for accounting and explanations; package budget, above
+// this one, measures a session (budget.Sections). [OpenConversation] with a
 // [Store] ([MemoryStore], or one checked by storetest) serves a conversation
 // from several replicas; [Session.MarshalState] and [RestoreSession] move
 // one. [EntryDefinitions] gives tool_search and defer_execute as sessions

@@ -41,6 +41,8 @@ type Frozen struct {
 	// sessions of this prefix that have no self-built tools.
 	overlay search.Overlay
 
+	system []string // the system texts, in the order sent
+
 	prefix []byte // everything before the first history message
 	// prefixElem reports whether the messages array already holds an
 	// element (the Chat Completions system message).
@@ -64,6 +66,11 @@ type FrozenTool struct {
 // Prefix returns the encoded prefix: the request body up to the first
 // history message. It is shared; callers must not modify it.
 func (f *Frozen) Prefix() []byte { return f.prefix }
+
+// System returns the session's system texts in the order they are sent:
+// [Config.System], then [Config.SystemItems] sorted. It is shared; callers
+// must not modify it.
+func (f *Frozen) System() []string { return f.system }
 
 // Tools returns the exposed tools in tools[] order (resident tools in
 // snapshot order, then tool_search and defer_execute when anything is
@@ -151,7 +158,7 @@ func freeze(cfg *Config, view deferral.View) (*Frozen, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: tool_search: %w", ErrConfig, err)
 	}
-	f := &Frozen{provider: cfg.Provider, search: cfg.searchMode(), plan: plan, searcher: searcher, entry: map[string]*registry.Tool{}}
+	f := &Frozen{provider: cfg.Provider, search: cfg.searchMode(), plan: plan, searcher: searcher, entry: map[string]*registry.Tool{}, system: systemTexts(cfg)}
 	vars := render.Vars{Static: cfg.StaticVars, Session: cfg.SessionVars}
 	// An OpenAI API caps descriptions: the index rides in the system text.
 	caps := capsDescriptions(cfg.Provider)

@@ -178,7 +178,7 @@ func run(w io.Writer, model Model, o Options) (*budget.Ledger, error) {
 		if err != nil {
 			return nil, fmt.Errorf("reply %d: %w", n, err)
 		}
-		line := ledger.Add(budget.Usage(reply.Usage))
+		line := ledger.Add(reply.Usage)
 		fmt.Fprintf(w, "  usage   input %d (cache read %d, write %d) · output %d · stop %s\n",
 			line.InputTokens, line.CacheReadTokens, line.CacheWriteTokens, line.OutputTokens, reply.StopReason)
 		msg := reply.Message

@@ -135,11 +135,7 @@ func run(w io.Writer, o options) error {
 	fmt.Fprintf(w, "session: %s, model %s, tokens %s\n\n", o.Provider, o.Model, tokens)
 
 	// 5. The savings account: what deferral takes out of every request.
-	entry, index, err := request.EntryDefinitions(plan, nil)
-	if err != nil {
-		return err
-	}
-	acc, err := budget.NewAccount(plan, &budget.AccountOptions{Counter: counter, Entry: entry, Index: index})
+	acc, err := budget.AccountFor(sess, counter)
 	if err != nil {
 		return err
 	}
@@ -157,7 +153,7 @@ func run(w io.Writer, o options) error {
 			return fmt.Errorf("turn %d: %w", i+1, err)
 		}
 		bodies = append(bodies, body)
-		m := counter.Measure(sess.Sections())
+		m := counter.Measure(budget.Sections(sess))
 		writeTurn(w, bodies, m, budget.Tokens{N: acc.Tokens.NetSavingAfterEntry, Estimate: acc.Tokens.Estimate})
 		if o.Out != "" {
 			if err := os.WriteFile(filepath.Join(o.Out, fmt.Sprintf("turn-%02d.json", len(bodies))), body, 0o644); err != nil {
@@ -180,7 +176,7 @@ func run(w io.Writer, o options) error {
 		if err != nil {
 			return fmt.Errorf("turn %d: %w", i+1, err)
 		}
-		ledger.Add(budget.Usage(reply.Usage))
+		ledger.Add(reply.Usage)
 		if reply.Message.Text != "" {
 			fmt.Fprintf(w, "model     %s\n", reply.Message.Text)
 		}

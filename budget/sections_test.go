@@ -1,27 +1,71 @@
-package request
+package budget_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/toolshelf/toolshelf/budget"
+	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/request"
 )
+
+// githubSession is a session over the github catalog with the given
+// policy, provider and tool search mode.
+func githubSession(t *testing.T, p request.Provider, policy *deferral.Policy, mode request.ToolSearch, items ...string) *request.Session {
+	t.Helper()
+	reg := registry.New(nil)
+	c, err := registry.LoadCatalog(testdata("catalogs", "github.tools.json"))
+	require.NoError(t, err)
+	require.NoError(t, reg.Import(c))
+	model := "test-model"
+	if p == request.OpenAIResponses {
+		model = "gpt-5.4" // documented for the hosted tool search
+	}
+	s, err := request.NewSession(request.Config{
+		Snapshot: reg.Snapshot(), Policy: policy, Provider: p, Model: model, ToolSearch: mode,
+		System: "You are a coding agent.", SystemItems: items,
+		Extra: map[string]json.RawMessage{"max_tokens": json.RawMessage(`4096`)},
+	})
+	require.NoError(t, err)
+	return s
+}
+
+var allDeferred = &deferral.Policy{Default: deferral.DefaultDefer}
+
+// nativeTurns is a conversation in Anthropic's native mode: the provider
+// searches, the model calls the found tool directly.
+func nativeTurns(turns int) []request.Turn {
+	out := []request.Turn{{Messages: []request.Message{{Role: request.RoleUser, Text: "Find open issues about flaky tests"}},
+		Inject: []string{"<system-reminder>clean tree</system-reminder>"}}}
+	for i := range turns {
+		id := fmt.Sprint(i)
+		out = append(out, request.Turn{Messages: []request.Message{
+			{Role: request.RoleAssistant, Text: "Searching.", Native: []json.RawMessage{
+				json.RawMessage(`{"type":"server_tool_use","id":"srvtoolu_` + id + `","name":"tool_search_tool_bm25","input":{"query":"list issues"}}`),
+				json.RawMessage(`{"type":"tool_search_tool_result","tool_use_id":"srvtoolu_` + id + `","content":{"type":"tool_search_tool_search_result","tool_references":[{"type":"tool_reference","tool_name":"mcp__github__list_issues"}]}}`),
+			}, ToolCalls: []request.ToolCall{
+				{ID: "call_" + id, Name: "mcp__github__list_issues", Arguments: json.RawMessage(`{"owner":"o","repo":"r"}`)},
+			}},
+			{Role: request.RoleTool, CallID: "call_" + id, Text: "[]"},
+			{Role: request.RoleUser, Text: fmt.Sprintf("and again (%d)", i)},
+		}})
+	}
+	return out
+}
 
 // TestTranscriptFromSessionMessages saves a native session's messages —
 // host blocks on user messages, native parts on assistant messages — as
-// json.Marshal writes them, and loads the file as a budget transcript: the
-// one Message type round-trips, and the replay counts exactly what the live
+// json.Marshal writes them, and loads the file as a transcript: the one
+// Message type round-trips, and the replay counts exactly what the live
 // session's sections count.
 func TestTranscriptFromSessionMessages(t *testing.T) {
-	reg, _ := loadCatalogs(t, 0, githubFile)
-	cfg := testConfig(reg.Snapshot(), Anthropic, allDeferred(), nil)
-	cfg.ToolSearch = Native
-	s, err := NewSession(cfg)
-	require.NoError(t, err)
-	for _, turn := range nativeScript(Anthropic, 3) {
+	s := githubSession(t, request.Anthropic, allDeferred, request.Native)
+	for _, turn := range nativeTurns(3) {
 		_, err := s.BuildRequest(turn)
 		require.NoError(t, err)
 	}
@@ -30,11 +74,11 @@ func TestTranscriptFromSessionMessages(t *testing.T) {
 	require.Contains(t, string(saved), `"blocks":[`, "the saved transcript carries host blocks")
 	require.Contains(t, string(saved), `"native":[`, "the saved transcript carries native parts")
 
-	tr, err := ParseTranscript("native", saved)
+	tr, err := budget.ParseTranscript("native", saved)
 	require.NoError(t, err)
 	assistants, blocks := 0, 0
 	for _, m := range s.Messages() {
-		if m.Role == RoleAssistant {
+		if m.Role == request.RoleAssistant {
 			assistants++
 		}
 		blocks += len(m.Blocks)
@@ -58,7 +102,7 @@ func TestTranscriptFromSessionMessages(t *testing.T) {
 	c, err := budget.NewCounter(budget.O200kBase)
 	require.NoError(t, err)
 	var live budget.Size
-	for _, sec := range s.Sections() {
+	for _, sec := range budget.Sections(s) {
 		if sec.Class == budget.ClassMessage || sec.Class == budget.ClassInjection {
 			live = live.Add(c.Measure([]budget.Section{sec}).Total)
 		}
@@ -68,20 +112,19 @@ func TestTranscriptFromSessionMessages(t *testing.T) {
 	assert.Equal(t, assistants, cost.Requests)
 }
 
-// TestSessionSections checks what Sections hands budget against the frozen
+// TestSessionSections checks the sections of a session against its frozen
 // prefix: the index is its own section, cut from tool_search's description;
 // each exposed tool's schema is measured as sent; the entry tools are
 // ClassEntry; and a native mode's deferred tools are left out.
 func TestSessionSections(t *testing.T) {
-	reg, _ := loadCatalogs(t, 0, githubFile)
+	githubPolicy := &deferral.Policy{Layers: []deferral.Layer{
+		deferral.MustLayer("project", "Defer(mcp__github__*)", "NoDefer(mcp__github__get_*)"),
+	}}
 	t.Run("portable", func(t *testing.T) {
-		cfg := testConfig(reg.Snapshot(), OpenAIChat, githubPolicy(), nil)
-		cfg.SystemItems = []string{"skill b", "skill a"}
-		s, err := NewSession(cfg)
+		s := githubSession(t, request.OpenAIChat, githubPolicy, request.Portable, "skill b", "skill a")
+		_, err := s.BuildRequest(request.Turn{Messages: []request.Message{{Role: request.RoleUser, Text: "Find open issues"}}})
 		require.NoError(t, err)
-		_, err = s.BuildRequest(script()[0])
-		require.NoError(t, err)
-		secs := s.Sections()
+		secs := budget.Sections(s)
 		c := budget.CounterForModel("gpt-4o")
 		m := c.Measure(secs)
 		f := s.Frozen()
@@ -101,24 +144,21 @@ func TestSessionSections(t *testing.T) {
 			}
 			assert.True(t, sec.Frozen)
 		}
-		assert.Equal(t, systemTexts(&cfg), system)
+		assert.Equal(t, []string{"You are a coding agent.", "skill a", "skill b"}, system, "Config.System, then the items sorted")
 		want := 0
 		for _, ft := range f.Tools() {
 			want += len(ft.Schema)
 		}
 		assert.Equal(t, want, schemas)
-		assert.Equal(t, m, c.Measure(s.Sections()), "same sections, same measurement")
+		assert.Equal(t, m, c.Measure(budget.Sections(s)), "same sections, same measurement")
 	})
 	t.Run("native", func(t *testing.T) {
-		cfg := testConfig(reg.Snapshot(), Anthropic, allDeferred(), nil)
-		cfg.ToolSearch = Native
-		s, err := NewSession(cfg)
-		require.NoError(t, err)
+		s := githubSession(t, request.Anthropic, allDeferred, request.Native)
 		deferred := 0
 		for _, ft := range s.Frozen().Tools() {
 			if ft.Deferred {
 				deferred++
-				for _, sec := range s.Sections() {
+				for _, sec := range budget.Sections(s) {
 					assert.NotEqual(t, ft.Name, sec.Name, "a deferred tool stays out of the model's context")
 				}
 			}
@@ -136,11 +176,11 @@ func TestParseTranscriptErrors(t *testing.T) {
 		`[{"role":"assistant","native":["a string"]}]`,
 		`[{"role":"user","txt":"typo"}]`,
 	} {
-		_, err := ParseTranscript("t", []byte(bad))
-		assert.ErrorIs(t, err, ErrInvalidMessage, bad)
+		_, err := budget.ParseTranscript("t", []byte(bad))
+		assert.ErrorIs(t, err, request.ErrInvalidMessage, bad)
 	}
 	// A call without arguments is sent as {}, and measured so.
-	tr, err := ParseTranscript("t", []byte(`[{"role":"assistant","tool_calls":[{"id":"1","name":"X"}]}]`))
+	tr, err := budget.ParseTranscript("t", []byte(`[{"role":"assistant","tool_calls":[{"id":"1","name":"X"}]}]`))
 	require.NoError(t, err)
 	assert.Equal(t, "X{}", tr.Messages[0].Text)
 	assert.True(t, strings.HasPrefix(tr.Messages[0].Name, "message 0"))

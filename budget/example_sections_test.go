@@ -1,4 +1,4 @@
-package request_test
+package budget_test
 
 import (
 	"encoding/json"
@@ -10,7 +10,7 @@ import (
 )
 
 // A live session accounted directly: its sections, measured by class.
-func ExampleSession_Sections() {
+func ExampleSections() {
 	reg := registry.New(nil)
 	_ = reg.Register(registry.Tool{Name: "Read", Description: "Read a file.",
 		RawSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)})
@@ -26,7 +26,7 @@ func ExampleSession_Sections() {
 	}); err != nil {
 		panic(err)
 	}
-	m := budget.CounterForModel("gpt-4o").Measure(s.Sections())
+	m := budget.CounterForModel("gpt-4o").Measure(budget.Sections(s))
 	for _, c := range []budget.Class{budget.ClassSystem, budget.ClassTool, budget.ClassMessage, budget.ClassInjection} {
 		sz := m.ByClass(c)
 		fmt.Printf("%-9s %3d chars %3s tokens\n", c, sz.Runes, sz.Tokens)

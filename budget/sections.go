@@ -1,0 +1,190 @@
+package budget
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/request"
+)
+
+// This file reads what a session sends as sections to measure: [Sections]
+// for a live session's latest request, [TranscriptOf] and
+// [ParseTranscript] for a recorded conversation. Both describe a message
+// with messageSections, so a session measured live and the same messages
+// saved and replayed count the same tokens. Accounting sits above the
+// session: package request never imports budget.
+
+// Sections describes the session's latest request as sections, in request
+// order: the system texts, each exposed tool (name and rendered
+// description as prose, schema as JSON), the tool_search index as its own
+// section, then every message so far with the host blocks it was sent with.
+// tool_search and defer_execute are [ClassEntry]. The deferred tools of a
+// native search mode are left out: they are sent with defer_loading, and
+// the provider keeps them out of the model's context until its search
+// loads them. Every section is frozen, so measuring the next turn with the
+// same [Counter] tokenizes only the new messages:
+//
+//	m := counter.Measure(budget.Sections(sess))
+func Sections(s *request.Session) []Section {
+	var out []Section
+	f := s.Frozen()
+	for _, text := range f.System() {
+		out = append(out, Section{Name: "system", Class: ClassSystem, Kind: KindProse, Text: text, Frozen: true})
+	}
+	if f.Index() != "" {
+		// In tool_search's description (Anthropic) or in the system
+		// instructions (OpenAI, which caps descriptions at 1,024).
+		out = append(out, Section{Name: "index", Class: ClassIndex, Kind: KindProse, Text: f.Index(), Frozen: true})
+	}
+	for _, t := range f.Tools() {
+		if t.Deferred {
+			continue
+		}
+		class, desc := ClassTool, t.Description
+		switch t.Name {
+		case registry.ToolSearchName:
+			class = ClassEntry
+			desc = strings.TrimSuffix(desc, f.Index())
+		case registry.DeferExecuteName:
+			class = ClassEntry
+		}
+		out = append(out,
+			Section{Name: t.Name, Class: class, Kind: KindProse, Text: t.Name + "\n" + desc, Frozen: true},
+			Section{Name: t.Name, Class: class, Kind: KindJSON, Text: string(t.Schema), Frozen: true})
+	}
+	for i, m := range s.Messages() {
+		secs, _ := messageSections(i, &m) // a session's history is valid
+		out = append(out, secs...)
+	}
+	return out
+}
+
+// TranscriptOf reduces a conversation in request's message form — what
+// [request.Session.Messages] returns, with its blocks and native parts — to
+// what [Counter.TaskCost] replays: one frozen section per message, its host
+// blocks before it as [ClassInjection] sections, and which sections the
+// model wrote. An error wraps [request.ErrInvalidMessage] and names the
+// message.
+func TranscriptOf(name string, msgs []request.Message) (*Transcript, error) {
+	tr := &Transcript{Name: name}
+	for i := range msgs {
+		secs, err := messageSections(i, &msgs[i])
+		if err != nil {
+			return nil, err
+		}
+		for j, sec := range secs {
+			tr.Messages = append(tr.Messages, sec)
+			// Blocks come first: the message's own section is the last.
+			tr.ByModel = append(tr.ByModel, j == len(secs)-1 && msgs[i].Role == request.RoleAssistant)
+		}
+		tr.ToolCalls += len(msgs[i].ToolCalls)
+	}
+	return tr, nil
+}
+
+// ParseTranscript parses a transcript file — a JSON array of
+// [request.Message], as json.Marshal writes [request.Session.Messages] —
+// and reduces it with [TranscriptOf]. Unknown fields are an error, so that
+// a misspelt key is not measured as an empty message.
+func ParseTranscript(name string, data []byte) (*Transcript, error) {
+	var msgs []request.Message
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&msgs); err != nil {
+		return nil, fmt.Errorf("%w: transcript %s: want a JSON array of messages: %w", request.ErrInvalidMessage, name, err)
+	}
+	return TranscriptOf(name, msgs)
+}
+
+// messageSections describes message i: each host block (an injection),
+// then the message itself — its native parts, text and tool calls (name,
+// then arguments as sent: compact, {} when empty) — rated as JSON when it
+// carries calls or native parts or its text is JSON. The message's own
+// section is left out when empty, except for an assistant message, which
+// stands for a model request.
+func messageSections(i int, m *request.Message) ([]Section, error) {
+	name := "message " + strconv.Itoa(i)
+	var out []Section
+	for _, b := range m.Blocks {
+		out = append(out, Section{Name: name, Class: ClassInjection, Kind: KindProse, Text: b, Frozen: true})
+	}
+	var b strings.Builder
+	kind := KindProse
+	switch m.Role {
+	case request.RoleUser, request.RoleTool:
+		b.WriteString(m.Text)
+		if json.Valid([]byte(m.Text)) && strings.ContainsAny(m.Text, "{[") {
+			kind = KindJSON
+		}
+	case request.RoleAssistant:
+		if err := assistantText(&b, i, m); err != nil {
+			return nil, err
+		}
+		if len(m.Native) > 0 || len(m.ToolCalls) > 0 {
+			kind = KindJSON
+		}
+	default:
+		return nil, fmt.Errorf("%w: message %d: unknown role %q (want user, assistant or tool)", request.ErrInvalidMessage, i, m.Role)
+	}
+	if b.Len() > 0 || m.Role == request.RoleAssistant {
+		out = append(out, Section{Name: name, Class: ClassMessage, Kind: kind, Text: b.String(), Frozen: true})
+	}
+	return out, nil
+}
+
+// assistantText writes what an assistant message sends: its native parts
+// (compact), its text, then each call's name and arguments (compact, {}
+// when empty).
+func assistantText(b *strings.Builder, i int, m *request.Message) error {
+	var c bytes.Buffer
+	for _, p := range m.Native {
+		c.Reset()
+		if err := json.Compact(&c, p); err != nil || c.Len() == 0 || c.Bytes()[0] != '{' {
+			return fmt.Errorf("%w: message %d: a native part must be one JSON object", request.ErrInvalidMessage, i)
+		}
+		b.Write(c.Bytes())
+	}
+	b.WriteString(m.Text)
+	for _, call := range m.ToolCalls {
+		if call.Name == "" {
+			return fmt.Errorf("%w: message %d: a tool call needs a name", request.ErrInvalidMessage, i)
+		}
+		b.WriteString(call.Name)
+		args := bytes.TrimSpace(call.Arguments)
+		if len(args) == 0 || string(args) == "null" {
+			b.WriteString("{}")
+			continue
+		}
+		c.Reset()
+		if !utf8.Valid(args) || args[0] != '{' || json.Compact(&c, args) != nil {
+			return fmt.Errorf("%w: message %d: call %q: arguments must be a JSON object", request.ErrInvalidMessage, i, call.Name)
+		}
+		b.Write(c.Bytes())
+	}
+	return nil
+}
+
+// AccountFor is the savings account of a session: its own plan, the entry
+// tools exactly as it sends them (tool_search's description without the
+// index, which the account counts on a line of its own) and its own index,
+// so the account and the requests cannot disagree about search options or
+// session variables. counter may be nil, as in [AccountOptions].
+func AccountFor(s *request.Session, counter *Counter) (*Account, error) {
+	f := s.Frozen()
+	var entry []*registry.Tool
+	for _, t := range f.Tools() {
+		switch t.Name {
+		case registry.ToolSearchName:
+			desc := strings.TrimSuffix(t.Description, f.Index())
+			entry = append(entry, &registry.Tool{Name: t.Name, Description: desc, RawSchema: t.Schema})
+		case registry.DeferExecuteName:
+			entry = append(entry, &registry.Tool{Name: t.Name, Description: t.Description, RawSchema: t.Schema})
+		}
+	}
+	return NewAccount(f.Plan(), &AccountOptions{Counter: counter, Entry: entry, Index: f.Index()})
+}
