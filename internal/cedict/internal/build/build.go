@@ -78,54 +78,9 @@ func Build(src []byte, o Options) ([]byte, Stats, error) {
 		}
 	}
 	sum := sha256.Sum256(src)
-	var date, declared string
-	// reading is one entry's translations; a headword may have several
-	// entries (pronunciations: 看 kan1 "to look after", kan4 "to see;
-	// to read; to watch; ...").
-	type reading struct {
-		glosses int
-		trans   []string
-	}
-	type head struct {
-		readings []reading
-	}
-	heads := map[string]*head{}
-	sc := bufio.NewScanner(bytes.NewReader(src))
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimRight(sc.Text(), "\r")
-		if v, ok := strings.CutPrefix(line, "#! date="); ok {
-			date = v
-		}
-		if v, ok := strings.CutPrefix(line, "#! entries="); ok {
-			declared = v
-		}
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		e, err := parseLine(line)
-		if err != nil {
-			return nil, st, fmt.Errorf("line %d: %w", n, err)
-		}
-		st.Entries++
-		if !keepHeadword(e.simp, o.MaxRunes) {
-			continue
-		}
-		h := heads[e.simp]
-		if h == nil {
-			h = &head{}
-			heads[e.simp] = h
-		}
-		if properNoun(e.pinyin) {
-			continue // a word for segmentation, translated by nothing
-		}
-		h.readings = append(h.readings, reading{glossCount(e.senses), translations(e.senses, o)})
-	}
-	if err := sc.Err(); err != nil {
+	heads, date, declared, err := readHeads(src, o, &st)
+	if err != nil {
 		return nil, st, err
-	}
-	if date == "" {
-		return nil, st, fmt.Errorf("%w: no \"#! date=\" header", ErrFormat)
 	}
 	keys := make([]string, 0, len(heads))
 	for k := range heads {
@@ -143,21 +98,7 @@ func Build(src []byte, o Options) ([]byte, Stats, error) {
 	for _, k := range keys {
 		st.Headwords++
 		b.WriteString(k)
-		// The reading with the most glosses comes first: CC-CEDICT
-		// describes a character's common reading at length and a rare
-		// one briefly (读 du2 "to read out; to read aloud; to read; ...",
-		// dou4 "comma"). The sort is stable: file order breaks ties.
-		rs := heads[k].readings
-		slices.SortStableFunc(rs, func(a, b reading) int { return b.glosses - a.glosses })
-		var tr []string
-		for _, r := range rs {
-			for _, t := range r.trans {
-				if len(tr) < o.MaxTranslations && !slices.Contains(tr, t) {
-					tr = append(tr, t)
-				}
-			}
-		}
-		if len(tr) > 0 {
+		if tr := heads[k].translations(o); len(tr) > 0 {
 			st.Translated++
 			st.Translations += len(tr)
 			b.WriteByte('\t')
@@ -166,6 +107,82 @@ func Build(src []byte, o Options) ([]byte, Stats, error) {
 		b.WriteByte('\n')
 	}
 	return b.Bytes(), st, nil
+}
+
+// reading is one entry's translations; a headword may have several
+// entries (pronunciations: 看 kan1 "to look after", kan4 "to see; to read;
+// to watch; ...").
+type reading struct {
+	glosses int
+	trans   []string
+}
+
+type head struct {
+	readings []reading
+}
+
+// translations are the headword's translations, at most
+// o.MaxTranslations, without repeats. The reading with the most glosses
+// comes first: CC-CEDICT describes a character's common reading at length
+// and a rare one briefly (读 du2 "to read out; to read aloud; to read;
+// ...", dou4 "comma"). The sort is stable: file order breaks ties.
+func (h *head) translations(o Options) []string {
+	rs := h.readings
+	slices.SortStableFunc(rs, func(a, b reading) int { return b.glosses - a.glosses })
+	var tr []string
+	for _, r := range rs {
+		for _, t := range r.trans {
+			if len(tr) < o.MaxTranslations && !slices.Contains(tr, t) {
+				tr = append(tr, t)
+			}
+		}
+	}
+	return tr
+}
+
+// readHeads reads the dictionary's entries by headword, with the date and
+// entry count its header declares, counting what it reads in st.
+func readHeads(src []byte, o Options, st *Stats) (map[string]*head, string, string, error) {
+	var date, declared string
+	heads := map[string]*head{}
+	sc := bufio.NewScanner(bytes.NewReader(src))
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimRight(sc.Text(), "\r")
+		if v, ok := strings.CutPrefix(line, "#! date="); ok {
+			date = v
+		}
+		if v, ok := strings.CutPrefix(line, "#! entries="); ok {
+			declared = v
+		}
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		e, err := parseLine(line)
+		if err != nil {
+			return nil, "", "", fmt.Errorf("line %d: %w", n, err)
+		}
+		st.Entries++
+		if !keepHeadword(e.simp, o.MaxRunes) {
+			continue
+		}
+		h := heads[e.simp]
+		if h == nil {
+			h = &head{}
+			heads[e.simp] = h
+		}
+		if properNoun(e.pinyin) {
+			continue // a word for segmentation, translated by nothing
+		}
+		h.readings = append(h.readings, reading{glossCount(e.senses), translations(e.senses, o)})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, "", "", err
+	}
+	if date == "" {
+		return nil, "", "", fmt.Errorf("%w: no \"#! date=\" header", ErrFormat)
+	}
+	return heads, date, declared, nil
 }
 
 type entry struct {
