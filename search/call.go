@@ -278,7 +278,7 @@ func cutSelect(q string) (string, bool) {
 // a fuzzy search with the names as queries, then a plain miss.
 func (s *Searcher) exact(ctx context.Context, w *writer, v view, names []string, limit int) error {
 	var found []*registry.Tool
-	var missing, resident []string
+	var missing, resident, unclear []string
 	seen := map[string]bool{}
 	for _, n := range names {
 		if seen[n] {
@@ -293,7 +293,22 @@ func (s *Searcher) exact(ctx context.Context, w *writer, v view, names []string,
 			resident = append(resident, n)
 			continue
 		}
-		missing = append(missing, n)
+		switch c := s.candidates(n, w.sc.Announced); len(c) {
+		case 0:
+			missing = append(missing, n)
+		case 1: // a short name: from here on, the full name
+			if seen[c[0]] {
+				continue
+			}
+			seen[c[0]] = true
+			if t, ok := v.lookup(c[0]); ok {
+				found = append(found, t)
+			} else {
+				resident = append(resident, c[0])
+			}
+		default:
+			unclear = append(unclear, ambiguous(n, c))
+		}
 	}
 	if len(found) > 0 {
 		shapes := make([]Shape, len(found))
@@ -304,6 +319,10 @@ func (s *Searcher) exact(ctx context.Context, w *writer, v view, names []string,
 	}
 	for _, n := range resident {
 		fmt.Fprintf(&w.b, "%s is not deferred: it is already in your tool list, call it directly.\n", n)
+	}
+	for _, u := range unclear {
+		w.b.WriteString(u)
+		w.b.WriteByte('\n')
 	}
 	if len(missing) == 0 {
 		return nil

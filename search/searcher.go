@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/internal/shortname"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -144,6 +145,7 @@ type Searcher struct {
 	index  Index
 	text   string
 	tools  map[string]*registry.Tool // deferred tools by name
+	short  *shortname.Table          // the plan's short names
 	full   sync.Map                  // name → formatFull text of a deferred tool
 }
 
@@ -186,7 +188,7 @@ func New(plan *deferral.Plan, opts *Options) (*Searcher, error) {
 		}
 		r = &BM25F{Vocabulary: v}
 	}
-	s := &Searcher{plan: plan, opts: o, ranker: r, tools: map[string]*registry.Tool{}}
+	s := &Searcher{plan: plan, opts: o, ranker: r, tools: map[string]*registry.Tool{}, short: shortTable(plan)}
 	for _, t := range plan.Deferred() {
 		s.tools[t.Name] = t
 	}

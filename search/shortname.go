@@ -1,0 +1,46 @@
+package search
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/internal/shortname"
+	"github.com/toolshelf/toolshelf/registry"
+)
+
+// shortTable is the short-name table of the tools plan shows (resident and
+// deferred) and the entry tools: the index lists by it and tool_search
+// resolves by it.
+func shortTable(plan *deferral.Plan) *shortname.Table {
+	visible := make([]*registry.Tool, 0, len(plan.Resident())+len(plan.Deferred()))
+	visible = append(visible, plan.Resident()...)
+	visible = append(visible, plan.Deferred()...)
+	return shortname.New(visible, registry.ToolSearchName, registry.DeferExecuteName)
+}
+
+// candidates returns the full names a name that is no visible tool's full
+// name may stand for as a short name: the plan's tools, then the scope's
+// announced MCP tools (which the frozen table does not hold).
+func (s *Searcher) candidates(name string, announced []*registry.Tool) []string {
+	out := s.short.Candidates(name)
+	var extra []string
+	for _, t := range announced {
+		if sn, ok := shortname.Of(t); ok && sn == name && s.tools[t.Name] == nil {
+			extra = append(extra, t.Name)
+		}
+	}
+	if len(extra) == 0 {
+		return out
+	}
+	return slices.Sorted(slices.Values(append(slices.Clone(out), extra...)))
+}
+
+// ambiguous says that name is the short name of several tools and how to
+// name the one meant.
+func ambiguous(name string, full []string) string {
+	return fmt.Sprintf("%s is the short name of %d tools: %s. Name the one you mean in full, e.g. {\"tool_names\": [%q]}.",
+		strconv.Quote(clip(name, 80)), len(full), strings.Join(full, ", "), full[0])
+}
