@@ -261,7 +261,7 @@ func (s *Searcher) Call(ctx context.Context, args json.RawMessage, sc Scope) reg
 			return registry.Result{Text: "tool_search was interrupted: " + err.Error(), IsError: true}
 		}
 	}
-	return registry.Result{Text: strings.TrimRight(w.b.String(), "\n")}
+	return registry.Result{Text: strings.TrimRight(w.b.String(), "\n"), IsError: w.unsure && len(fuzzy) == 0}
 }
 
 // cutSelect recognises "select:A,B", the exact-load form Claude Code's
@@ -324,6 +324,7 @@ func (s *Searcher) exact(ctx context.Context, w *writer, v view, names []string,
 		w.b.WriteString(u)
 		w.b.WriteByte('\n')
 	}
+	w.unsure = len(unclear) > 0 && len(found)+len(resident)+len(missing) == 0
 	if len(missing) == 0 {
 		return nil
 	}
@@ -384,6 +385,9 @@ type writer struct {
 	sc  Scope
 	cap int
 	b   strings.Builder
+	// unsure: an exact load named only tools it could not tell apart
+	// (ambiguous short names), so the call is an error to fix.
+	unsure bool
 }
 
 // hits writes tools in their shapes, degrading a shape when the response
