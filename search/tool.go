@@ -17,7 +17,7 @@ const SystemIndexDescription = descriptionHead + "in the system instructions" + 
 
 const descriptionHead = "Load deferred tools. The tools named in <available_deferred_tools> "
 
-const descriptionRules = ` exist and can be called, but their parameters are not loaded yet: load a tool with tool_search first, then call it with defer_execute {"tool_name": "<name>", "params": {...}}. A name indented under a server's line "mcp__<server>: ..." is that server's tool mcp__<server>__<name>, and either form of the name works.
+const descriptionRules = ` exist and can be called, but their parameters are not loaded yet: load a tool with tool_search first, then call it with defer_execute {"tool_name": "<name>", "params": {...}}. A name indented under "mcp__<server>:" is short for mcp__<server>__<name>; either works.
 - {"tool_names": ["<name>", ...]} loads the named tools (exact names from the list) with their full parameters.
 - {"queries": ["<keywords>"]} searches by capability when you do not know the name (e.g. ["create pull request"]); the best matches come back with their parameters, the others by name. Several strings are searched together. Prefix a word with + to require it.
 Loaded tools stay loaded for the rest of the conversation; do not load them again.`
