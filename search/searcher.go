@@ -146,7 +146,9 @@ type Searcher struct {
 	text   string
 	tools  map[string]*registry.Tool // deferred tools by name
 	short  *shortname.Table          // the plan's short names
-	full   sync.Map                  // name → formatFull text of a deferred tool
+	// shortListed: the index lists a short name ([Searcher.ShortNames]).
+	shortListed bool
+	full        sync.Map // name → formatFull text of a deferred tool
 }
 
 // fullText returns t as a full-schema hit reads. The text of a deferred
@@ -197,6 +199,7 @@ func New(plan *deferral.Plan, opts *Options) (*Searcher, error) {
 		return nil, fmt.Errorf("search: building the index: %w", err)
 	}
 	s.text = buildIndex(plan, &o)
+	s.shortListed = listsShortNames(plan, s.short)
 	return s, nil
 }
 

@@ -44,3 +44,18 @@ func ambiguous(name string, full []string) string {
 	return fmt.Sprintf("%s is the short name of %d tools: %s. Name the one you mean in full, e.g. {\"tool_names\": [%q]}.",
 		strconv.Quote(clip(name, 80)), len(full), strings.Join(full, ", "), full[0])
 }
+
+// ShortNames reports whether the index lists a tool by its short name (a
+// deferred MCP tool whose short name is its alone), so that tool_search's
+// description must say how such a name is called ([WithShortNames]).
+func (s *Searcher) ShortNames() bool { return s.shortListed }
+
+// listsShortNames reports whether the index of plan lists a short name.
+func listsShortNames(plan *deferral.Plan, short *shortname.Table) bool {
+	for _, t := range plan.Deferred() {
+		if short.Listed(t) != t.Name {
+			return true
+		}
+	}
+	return false
+}

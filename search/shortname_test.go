@@ -156,3 +156,24 @@ func TestIndexNamesResolveInSearch(t *testing.T) {
 		}
 	}
 }
+
+// TestShortNamesSentence: the description says how a short name is called
+// exactly when the index lists one, and stays within OpenAI's 1,024
+// characters without the index.
+func TestShortNamesSentence(t *testing.T) {
+	with, err := New(collidingPlan(t), nil)
+	require.NoError(t, err)
+	assert.True(t, with.ShortNames())
+	builtinOnly, err := New(mcpPlan(t, []string{"Read", "Write"}, nil, nil), nil)
+	require.NoError(t, err)
+	assert.False(t, builtinOnly.ShortNames())
+	allFull, err := New(mcpPlan(t, nil, map[string][]string{"a": {"x"}, "b": {"x"}}, nil), nil)
+	require.NoError(t, err)
+	assert.False(t, allFull.ShortNames(), "every name listed in full")
+
+	d := WithShortNames(SystemIndexDescription)
+	assert.Contains(t, d, shortNamesSentence)
+	assert.Equal(t, len(SystemIndexDescription)+len(shortNamesSentence), len(d))
+	assert.LessOrEqual(t, len([]rune(d)), 1024)
+	assert.Contains(t, WithShortNames(DescriptionTemplate), `"params": {...}}.`+shortNamesSentence+"\n")
+}
