@@ -59,3 +59,26 @@ func listsShortNames(plan *deferral.Plan, short *shortname.Table) bool {
 	}
 	return false
 }
+
+// fullName takes a name [Searcher.Explain] was given to the full name of
+// the searchable tool it means: itself when it is one, else the one tool
+// whose short name it is. An ambiguous short name is an error naming the
+// candidates.
+func (s *Searcher) fullName(name string, announced []*registry.Tool) (string, error) {
+	if _, ok := s.tools[name]; ok {
+		return name, nil
+	}
+	for _, t := range announced {
+		if t != nil && t.Name == name {
+			return name, nil
+		}
+	}
+	switch c := s.candidates(name, announced); len(c) {
+	case 0:
+		return name, nil
+	case 1:
+		return c[0], nil
+	default:
+		return "", fmt.Errorf("%w: %q is the short name of %d tools (%s): name one in full", ErrExplain, clip(name, 80), len(c), strings.Join(c, ", "))
+	}
+}

@@ -177,3 +177,21 @@ func TestShortNamesSentence(t *testing.T) {
 	assert.LessOrEqual(t, len([]rune(d)), 1024)
 	assert.Contains(t, WithShortNames(DescriptionTemplate), `"params": {...}}.`+shortNamesSentence+"\n")
 }
+
+// TestExplainShortName: Explain takes a name as the index lists it.
+func TestExplainShortName(t *testing.T) {
+	s, err := New(collidingPlan(t), nil)
+	require.NoError(t, err)
+	e, err := s.Explain(t.Context(), []string{"merge"}, "merge", Scope{})
+	require.NoError(t, err)
+	assert.Equal(t, "mcp__gitlab__merge", e.Tool)
+	full, err := s.Explain(t.Context(), []string{"merge"}, "mcp__gitlab__merge", Scope{})
+	require.NoError(t, err)
+	assert.Equal(t, full, e)
+	_, err = s.Explain(t.Context(), []string{"issue"}, "create_issue", Scope{})
+	require.ErrorIs(t, err, ErrExplain)
+	assert.ErrorContains(t, err, "mcp__github__create_issue, mcp__gitlab__create_issue")
+	e, err = s.Explain(t.Context(), []string{"read"}, "read_file", Scope{})
+	require.NoError(t, err)
+	assert.Equal(t, "read_file", e.Tool, "a full name means itself")
+}
