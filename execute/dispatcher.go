@@ -169,6 +169,12 @@ func (d *Dispatcher) dispatch(ctx context.Context, c *call, params json.RawMessa
 		return d.unknown(ctx, c)
 	}
 	t, deferred, ok := c.s.Lookup(c.target)
+	if (!ok || t == nil) && c.via != "" {
+		if res, stop := d.resolveShort(ctx, c); stop {
+			return res
+		}
+		t, deferred, ok = c.s.Lookup(c.target)
+	}
 	if !ok || t == nil {
 		return d.unknown(ctx, c)
 	}

@@ -179,7 +179,7 @@ func freeze(cfg *Config, view deferral.View) (*Frozen, error) {
 		}
 	} else if plan.EntryTools() || cfg.SelfBuilt {
 		f.index = searcher.IndexText()
-		st, et, err := entryTools(f.index, vars, caps)
+		st, et, err := entryTools(f.index, vars, caps, searcher.ShortNames())
 		if err != nil {
 			return nil, err
 		}
@@ -278,7 +278,10 @@ func systemTexts(cfg *Config) []string {
 // and defer_execute, rendered as every other tool; vars are the session's.
 // With indexInSystem (a provider that caps descriptions) the description
 // leaves the index out: the session carries it in the system instructions.
-func entryTools(index string, vars render.Vars, indexInSystem bool) (*registry.Tool, *registry.Tool, error) {
+//
+// With shortNames (the index lists tools by short names) the description
+// says how such a name is called.
+func entryTools(index string, vars render.Vars, indexInSystem, shortNames bool) (*registry.Tool, *registry.Tool, error) {
 	session := maps.Clone(vars.Session)
 	if session == nil {
 		session = map[string]string{}
@@ -287,6 +290,9 @@ func entryTools(index string, vars render.Vars, indexInSystem bool) (*registry.T
 	tmpl := search.DescriptionTemplate
 	if indexInSystem {
 		tmpl = search.SystemIndexDescription
+	}
+	if shortNames {
+		tmpl = search.WithShortNames(tmpl)
 	}
 	d, err := render.Render(registry.ToolSearchName, tmpl, render.Vars{Static: vars.Static, Session: session})
 	if err != nil {
@@ -301,7 +307,8 @@ func entryTools(index string, vars render.Vars, indexInSystem bool) (*registry.T
 }
 
 // EntryDefinitions returns the entry tools a session with plan would send —
-// tool_search with its description rendered around an empty index, and
+// tool_search with its description rendered around an empty index (saying
+// how a short name is called when the index lists short names), and
 // defer_execute — and the index text, which budget accounts count on a
 // line of its own. Both are empty when nothing is deferred. opts are the
 // search options the sessions use (nil means defaults).
@@ -313,7 +320,7 @@ func EntryDefinitions(plan *deferral.Plan, opts *search.Options) ([]*registry.To
 	if err != nil {
 		return nil, "", fmt.Errorf("%w: tool_search: %w", ErrConfig, err)
 	}
-	st, et, err := entryTools("", render.Vars{}, false)
+	st, et, err := entryTools("", render.Vars{}, false, s.ShortNames())
 	if err != nil {
 		return nil, "", err
 	}

@@ -164,6 +164,7 @@ func fzCheckIndex(t *testing.T, s *request.Session, b *fzBody) {
 	inner := strings.TrimSuffix(strings.TrimPrefix(f.Index(), "<available_deferred_tools>\n"), "</available_deferred_tools>")
 	seen := map[string]int{}
 	dropped := 0
+	server := "" // the header above: its tools are listed by short name
 	for _, l := range strings.Split(strings.TrimSuffix(inner, "\n"), "\n") {
 		switch {
 		case l == "":
@@ -176,8 +177,13 @@ func fzCheckIndex(t *testing.T, s *request.Session, b *fzBody) {
 			tools, _ = strconv.Atoi(strings.Fields(rest)[0])
 			dropped += tools
 		case strings.HasPrefix(l, "  "):
-			seen[l[2:]]++
+			n := l[2:]
+			if !strings.HasPrefix(n, registry.MCPPrefix) {
+				n = registry.MCPPrefix + server + "__" + n
+			}
+			seen[n]++
 		case strings.Contains(l, ":"): // a server's header
+			server = strings.TrimPrefix(l[:strings.Index(l, ":")], registry.MCPPrefix)
 		default:
 			seen[l]++
 		}

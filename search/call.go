@@ -261,7 +261,7 @@ func (s *Searcher) Call(ctx context.Context, args json.RawMessage, sc Scope) reg
 			return registry.Result{Text: "tool_search was interrupted: " + err.Error(), IsError: true}
 		}
 	}
-	return registry.Result{Text: strings.TrimRight(w.b.String(), "\n")}
+	return registry.Result{Text: strings.TrimRight(w.b.String(), "\n"), IsError: w.unsure && len(fuzzy) == 0}
 }
 
 // cutSelect recognises "select:A,B", the exact-load form Claude Code's
@@ -278,7 +278,7 @@ func cutSelect(q string) (string, bool) {
 // a fuzzy search with the names as queries, then a plain miss.
 func (s *Searcher) exact(ctx context.Context, w *writer, v view, names []string, limit int) error {
 	var found []*registry.Tool
-	var missing, resident []string
+	var missing, resident, unclear []string
 	seen := map[string]bool{}
 	for _, n := range names {
 		if seen[n] {
@@ -293,7 +293,22 @@ func (s *Searcher) exact(ctx context.Context, w *writer, v view, names []string,
 			resident = append(resident, n)
 			continue
 		}
-		missing = append(missing, n)
+		switch c := s.candidates(n, w.sc.Announced); len(c) {
+		case 0:
+			missing = append(missing, n)
+		case 1: // a short name: from here on, the full name
+			if seen[c[0]] {
+				continue
+			}
+			seen[c[0]] = true
+			if t, ok := v.lookup(c[0]); ok {
+				found = append(found, t)
+			} else {
+				resident = append(resident, c[0])
+			}
+		default:
+			unclear = append(unclear, ambiguous(n, c))
+		}
 	}
 	if len(found) > 0 {
 		shapes := make([]Shape, len(found))
@@ -305,6 +320,11 @@ func (s *Searcher) exact(ctx context.Context, w *writer, v view, names []string,
 	for _, n := range resident {
 		fmt.Fprintf(&w.b, "%s is not deferred: it is already in your tool list, call it directly.\n", n)
 	}
+	for _, u := range unclear {
+		w.b.WriteString(u)
+		w.b.WriteByte('\n')
+	}
+	w.unsure = len(unclear) > 0 && len(found)+len(resident)+len(missing) == 0
 	if len(missing) == 0 {
 		return nil
 	}
@@ -365,6 +385,9 @@ type writer struct {
 	sc  Scope
 	cap int
 	b   strings.Builder
+	// unsure: an exact load named only tools it could not tell apart
+	// (ambiguous short names), so the call is an error to fix.
+	unsure bool
 }
 
 // hits writes tools in their shapes, degrading a shape when the response

@@ -3,13 +3,18 @@
 // that loads deferred tools' schemas into a session.
 //
 // A [Searcher] is built once per plan by [New]. [Searcher.IndexText] is the
-// index block (built-in names first, then one group per MCP server, spent
+// index block (built-in names first, then one group per MCP server — its
+// header line, then its tools by their short names, the full name where a
+// short one would not resolve to the tool alone — spent
 // group by group within a budget and closed by a coordinate line when a
 // group had to go); [DescriptionTemplate] and [Definition] make the tool_search
 // definition around it — or, where a provider caps descriptions (OpenAI:
 // 1,024 characters), [SystemIndexDescription] makes it without the index,
-// which the session then carries in its system instructions. [Searcher.Call] answers a call: "tool_names" (or
-// "select:A,B" in a query) loads exact names, "queries" ranks. A fuzzy
+// which the session then carries in its system instructions; [WithShortNames]
+// adds the sentence on short names when [Searcher.ShortNames] says the index
+// lists some. [Searcher.Call] answers a call: "tool_names" (or
+// "select:A,B" in a query) loads exact names, full or short (an ambiguous
+// short name answers with the candidates' full names), "queries" ranks. A fuzzy
 // search returns a few full schemas, then one-line descriptions, then names;
 // a miss goes down a ladder (exact → fuzzy → "nothing matched, try other
 // words", with servers still connecting) and never comes back empty. Every

@@ -30,8 +30,8 @@ func Example() {
 	// <available_deferred_tools>
 	// VideoGen
 	// mcp__github: GitHub's API: issues, pull requests.
-	//   mcp__github__create_pull_request
-	//   mcp__github__list_issues
+	//   create_pull_request
+	//   list_issues
 	// </available_deferred_tools>
 	// 1 match for "open a PR".
 	// Loaded 1 tool; call it with defer_execute {"tool_name": "<name>", "params": {...}}.

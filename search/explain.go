@@ -83,8 +83,14 @@ type NameScore struct {
 var ErrExplain = errors.New("search: explain")
 
 // Explain says how the tool named name scores for queries, term by term
-// and field by field. It needs the built-in [BM25F] ranker.
+// and field by field. name is a full name or, as the index lists it, a
+// short name that is one tool's alone. It needs the built-in [BM25F]
+// ranker.
 func (s *Searcher) Explain(ctx context.Context, queries []string, name string, sc Scope) (*Explanation, error) {
+	name, err := s.fullName(name, sc.Announced)
+	if err != nil {
+		return nil, err
+	}
 	v, err := s.view(ctx, sc)
 	if err != nil {
 		return nil, err

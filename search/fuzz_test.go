@@ -136,6 +136,8 @@ func FuzzToolSearch(f *testing.F) {
 		`{"tool_names":"mcp__memory__read_graph, mcp__github__list_issues"}`,
 		`{"queries":["select:mcp__github__create_issue,VideoGen"]}`,
 		`{"tool_names":["Bash","mcp__kubernetes__pods_list","Read"]}`,
+		`{"tool_names":["create_issue","projects_list","pods_list"]}`,
+		`{"queries":["select:projects_list,get_me,mcp__get_me"]}`,
 		`{"queries":["kubernetes pods","browser click"]}`,
 		`{"queries":["newest version shipped","smartphone handset"]}`,
 		`{"queries":["csv chart"]}`,

@@ -37,7 +37,11 @@ func (g indexGroup) chars() int {
 // no header (self-built tools known when the plan was made join them, since
 // they too are called by their plain names); then one group per MCP server in
 // name order: a header "mcp__<server>: <description>" and the server's
-// deferred tools, full exposed names, indented two spaces.
+// deferred tools by their short names (the exposed name without
+// "mcp__<server>__"), indented two spaces. A tool whose short name would
+// not resolve to it alone (another visible tool has it as its full or its
+// short name) is listed by its full name, so every listed name resolves to
+// the tool listed (package shortname).
 //
 // A server gets a group when it has deferred tools, or when it has no tools
 // at all (connected but empty, or still listing), so that the model knows it
@@ -51,11 +55,12 @@ func (g indexGroup) chars() int {
 // the block. Names are never cut; descriptions are.
 func buildIndex(plan *deferral.Plan, o *Options) string {
 	snap := plan.Snapshot()
+	short := shortTable(plan)
 	var plain []string
 	byServer := map[string][]string{}
 	for _, t := range plan.Deferred() {
 		if t.Source == registry.SourceMCP {
-			byServer[t.Group] = append(byServer[t.Group], t.Name)
+			byServer[t.Group] = append(byServer[t.Group], short.Listed(t))
 			continue
 		}
 		plain = append(plain, t.Name)

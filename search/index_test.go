@@ -95,9 +95,9 @@ func TestIndexGroups(t *testing.T) {
 		"Alpha\nZeta\n" +
 		"mcp__empty:\n" +
 		"mcp__fs: " + strings.Repeat("é", DefaultDescriptionLimit-1) + "…\n" +
-		"  mcp__fs__read_file\n" +
+		"  read_file\n" +
 		"mcp__github: GitHub API &lt;/available_deferred_tools> fake &lt;AVAILABLE_DEFERRED_TOOLS>\n" +
-		"  mcp__github__create_issue\n  mcp__github__list_issues\n" +
+		"  create_issue\n  list_issues\n" +
 		indexClose
 	assert.Equal(t, want, got)
 	assert.NotContains(t, got, "secret_tool", "hidden tools never appear")
@@ -136,13 +136,11 @@ func TestIndexBudget(t *testing.T) {
 			}
 			if tc.budget > 10 {
 				assert.LessOrEqual(t, used, tc.budget)
-				assert.Contains(t, s.IndexText(), "  mcp__zzz__two\n", "a later group that fits is still listed")
+				assert.Contains(t, s.IndexText(), "mcp__zzz:\n  three\n  two\n", "a later group that fits is still listed")
 			}
-			for _, l := range lines {
-				if strings.HasPrefix(l, "  ") {
-					_, ok := plan.Visible(strings.TrimSpace(l))
-					assert.True(t, ok, "whole names only: %q", l)
-				}
+			for _, e := range listedNames(t, s.IndexText()) {
+				_, ok := plan.Visible(e.full)
+				assert.True(t, ok, "whole names only: %q under %q", e.listed, e.header)
 			}
 		})
 	}

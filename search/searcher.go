@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/internal/shortname"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -144,7 +145,10 @@ type Searcher struct {
 	index  Index
 	text   string
 	tools  map[string]*registry.Tool // deferred tools by name
-	full   sync.Map                  // name → formatFull text of a deferred tool
+	short  *shortname.Table          // the plan's short names
+	// shortListed: the index lists a short name ([Searcher.ShortNames]).
+	shortListed bool
+	full        sync.Map // name → formatFull text of a deferred tool
 }
 
 // fullText returns t as a full-schema hit reads. The text of a deferred
@@ -186,7 +190,7 @@ func New(plan *deferral.Plan, opts *Options) (*Searcher, error) {
 		}
 		r = &BM25F{Vocabulary: v}
 	}
-	s := &Searcher{plan: plan, opts: o, ranker: r, tools: map[string]*registry.Tool{}}
+	s := &Searcher{plan: plan, opts: o, ranker: r, tools: map[string]*registry.Tool{}, short: shortTable(plan)}
 	for _, t := range plan.Deferred() {
 		s.tools[t.Name] = t
 	}
@@ -195,6 +199,7 @@ func New(plan *deferral.Plan, opts *Options) (*Searcher, error) {
 		return nil, fmt.Errorf("search: building the index: %w", err)
 	}
 	s.text = buildIndex(plan, &o)
+	s.shortListed = listsShortNames(plan, s.short)
 	return s, nil
 }
 

@@ -195,6 +195,7 @@ func TestAliasesShown(t *testing.T) {
 	code, out, errOut = runCLI("request", "--check", "--catalog", cat, "--provider", "openai-chat", "--model", "m", "--user", "hi")
 	require.Equal(t, exitOK, code, errOut)
 	// The server's tools are deferred (the catalog policy): the alias is in
-	// the index, by name.
-	assert.Regexp(t, `\bmcp__srv__files_read_[0-9a-f]{8}\b`, out)
+	// the index, by its short name under the server's header, whole.
+	assert.Regexp(t, `mcp__srv:\\n  files_read_[0-9a-f]{8}\\n`, out)
+	assert.Regexp(t, `\\n  t{45}_[0-9a-f]{8}\\n`, out, "the long name's alias, its first 55 bytes and hash")
 }

@@ -90,9 +90,10 @@ func TestPrefixSharedEveryTurn(t *testing.T) {
 			assert.NotContains(t, string(bodies[3]), "count_todos:")
 			assert.Contains(t, out, "schemas loaded: count_todos")
 			assert.Contains(t, out, `result  {"todos":17,"files":9}`)
-			// Deferred schemas are not in the prefix; their names are.
+			// Deferred schemas are not in the prefix; their names are, by
+			// short name under the server's header.
 			pre := string(bodies[0][:prefix])
-			assert.Contains(t, pre, "mcp__github__create_pull_request")
+			assert.Regexp(t, `mcp__github: [^\\]*\\n(  [a-z_]+\\n)*  create_pull_request\\n`, pre)
 			assert.NotContains(t, pre, "Allow maintainer edits", "a deferred schema leaked into the prefix")
 		})
 	}

@@ -96,7 +96,7 @@ func TestEverythingServerEndToEnd(t *testing.T) {
 	// Search: the index names the tool, and a search loads its schema.
 	s, err := search.New(sess.plan, nil)
 	require.NoError(t, err)
-	assert.Contains(t, s.IndexText(), "mcp__everything__echo")
+	assert.Regexp(t, `\nmcp__everything:.*\n(  .*\n)*  echo\n`, s.IndexText(), "echo by its short name under the server's header")
 	res := s.Call(ctx, json.RawMessage(`{"queries":["echo a message back"]}`), search.Scope{Loaded: sess.loaded, Pending: m.Pending()})
 	require.False(t, res.IsError, res.Text)
 	assert.Contains(t, res.Text, "mcp__everything__echo")

@@ -1,0 +1,41 @@
+package execute
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/toolshelf/toolshelf/internal/shortname"
+	"github.com/toolshelf/toolshelf/registry"
+)
+
+// resolveShort takes a defer_execute target that no visible tool has as
+// its full name, read as a short name (an MCP tool's name without
+// "mcp__<server>__", as the index lists it under the server's header), to
+// the full name of the one visible tool that carries it. It runs before
+// permission and hooks, so they see the full name. When the short name is
+// several tools', it answers with their full names and stop is true; when
+// it is nobody's, the target is left as it was.
+func (d *Dispatcher) resolveShort(ctx context.Context, c *call) (res registry.Result, stop bool) {
+	lookup := func(n string) (*registry.Tool, bool) {
+		t, _, ok := c.s.Lookup(n)
+		return t, ok && t != nil
+	}
+	names := shortname.Match(c.target, c.s.VisibleNames(), lookup)
+	switch len(names) {
+	case 0:
+		return registry.Result{}, false
+	case 1:
+		c.target = names[0]
+		return registry.Result{}, false
+	}
+	ev := c.event(EventUnknownTool)
+	ev.Detail = fmt.Sprintf("ambiguous short name: %d tools", len(names))
+	d.emit(ctx, c.scrub(ev))
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = fmt.Sprintf("%q", n)
+	}
+	return errResult(fmt.Sprintf("%q is the short name of %d tools: %s. Nothing was run. Call defer_execute again with the full name of the one you mean, e.g. {\"tool_name\":%q,\"params\":{...}}.",
+		clip(c.target, 80), len(names), strings.Join(quoted, ", "), names[0])), true
+}
