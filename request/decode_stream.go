@@ -25,8 +25,8 @@ const maxStreamEvent = 16 << 20
 //
 // A Stream is not safe for concurrent use.
 type Stream struct {
-	p    Provider
-	enc  encoder
+	p     Provider
+	enc   encoder
 	n     int  // events seen
 	done  bool // the terminal event arrived
 	err   error
