@@ -76,11 +76,13 @@ func (d Decoder) DecodeStream(p Provider, r io.Reader) (Reply, error) {
 		return Reply{}, err
 	}
 	lr := &io.LimitedReader{R: r, N: int64(s.max) + 1}
-	if err := readEvents(lr, s.Event); err != nil {
-		return Reply{}, err
-	}
+	err = readEvents(lr, s.Event)
 	if lr.N <= 0 {
+		// The event cut by the bound may have failed first.
 		return Reply{}, s.overBound()
+	}
+	if err != nil {
+		return Reply{}, err
 	}
 	return s.Reply()
 }
