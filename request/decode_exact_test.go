@@ -176,8 +176,10 @@ func TestDecodeUsageChecked(t *testing.T) {
 		{OpenAIResponses, `{"input_tokens":100,"output_tokens":-3}`, "negative"},
 	}
 	wrap := map[Provider]func(u string) string{
-		Anthropic:       func(u string) string { return `{"type":"message","role":"assistant","content":[],"usage":` + u + `}` },
-		OpenAIChat:      func(u string) string { return `{"choices":[{"message":{"role":"assistant","content":"x"}}],"usage":` + u + `}` },
+		Anthropic: func(u string) string { return `{"type":"message","role":"assistant","content":[],"usage":` + u + `}` },
+		OpenAIChat: func(u string) string {
+			return `{"choices":[{"message":{"role":"assistant","content":"x"}}],"usage":` + u + `}`
+		},
 		OpenAIResponses: func(u string) string { return `{"status":"completed","output":[],"usage":` + u + `}` },
 	}
 	for _, c := range bodies {
