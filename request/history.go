@@ -347,14 +347,15 @@ func (h *history) chat(b []byte, m *Message) []byte {
 	}
 }
 
-// appendResultText appends a tool result's text; providers without an
-// error flag read "Error: " in front of a failed result.
+// appendResultText appends a tool result's text, neutralised
+// ([appendToolResult]); providers without an error flag read "Error: " in
+// front of a failed result.
 func appendResultText(b []byte, m *Message) []byte {
 	if !m.IsError {
-		return jsonx.AppendString(b, m.Text)
+		return appendToolResult(b, m.Text)
 	}
 	b = append(b, `"Error: `...)
-	b = jsonx.AppendStringBody(b, resultText(m))
+	b = appendQueryBody(b, resultText(m))
 	return append(b, '"')
 }
 
@@ -467,7 +468,7 @@ func (h *history) anthropicBlocks(b []byte, m *Message) []byte {
 		b = append(b, `{"type":"tool_result","tool_use_id":`...)
 		b = jsonx.AppendString(b, h.enc.callID(m.CallID))
 		b = append(b, `,"content":`...)
-		b = jsonx.AppendString(b, resultText(m))
+		b = appendToolResult(b, resultText(m))
 		if m.IsError {
 			b = append(b, `,"is_error":true`...)
 		}
