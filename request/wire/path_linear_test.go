@@ -2,8 +2,8 @@ package wire
 
 import (
 	"os"
-	"strconv"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -131,4 +131,3 @@ func walkReference(b []byte, i, off int, path *strings.Builder) {
 		}
 	}
 }
-
