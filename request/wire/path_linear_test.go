@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -130,4 +131,25 @@ func walkReference(b []byte, i, off int, path *strings.Builder) {
 			idx++
 		}
 	}
+}
+
+// FuzzPathAt checks the linear PathAt against the former recursive one at
+// any offset of valid JSON (request bodies; on other bytes the two may
+// follow malformed input differently, and only the bound is checked),
+// and its bound on the bytes it reads on any bytes.
+func FuzzPathAt(f *testing.F) {
+	f.Add([]byte(`{"a":[1,{"b":"x"}],"c":{}}`), uint16(12))
+	f.Add([]byte(`{"a" "b"}`), uint16(1))
+	f.Add([]byte(`[[[[{"k":[1,,]}`), uint16(9))
+	f.Fuzz(func(t *testing.T, b []byte, off uint16) {
+		o := int(off) % (len(b) + 1)
+		steps := 0
+		got := pathAt(b, o, &steps)
+		if want := pathAtReference(b, o); json.Valid(b) && got != want {
+			t.Fatalf("PathAt(%q, %d) = %q, the reference says %q", b, o, got, want)
+		}
+		if steps > 2*len(b)+2 {
+			t.Fatalf("%d bytes read for %d bytes of input", steps, len(b))
+		}
+	})
 }
