@@ -13,7 +13,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolshelf/toolshelf/internal/jsonx"
-	"github.com/toolshelf/toolshelf/internal/pattern"
 	"github.com/toolshelf/toolshelf/internal/tagsafe"
 	"github.com/toolshelf/toolshelf/registry"
 )
@@ -207,7 +206,8 @@ func (d *Dispatcher) dispatch(ctx context.Context, c *call, params json.RawMessa
 	}
 	// 6. Before-call hooks.
 	cl := &Call{Session: c.s, Tool: t, Name: c.target, Via: c.via, ID: callID(ctx), Params: full}
-	hooks := d.hooksFor(c.target)
+	names, n := guardNames(c.target, t)
+	hooks := d.hooksFor(names[:n]...)
 	for _, h := range hooks {
 		if h.Before == nil {
 			continue
@@ -487,7 +487,8 @@ func merge(t *registry.Tool, v *validator, params json.RawMessage, obj map[strin
 
 // permission applies the rules to the target name.
 func (d *Dispatcher) permission(ctx context.Context, c *call, visible json.RawMessage) (registry.Result, bool) {
-	vd := d.permit(c.target)
+	names, n := guardNames(c.target, c.t)
+	vd := d.permit(names[:n]...)
 	ev := c.event(0)
 	ev.Rule = vd.rule
 	switch vd.action {
@@ -523,10 +524,10 @@ func (d *Dispatcher) permission(ctx context.Context, c *call, visible json.RawMe
 	return registry.Result{}, true
 }
 
-func (d *Dispatcher) hooksFor(target string) []Hook {
+func (d *Dispatcher) hooksFor(names ...string) []Hook {
 	var out []Hook
 	for _, h := range d.opts.Hooks {
-		if h.Pattern == "" || pattern.Match(h.Pattern, target) {
+		if h.Pattern == "" || matchesAny(h.Pattern, names) {
 			out = append(out, h)
 		}
 	}

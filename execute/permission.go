@@ -126,13 +126,14 @@ type verdict struct {
 	r      Permission
 }
 
-// permit evaluates the rules on the target name: the strongest matching
-// action wins; among rules with that action the first reported.
-func (d *Dispatcher) permit(target string) verdict {
+// permit evaluates the rules on the target's names ([guardNames]): the
+// strongest action of a rule matching any of them wins; among rules with
+// that action the first reported.
+func (d *Dispatcher) permit(names ...string) verdict {
 	best := -1
 	for i := range d.opts.Permissions {
 		r := &d.opts.Permissions[i]
-		if !pattern.Match(r.Pattern, target) {
+		if !matchesAny(r.Pattern, names) {
 			continue
 		}
 		if best < 0 || r.Action > d.opts.Permissions[best].Action {

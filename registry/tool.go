@@ -230,6 +230,9 @@ func (t Tool) normalize(maxBytes int, bound string) (Tool, error) {
 		return t, fmt.Errorf("%w: tool %q: the schema must be a JSON object, got %.40s", ErrInvalidSchema, t.Name, raw)
 	}
 	t.RawSchema = json.RawMessage(slices.Clone(raw))
+	if err := schemacheck.ExactKeys(t.RawSchema); err != nil {
+		return t, fmt.Errorf("%w: tool %q: %w", ErrInvalidSchema, t.Name, err)
+	}
 	if t.InputSchema == nil {
 		s := new(jsonschema.Schema)
 		if err := json.Unmarshal(t.RawSchema, s); err != nil {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/toolshelf/toolshelf/internal/jsonx"
@@ -66,8 +65,13 @@ func (u Usage) Uncached() int { return u.InputTokens - u.CacheReadTokens - u.Cac
 
 // DecodeReply decodes a whole (non-streamed) response body of provider p:
 // a Chat Completions chat.completion, a Responses API response or an
-// Anthropic message. Errors wrap [ErrReply] and name the field.
+// Anthropic message, within [DefaultMaxReplyBytes] (a [Decoder] sets
+// another bound). Errors wrap [ErrReply] and name the field.
 func DecodeReply(p Provider, body []byte) (Reply, error) {
+	return Decoder{}.DecodeReply(p, body)
+}
+
+func decodeReply(p Provider, body []byte) (Reply, error) {
 	if !utf8.Valid(body) || !json.Valid(body) {
 		return Reply{}, fmt.Errorf("%w: %s response body is not valid JSON", ErrReply, p)
 	}
@@ -150,7 +154,7 @@ func decodeChat(body []byte) (Reply, error) {
 		} `json:"choices"`
 		Usage *chatUsage `json:"usage"`
 	}
-	if err := json.Unmarshal(body, &r); err != nil {
+	if err := unmarshalExact(body, &r); err != nil {
 		return Reply{}, replyError("chat.completion", "%v", err)
 	}
 	if isObject(r.Error) {
@@ -160,11 +164,11 @@ func decodeChat(body []byte) (Reply, error) {
 		return Reply{}, replyError("chat.completion", "no choices[0].message")
 	}
 	c := r.Choices[0]
-	m := Message{Role: RoleAssistant}
+	b := replyBuilder{m: Message{Role: RoleAssistant}}
 	if c.Message.Content != nil {
-		m.Text = *c.Message.Content
+		b.addText(*c.Message.Content)
 	} else if c.Message.Refusal != nil {
-		m.Text = *c.Message.Refusal
+		b.addText(*c.Message.Refusal)
 	}
 	for i, tc := range c.Message.ToolCalls {
 		where := fmt.Sprintf("choices[0].message.tool_calls[%d]", i)
@@ -176,9 +180,22 @@ func decodeChat(body []byte) (Reply, error) {
 		if err != nil {
 			return Reply{}, err
 		}
-		m.ToolCalls = append(m.ToolCalls, call)
+		b.m.ToolCalls = append(b.m.ToolCalls, call)
 	}
-	return Reply{Message: m, StopReason: c.FinishReason, Usage: r.Usage.usage()}, nil
+	return finishReply(&b, "chat.completion", c.FinishReason, r.Usage.usage())
+}
+
+// finishReply returns the reply b assembled, with its stop reason and its
+// usage once checked.
+func finishReply(b *replyBuilder, where, stop string, u Usage) (Reply, error) {
+	if err := u.check(where); err != nil {
+		return Reply{}, err
+	}
+	m, err := b.message(where)
+	if err != nil {
+		return Reply{}, err
+	}
+	return Reply{Message: m, StopReason: stop, Usage: u}, nil
 }
 
 // toolCall checks and builds one tool call: an ID, a name, and arguments
@@ -232,7 +249,7 @@ type responsesBody struct {
 
 func decodeResponses(body []byte) (Reply, error) {
 	var r responsesBody
-	if err := json.Unmarshal(body, &r); err != nil {
+	if err := unmarshalExact(body, &r); err != nil {
 		return Reply{}, replyError("response", "%v", err)
 	}
 	return r.reply("response")
@@ -245,9 +262,9 @@ func (r *responsesBody) reply(where string) (Reply, error) {
 	if r.Status == "failed" || r.Status == "cancelled" {
 		return Reply{}, replyError(where, "status %q", r.Status)
 	}
-	m := Message{Role: RoleAssistant}
+	b := replyBuilder{m: Message{Role: RoleAssistant}}
 	for i, item := range r.Output {
-		if err := addResponsesItem(&m, fmt.Sprintf("%s.output[%d]", where, i), item); err != nil {
+		if err := addResponsesItem(&b, fmt.Sprintf("%s.output[%d]", where, i), item); err != nil {
 			return Reply{}, err
 		}
 	}
@@ -255,12 +272,12 @@ func (r *responsesBody) reply(where string) (Reply, error) {
 	if r.Incomplete != nil && r.Incomplete.Reason != "" {
 		stop = r.Incomplete.Reason
 	}
-	return Reply{Message: m, StopReason: stop, Usage: r.Usage.usage()}, nil
+	return finishReply(&b, where, stop, r.Usage.usage())
 }
 
 // addResponsesItem adds one output item to m: message text, a function
 // call, or — any other item — a native part kept verbatim.
-func addResponsesItem(m *Message, where string, item json.RawMessage) error {
+func addResponsesItem(b *replyBuilder, where string, item json.RawMessage) error {
 	var it struct {
 		Type    string `json:"type"`
 		Role    string `json:"role"`
@@ -276,7 +293,7 @@ func addResponsesItem(m *Message, where string, item json.RawMessage) error {
 	if !isObject(item) {
 		return replyError(where, "want an item object")
 	}
-	if err := json.Unmarshal(item, &it); err != nil {
+	if err := unmarshalExact(item, &it); err != nil {
 		return replyError(where, "%v", err)
 	}
 	switch it.Type {
@@ -284,17 +301,14 @@ func addResponsesItem(m *Message, where string, item json.RawMessage) error {
 		if it.Role != "" && it.Role != "assistant" {
 			return replyError(where, "message role %.40q, want assistant", it.Role)
 		}
-		var b strings.Builder
-		b.WriteString(m.Text)
 		for _, c := range it.Content {
 			switch c.Type {
 			case "output_text":
-				b.WriteString(c.Text)
+				b.addText(c.Text)
 			case "refusal":
-				b.WriteString(c.Refusal)
+				b.addText(c.Refusal)
 			}
 		}
-		m.Text = b.String()
 	case "function_call":
 		var args string
 		if len(it.Arguments) > 0 && string(it.Arguments) != "null" {
@@ -306,11 +320,11 @@ func addResponsesItem(m *Message, where string, item json.RawMessage) error {
 		if err != nil {
 			return err
 		}
-		m.ToolCalls = append(m.ToolCalls, c)
+		b.m.ToolCalls = append(b.m.ToolCalls, c)
 	case "":
 		return replyError(where, "item has no type")
 	default:
-		m.Native = append(m.Native, json.RawMessage(jsonx.AppendCompact(nil, item)))
+		b.m.Native = append(b.m.Native, json.RawMessage(jsonx.AppendCompact(nil, item)))
 	}
 	return nil
 }
@@ -324,16 +338,22 @@ type anthropicUsage struct {
 	CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
 }
 
-func (u *anthropicUsage) usage() Usage {
+// usage returns u in the common form; Anthropic's three input counts are
+// summed, and a negative count or a sum that would wrap is an error.
+func (u *anthropicUsage) usage(where string) (Usage, error) {
 	if u == nil {
-		return Usage{}
+		return Usage{}, nil
+	}
+	in, err := sumTokens(where+".usage", u.InputTokens, u.CacheReadInputTokens, u.CacheCreationInputTokens)
+	if err != nil {
+		return Usage{}, err
 	}
 	return Usage{
-		InputTokens:      u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens,
+		InputTokens:      in,
 		OutputTokens:     u.OutputTokens,
 		CacheReadTokens:  u.CacheReadInputTokens,
 		CacheWriteTokens: u.CacheCreationInputTokens,
-	}
+	}, nil
 }
 
 func decodeAnthropic(body []byte) (Reply, error) {
@@ -345,7 +365,7 @@ func decodeAnthropic(body []byte) (Reply, error) {
 		StopReason string            `json:"stop_reason"`
 		Usage      *anthropicUsage   `json:"usage"`
 	}
-	if err := json.Unmarshal(body, &r); err != nil {
+	if err := unmarshalExact(body, &r); err != nil {
 		return Reply{}, replyError("message", "%v", err)
 	}
 	if r.Type == "error" || isObject(r.Error) {
@@ -354,18 +374,23 @@ func decodeAnthropic(body []byte) (Reply, error) {
 	if r.Type != "message" || r.Role != "assistant" {
 		return Reply{}, replyError("message", "type %.40q role %.40q, want a message from the assistant", r.Type, r.Role)
 	}
-	m := Message{Role: RoleAssistant}
+	b := replyBuilder{m: Message{Role: RoleAssistant}}
 	for i, block := range r.Content {
-		if err := addAnthropicBlock(&m, fmt.Sprintf("message.content[%d]", i), block); err != nil {
+		if err := addAnthropicBlock(&b, "message.content", i, block); err != nil {
 			return Reply{}, err
 		}
 	}
-	return Reply{Message: m, StopReason: r.StopReason, Usage: r.Usage.usage()}, nil
+	u, err := r.Usage.usage("message")
+	if err != nil {
+		return Reply{}, err
+	}
+	return finishReply(&b, "message", r.StopReason, u)
 }
 
 // addAnthropicBlock adds one content block to m: text, a tool_use call, or
 // — any other block — a native part kept verbatim.
-func addAnthropicBlock(m *Message, where string, block json.RawMessage) error {
+// where and i name the block in errors (where[i]).
+func addAnthropicBlock(rb *replyBuilder, where string, i int, block json.RawMessage) error {
 	var b struct {
 		Type  string          `json:"type"`
 		Text  string          `json:"text"`
@@ -374,24 +399,24 @@ func addAnthropicBlock(m *Message, where string, block json.RawMessage) error {
 		Input json.RawMessage `json:"input"`
 	}
 	if !isObject(block) {
-		return replyError(where, "want a content block object")
+		return replyError(fmt.Sprintf("%s[%d]", where, i), "want a content block object")
 	}
-	if err := json.Unmarshal(block, &b); err != nil {
-		return replyError(where, "%v", err)
+	if err := unmarshalExact(block, &b); err != nil {
+		return replyError(fmt.Sprintf("%s[%d]", where, i), "%v", err)
 	}
 	switch b.Type {
 	case "text":
-		m.Text += b.Text
+		rb.addText(b.Text)
 	case "tool_use":
-		c, err := toolCall(where, b.ID, b.Name, b.Input)
+		c, err := toolCall(fmt.Sprintf("%s[%d]", where, i), b.ID, b.Name, b.Input)
 		if err != nil {
 			return err
 		}
-		m.ToolCalls = append(m.ToolCalls, c)
+		rb.m.ToolCalls = append(rb.m.ToolCalls, c)
 	case "":
-		return replyError(where, "content block has no type")
+		return replyError(fmt.Sprintf("%s[%d]", where, i), "content block has no type")
 	default:
-		m.Native = append(m.Native, json.RawMessage(jsonx.AppendCompact(nil, block)))
+		rb.m.Native = append(rb.m.Native, json.RawMessage(jsonx.AppendCompact(nil, block)))
 	}
 	return nil
 }

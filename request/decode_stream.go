@@ -25,11 +25,13 @@ const maxStreamEvent = 16 << 20
 //
 // A Stream is not safe for concurrent use.
 type Stream struct {
-	p    Provider
-	enc  encoder
-	n    int  // events seen
-	done bool // the terminal event arrived
-	err  error
+	p     Provider
+	enc   encoder
+	n     int  // events seen
+	done  bool // the terminal event arrived
+	err   error
+	max   int // bound on the data of all events (Decoder.MaxStreamBytes)
+	total int // data of all events so far
 
 	// Chat Completions
 	chatText  strings.Builder
@@ -59,28 +61,21 @@ type streamBlock struct {
 	done  []byte // Responses: the item of response.output_item.done
 }
 
-// NewStream returns an empty stream accumulator for provider p.
+// NewStream returns an empty stream accumulator for provider p, whose
+// events' data may total [DefaultMaxStreamBytes] (a [Decoder] sets
+// another bound).
 func NewStream(p Provider) (*Stream, error) {
-	enc, ok := encoderFor(p)
-	if !ok {
-		return nil, fmt.Errorf("%w %q", ErrUnknownProvider, p)
-	}
-	return &Stream{p: p, enc: enc}, nil
+	return Decoder{}.NewStream(p)
 }
 
 // DecodeStream reads a server-sent event stream of provider p from r to
 // its end and returns the accumulated reply. A stream that ends before the
 // provider's terminal event (message_stop, response.completed, [DONE]) is
-// an error: the reply is incomplete.
+// an error: the reply is incomplete. A stream longer than
+// [DefaultMaxStreamBytes] is an error too (a [Decoder] sets another
+// bound).
 func DecodeStream(p Provider, r io.Reader) (Reply, error) {
-	s, err := NewStream(p)
-	if err != nil {
-		return Reply{}, err
-	}
-	if err := readEvents(r, s.Event); err != nil {
-		return Reply{}, err
-	}
-	return s.Reply()
+	return Decoder{}.DecodeStream(p, r)
 }
 
 // readEvents reads server-sent events from r and calls fn with each
@@ -175,6 +170,9 @@ func (s *Stream) Event(name string, data []byte) (err error) {
 	if s.done {
 		return s.eventError(name, "event after the end of the stream")
 	}
+	if s.total += len(data); s.total > s.max {
+		return s.overBound()
+	}
 	return s.enc.streamEvent(s, name, data)
 }
 
@@ -187,7 +185,7 @@ func (s *Stream) typedEvent(name string, data []byte, one func(typ string, data 
 		var head struct {
 			Type string `json:"type"`
 		}
-		if err := json.Unmarshal(data, &head); err != nil {
+		if err := unmarshalExact(data, &head); err != nil {
 			return s.eventError(name, "data is not a JSON object: %v", err)
 		}
 		name = head.Type
@@ -233,7 +231,7 @@ func (s *Stream) chatEvent(name string, data []byte) error {
 		} `json:"choices"`
 		Usage *chatUsage `json:"usage"`
 	}
-	if err := json.Unmarshal(data, &ch); err != nil {
+	if err := unmarshalExact(data, &ch); err != nil {
 		return s.eventError(name, "data is not a chat.completion.chunk object: %v", err)
 	}
 	if isObject(ch.Error) {
@@ -263,7 +261,9 @@ func (s *Stream) chatEvent(name string, data []byte) error {
 				call = &streamCall{index: d.Index, id: d.ID}
 				s.chatCalls = append(s.chatCalls, call)
 			}
-			call.name += d.Function.Name
+			if err := s.sameCall(name, call, d); err != nil {
+				return err
+			}
 			if d.Function.Arguments != nil {
 				call.args = append(call.args, *d.Function.Arguments...)
 			}
@@ -279,6 +279,25 @@ func (s *Stream) chatEvent(name string, data []byte) error {
 // reply, so that a hostile stream cannot grow them without end.
 const maxStreamParts = 4096
 
+// sameCall checks a tool call chunk d against the call already at its
+// index: an id or a name other than the call's is another call, not a
+// continuation, and merging them would run a call the model never made
+// (call_A with the name of call_B and the arguments of both). The name,
+// sent whole in one chunk, is set once; a repeat of the same id or name
+// is accepted.
+func (s *Stream) sameCall(name string, call *streamCall, d chatCall) error {
+	if d.ID != "" && d.ID != call.id {
+		return s.eventError(name, "tool call index %d: chunk with id %.80q, but the call has id %.80q", d.Index, d.ID, call.id)
+	}
+	if n := d.Function.Name; n != "" {
+		if call.name != "" && n != call.name {
+			return s.eventError(name, "tool call index %d: chunk with name %.80q, but the call is %.80q", d.Index, n, call.name)
+		}
+		call.name = n
+	}
+	return nil
+}
+
 func (s *Stream) chatCall(index int) *streamCall {
 	for _, c := range s.chatCalls {
 		if c.index == index {
@@ -289,15 +308,16 @@ func (s *Stream) chatCall(index int) *streamCall {
 }
 
 func (s *Stream) chatReply() (Reply, error) {
-	m := Message{Role: RoleAssistant, Text: s.chatText.String()}
+	b := replyBuilder{m: Message{Role: RoleAssistant}}
+	b.addText(s.chatText.String())
 	for _, c := range s.chatCalls {
 		call, err := toolCall(fmt.Sprintf("stream tool call index %d", c.index), c.id, c.name, c.args)
 		if err != nil {
 			return Reply{}, err
 		}
-		m.ToolCalls = append(m.ToolCalls, call)
+		b.m.ToolCalls = append(b.m.ToolCalls, call)
 	}
-	return Reply{Message: m, StopReason: s.stop, Usage: s.usage}, nil
+	return finishReply(&b, "stream", s.stop, s.usage)
 }
 
 // --- Anthropic Messages -----------------------------------------------------
@@ -354,7 +374,7 @@ func (s *Stream) anthropicEvent(name string, data []byte) error {
 		} `json:"delta"`
 		Usage *anthropicUsage `json:"usage"`
 	}
-	if err := json.Unmarshal(data, &ev); err != nil {
+	if err := unmarshalExact(data, &ev); err != nil {
 		return s.eventError(name, "%v", err)
 	}
 	switch name {
@@ -363,7 +383,11 @@ func (s *Stream) anthropicEvent(name string, data []byte) error {
 			return s.eventError(name, "no message")
 		}
 		if ev.Message.Usage != nil {
-			s.usage = ev.Message.Usage.usage()
+			u, err := ev.Message.Usage.usage("message_start.message")
+			if err != nil {
+				return s.eventError(name, "%v", err)
+			}
+			s.usage = u
 		}
 	case "content_block_start":
 		return s.startBlock(ev.Index, "index", name, ev.ContentBlock)
@@ -392,11 +416,14 @@ func (s *Stream) anthropicEvent(name string, data []byte) error {
 		if u := ev.Usage; u != nil {
 			// The output count is cumulative; input counts, when present,
 			// restate message_start's.
+			all, err := u.usage("message_delta")
+			if err != nil {
+				return s.eventError(name, "%v", err)
+			}
 			s.usage.OutputTokens = u.OutputTokens
-			if u.InputTokens+u.CacheReadInputTokens+u.CacheCreationInputTokens > 0 {
-				out := s.usage.OutputTokens
-				s.usage = u.usage()
-				s.usage.OutputTokens = out
+			if all.InputTokens > 0 {
+				all.OutputTokens = u.OutputTokens
+				s.usage = all
 			}
 		}
 	case "message_stop":
@@ -406,26 +433,31 @@ func (s *Stream) anthropicEvent(name string, data []byte) error {
 }
 
 func (s *Stream) anthropicReply() (Reply, error) {
-	m := Message{Role: RoleAssistant}
+	rb := replyBuilder{m: Message{Role: RoleAssistant}}
 	for i, b := range s.blocks {
 		if b == nil {
 			return Reply{}, replyError("stream", "content block %d is missing", i)
 		}
-		block, err := b.anthropicBlock()
+		block, err := b.anthropicBlock(&rb)
 		if err != nil {
 			return Reply{}, replyError(fmt.Sprintf("stream content block %d", i), "%v", err)
 		}
-		if err := addAnthropicBlock(&m, fmt.Sprintf("stream content block %d", i), block); err != nil {
+		if block == nil {
+			continue // a text block, its text added to rb
+		}
+		if err := addAnthropicBlock(&rb, "stream content block", i, block); err != nil {
 			return Reply{}, err
 		}
 	}
-	return Reply{Message: m, StopReason: s.stop, Usage: s.usage}, nil
+	return finishReply(&rb, "stream", s.stop, s.usage)
 }
 
 // anthropicBlock rebuilds the whole content block: the announced block with
 // its text, thinking, signature or input replaced by what the deltas
-// carried, members in the announced order.
-func (b *streamBlock) anthropicBlock() ([]byte, error) {
+// carried, members in the announced order. A text block is not rebuilt:
+// its text (announced, then from the deltas) goes to rb, and the block
+// returned is nil.
+func (b *streamBlock) anthropicBlock(rb *replyBuilder) ([]byte, error) {
 	ms, err := jsonx.Members(b.start)
 	if err != nil {
 		return nil, err
@@ -435,11 +467,16 @@ func (b *streamBlock) anthropicBlock() ([]byte, error) {
 	str := func(s string) []byte { return jsonx.AppendString(nil, s) }
 	switch typ {
 	case "text":
-		if b.text.Len() > 0 {
-			var prev string
-			_ = json.Unmarshal(jsonx.Get(ms, "text"), &prev)
-			ms = setMember(ms, "text", str(prev+b.text.String()))
+		var start struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
 		}
+		if err := unmarshalExact(b.start, &start); err != nil {
+			return nil, err
+		}
+		rb.addText(start.Text)
+		rb.addText(b.text.String())
+		return nil, nil
 	case "thinking":
 		if b.text.Len() > 0 {
 			var prev string
@@ -471,7 +508,7 @@ func (s *Stream) responsesEvent(name string, data []byte) error {
 		Arguments   *string         `json:"arguments"`
 		Response    json.RawMessage `json:"response"`
 	}
-	if err := json.Unmarshal(data, &ev); err != nil {
+	if err := unmarshalExact(data, &ev); err != nil {
 		return s.eventError(name, "%v", err)
 	}
 	switch name {
@@ -506,7 +543,7 @@ func (s *Stream) responsesEvent(name string, data []byte) error {
 		b.done = bytes.Clone(ev.Item)
 	case "response.completed", "response.incomplete", "response.failed":
 		var r responsesBody
-		if err := json.Unmarshal(ev.Response, &r); err != nil {
+		if err := unmarshalExact(ev.Response, &r); err != nil {
 			return s.eventError(name, "response: %v", err)
 		}
 		rep, err := r.reply("response")
@@ -528,7 +565,7 @@ func (s *Stream) responsesEvent(name string, data []byte) error {
 }
 
 func (s *Stream) responsesMessage() (Message, error) {
-	m := Message{Role: RoleAssistant}
+	m := replyBuilder{m: Message{Role: RoleAssistant}}
 	for i, b := range s.blocks {
 		where := fmt.Sprintf("stream output item %d", i)
 		if b == nil {
@@ -545,7 +582,7 @@ func (s *Stream) responsesMessage() (Message, error) {
 			return Message{}, err
 		}
 	}
-	return m, nil
+	return m.message("stream")
 }
 
 // responsesItem rebuilds an output item that has no output_item.done:

@@ -29,9 +29,11 @@ type history struct {
 	nDropped int
 	last     Role     // role of the last entry, "" before the first
 	pending  []string // call IDs of the last assistant message still unanswered
+	ids      sentIDs  // the ids calls were sent under
 	// scratch space, reused so that a steady turn does not allocate
 	scratch []byte
 	pend2   []string
+	batch   []string
 }
 
 // mark is a point in a history that [history.rewind] returns to.
@@ -39,10 +41,11 @@ type mark struct {
 	buf, entries, nDropped int
 	last                   Role
 	pending                []string
+	ids                    int
 }
 
 func (h *history) mark() mark {
-	return mark{buf: len(h.buf), entries: len(h.entries), nDropped: h.nDropped, last: h.last, pending: slices.Clone(h.pending)}
+	return mark{buf: len(h.buf), entries: len(h.entries), nDropped: h.nDropped, last: h.last, pending: slices.Clone(h.pending), ids: len(h.ids.order)}
 }
 
 func (h *history) rewind(m mark) {
@@ -52,6 +55,7 @@ func (h *history) rewind(m mark) {
 	h.nDropped = m.nDropped
 	h.last = m.last
 	h.pending = append(h.pending[:0], m.pending...)
+	h.forgetIDs(m.ids)
 }
 
 // check validates msgs as the continuation of the history, without
@@ -60,7 +64,8 @@ func (h *history) rewind(m mark) {
 func (h *history) check(msgs []Message) error {
 	last := h.last
 	pending := append(h.pend2[:0], h.pending...)
-	defer func() { h.pend2 = pending[:0] }()
+	batch := h.batch[:0]
+	defer func() { h.pend2, h.batch = pending[:0], batch[:0] }()
 	for i := range msgs {
 		m := &msgs[i]
 		at := h.count() + i
@@ -70,6 +75,9 @@ func (h *history) check(msgs []Message) error {
 			err = h.checkUser(m, last, at, pending)
 		case RoleAssistant:
 			pending, err = h.checkAssistant(m, last, at, pending)
+			if err == nil {
+				batch, err = h.checkIDsUnique(m, at, batch)
+			}
 		case RoleTool:
 			pending, err = checkTool(m, at, pending)
 		default:
@@ -241,6 +249,7 @@ func (h *history) addOne(m *Message) {
 	h.reserve(m)
 	h.enc.add(h, m)
 	h.follow(m)
+	h.recordIDs(m)
 }
 
 // follow advances the role and the unanswered calls past m.
@@ -347,14 +356,15 @@ func (h *history) chat(b []byte, m *Message) []byte {
 	}
 }
 
-// appendResultText appends a tool result's text; providers without an
-// error flag read "Error: " in front of a failed result.
+// appendResultText appends a tool result's text, neutralised
+// ([appendToolResult]); providers without an error flag read "Error: " in
+// front of a failed result.
 func appendResultText(b []byte, m *Message) []byte {
 	if !m.IsError {
-		return jsonx.AppendString(b, m.Text)
+		return appendToolResult(b, m.Text)
 	}
 	b = append(b, `"Error: `...)
-	b = jsonx.AppendStringBody(b, resultText(m))
+	b = appendQueryBody(b, resultText(m))
 	return append(b, '"')
 }
 
@@ -467,7 +477,7 @@ func (h *history) anthropicBlocks(b []byte, m *Message) []byte {
 		b = append(b, `{"type":"tool_result","tool_use_id":`...)
 		b = jsonx.AppendString(b, h.enc.callID(m.CallID))
 		b = append(b, `,"content":`...)
-		b = jsonx.AppendString(b, resultText(m))
+		b = appendToolResult(b, resultText(m))
 		if m.IsError {
 			b = append(b, `,"is_error":true`...)
 		}

@@ -7,54 +7,128 @@ import (
 
 // PathAt returns the JSON path of the innermost value of body that holds
 // byte off, for example "tools[3].function.description". Malformed JSON
-// gives the path as far as it could be followed.
+// gives the path as far as it could be followed. It reads body once, up
+// to off, keeping the path as a stack: its work grows with off, not with
+// off times the nesting (two 32 KB bodies nested 16,000 deep took 0.58 s
+// to diff when each level rescanned the value it held).
 func PathAt(body []byte, off int) string {
-	var sb strings.Builder
-	walk(body, skipWS(body, 0), off, &sb)
-	return sb.String()
+	return pathAt(body, off, nil)
 }
 
-func walk(b []byte, i, off int, path *strings.Builder) {
-	if i >= len(b) {
-		return
+// pathFrame is an open object or array on the way to off.
+type pathFrame struct {
+	obj    bool
+	in     bool // off's path goes through the current member or element
+	colon  bool // obj: the current member's colon was read
+	k0, k1 int  // obj: the current member's key, quotes included
+	idx    int  // array: the current element's index
+}
+
+// pathAt is PathAt counting in *steps (when not nil) the bytes it reads.
+func pathAt(b []byte, off int, steps *int) string {
+	if off < 0 || off >= len(b) {
+		return "" // no value holds it
 	}
-	switch b[i] {
-	case '{':
-		eachMember(b, i, func(key string, k, v, e int) bool {
-			if off >= e {
-				return true // off lies further on
-			}
-			if off < k {
-				return false // between members
-			}
-			if path.Len() > 0 {
-				path.WriteByte('.')
-			}
-			path.WriteString(key)
-			if off >= v {
-				walk(b, v, off, path)
-			}
-			return false
-		})
-	case '[':
-		idx := 0
-		pos := skipWS(b, i+1)
-		for pos < len(b) && b[pos] != ']' {
-			end := valueEnd(b, pos)
-			if off < end {
-				if off >= pos {
-					path.WriteString("[" + strconv.Itoa(idx) + "]")
-					walk(b, pos, off, path)
-				}
-				return
-			}
-			pos = skipWS(b, end)
-			if pos < len(b) && b[pos] == ',' {
-				pos = skipWS(b, pos+1)
-			}
-			idx++
+	var stack []pathFrame
+	i := 0
+	count := func(from, to int) {
+		if steps != nil {
+			*steps += max(0, to-from)
 		}
 	}
+scan:
+	for {
+		j := skipWS(b, i)
+		count(i, j)
+		i = j
+		if i > off || i >= len(b) {
+			break
+		}
+		var top *pathFrame
+		if len(stack) > 0 {
+			top = &stack[len(stack)-1]
+		}
+		c := b[i]
+		switch {
+		case c == ',':
+			if top != nil {
+				top.in, top.colon = false, false
+				if !top.obj {
+					top.idx++
+				}
+			}
+			i++
+		case c == '}' || c == ']':
+			if i == off || top == nil {
+				break scan
+			}
+			stack = stack[:len(stack)-1]
+			if len(stack) > 0 {
+				stack[len(stack)-1].in = false
+			}
+			i++
+		case c == ':':
+			if top != nil && top.obj {
+				top.colon = true
+			}
+			i++
+		case top != nil && top.obj && !top.colon:
+			// A key. Malformed JSON (no key, no colon after it) ends the
+			// path where it stands.
+			if c != '"' {
+				break scan
+			}
+			end := stringEnd(b, i)
+			count(i, end)
+			if j := skipWS(b, end); j >= len(b) || b[j] != ':' {
+				break scan
+			}
+			top.in, top.k0, top.k1 = true, i, end
+			if off < end {
+				break scan
+			}
+			i = end
+		default: // a value
+			if top != nil {
+				top.in = true
+			}
+			if c == '{' || c == '[' {
+				stack = append(stack, pathFrame{obj: c == '{'})
+				i++
+				count(i-1, i)
+				continue
+			}
+			end := valueEnd(b, i)
+			count(i, end)
+			if off < end || end <= i {
+				break scan
+			}
+			i = end
+			if top != nil {
+				top.in = false
+			}
+		}
+	}
+	var sb strings.Builder
+	for _, f := range stack {
+		if !f.in {
+			break
+		}
+		if !f.obj {
+			sb.WriteString("[" + strconv.Itoa(f.idx) + "]")
+			continue
+		}
+		if sb.Len() > 0 {
+			sb.WriteByte('.')
+		}
+		raw := b[f.k0:f.k1]
+		key, err := strconv.Unquote(string(raw))
+		if err != nil {
+			key = string(raw[min(1, len(raw)):max(min(1, len(raw)), len(raw)-1)])
+		}
+		sb.WriteString(key)
+	}
+	return sb.String()
 }
 
 // eachMember calls f for each member of the object starting at i with the
