@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -367,4 +368,36 @@ func TestKeyedRecords(t *testing.T) {
 			t.Log(err)
 		})
 	}
+}
+
+// The count-driven worst case of FuzzStoredRecord's allocation bound: a
+// record signed with the key whose message and encoded parts are as many
+// minimal messages as its count may claim, opened, listed, built on and saved.
+// What it allocates stays under allocBound (64 bytes per record byte plus
+// 1 MiB).
+func TestStoredRecordAllocationBound(t *testing.T) {
+	cfg, got := storedScriptKeyed(t, OpenAIChat, testKey)
+	const n = 20000
+	msgs := []byte("[" + strings.Repeat(`{"role":"user"},`, n-1) + `{"role":"user"}]`)
+	enc := []byte(strings.Repeat(`{"role":"user","content":"x"},`, n-1) + `{"role":"user","content":"x"}`)
+	rec := reframeKeyed(t, testKey, got.Deltas[0], func(m map[string]json.RawMessage, ms, e *[]byte) {
+		m["n"] = json.RawMessage(`20000`)
+		m["at"] = json.RawMessage(`0`)
+		m["last"] = json.RawMessage(`"user"`)
+		*ms, *e = msgs, enc
+	})
+	st := Stored{Version: 1, Deltas: [][]byte{rec}}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	c, err := OpenConversation(t.Context(), fixedStore(st), "c", cfg, &ConversationOptions{Key: testKey})
+	require.NoError(t, err, "the count fits its bytes")
+	s := c.Session()
+	assert.Len(t, s.Messages(), n)
+	_, _ = s.BuildRequest(Turn{Messages: []Message{{Role: RoleAssistant, Text: "ok"}, userMsg("next")}})
+	_, _ = s.MarshalState()
+	runtime.ReadMemStats(&after)
+	used := after.TotalAlloc - before.TotalAlloc
+	assert.LessOrEqual(t, used, allocBound(len(rec)))
+	t.Logf("record of %d bytes: %d bytes allocated, %.1f per record byte (bound %d)", len(rec), used, float64(used)/float64(len(rec)), allocBound(len(rec)))
 }
