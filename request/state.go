@@ -151,6 +151,15 @@ func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, s
 		return nil, err
 	}
 	check := registry.New(cfg.Limits)
+	if len(st.SelfBuilt) > 0 {
+		// What RegisterSelfBuilt refuses, a store cannot add.
+		if m := s.frozen.search; m.native() {
+			return nil, fmt.Errorf("%w: self-built tools in a session whose tool search is %q", ErrState, m)
+		}
+		if s.frozen.entry[registry.ToolSearchName] == nil {
+			return nil, fmt.Errorf("%w: self-built tools in a session without tool_search and defer_execute (Config.SelfBuilt)", ErrState)
+		}
+	}
 	for _, sb := range st.SelfBuilt {
 		t, err := check.PrepareSelfBuilt(registry.Tool{
 			Name: sb.Name, Description: sb.Description, RawSchema: sb.InputSchema,

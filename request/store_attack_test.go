@@ -368,6 +368,8 @@ func TestKeyedRecords(t *testing.T) {
 			t.Log(err)
 		})
 	}
+	_, err = OpenConversation(t.Context(), fixedStore(got), "c", cfg, &ConversationOptions{Key: []byte{}})
+	require.ErrorIs(t, err, ErrConfig, "an empty key is a mistake, not no key")
 }
 
 // The count-driven worst case of FuzzStoredRecord's allocation bound: a
@@ -400,4 +402,20 @@ func TestStoredRecordAllocationBound(t *testing.T) {
 	used := after.TotalAlloc - before.TotalAlloc
 	assert.LessOrEqual(t, used, allocBound(len(rec)))
 	t.Logf("record of %d bytes: %d bytes allocated, %.1f per record byte (bound %d)", len(rec), used, float64(used)/float64(len(rec)), allocBound(len(rec)))
+}
+
+// A store cannot add a self-built tool where RegisterSelfBuilt would
+// refuse one: in a native tool search session (the provider searches
+// only the frozen tools[]).
+func TestStoredSelfBuiltFollowsTheConfig(t *testing.T) {
+	cfg, store, c := askConversation(t, Anthropic, nil)
+	forgeDelta(t, store, c, nil, func(m map[string]any) {
+		m["self_built"] = []any{map[string]any{"name": "Read2", "description": "Reads.", "input_schema": map[string]any{"type": "object"}}}
+	})
+	_, err := OpenConversation(t.Context(), store, "c", cfg, nil)
+	require.NoError(t, err, "a portable session takes self-built tools")
+	cfg.ToolSearch = Native
+	_, err = OpenConversation(t.Context(), store, "c", cfg, nil)
+	require.ErrorIs(t, err, ErrState)
+	assert.Contains(t, err.Error(), "self-built tools in a session whose tool search is")
 }

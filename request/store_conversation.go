@@ -11,6 +11,9 @@ import (
 	"github.com/toolshelf/toolshelf/registry"
 )
 
+// minKey is the shortest [ConversationOptions.Key] accepted.
+const minKey = 16
+
 // defaultCompactBytes is [ConversationOptions.CompactBytes]'s default.
 const defaultCompactBytes = 64 << 10
 
@@ -37,8 +40,9 @@ type ConversationOptions struct {
 	// a key, records are adopted as the harness wrote them, their
 	// messages decoded only when needed; without one, every record's
 	// messages are decoded and checked as new at open, and an encoded
-	// part that is not their encoding is refused. Use at least 32 random
-	// bytes; every replica needs the same key.
+	// part that is not their encoding is refused. Use 32 random bytes
+	// (fewer than 16 is an error wrapping [ErrConfig]); every replica
+	// needs the same key.
 	Key []byte
 }
 
@@ -104,6 +108,9 @@ func OpenConversation(ctx context.Context, store Store, id string, cfg Config, o
 	}
 	c := &Conversation{store: store, id: id, compact: opts.CompactBytes, version: got.Version}
 	if opts.Key != nil {
+		if len(opts.Key) < minKey {
+			return nil, fmt.Errorf("%w: ConversationOptions.Key has %d bytes: use at least %d random bytes (32 recommended)", ErrConfig, len(opts.Key), minKey)
+		}
 		c.key = recordKey(slices.Clone(opts.Key))
 	}
 	if c.compact <= 0 {
