@@ -257,11 +257,8 @@ type replayed struct {
 // replay rebuilds the state a stored log describes, for provider p, from
 // the records of conversation id signed with key.
 func replay(p Provider, id string, key recordKey, got Stored) (replayed, error) {
-	r := replayed{st: state{Version: stateVersion}}
-	h := &storedHistory{}
-	sameEncoding := true
-	size := len(got.Snapshot)
-	n := len(got.Deltas)
+	l := logReader{p: p, id: id, key: key, same: true, r: replayed{st: state{Version: stateVersion}}}
+	size, n := len(got.Snapshot), len(got.Deltas)
 	for _, d := range got.Deltas {
 		size += len(d)
 	}
@@ -272,75 +269,105 @@ func replay(p Provider, id string, key recordKey, got Stored) (replayed, error) 
 	// version first+j, and a log without a snapshot starts at 0.
 	first := got.Version - int64(n)
 	if first < 0 || (got.Snapshot == nil && first != 0) {
-		return r, fmt.Errorf("version %d does not fit a log of %d records", got.Version, n)
+		return l.r, fmt.Errorf("version %d does not fit a log of %d records", got.Version, n)
 	}
-	open := func(data []byte, kind byte, seq int64) (record, error) {
-		rec, err := parseRecord(data, kind, key)
-		if err != nil {
-			return rec, err
-		}
-		if rec.at.id != id {
-			return rec, fmt.Errorf("record of conversation %.80q, not this one", rec.at.id)
-		}
-		if rec.at.seq != seq {
-			return rec, fmt.Errorf("record appended at version %d found at version %d: replayed, duplicated or moved", rec.at.seq, seq)
-		}
-		return rec, nil
-	}
-	h.buf = make([]byte, 0, size)
+	l.h.buf = make([]byte, 0, size)
 	if got.Snapshot != nil {
-		rec, err := open(got.Snapshot, recordSnapshot, first)
-		if err != nil {
-			return r, fmt.Errorf("snapshot: %w", err)
-		}
-		var sm snapshotMeta
-		if err := json.Unmarshal(rec.meta, &sm); err != nil {
-			return r, fmt.Errorf("snapshot: %w", err)
-		}
-		if sm.State.Version != stateVersion {
-			return r, fmt.Errorf("snapshot: state version %d, this library reads version %d", sm.State.Version, stateVersion)
-		}
-		if len(sm.State.Messages) > 0 || sm.State.Encoded != nil {
-			return r, errors.New("snapshot: the state holds messages; they belong in the record's message part")
-		}
-		r.st, r.turn = sm.State, sm.Turn
-		sameEncoding = sm.Encoding == p
-		h.buf = append(h.buf, rec.encoded...)
-		if err := h.add(rec.msgs, sm.tail); err != nil {
-			return r, fmt.Errorf("snapshot: %w", err)
+		if err := l.snapshot(got.Snapshot, first); err != nil {
+			return l.r, fmt.Errorf("snapshot: %w", err)
 		}
 		first++
 	}
 	for i, d := range got.Deltas {
-		rec, err := open(d, recordDelta, first+int64(i))
-		if err != nil {
-			return r, fmt.Errorf("delta %d: %w", i, err)
+		if err := l.delta(d, first+int64(i)); err != nil {
+			return l.r, fmt.Errorf("delta %d: %w", i, err)
 		}
-		var dm deltaMeta
-		if err := json.Unmarshal(rec.meta, &dm); err != nil {
-			return r, fmt.Errorf("delta %d: %w", i, err)
-		}
-		if dm.Encoding != p {
-			sameEncoding = false
-		}
-		if sameEncoding {
-			if dm.At < 0 || dm.At > len(h.buf) {
-				return r, fmt.Errorf("delta %d: at %d outside the encoded history of %d bytes", i, dm.At, len(h.buf))
-			}
-			h.buf = append(h.buf[:dm.At], rec.encoded...)
-		}
-		if err := h.add(rec.msgs, dm.tail); err != nil {
-			return r, fmt.Errorf("delta %d: %w", i, err)
-		}
-		r.st.apply(&dm)
-		r.turn = dm.Turn
 	}
-	if sameEncoding && key != nil {
+	return l.finish()
+}
+
+// logReader reads a stored log, record after record.
+type logReader struct {
+	p    Provider
+	id   string
+	key  recordKey
+	r    replayed
+	h    storedHistory
+	same bool // every record so far is encoded for p
+}
+
+// open checks a record of the given kind and its place: appended to this
+// conversation at version seq.
+func (l *logReader) open(data []byte, kind byte, seq int64) (record, error) {
+	rec, err := parseRecord(data, kind, l.key)
+	if err != nil {
+		return rec, err
+	}
+	if rec.at.id != l.id {
+		return rec, fmt.Errorf("record of conversation %.80q, not this one", rec.at.id)
+	}
+	if rec.at.seq != seq {
+		return rec, fmt.Errorf("record appended at version %d found at version %d: replayed, duplicated or moved", rec.at.seq, seq)
+	}
+	return rec, nil
+}
+
+func (l *logReader) snapshot(data []byte, seq int64) error {
+	rec, err := l.open(data, recordSnapshot, seq)
+	if err != nil {
+		return err
+	}
+	var sm snapshotMeta
+	if err := json.Unmarshal(rec.meta, &sm); err != nil {
+		return err
+	}
+	if sm.State.Version != stateVersion {
+		return fmt.Errorf("state version %d, this library reads version %d", sm.State.Version, stateVersion)
+	}
+	if len(sm.State.Messages) > 0 || sm.State.Encoded != nil {
+		return errors.New("the state holds messages; they belong in the record's message part")
+	}
+	l.r.st, l.r.turn = sm.State, sm.Turn
+	l.same = sm.Encoding == l.p
+	l.h.buf = append(l.h.buf, rec.encoded...)
+	return l.h.add(rec.msgs, sm.tail)
+}
+
+func (l *logReader) delta(data []byte, seq int64) error {
+	rec, err := l.open(data, recordDelta, seq)
+	if err != nil {
+		return err
+	}
+	var dm deltaMeta
+	if err := json.Unmarshal(rec.meta, &dm); err != nil {
+		return err
+	}
+	if dm.Encoding != l.p {
+		l.same = false
+	}
+	if l.same {
+		if dm.At < 0 || dm.At > len(l.h.buf) {
+			return fmt.Errorf("at %d outside the encoded history of %d bytes", dm.At, len(l.h.buf))
+		}
+		l.h.buf = append(l.h.buf[:dm.At], rec.encoded...)
+	}
+	if err := l.h.add(rec.msgs, dm.tail); err != nil {
+		return err
+	}
+	l.r.st.apply(&dm)
+	l.r.turn = dm.Turn
+	return nil
+}
+
+// finish returns the replayed conversation: the stored history to adopt,
+// when the records are signed and all encoded for the provider, or else
+// the decoded messages, to check and encode again.
+func (l *logReader) finish() (replayed, error) {
+	r, h := l.r, &l.h
+	if l.same && l.key != nil {
 		r.hist = h
 		return r, nil
 	}
-	// Encoded for another provider, or not signed: decode the messages
-	// to check and encode them again.
 	var err error
 	if r.st.Messages, err = decodeStored(r.st.Messages, h.msgs); err != nil {
 		return r, err
@@ -348,7 +375,7 @@ func replay(p Provider, id string, key recordKey, got Stored) (replayed, error) 
 	if len(r.st.Messages) != h.N {
 		return r, fmt.Errorf("%d messages stored, the records count %d", len(r.st.Messages), h.N)
 	}
-	if sameEncoding {
+	if l.same {
 		r.encoded = h
 	}
 	return r, nil
