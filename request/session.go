@@ -361,8 +361,10 @@ func (s *Session) appendOutput(dst []byte) []byte {
 func (s *Session) Messages() []Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	// A Store's records are checksummed: decoding them cannot fail but
-	// for a bug, and then the messages decoded so far are what there is.
+	// Stored messages left undecoded were signed with the harness's key
+	// (unsigned ones are decoded at open): decoding them cannot fail but
+	// for the key holder's bug, and then the messages decoded so far are
+	// what there is.
 	msgs, _ := s.hist.all()
 	return slices.Clone(msgs)
 }
