@@ -116,8 +116,8 @@ func savedTools(ts []*registry.Tool) []selfBuiltTool {
 // sees. The session's view is cfg.View; a saved view that would show more
 // (another tier, a wider or missing allow list) is an error wrapping
 // [ErrState], a narrower one is left out, and a saved elevation survives
-// only with cfg.RestoreElevation. Loaded tools the view hides or does not
-// defer are left out, announcements are rendered again from what they
+// only with cfg.RestoreElevation. Loaded tools the view hides are left
+// out, announcements are rendered again from what they
 // announce, and the messages are checked as new ones. handlers, which may
 // be nil, gives self-built tools their handlers back by name.
 func RestoreSession(cfg Config, saved []byte, handlers map[string]registry.Handler) (*Session, error) {

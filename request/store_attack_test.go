@@ -102,11 +102,22 @@ func TestForgedViewDoesNotWiden(t *testing.T) {
 			_, _, ok := o.Session().Lookup(hiddenTool)
 			assert.False(t, ok)
 
+			elevating := cfg
+			elevating.RestoreElevation = true
+			e, err := OpenConversation(t.Context(), store, "c", elevating, nil)
+			require.NoError(t, err)
+			assert.Equal(t, tc.elevated, e.Session().View().Elevated, "with RestoreElevation")
+			assert.Equal(t, askView().Mode, e.Session().View().Mode)
+
+			// The next commit stores the Config's view: the store follows
+			// the Config, and the stored elevation is gone.
+			_, err = o.Session().BuildRequest(Turn{Messages: []Message{{Role: RoleAssistant, Text: "ok"}, userMsg("next")}})
+			require.NoError(t, err)
+			require.NoError(t, o.Commit(t.Context(), "next"))
 			cfg.RestoreElevation = true
 			o, err = OpenConversation(t.Context(), store, "c", cfg, nil)
 			require.NoError(t, err)
-			assert.Equal(t, tc.elevated, o.Session().View().Elevated)
-			assert.Equal(t, askView().Mode, o.Session().View().Mode)
+			assert.Equal(t, askView(), o.Session().View())
 		})
 	}
 

@@ -98,6 +98,12 @@ type committed struct {
 // and carry a valid checksum, or HMAC with [ConversationOptions.Key].
 // Stored state that cannot be read is an error wrapping [ErrState]; a
 // store failure is wrapped as it is.
+//
+// The next commit stores the session's view when it differs from the
+// stored one. A harness that narrows a stored conversation's view thus
+// opens it with the Config it was served with, calls [Session.SetView]
+// and commits; a Config narrower than the stored view is refused as a
+// stored view wider than the Config would be.
 func OpenConversation(ctx context.Context, store Store, id string, cfg Config, opts *ConversationOptions) (*Conversation, error) {
 	if opts == nil {
 		opts = &ConversationOptions{}
@@ -143,6 +149,10 @@ func OpenConversation(ctx context.Context, store Store, id string, cfg Config, o
 	c.s.mu.Lock()
 	c.base = c.capture(r.turn)
 	c.s.mu.Unlock()
+	// The store holds the stored view, which the Config may have
+	// narrowed or left an elevation out of: the next commit writes the
+	// session's, so that the store follows the Config.
+	c.base.view = r.st.View
 	c.base.snapBytes = len(got.Snapshot)
 	for _, d := range got.Deltas {
 		c.base.logBytes += len(d)
