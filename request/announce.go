@@ -36,6 +36,23 @@ type ToolsChange struct {
 // server or tool name is an error wrapping [ErrInvalidMessage] and queues
 // nothing.
 func (s *Session) AnnounceToolsChanged(c ToolsChange) error {
+	if err := checkToolsChange(c); err != nil {
+		return err
+	}
+	if len(c.Added)+len(c.Removed)+len(c.Changed) == 0 {
+		return nil
+	}
+	block := announceChange(c)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.notes = append(s.notes, note{text: block, data: noteState{ToolsChanged: &changeState{
+		Server: c.Server, Added: slices.Clone(c.Added), Removed: slices.Clone(c.Removed), Changed: slices.Clone(c.Changed),
+	}}})
+	return nil
+}
+
+// checkToolsChange validates the names of c.
+func checkToolsChange(c ToolsChange) error {
 	if !registry.ValidName(c.Server) {
 		return fmt.Errorf("%w: ToolsChange.Server %q must match ^[a-zA-Z0-9_-]{1,64}$", ErrInvalidMessage, c.Server)
 	}
@@ -49,13 +66,6 @@ func (s *Session) AnnounceToolsChanged(c ToolsChange) error {
 			}
 		}
 	}
-	if len(c.Added)+len(c.Removed)+len(c.Changed) == 0 {
-		return nil
-	}
-	block := announceChange(c)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.notes = append(s.notes, block)
 	return nil
 }
 

@@ -39,8 +39,16 @@ type Config struct {
 	Snapshot *registry.Snapshot
 	// Policy decides resident and deferred tools. Nil means the zero policy.
 	Policy *deferral.Policy
-	// View is the session's mode, tier and elevation.
+	// View is the session's mode, tier and elevation. It is the authority
+	// on every [RestoreSession] and [OpenConversation] too: stored state
+	// that would show more is refused (see [RestoreSession]).
 	View deferral.View
+	// RestoreElevation lets a restored session keep an elevation its
+	// stored state records ([Session.Elevate] before it was saved or
+	// committed). Off, the default, a restored session is elevated only
+	// if View says so: an elevation is the harness's grant to one
+	// session, and a store is not where the harness decides.
+	RestoreElevation bool
 	// SessionVars are the session variables templates may read (cwd, os, locale,
 	// date ...), declared once at creation. "index" is reserved: it holds
 	// the tool_search name index.

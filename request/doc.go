@@ -48,7 +48,8 @@
 // this one, measures a session (budget.Sections). [OpenConversation] with a
 // [Store] ([MemoryStore], or one checked by storetest) serves a conversation
 // from several replicas; [Session.MarshalState] and [RestoreSession] move
-// one. [EntryDefinitions] gives tool_search and defer_execute as sessions
+// one. Stored state is data: the [Config] decides what a restored session
+// sees, and everything read back is checked as if new. [EntryDefinitions] gives tool_search and defer_execute as sessions
 // send them, for accounting without a session. Every sentinel error's
 // message starts with "request:". The methods execute's dispatcher needs
 // (ID, MarkLoaded, VisibleNames) are on an unexported adapter, not on

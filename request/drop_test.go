@@ -38,7 +38,7 @@ func TestDropMessagesKeepsBytes(t *testing.T) {
 
 			st, err := drop.MarshalState()
 			require.NoError(t, err)
-			assert.Contains(t, string(st), `"version":2`)
+			assert.Contains(t, string(st), `"version":4`)
 			assert.NotContains(t, string(st), `"messages"`)
 			reg2, _ := loadCatalogs(t, 7, harnessFile, githubFile)
 			r, err := RestoreSession(testConfig(reg2.Snapshot(), p, githubPolicy(), nil), st, nil)
@@ -55,7 +55,7 @@ func TestDropMessagesKeepsBytes(t *testing.T) {
 			assert.Nil(t, wire.Diff(want, got))
 			again, err := r.MarshalState()
 			require.NoError(t, err)
-			assert.Contains(t, string(again), `"version":2`, "a restored session stays dropped")
+			assert.Contains(t, string(again), `"version":4`, "a restored session stays dropped")
 
 			// Another provider cannot resend these bytes.
 			other := OpenAIChat
@@ -97,7 +97,7 @@ func TestRestoreEncodedRejectsDamage(t *testing.T) {
 		"negative":        edit(func(e, _ map[string]any) { e["count"] = -1 }),
 		"role":            edit(func(e, _ map[string]any) { e["last_role"] = "system" }),
 		"pending":         edit(func(e, _ map[string]any) { e["pending_calls"] = []string{""} }),
-		"version 1":       edit(func(_, all map[string]any) { all["version"] = 1 }),
+		"version 3":       edit(func(_, all map[string]any) { all["version"] = 3 }),
 		"with messages":   edit(func(_, all map[string]any) { all["messages"] = []any{map[string]any{"role": "user", "text": "x"}} }),
 		"provider":        edit(func(e, _ map[string]any) { e["provider"] = "openai-chat" }),
 		"array":           edit(func(e, _ map[string]any) { e["body"] = `[1]` }),
@@ -177,7 +177,7 @@ func FuzzRestoreState(f *testing.F) {
 		require.NoError(f, err)
 		f.Add(st)
 	}
-	f.Add([]byte(`{"version":2,"encoded_history":{"provider":"anthropic","body":"{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"x\"}]}","count":1,"last_role":"user"}}`))
+	f.Add([]byte(`{"version":4,"encoded_history":{"provider":"anthropic","body":"{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"x\"}]}","count":1,"last_role":"user"}}`))
 	f.Fuzz(func(t *testing.T, saved []byte) {
 		s, err := RestoreSession(cfg, saved, nil)
 		if err != nil {

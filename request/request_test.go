@@ -310,6 +310,7 @@ func TestRestoreBuildsSameBytes(t *testing.T) {
 			// Another "process": a fresh registry, fresh cache.
 			reg2, _ := loadCatalogs(t, 7, harnessFile, githubFile)
 			cfg2 := testConfig(reg2.Snapshot(), p, githubPolicy(), nil)
+			cfg2.RestoreElevation = true
 			r, err := RestoreSession(cfg2, st, nil)
 			require.NoError(t, err)
 			assert.True(t, r.View().Elevated)
@@ -406,7 +407,7 @@ func TestBadInput(t *testing.T) {
 	})
 	t.Run("state", func(t *testing.T) {
 		cfg := testConfig(snap, OpenAIChat, nil, nil)
-		for _, st := range []string{`{`, `{"version":9}`, `{"version":1,"messages":[{"role":"tool","call_id":"x"}]}`} {
+		for _, st := range []string{`{`, `{"version":9}`, `{"version":3,"messages":[{"role":"tool","call_id":"x"}]}`} {
 			_, err := RestoreSession(cfg, []byte(st), nil)
 			assert.ErrorIs(t, err, ErrState, st)
 		}

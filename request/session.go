@@ -26,7 +26,7 @@ type Session struct {
 	view      deferral.View
 	frozen    *Frozen
 	selfBuilt []*registry.Tool // in registration order
-	notes     []string         // announcements not yet sent
+	notes     []note           // announcements not yet sent
 	hist      history
 	overlay   search.Overlay // tool_search's index over selfBuilt
 }
@@ -238,7 +238,7 @@ func (s *Session) RegisterSelfBuilt(t registry.Tool) error {
 	if err := s.addSelfBuilt(&nt); err != nil {
 		return err
 	}
-	s.notes = append(s.notes, announce(&nt))
+	s.notes = append(s.notes, note{text: announce(&nt), data: noteState{SelfBuilt: nt.Name}})
 	return nil
 }
 
@@ -318,7 +318,10 @@ func (s *Session) place(turn Turn) ([]Message, bool, error) {
 		}
 	}
 	blocks := make([]string, 0, len(turn.Inject)+len(s.notes))
-	blocks = append(append(blocks, turn.Inject...), s.notes...)
+	blocks = append(blocks, turn.Inject...)
+	for _, n := range s.notes {
+		blocks = append(blocks, n.text)
+	}
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if msgs[i].Role == RoleUser {
 			msgs = slices.Clone(msgs)
@@ -358,8 +361,10 @@ func (s *Session) appendOutput(dst []byte) []byte {
 func (s *Session) Messages() []Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	// A Store's records are checksummed: decoding them cannot fail but
-	// for a bug, and then the messages decoded so far are what there is.
+	// Stored messages left undecoded were signed with the harness's key
+	// (unsigned ones are decoded at open): decoding them cannot fail but
+	// for the key holder's bug, and then the messages decoded so far are
+	// what there is.
 	msgs, _ := s.hist.all()
 	return slices.Clone(msgs)
 }

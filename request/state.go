@@ -4,20 +4,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"unicode/utf8"
 
-	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
-// stateVersion is the version of the saved-state format. Version 2 is a
+// stateVersion is the version of the saved-state format. Version 4 is a
 // session that dropped its messages ([Session.DropMessages]): it saves the
-// encoded history instead. A session that keeps them still writes
-// version 1, so that what older versions saved and read stays the same.
+// encoded history instead. A session that keeps them writes version 3.
+// Versions 1 and 2 saved pending announcements as text, replayed as it
+// was: they are refused (announcements are data since version 3).
 const (
-	stateVersion        = 1
-	stateVersionEncoded = 2
+	stateVersion        = 3
+	stateVersionEncoded = 4
 )
 
 // state is the saved form of what a session owns beyond its Config.
@@ -26,7 +25,7 @@ type state struct {
 	View      viewState       `json:"view"`
 	Loaded    []string        `json:"loaded,omitempty"`
 	SelfBuilt []selfBuiltTool `json:"self_built,omitempty"`
-	Notes     []string        `json:"pending_announcements,omitempty"`
+	Notes     []noteState     `json:"pending_announcements,omitempty"`
 	Messages  []Message       `json:"messages,omitempty"`
 	Encoded   *encodedHistory `json:"encoded_history,omitempty"`
 }
@@ -84,12 +83,14 @@ func (s *Session) saved() (state, error) {
 		Version:  stateVersion,
 		View:     viewOf(s.view),
 		Loaded:   s.loaded.Names(),
-		Notes:    s.notes,
 		Messages: msgs,
 	}
 	if s.hist.dropped {
 		st.Version = stateVersionEncoded
 		st.Encoded = &encodedHistory{Provider: s.cfg.Provider, Body: string(s.hist.buf), Count: s.hist.count(), Last: s.hist.last, Pending: s.hist.pending}
+	}
+	if len(s.notes) > 0 {
+		st.Notes = notesData(s.notes)
 	}
 	st.SelfBuilt = savedTools(s.selfBuilt)
 	return st, nil
@@ -108,23 +109,30 @@ func savedTools(ts []*registry.Tool) []selfBuiltTool {
 }
 
 // RestoreSession creates a session from cfg and the output of
-// [Session.MarshalState], possibly in another process: it builds the same
-// bytes as the session that was saved. cfg.View is replaced by the saved
-// view. handlers, which may be nil, gives self-built tools their handlers
-// back by name.
+// [Session.MarshalState], possibly in another process: with the same cfg
+// it builds the same bytes as the session that was saved.
+//
+// The saved state is data, read as if new: cfg decides what the session
+// sees. The session's view is cfg.View; a saved view that would show more
+// (another tier, a wider or missing allow list) is an error wrapping
+// [ErrState], a narrower one is left out, and a saved elevation survives
+// only with cfg.RestoreElevation. Loaded tools the view hides are left
+// out, announcements are rendered again from what they
+// announce, and the messages are checked as new ones. handlers, which may
+// be nil, gives self-built tools their handlers back by name.
 func RestoreSession(cfg Config, saved []byte, handlers map[string]registry.Handler) (*Session, error) {
 	var st state
 	if err := json.Unmarshal(saved, &st); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrState, err)
 	}
 	if st.Version != stateVersion && st.Version != stateVersionEncoded {
-		return nil, fmt.Errorf("%w: version %d, this library reads versions %d and %d", ErrState, st.Version, stateVersion, stateVersionEncoded)
+		return nil, fmt.Errorf("%w: version %d, this library reads versions %d and %d (versions 1 and 2 are refused: their announcements were text)", ErrState, st.Version, stateVersion, stateVersionEncoded)
 	}
 	if st.Version == stateVersion && st.Encoded != nil {
-		return nil, fmt.Errorf("%w: version 1 saves messages, not an encoded history", ErrState)
+		return nil, fmt.Errorf("%w: version %d saves messages, not an encoded history", ErrState, stateVersion)
 	}
 	if st.Version == stateVersionEncoded && (st.Encoded == nil || len(st.Messages) > 0) {
-		return nil, fmt.Errorf("%w: version 2 saves an encoded history and no messages", ErrState)
+		return nil, fmt.Errorf("%w: version %d saves an encoded history and no messages", ErrState, stateVersionEncoded)
 	}
 	return restoreState(cfg, &st, handlers, nil)
 }
@@ -133,15 +141,25 @@ func RestoreSession(cfg Config, saved []byte, handlers map[string]registry.Handl
 // not nil, is the history as a [Store] kept it, encoded for cfg.Provider:
 // it is adopted instead of st.Messages, which is then empty.
 func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, stored *storedHistory) (*Session, error) {
-	cfg.View = deferral.View{
-		Mode: deferral.Mode{Name: st.View.Mode, Allow: st.View.Allow, ReadOnly: st.View.ReadOnly},
-		Tier: st.View.Tier, Elevated: st.View.Elevated,
+	view, err := restoredView(&cfg, st.View)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrState, err)
 	}
+	cfg.View = view
 	s, err := NewSession(cfg)
 	if err != nil {
 		return nil, err
 	}
 	check := registry.New(cfg.Limits)
+	if len(st.SelfBuilt) > 0 {
+		// What RegisterSelfBuilt refuses, a store cannot add.
+		if m := s.frozen.search; m.native() {
+			return nil, fmt.Errorf("%w: self-built tools in a session whose tool search is %q", ErrState, m)
+		}
+		if s.frozen.entry[registry.ToolSearchName] == nil {
+			return nil, fmt.Errorf("%w: self-built tools in a session without tool_search and defer_execute (Config.SelfBuilt)", ErrState)
+		}
+	}
 	for _, sb := range st.SelfBuilt {
 		t, err := check.PrepareSelfBuilt(registry.Tool{
 			Name: sb.Name, Description: sb.Description, RawSchema: sb.InputSchema,
@@ -154,9 +172,7 @@ func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, s
 			return nil, fmt.Errorf("%w: %w", ErrState, err)
 		}
 	}
-	for _, n := range st.Loaded {
-		s.loaded.Add(n)
-	}
+	s.restoreLoaded(st.Loaded)
 	switch {
 	case st.Encoded != nil:
 		if err := s.restoreEncoded(st.Encoded); err != nil {
@@ -172,7 +188,9 @@ func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, s
 		}
 		s.hist.add(st.Messages)
 	}
-	s.notes = st.Notes
+	if err := s.restoreNotes(st.Notes); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrState, err)
+	}
 	return s, nil
 }
 
@@ -184,29 +202,8 @@ func (s *Session) restoreEncoded(e *encodedHistory) error {
 	if e.Provider != s.cfg.Provider {
 		return fmt.Errorf("saved for provider %q, restored with %q: an encoded history is resent as it is, so the provider must be the same", e.Provider, s.cfg.Provider)
 	}
-	if e.Count < 0 || (e.Count == 0) != (e.Body == "") {
-		return fmt.Errorf("count %d does not fit a body of %d bytes", e.Count, len(e.Body))
-	}
-	switch e.Last {
-	case "", RoleUser, RoleAssistant, RoleTool:
-	default:
-		return fmt.Errorf("last_role %q: want user, assistant or tool", e.Last)
-	}
-	if (e.Last == "") != (e.Count == 0) {
-		return fmt.Errorf("last_role %q does not fit %d messages", e.Last, e.Count)
-	}
-	for _, id := range e.Pending {
-		if id == "" || !utf8.ValidString(id) {
-			return fmt.Errorf("pending_calls: an id is empty or not valid UTF-8")
-		}
-	}
-	if e.Body != "" {
-		if !utf8.ValidString(e.Body) || !json.Valid([]byte("["+e.Body+"]")) {
-			return fmt.Errorf("body is not a comma-separated list of JSON values")
-		}
-		if e.Body[0] != '{' || !s.hist.enc.historyShaped([]byte(e.Body)) {
-			return fmt.Errorf("body is not the %s encoding of messages", s.cfg.Provider)
-		}
+	if err := checkEncodedHistory(s.hist.enc, []byte(e.Body), e.Count, e.Last, e.Pending); err != nil {
+		return err
 	}
 	h := &s.hist
 	h.dropped, h.entries, h.stored, h.nStored = true, nil, nil, 0

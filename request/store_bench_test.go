@@ -51,8 +51,12 @@ func (w *writeCounter) Append(ctx context.Context, id string, version int64, rec
 //   - warm: an in-process session that holds the conversation builds the
 //     turn (the baseline);
 //   - store: a stateless replica opens the conversation from a [Store]
-//     (the frozen prefix from its warm [Cache], the encoded history
-//     adopted), builds the turn and commits it;
+//     with a [ConversationOptions.Key] (the frozen prefix from its warm
+//     [Cache], the encoded history adopted), builds the turn and commits
+//     it;
+//   - store-unkeyed: the same without a key: the stored messages are
+//     decoded, checked and encoded again to compare with the stored
+//     encoding;
 //   - blob: the whole-state way, RestoreSession from MarshalState, build,
 //     and MarshalState again to save it (the history encoded again).
 //
@@ -64,19 +68,28 @@ func BenchmarkReplicaTurn(b *testing.B) {
 	for _, n := range []int{10, 100, 200} {
 		cfg := testConfig(snap, OpenAIChat, policy, NewCache())
 		cfg.View = deferral.View{Tier: registry.TierFull}
+		keyed := &ConversationOptions{Key: testKey}
 		counted := &writeCounter{Store: &MemoryStore{}}
-		c, err := OpenConversation(ctx, counted, "c", cfg, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for k := range n {
-			if _, err := c.Session().BuildRequest(benchTurn(k)); err != nil {
+		plain := &MemoryStore{}
+		var c *Conversation
+		for _, st := range []struct {
+			store Store
+			opts  *ConversationOptions
+		}{{plain, nil}, {counted, keyed}} {
+			var err error
+			if c, err = OpenConversation(ctx, st.store, "c", cfg, st.opts); err != nil {
 				b.Fatal(err)
 			}
-			if err := c.Commit(ctx, fmt.Sprint(k)); err != nil {
-				b.Fatal(err)
+			for k := range n {
+				if _, err := c.Session().BuildRequest(benchTurn(k)); err != nil {
+					b.Fatal(err)
+				}
+				if err := c.Commit(ctx, fmt.Sprint(k)); err != nil {
+					b.Fatal(err)
+				}
 			}
 		}
+		var err error
 		amortized := float64(counted.total) / float64(n)
 		warm, next := c.Session(), benchTurn(n)
 		var buf []byte
@@ -90,24 +103,30 @@ func BenchmarkReplicaTurn(b *testing.B) {
 				warm.hist.rewind(base)
 			}
 		})
-		b.Run(fmt.Sprintf("turns=%d/store", n), func(b *testing.B) {
-			discard := &writeCounter{Store: counted.Store, discard: true}
-			b.ReportAllocs()
-			for b.Loop() {
-				r, err := OpenConversation(ctx, discard, "c", cfg, nil)
-				if err != nil {
-					b.Fatal(err)
+		for _, v := range []struct {
+			name  string
+			store Store
+			opts  *ConversationOptions
+		}{{"store", counted.Store, keyed}, {"store-unkeyed", plain, nil}} {
+			b.Run(fmt.Sprintf("turns=%d/%s", n, v.name), func(b *testing.B) {
+				discard := &writeCounter{Store: v.store, discard: true}
+				b.ReportAllocs()
+				for b.Loop() {
+					r, err := OpenConversation(ctx, discard, "c", cfg, v.opts)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if buf, err = r.Session().AppendRequest(buf[:0], next); err != nil {
+						b.Fatal(err)
+					}
+					if err := r.Commit(ctx, "next"); err != nil {
+						b.Fatal(err)
+					}
 				}
-				if buf, err = r.Session().AppendRequest(buf[:0], next); err != nil {
-					b.Fatal(err)
-				}
-				if err := r.Commit(ctx, "next"); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(discard.last), "written-B/turn")
-			b.ReportMetric(amortized, "amortized-B/turn")
-		})
+				b.ReportMetric(float64(discard.last), "written-B/turn")
+				b.ReportMetric(amortized, "amortized-B/turn")
+			})
+		}
 		b.Run(fmt.Sprintf("turns=%d/blob", n), func(b *testing.B) {
 			blob, err := warm.MarshalState()
 			if err != nil {

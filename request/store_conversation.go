@@ -11,6 +11,9 @@ import (
 	"github.com/toolshelf/toolshelf/registry"
 )
 
+// minKey is the shortest [ConversationOptions.Key] accepted.
+const minKey = 16
+
 // defaultCompactBytes is [ConversationOptions.CompactBytes]'s default.
 const defaultCompactBytes = 64 << 10
 
@@ -27,6 +30,20 @@ type ConversationOptions struct {
 	// byte of the conversation is written about three times in all,
 	// however long it grows. 0 means 64 KiB.
 	CompactBytes int
+	// Key, when set, signs every record with HMAC-SHA-256 under it
+	// instead of a CRC-32C, and refuses records without a valid HMAC: for
+	// a harness whose store others can write (a shared Redis, a leaked
+	// password). A writer of the store without the key can then only
+	// delete records, roll a whole conversation back to an earlier state
+	// of its own, or move a conversation's log whole: it cannot forge,
+	// edit, reorder or transplant a record (see docs/replicas.md). With
+	// a key, records are adopted as the harness wrote them, their
+	// messages decoded only when needed; without one, every record's
+	// messages are decoded and checked as new at open, and an encoded
+	// part that is not their encoding is refused. Use 32 random bytes
+	// (fewer than 16 is an error wrapping [ErrConfig]); every replica
+	// needs the same key.
+	Key []byte
 }
 
 // Conversation is a [Session] bound to its place in a [Store]. Serving a
@@ -48,6 +65,7 @@ type ConversationOptions struct {
 type Conversation struct {
 	store   Store
 	id      string
+	key     recordKey
 	s       *Session
 	compact int
 	version int64
@@ -66,16 +84,26 @@ type committed struct {
 	last2               []byte // the encoded history's last two bytes
 	loaded              []string
 	selfBuilt           int
-	notes               []string
+	notes               []string // the blocks, as sent
 	view                viewState
 	snapBytes, logBytes int
 }
 
 // OpenConversation loads conversation id from store and restores its
-// session with cfg (cfg.View is replaced by the stored view once the
-// conversation has one), or creates the session if the conversation is
-// new. opts may be nil. Stored state that cannot be read is an error
-// wrapping [ErrState]; a store failure is wrapped as it is.
+// session with cfg, or creates the session if the conversation is new.
+// opts may be nil. The stored state is data, read as if new, as in
+// [RestoreSession]: cfg.View decides what the session sees. Every record
+// must name conversation id and the version it was appended at (a record
+// copied from another conversation, appended twice or moved is refused)
+// and carry a valid checksum, or HMAC with [ConversationOptions.Key].
+// Stored state that cannot be read is an error wrapping [ErrState]; a
+// store failure is wrapped as it is.
+//
+// The next commit stores the session's view when it differs from the
+// stored one. A harness that narrows a stored conversation's view thus
+// opens it with the Config it was served with, calls [Session.SetView]
+// and commits; a Config narrower than the stored view is refused as a
+// stored view wider than the Config would be.
 func OpenConversation(ctx context.Context, store Store, id string, cfg Config, opts *ConversationOptions) (*Conversation, error) {
 	if opts == nil {
 		opts = &ConversationOptions{}
@@ -85,6 +113,12 @@ func OpenConversation(ctx context.Context, store Store, id string, cfg Config, o
 		return nil, fmt.Errorf("request: load conversation %q: %w", id, err)
 	}
 	c := &Conversation{store: store, id: id, compact: opts.CompactBytes, version: got.Version}
+	if opts.Key != nil {
+		if len(opts.Key) < minKey {
+			return nil, fmt.Errorf("%w: ConversationOptions.Key has %d bytes: use at least %d random bytes (32 recommended)", ErrConfig, len(opts.Key), minKey)
+		}
+		c.key = recordKey(slices.Clone(opts.Key))
+	}
 	if c.compact <= 0 {
 		c.compact = defaultCompactBytes
 	}
@@ -99,17 +133,26 @@ func OpenConversation(ctx context.Context, store Store, id string, cfg Config, o
 		c.base = committed{}
 		return c, nil
 	}
-	r, err := replay(cfg.Provider, got)
+	r, err := replay(cfg.Provider, id, c.key, got)
 	if err != nil {
 		return nil, fmt.Errorf("%w: conversation %q: %w", ErrState, id, err)
 	}
 	if c.s, err = restoreState(cfg, &r.st, opts.Handlers, r.hist); err != nil {
 		return nil, fmt.Errorf("conversation %q: %w", id, err)
 	}
-	c.reencoded = r.hist == nil
+	if r.encoded != nil {
+		if err := c.s.hist.agrees(r.encoded); err != nil {
+			return nil, fmt.Errorf("%w: conversation %q: %w", ErrState, id, err)
+		}
+	}
+	c.reencoded = r.hist == nil && r.encoded == nil
 	c.s.mu.Lock()
 	c.base = c.capture(r.turn)
 	c.s.mu.Unlock()
+	// The store holds the stored view, which the Config may have
+	// narrowed or left an elevation out of: the next commit writes the
+	// session's, so that the store follows the Config.
+	c.base.view = r.st.View
 	c.base.snapBytes = len(got.Snapshot)
 	for _, d := range got.Deltas {
 		c.base.logBytes += len(d)
@@ -185,12 +228,13 @@ func (c *Conversation) record(turn string) (Record, committed, error) {
 		}
 		dm.SelfBuilt = savedTools(s.selfBuilt[b.selfBuilt:])
 		if !slices.Equal(next.notes, b.notes) {
-			dm.Notes = &next.notes
+			notes := notesData(s.notes)
+			dm.Notes = &notes
 		}
 		if !equalView(next.view, b.view) {
 			dm.View = &next.view
 		}
-		data, err := encodeRecord(recordDelta, dm, msgs, h.buf[at:])
+		data, err := encodeRecord(c.key, recordPlace{c.id, c.version}, recordDelta, dm, msgs, h.buf[at:])
 		if err != nil {
 			return Record{}, next, err
 		}
@@ -205,7 +249,7 @@ func (c *Conversation) record(turn string) (Record, committed, error) {
 	}
 	msgs := st.Messages
 	st.Messages = nil
-	data, err := encodeRecord(recordSnapshot, snapshotMeta{State: st, Encoding: s.cfg.Provider, Turn: turn, tail: h.tail(len(msgs))}, msgs, h.buf)
+	data, err := encodeRecord(c.key, recordPlace{c.id, c.version}, recordSnapshot, snapshotMeta{State: st, Encoding: s.cfg.Provider, Turn: turn, tail: h.tail(len(msgs))}, msgs, h.buf)
 	if err != nil {
 		return Record{}, next, err
 	}
@@ -223,11 +267,8 @@ func (c *Conversation) capture(turn string) committed {
 		last2:     slices.Clone(h.buf[max(0, len(h.buf)-2):]),
 		loaded:    s.loaded.Names(),
 		selfBuilt: len(s.selfBuilt),
-		notes:     slices.Clone(s.notes),
+		notes:     notesText(s.notes),
 		view:      viewOf(s.view),
-	}
-	if b.notes == nil {
-		b.notes = []string{} // "none", which a delta must be able to say
 	}
 	return b
 }

@@ -149,6 +149,9 @@ func (f *Fleet) config(seed uint64) (request.Config, error) {
 		Cache:      request.NewCache(),
 		Dispatcher: disp,
 		SelfBuilt:  true,
+		// The script elevates the session at turnElevate: the harness
+		// lets that grant survive the next replica's restore.
+		RestoreElevation: true,
 	}, nil
 }
 

@@ -1,0 +1,225 @@
+package request
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"unicode/utf8"
+
+	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/registry"
+)
+
+// Stored state is data. Whatever a store or a saved blob says, a restored
+// session sees what its Config lets it see (restoredView), has loaded only
+// what tool_search could have loaded for it (restoredLoaded), announces
+// only what it renders itself from data (noteState) and resends an
+// encoded history only once it has been read as exactly the list of
+// messages it claims to be (checkEncodedHistory). The same checks serve
+// RestoreSession and OpenConversation.
+
+// note is an announcement not yet sent: the block, and the data it was
+// rendered from, which is what is saved.
+type note struct {
+	text string
+	data noteState
+}
+
+// noteState is a pending announcement as saved: data that the restored
+// session renders again, never text it replays. Exactly one field is set.
+// Later kinds of announcements add a field.
+type noteState struct {
+	// SelfBuilt names a self-built tool of the session ([announce]).
+	SelfBuilt string `json:"self_built,omitempty"`
+	// ToolsChanged is a server's tools change ([announceChange]).
+	ToolsChanged *changeState `json:"tools_changed,omitempty"`
+}
+
+// changeState is a [ToolsChange] as saved.
+type changeState struct {
+	Server  string   `json:"server"`
+	Added   []string `json:"added,omitempty"`
+	Removed []string `json:"removed,omitempty"`
+	Changed []string `json:"changed,omitempty"`
+}
+
+// notesData returns the saved form of notes: never nil, since a delta
+// must be able to say "none".
+func notesData(notes []note) []noteState {
+	out := make([]noteState, len(notes))
+	for i, n := range notes {
+		out[i] = n.data
+	}
+	return out
+}
+
+// notesText returns the blocks of notes, as sent.
+func notesText(notes []note) []string {
+	out := make([]string, len(notes))
+	for i, n := range notes {
+		out[i] = n.text
+	}
+	return out
+}
+
+// restoreNotes renders saved announcements again. s.mu need not be held:
+// the session is not shared yet.
+func (s *Session) restoreNotes(saved []noteState) error {
+	s.notes = nil
+	for i, d := range saved {
+		var text string
+		switch {
+		case d.SelfBuilt != "" && d.ToolsChanged == nil:
+			k := slices.IndexFunc(s.selfBuilt, func(t *registry.Tool) bool { return t.Name == d.SelfBuilt })
+			if k < 0 {
+				return fmt.Errorf("pending_announcements[%d]: self-built tool %.80q is not one of the session's", i, d.SelfBuilt)
+			}
+			text = announce(s.selfBuilt[k])
+		case d.SelfBuilt == "" && d.ToolsChanged != nil:
+			c := ToolsChange(*d.ToolsChanged)
+			if err := checkToolsChange(c); err != nil {
+				return fmt.Errorf("pending_announcements[%d]: %w", i, err)
+			}
+			text = announceChange(c)
+		default:
+			return fmt.Errorf("pending_announcements[%d]: want one of self_built and tools_changed", i)
+		}
+		s.notes = append(s.notes, note{text: text, data: d})
+	}
+	return nil
+}
+
+// restoredView returns the view a restored session starts with: cfg's,
+// the harness's authority on every restore. A saved view that would show
+// more than cfg's — another tier, no allow list or one with a pattern
+// cfg's lacks, read-only tools cfg's mode hides — is refused; a narrower
+// or equal one is left: cfg decides. A saved elevation survives only
+// with cfg.RestoreElevation.
+func restoredView(cfg *Config, saved viewState) (deferral.View, error) {
+	v := cfg.View
+	mode, tier := v.Effective()
+	switch saved.Tier {
+	case "", registry.TierCore:
+	case registry.TierFull:
+		if tier != registry.TierFull {
+			return v, fmt.Errorf("saved view: tier %q, Config.View's is %q: the Config decides what a session sees", saved.Tier, tier)
+		}
+	default:
+		return v, fmt.Errorf("saved view: tier %.40q: want %q or %q", saved.Tier, registry.TierCore, registry.TierFull)
+	}
+	if len(mode.Allow) > 0 || mode.ReadOnly {
+		if len(saved.Allow) == 0 && !saved.ReadOnly {
+			return v, fmt.Errorf("saved view: no allow list, Config.View's mode %q has one: the Config decides what a session sees", mode.Name)
+		}
+		if saved.ReadOnly && !mode.ReadOnly {
+			return v, fmt.Errorf("saved view: read-only tools allowed, Config.View's mode %q does not allow them: the Config decides what a session sees", mode.Name)
+		}
+		for _, p := range saved.Allow {
+			if !slices.Contains(mode.Allow, p) {
+				return v, fmt.Errorf("saved view: allow pattern %.80q is not in Config.View's mode %q: the Config decides what a session sees", p, mode.Name)
+			}
+		}
+	}
+	if saved.Elevated && cfg.RestoreElevation {
+		v.Elevated = true
+	}
+	return v, nil
+}
+
+// restoreLoaded marks loaded the saved names that tool_search could load
+// for this session: tools its view shows (the snapshot's and its
+// self-built ones; a search marks resident tools it returns loaded too,
+// which changes nothing for them). Others — hidden by a narrower Config,
+// gone from the snapshot, unknown — are left out: a saved loaded set
+// saves the model a search, never lets it call what a search under this
+// Config would not load, and never passes a guard (validation,
+// permission and hooks run on every call).
+func (s *Session) restoreLoaded(names []string) {
+	for _, n := range names {
+		if _, _, ok := s.Lookup(n); ok {
+			s.loaded.Add(n)
+		}
+	}
+}
+
+// minEncodedMessage bounds a message's encoding from below, in every
+// provider's shape: a saved count of messages is at most the size of the
+// encoded history over it.
+const minEncodedMessage = len(`{"role":"user"}`)
+
+// checkEncodedHistory validates an encoded history read back from
+// storage (a [Store]'s records or [Session.MarshalState]'s
+// encoded_history) as if new: buf is a comma-separated list of JSON
+// objects, each one exactly one element of the request's message array
+// (not a first and a last byte that happen to be braces), in enc's shape;
+// count, last and pending fit it.
+func checkEncodedHistory(enc encoder, buf []byte, count int, last Role, pending []string) error {
+	if count < 0 || count > len(buf)/minEncodedMessage || (count == 0) != (len(buf) == 0) {
+		return fmt.Errorf("a count of %d messages does not fit an encoded history of %d bytes", count, len(buf))
+	}
+	switch last {
+	case "", RoleUser, RoleAssistant, RoleTool:
+	default:
+		return fmt.Errorf("last role %.40q: want user, assistant or tool", last)
+	}
+	if (last == "") != (count == 0) {
+		return fmt.Errorf("last role %q does not fit %d messages", last, count)
+	}
+	for _, id := range pending {
+		if id == "" || !utf8.ValidString(id) {
+			return errors.New("pending calls: an id is empty or not valid UTF-8")
+		}
+	}
+	if len(buf) == 0 {
+		return nil
+	}
+	if !objectList(buf) || !enc.historyShaped(buf) {
+		return errors.New("the encoded history is not a list of messages")
+	}
+	return nil
+}
+
+// objectList reports whether b is valid UTF-8 and a comma-separated list
+// of JSON objects: what goes between the brackets of an array of them.
+// It splits b at the commas outside strings and brackets and checks each
+// piece as one JSON value: the list is valid exactly when every piece is.
+func objectList(b []byte) bool {
+	if !utf8.Valid(b) {
+		return false
+	}
+	depth, start := 0, 0
+	inString, escaped := false, false
+	for i, c := range b {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			depth--
+		case c == ',' && depth == 0:
+			if !oneObject(b[start:i]) {
+				return false
+			}
+			start = i + 1
+		}
+	}
+	return oneObject(b[start:])
+}
+
+// oneObject reports whether b is exactly one JSON object.
+func oneObject(b []byte) bool {
+	b = bytes.TrimLeft(b, " \t\r\n")
+	return len(b) > 0 && b[0] == '{' && json.Valid(b)
+}
