@@ -294,3 +294,34 @@ func TestWireClientRules(t *testing.T) {
 	}
 	assert.ElementsMatch(t, []string{"client-tool-search input[2].call_id", "client-tool-search input[2].tools[0].type"}, rules)
 }
+
+// TestClientRestore: a Client session saved after a search answered by
+// references restores to one that sends the same bytes, the search items
+// and references included.
+func TestClientRestore(t *testing.T) {
+	for _, p := range clientProviders {
+		t.Run(string(p), func(t *testing.T) {
+			s, _, _ := clientSession(t, p)
+			_, err := s.BuildRequest(Turn{Messages: []Message{userMsg("run alpha")}})
+			require.NoError(t, err)
+			msgs := answerAll(t, s, p, ToolCall{ID: "call_1", Name: registry.ToolSearchName, Arguments: json.RawMessage(`{"tool_names":["alpha","gamma"]}`)})
+			require.Equal(t, []string{"alpha", "gamma"}, msgs[1].ToolReferences)
+			_, err = s.BuildRequest(Turn{Messages: msgs})
+			require.NoError(t, err)
+			saved, err := s.MarshalState()
+			require.NoError(t, err)
+			r, err := RestoreSession(s.cfg, saved, nil)
+			require.NoError(t, err)
+			next := Turn{Messages: answerAll(t, s, p, ToolCall{ID: "call_2", Name: registry.ToolSearchName, Arguments: json.RawMessage(`{"queries":["nothing matches this"]}`)})}
+			a, err := s.BuildRequest(next)
+			require.NoError(t, err)
+			b, err := r.BuildRequest(next)
+			require.NoError(t, err)
+			assert.Equal(t, string(a), string(b))
+			assert.True(t, r.Loaded("alpha") && r.Loaded("gamma"), "the loaded set is restored")
+			if p == OpenAIResponses {
+				assert.Contains(t, string(b), `{"type":"tool_search_output","call_id":"call_2","execution":"client","status":"completed","tools":[`)
+			}
+		})
+	}
+}
