@@ -325,3 +325,26 @@ func TestClientRestore(t *testing.T) {
 		})
 	}
 }
+
+// TestClientAnswerHostile: whatever the model sends as tool_search
+// arguments, Answer does not panic, and every reference it returns is one
+// BuildRequest accepts (a deferred tool of tools[]).
+func TestClientAnswerHostile(t *testing.T) {
+	for _, p := range clientProviders {
+		s, _, _ := clientSession(t, p)
+		_, err := s.BuildRequest(Turn{Messages: []Message{userMsg("go")}})
+		require.NoError(t, err)
+		for i, args := range []string{``, `null`, `[]`, `"x"`, `{"tool_names":[1,2]}`, `{"tool_names":["Read","alpha","alpha","../etc"]}`,
+			`{"queries":["` + strings.Repeat("alpha ", 5000) + `"]}`, `{"queries":["select:alpha,beta,Read,nope"]}`, `{"limit":-1,"queries":["beta"]}`, `{"queries":[""],"tool_names":[""]}`} {
+			c := ToolCall{ID: fmt.Sprint("c", i), Name: registry.ToolSearchName, Arguments: json.RawMessage(args)}
+			m := s.Answer(context.Background(), c)
+			if checkArguments(c.Arguments) != nil {
+				// Not a call a decoded reply can hold: Answer only must not panic.
+				assert.Empty(t, m.ToolReferences)
+				continue
+			}
+			_, err := s.BuildRequest(Turn{Messages: []Message{{Role: RoleAssistant, ToolCalls: []ToolCall{c}}, m}})
+			assert.NoError(t, err, "%s %s: %v", p, args, m.ToolReferences)
+		}
+	}
+}
