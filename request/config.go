@@ -84,7 +84,8 @@ type Config struct {
 	Cache *Cache
 	// ToolSearch chooses who searches the deferred tools: the portable
 	// tool_search and defer_execute ([Portable], the zero value) or the
-	// provider's own search ([Native], [NativeRegex]). See [ToolSearch].
+	// provider's own search ([Native], [NativeRegex]), or toolshelf's search
+	// answering in the provider's reference form ([Client]). See [ToolSearch].
 	ToolSearch ToolSearch
 	// SelfBuilt prepares the session for tools the model writes at run
 	// time: tool_search and defer_execute are in tools[] from the first
@@ -130,6 +131,20 @@ const (
 	// NativeRegex is [Native] with Anthropic's regex variant
 	// ({"type":"tool_search_tool_regex_20251119"}). Anthropic only.
 	NativeRegex ToolSearch = "native-regex"
+	// Client lets the provider load schemas while toolshelf searches:
+	// every deferred tool is sent in tools[] with its schema and
+	// "defer_loading": true, and toolshelf's tool_search (the same index,
+	// ranking, exact names, "select:", limits and ladder as [Portable])
+	// answers in the provider's reference form — Anthropic: a tool_result
+	// of tool_reference blocks; the Responses API: a client-executed
+	// {"type":"tool_search","execution":"client"} answered by a
+	// tool_search_output item carrying the found tools. The model then
+	// calls a found tool by its own name, through the same dispatcher.
+	// Build the answer with [Session.Answer]. A self-built tool, which
+	// arrives after tools[] froze, takes the portable path
+	// (defer_execute) in the same session. OpenAI Chat Completions has no
+	// reference form: NewSession rejects it.
+	Client ToolSearch = "client"
 )
 
 // native reports whether m is a provider-side search mode.
@@ -147,13 +162,18 @@ func checkToolSearch(m ToolSearch, p Provider) error {
 			return fmt.Errorf("%w: Config.ToolSearch %q: provider %q has no native tool search; use Portable (tool_search and defer_execute work on every provider) or the %q provider", ErrConfig, m, p, OpenAIResponses)
 		}
 		return nil
+	case Client:
+		if !enc.hasNative() {
+			return fmt.Errorf("%w: Config.ToolSearch %q: provider %q has no reference form for client-executed search; use Portable (tool_search and defer_execute work on every provider), or the %q or %q provider", ErrConfig, m, p, Anthropic, OpenAIResponses)
+		}
+		return nil
 	case NativeRegex:
 		if enc.searchTool(NativeRegex) == "" {
 			return fmt.Errorf("%w: Config.ToolSearch %q: the regex tool search is Anthropic's; provider %q: use %q or Portable", ErrConfig, m, p, Native)
 		}
 		return nil
 	}
-	return fmt.Errorf("%w: Config.ToolSearch %q: want %q, %q or %q", ErrConfig, m, Portable, Native, NativeRegex)
+	return fmt.Errorf("%w: Config.ToolSearch %q: want %q, %q, %q or %q", ErrConfig, m, Portable, Native, NativeRegex, Client)
 }
 
 // reservedExtra are top-level fields the encoders write themselves.

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolshelf/toolshelf/internal/jsonx"
+	"github.com/toolshelf/toolshelf/registry"
 )
 
 // ErrReply reports a provider reply that cannot be decoded: not JSON, the
@@ -289,6 +290,7 @@ func addResponsesItem(b *replyBuilder, where string, item json.RawMessage) error
 		CallID    string          `json:"call_id"`
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
+		Execution string          `json:"execution"`
 	}
 	if !isObject(item) {
 		return replyError(where, "want an item object")
@@ -317,6 +319,18 @@ func addResponsesItem(b *replyBuilder, where string, item json.RawMessage) error
 			}
 		}
 		c, err := toolCall(where, it.CallID, it.Name, []byte(args))
+		if err != nil {
+			return err
+		}
+		b.m.ToolCalls = append(b.m.ToolCalls, c)
+	case "tool_search_call":
+		if it.Execution != "client" {
+			b.m.Native = append(b.m.Native, json.RawMessage(jsonx.AppendCompact(nil, item)))
+			return nil
+		}
+		// A client-executed search is the harness's to answer: a call
+		// of tool_search (see Client), its arguments an object.
+		c, err := toolCall(where, it.CallID, registry.ToolSearchName, it.Arguments)
 		if err != nil {
 			return err
 		}

@@ -2,11 +2,13 @@
 // for OpenAI Chat Completions, OpenAI Responses and Anthropic Messages, built
 // from a frozen, byte-stable prefix (system + tools) and the messages.
 //
-// Deferred tools reach the model in one of two ways ([Config.ToolSearch]):
+// Deferred tools reach the model in one of three ways ([Config.ToolSearch]):
 // the portable tool_search (a name index) and defer_execute, on every
-// provider, or the provider's own search ([Native]: deferred tools sent
+// provider; the provider's own search ([Native]: deferred tools sent
 // with "defer_loading": true next to Anthropic's or the Responses API's
-// search tool, called by their own names). Both keep the prefix fixed, and
+// search tool, called by their own names); or toolshelf's search answering
+// in the provider's reference form while the provider loads the schemas
+// ([Client], answered by [Session.Answer]). All keep the prefix fixed, and
 // every call goes through the same dispatcher.
 //
 // Text from outside is never trusted: a user's text is sent inside

@@ -59,8 +59,9 @@ func appendToolsArray(b []byte, tools []FrozenTool, search string, one func([]by
 			break
 		}
 	}
-	if at < 0 {
-		search = ""
+	if at < 0 || search == "" {
+		// Nothing deferred, or no provider search tool (Client mode).
+		at, search = -1, ""
 	}
 	if len(tools) == 0 {
 		return b

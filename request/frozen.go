@@ -90,8 +90,8 @@ func (f *Frozen) Provider() Provider { return f.provider }
 // Plan returns the deferral plan the prefix was built from.
 func (f *Frozen) Plan() *deferral.Plan { return f.plan }
 
-// ToolSearch returns the session's tool search mode: [Portable], [Native]
-// or [NativeRegex].
+// ToolSearch returns the session's tool search mode: [Portable], [Native],
+// [NativeRegex] or [Client].
 func (f *Frozen) ToolSearch() ToolSearch { return f.search }
 
 // checkConfig validates what every encoder needs, before anything is built.
@@ -177,6 +177,10 @@ func freeze(cfg *Config, view deferral.View) (*Frozen, error) {
 			}
 			f.tools = append(f.tools, FrozenTool{Name: t.Name, Description: d, Schema: jsonx.AppendCompact(nil, t.ModelSchema()), Deferred: true})
 		}
+	} else if f.search == Client && (plan.EntryTools() || cfg.SelfBuilt) {
+		if err := f.clientTools(cfg, vars, caps); err != nil {
+			return nil, err
+		}
 	} else if plan.EntryTools() || cfg.SelfBuilt {
 		f.index = searcher.IndexText()
 		st, et, err := entryTools(f.index, vars, caps, searcher.ShortNames())
@@ -214,7 +218,7 @@ func freeze(cfg *Config, view deferral.View) (*Frozen, error) {
 			}
 		}
 	}
-	if !f.search.native() {
+	if !f.search.native() && f.search != Client {
 		for _, t := range plan.Deferred() {
 			f.visible = append(f.visible, t.Name)
 		}

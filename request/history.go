@@ -30,6 +30,8 @@ type history struct {
 	last     Role     // role of the last entry, "" before the first
 	pending  []string // call IDs of the last assistant message still unanswered
 	ids      sentIDs  // the ids calls were sent under
+	// client is the Client tool search mode's state, else nil.
+	client *clientHistory
 	// scratch space, reused so that a steady turn does not allocate
 	scratch []byte
 	pend2   []string
@@ -82,6 +84,9 @@ func (h *history) check(msgs []Message) error {
 			pending, err = checkTool(m, at, pending)
 		default:
 			err = fmt.Errorf("%w: messages[%d]: unknown role %q: want user, assistant or tool", ErrInvalidMessage, at, m.Role)
+		}
+		if err == nil {
+			err = h.checkReferences(m, at)
 		}
 		if err != nil {
 			return err
@@ -265,6 +270,9 @@ func (h *history) follow(m *Message) {
 			h.pending = slices.Delete(h.pending, k, k+1)
 		}
 	}
+	if h.client != nil {
+		h.client.follow(m)
+	}
 	h.last = m.Role
 }
 
@@ -415,6 +423,10 @@ func (h *history) responses(b []byte, m *Message) []byte {
 			if i > 0 || text != "" || len(m.Native) > 0 {
 				b = append(b, ',')
 			}
+			if h.client != nil && c.Name == registry.ToolSearchName {
+				b = h.appendSearchCall(b, c)
+				continue
+			}
 			b = append(b, `{"type":"function_call","call_id":`...)
 			b = jsonx.AppendString(b, h.enc.callID(c.ID))
 			b = append(b, `,"name":`...)
@@ -425,6 +437,9 @@ func (h *history) responses(b []byte, m *Message) []byte {
 		}
 		return b
 	default:
+		if h.client != nil && h.client.answersSearch(m) {
+			return h.appendSearchOutput(b, m)
+		}
 		b = append(b, `{"type":"function_call_output","call_id":`...)
 		b = jsonx.AppendString(b, h.enc.callID(m.CallID))
 		b = append(b, `,"output":`...)
@@ -474,6 +489,9 @@ func (h *history) anthropicBlocks(b []byte, m *Message) []byte {
 		}
 		return b
 	default:
+		if len(m.ToolReferences) > 0 {
+			return h.appendReferences(b, m)
+		}
 		b = append(b, `{"type":"tool_result","tool_use_id":`...)
 		b = jsonx.AppendString(b, h.enc.callID(m.CallID))
 		b = append(b, `,"content":`...)

@@ -32,6 +32,12 @@ type Message struct {
 	CallID string `json:"call_id,omitempty"`
 	// IsError marks a tool result that reports a failure.
 	IsError bool `json:"is_error,omitempty"`
+	// ToolReferences are, on a tool result in a [Client] tool search
+	// session, the deferred tools the result loads in the provider's
+	// reference form (see [Session.Answer]): Anthropic tool_reference
+	// blocks before the result's text, or the tools of a Responses
+	// tool_search_output (which has no text: Text is then not sent).
+	ToolReferences []string `json:"tool_references,omitempty"`
 	// Native are an assistant message's provider-native parts, sent back
 	// verbatim (compacted) before its text and tool calls: the blocks and
 	// items a provider-side tool search leaves in a response — Anthropic's

@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"github.com/toolshelf/toolshelf/internal/openai"
+	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request/wire"
 )
 
@@ -49,6 +50,11 @@ type encoder interface {
 	// checkRules refuses a configuration the provider refuses on every
 	// request (see [wire.Rules]).
 	checkRules(cfg *Config) error
+	// searchOutputCarriesTools reports whether the answer to a client tool
+	// search carries tool definitions (a Responses tool_search_output),
+	// so that it can load a tool that is not in tools[]; an Anthropic
+	// tool_reference only names a deferred entry of tools[].
+	searchOutputCarriesTools() bool
 	// maxTools is the most entries the provider accepts in tools[], or 0
 	// for no known limit.
 	maxTools() int
@@ -139,7 +145,11 @@ func (responsesEncoder) prefix(b []byte, cfg *Config, sys []string, tools []Froz
 		b = append(b, `,"instructions":`...)
 		b = jsonx.AppendString(b, strings.Join(sys, "\n\n"))
 	}
+	client := cfg.searchMode() == Client
 	b = appendToolsArray(b, tools, searchTool(cfg), func(b []byte, t *FrozenTool) []byte {
+		if client && t.Name == registry.ToolSearchName {
+			return appendClientSearch(b, t)
+		}
 		b = appendFunction(append(b, `{"type":"function",`...), t)
 		// Without "strict" the Responses API normalizes the schema
 		// into strict mode, making optional parameters required.
@@ -202,7 +212,12 @@ func (anthropicEncoder) prefix(b []byte, cfg *Config, sys []string, tools []Froz
 	// resident tools and precedes every deferred one. A deferred tool
 	// never carries cache_control.
 	st := searchTool(cfg)
+	// In Client mode the deferred tools follow tool_search: the
+	// breakpoint sits on the last tool that is not deferred.
 	last := len(tools) - 1
+	for last > 0 && tools[last].Deferred {
+		last--
+	}
 	if st != "" && slices.ContainsFunc(tools, func(t FrozenTool) bool { return t.Deferred }) {
 		st = st[:len(st)-1] + ephemeral + "}"
 		last = -1
@@ -297,8 +312,8 @@ func (anthropicEncoder) strictFunctions() bool { return false }
 func (chatEncoder) checkRules(*Config) error { return nil }
 
 func (responsesEncoder) checkRules(cfg *Config) error {
-	if cfg.searchMode() == Native && !openai.NativeToolSearchModel(cfg.Model) {
-		return fmt.Errorf("%w: Config.ToolSearch %q with Config.Model %q: OpenAI documents its hosted tool_search for gpt-5.4 and later only; use a gpt-5.4 or later model, or Portable tool search (tool_search and defer_execute work with every model)", ErrConfig, Native, cfg.Model)
+	if m := cfg.searchMode(); (m == Native || m == Client) && !openai.NativeToolSearchModel(cfg.Model) {
+		return fmt.Errorf("%w: Config.ToolSearch %q with Config.Model %q: OpenAI documents its tool_search for gpt-5.4 and later only; use a gpt-5.4 or later model, or Portable tool search (tool_search and defer_execute work with every model)", ErrConfig, m, cfg.Model)
 	}
 	return nil
 }
@@ -309,6 +324,12 @@ func (anthropicEncoder) checkRules(cfg *Config) error {
 	}
 	return nil
 }
+
+func (chatEncoder) searchOutputCarriesTools() bool { return false }
+
+func (responsesEncoder) searchOutputCarriesTools() bool { return true }
+
+func (anthropicEncoder) searchOutputCarriesTools() bool { return false }
 
 func (chatEncoder) maxTools() int { return wire.MaxChatTools }
 

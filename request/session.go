@@ -62,13 +62,15 @@ func NewSession(cfg Config) (*Session, error) {
 		return nil, err
 	}
 	enc, _ := encoderFor(cfg.Provider) // checkConfig accepted the provider
-	return &Session{
+	s := &Session{
 		cfg:    cfg,
 		loaded: search.NewLoadedSet(),
 		view:   cfg.View,
 		frozen: f,
 		hist:   history{provider: cfg.Provider, enc: enc},
-	}, nil
+	}
+	s.hist.client = newClientHistory(s)
+	return s, nil
 }
 
 // Frozen returns the session's frozen prefix and tools.
@@ -228,6 +230,9 @@ func (s *Session) RegisterSelfBuilt(t registry.Tool) error {
 	defer s.mu.Unlock()
 	if m := s.frozen.search; m.native() {
 		return fmt.Errorf("%w: self-built tool %q: tool search %q cannot find tools added after the session started; use Portable tool search for self-built tools", ErrConfig, nt.Name, m)
+	}
+	if s.frozen.search == Client && s.frozen.entry[registry.DeferExecuteName] == nil {
+		return fmt.Errorf("%w: self-built tool %q: in tool search %q a self-built tool, which is not in the frozen tools[], is called through defer_execute, and this session has none; create sessions that take self-built tools with Config.SelfBuilt", ErrConfig, nt.Name, Client)
 	}
 	if mode, _ := s.view.Effective(); !mode.Allows(&nt) {
 		return fmt.Errorf("%w: self-built tool %q is outside the session's mode %q, which would hide it", ErrConfig, nt.Name, mode.Name)

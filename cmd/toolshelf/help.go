@@ -17,7 +17,7 @@ var synopses = map[string]string{
 		"       [--mcp-stdio 'COMMAND ARGS' [--name NAME] [--timeout 30s]] [--usage FILE --turns N [--round-trip N]]\n\n" +
 		"The savings account of deferral and the context bar, of catalogs or of a live stdio MCP server.",
 	"request": "toolshelf request --catalog FILE... [--server NAME] --provider openai-chat|openai-responses|anthropic --model NAME\n" +
-		"       [--rules FILE] [--system TEXT] (--user TEXT | --transcript FILE) [--max-tokens N] [--json] [--check]\n" +
+		"       [--rules FILE] [--system TEXT] (--user TEXT | --transcript FILE) [--max-tokens N] [--tool-search MODE] [--json] [--check]\n" +
 		"       toolshelf request --check --body FILE --provider PROVIDER\n\n" +
 		"The exact request body BuildRequest returns; --check checks it (or --body FILE) against the provider's rule book.",
 	"diff":   "toolshelf diff A.json B.json [--json]\n\nThe first byte where two request bodies differ, and its JSON path.",

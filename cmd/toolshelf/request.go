@@ -54,6 +54,8 @@ func runRequest(args []string, stdout, stderr io.Writer) int {
 		"openai-chat (max_tokens) and openai-responses (max_output_tokens) get it only when the flag is given")
 	check := fs.Bool("check", false, "check the body against the provider's rule book (docs/providers.md): each violation on stderr, exit 1")
 	bodyFile := fs.String("body", "", "with --check: check the request body in `FILE` (any harness's) instead of building one")
+	toolSearch := fs.String("tool-search", string(request.Portable), "who searches the deferred tools: `MODE` portable (tool_search and defer_execute), "+
+		"native or native-regex (the provider's own search), or client (toolshelf's search answering in the provider's reference form; anthropic and openai-responses)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return parseFailed(fs, err, stdout, stderr)
@@ -114,6 +116,8 @@ func runRequest(args []string, stdout, stderr io.Writer) int {
 		Model:    *model,
 		System:   *system,
 		Extra:    extra,
+
+		ToolSearch: request.ToolSearch(*toolSearch),
 	})
 	if err != nil {
 		return fail(stderr, "toolshelf request: %v", err)

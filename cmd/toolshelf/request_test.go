@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -198,4 +199,39 @@ func TestAliasesShown(t *testing.T) {
 	// the index, by its short name under the server's header, whole.
 	assert.Regexp(t, `mcp__srv:\\n  files_read_[0-9a-f]{8}\\n`, out)
 	assert.Regexp(t, `\\n  t{45}_[0-9a-f]{8}\\n`, out, "the long name's alias, its first 55 bytes and hash")
+}
+
+// TestRequestToolSearchCheck: every shared catalog, in each tool search
+// mode its provider takes, builds a body that passes the rule book; an
+// unknown mode, or one the provider lacks, is a usage error naming it.
+func TestRequestToolSearchCheck(t *testing.T) {
+	cats, err := filepath.Glob("../../testdata/catalogs/*.tools.json")
+	require.NoError(t, err)
+	require.NotEmpty(t, cats)
+	modes := map[request.Provider][]string{
+		request.Anthropic:       {"client", "native", "native-regex", "portable"},
+		request.OpenAIResponses: {"client", "native"},
+	}
+	for p, ms := range modes {
+		for _, m := range ms {
+			for _, cat := range cats {
+				t.Run(string(p)+"/"+m+"/"+filepath.Base(cat), func(t *testing.T) {
+					code, out, errOut := runCLI("request", "--check", "--tool-search", m, "--catalog", cat,
+						"--provider", string(p), "--model", "gpt-5.4", "--user", "hi")
+					require.Equal(t, exitOK, code, errOut)
+					assert.Empty(t, errOut)
+					assert.True(t, requesttest.CheckProviderRules(t, p, []byte(out)))
+					if m == "client" {
+						assert.Contains(t, out, `"defer_loading":true`)
+					}
+				})
+			}
+		}
+	}
+	code, _, errOut := runCLI("request", "--tool-search", "client", "--catalog", harness, "--provider", "openai-chat", "--model", "m", "--user", "hi")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, `"client"`)
+	code, _, errOut = runCLI("request", "--tool-search", "bogus", "--catalog", harness, "--provider", "anthropic", "--model", "m", "--user", "hi")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, `"bogus"`)
 }

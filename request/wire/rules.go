@@ -109,6 +109,10 @@ var rules = []Rule{
 		"Only gpt-5.4 and later models support tool_search.",
 		"https://developers.openai.com/api/docs/guides/tools",
 		"NewSession refuses Native tool search for other models (ErrConfig naming Config.Model); Portable tool_search works on every model."},
+	{"client-tool-search", OpenAIResponses, `tools[] {"type":"tool_search","execution":"client"}; input[] tool_search_call, tool_search_output`, "each tool_search_call answered by a tool_search_output with its call_id and the loaded tools' definitions",
+		"Whether tool search was executed by the server or by the client. … The loaded tool definitions returned by tool search. (openai-go v3 ResponseToolSearchCall, ResponseToolSearchOutputItem)",
+		"https://developers.openai.com/api/docs/guides/tools-tool-search",
+		"Client tool search sends toolshelf's tool_search as the client-executed tool_search (gpt-5.4 and later, as native-tool-search) and every deferred function with \"defer_loading\": true; Session.Answer answers a tool_search_call with a tool_search_output whose tools are the found functions' definitions, as tools[] has them."},
 	{"schema-object", OpenAIResponses, "tools[].parameters", `a JSON Schema object of "type": "object" (or no parameters at all)`,
 		`schema must be a JSON Schema of 'type: "object"', got 'type: "None"' (reported for Chat Completions; Responses validates function parameters the same way)`,
 		"https://github.com/browserbase/stagehand/issues/1159",
@@ -152,6 +156,10 @@ var rules = []Rule{
 		"tools.N.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf at the top level (one such tool fails every request)",
 		"https://github.com/anthropics/claude-code/issues/5973",
 		"The tool is sent without those top-level keywords; the dispatcher still validates every call against the full schema and answers a call that breaks them with the reason."},
+	{"tool-reference", Anthropic, "messages[].content[] tool_result.content[] (tool_reference)", `tool_name names a tools[] entry with "defer_loading": true`,
+		"If true, tool will not be included in initial system prompt. Only loaded when returned via tool_reference from tool search. (anthropic-sdk-go ToolParam.DeferLoading)",
+		"https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-search-tool",
+		"Client tool search sends toolshelf's tool_search as a custom tool (the cache breakpoint on it, the last tool not deferred) and every deferred tool with \"defer_loading\": true; Session.Answer references only those, and BuildRequest refuses a reference to any other name (ErrInvalidMessage)."},
 	{"call-id", Anthropic, "messages[].content[] tool_use.id, tool_result.tool_use_id", "^[a-zA-Z0-9_-]+$",
 		"messages.N.content.M.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$' (many reports of ids replayed from other providers: \"functions.Bash:0\", ids with | or .)",
 		"https://github.com/maximhq/bifrost/issues/5097",
@@ -220,6 +228,8 @@ func Check(provider string, body []byte) []Violation {
 type checker struct {
 	provider string
 	out      []Violation
+	// deferred are the tools[] names sent with "defer_loading": true.
+	deferred map[string]bool
 }
 
 func (c *checker) add(rule, path, format string, a ...any) {
@@ -305,6 +315,12 @@ func (c *checker) tools(req map[string]json.RawMessage) {
 			c.add("unique-names", namePath, "%q is also tools[%d]", name, j)
 		} else {
 			seen[name] = i
+		}
+		if bytes.Equal(fn["defer_loading"], []byte("true")) {
+			if c.deferred == nil {
+				c.deferred = map[string]bool{}
+			}
+			c.deferred[name] = true
 		}
 		c.toolSchema(fn, at, name)
 		d, ok := str(fn["description"])
@@ -446,6 +462,18 @@ func (c *checker) responsesInput(raw json.RawMessage) {
 			c.callName(m["name"], at+".name")
 			p.open(id, at)
 			continue
+		case typ == "tool_search_call":
+			if ex, _ := str(m["execution"]); ex == "client" {
+				id, _ := str(m["call_id"])
+				c.callID(id, at+".call_id")
+				p.open(id, at)
+			}
+			continue
+		case typ == "tool_search_output":
+			if ex, _ := str(m["execution"]); ex == "client" {
+				c.searchOutput(m, at, &p)
+			}
+			continue
 		case typ == "function_call_output":
 			id, _ := str(m["call_id"])
 			c.callID(id, at+".call_id")
@@ -515,6 +543,7 @@ func (c *checker) anthropicMessages(raw json.RawMessage) {
 				if !p.answer(id) {
 					c.add("calls-answered", bp+".tool_use_id", "result for %q answers no tool_use of the previous message", id)
 				}
+				c.references(b["content"], bp+".content")
 				if bytes.Equal(b["is_error"], []byte("true")) && emptyContent(b["content"]) {
 					c.add("error-result-content", bp+".content", "content cannot be empty if is_error is true")
 				}
@@ -559,4 +588,43 @@ func emptyContent(raw json.RawMessage) bool {
 		}
 	}
 	return true
+}
+
+// searchOutput checks a client tool_search_output: it answers an open
+// tool_search_call, and each tool it loads is a named function.
+func (c *checker) searchOutput(m map[string]json.RawMessage, at string, p *calls) {
+	id, _ := str(m["call_id"])
+	c.callID(id, at+".call_id")
+	if !p.answer(id) {
+		c.add("client-tool-search", at+".call_id", "output for %q answers no open tool_search_call", id)
+	}
+	for j, tr := range c.array(m["tools"], at+".tools") {
+		t := object(tr)
+		if typ, _ := str(t["type"]); typ != "function" && typ != "namespace" {
+			c.add("client-tool-search", fmt.Sprintf("%s.tools[%d].type", at, j), "want a function or namespace definition, got %s", t["type"])
+			continue
+		}
+		c.callName(t["name"], fmt.Sprintf("%s.tools[%d].name", at, j))
+	}
+}
+
+// references checks the tool_reference blocks of an Anthropic tool_result:
+// each names a deferred tool of tools[].
+func (c *checker) references(raw json.RawMessage, path string) {
+	if len(raw) == 0 || raw[0] != '[' {
+		return
+	}
+	var blocks []json.RawMessage
+	if json.Unmarshal(raw, &blocks) != nil {
+		return
+	}
+	for k, br := range blocks {
+		b := object(br)
+		if typ, _ := str(b["type"]); typ != "tool_reference" {
+			continue
+		}
+		if n, _ := str(b["tool_name"]); !c.deferred[n] {
+			c.add("tool-reference", fmt.Sprintf("%s[%d].tool_name", path, k), "%.80q is not a tools[] entry with \"defer_loading\": true", n)
+		}
+	}
 }

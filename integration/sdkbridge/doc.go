@@ -1,0 +1,20 @@
+// Package sdkbridge sends toolshelf request bodies through the official
+// SDKs — github.com/openai/openai-go/v3 and
+// github.com/anthropics/anthropic-sdk-go — byte for byte, and brings the
+// replies back as [request.Reply] values.
+//
+// A toolshelf session builds the whole request body (the frozen prefix and
+// the history); the SDK contributes its client: the key, base URL,
+// retries, timeouts and middleware a harness already configured. The body
+// goes out unchanged (option.WithRequestBody), the reply comes back raw
+// (option.WithResponseBodyInto) and is decoded by [request.DecodeReply];
+// a stream is fed event by event into a [request.Stream], with the
+// [DONE] that openai-go's stream swallows put back. A refusal becomes an
+// [*Error] whose kind errors.Is matches (ErrRateLimited, ErrOverloaded,
+// ErrContextTooLong, ErrInvalidRequest, ErrAuth, ErrQuota, ErrServer),
+// carrying the retry advice the provider sent.
+//
+// For a streamed request the body must ask for it ("stream": true in
+// Config.Extra): the SDKs' streaming calls set that member, and with it
+// already true the bytes stay the body's.
+package sdkbridge
