@@ -64,8 +64,8 @@ func ReadQueries(r io.Reader) ([]EvalQuery, error) {
 		} else if json.Unmarshal(raw.Query, &q.Query) != nil || len(q.Query) == 0 {
 			return nil, fmt.Errorf("%w: line %d: \"query\" must be a string or an array of strings", ErrQueries, n)
 		}
-		if len(q.Expect) == 0 {
-			return nil, fmt.Errorf("%w: line %d: \"expect\" must list at least one tool name", ErrQueries, n)
+		if q.Expect == nil {
+			return nil, fmt.Errorf("%w: line %d: \"expect\" must list the tools that serve the query, or be [] for a query no tool serves", ErrQueries, n)
 		}
 		out = append(out, q)
 	}
@@ -89,6 +89,28 @@ type Figures struct {
 	MeanSchemasLoaded float64 `json:"mean_schemas_loaded"`
 	// MeanResults is the mean number of results returned.
 	MeanResults float64 `json:"mean_results"`
+	// Abstained counts the queries on which tool_search said no tool fits
+	// (naming the closest by name: they still count for recall, with no
+	// schema loaded).
+	Abstained int `json:"abstained"`
+}
+
+// Abstention is how a search did on queries no tool serves (rows with
+// "expect": []): of Queries, it said nothing fits on Abstained.
+type Abstention struct {
+	Queries   int                    `json:"queries"`
+	Abstained int                    `json:"abstained"`
+	ByHalf    map[string]*Abstention `json:"by_half,omitempty"`
+	// Loaded counts the full schemas the searches put into the context.
+	Loaded int `json:"schemas_loaded"`
+}
+
+// Rate is Abstained / Queries (0 for no queries).
+func (a *Abstention) Rate() float64 {
+	if a == nil || a.Queries == 0 {
+		return 0
+	}
+	return float64(a.Abstained) / float64(a.Queries)
 }
 
 // Miss is a query whose expected tools were all outside the top 5.
@@ -110,6 +132,9 @@ type Report struct {
 	ByLang map[string]*Figures `json:"by_lang,omitempty"`
 	ByKind map[string]*Figures `json:"by_kind,omitempty"`
 	ByHalf map[string]*Figures `json:"by_half,omitempty"`
+	// Abstention covers the rows with "expect": [], which the figures
+	// above leave out; nil when the file has none.
+	Abstention *Abstention `json:"abstention,omitempty"`
 }
 
 // Halves of a query set.
@@ -142,10 +167,15 @@ const evalDepth = 5
 // presentation: full schemas as [Searcher.Presentation] decides) and
 // reports the figures.
 func Eval(ctx context.Context, s *Searcher, qs []EvalQuery) (*Report, error) {
-	return evaluate(ctx, qs, func(ctx context.Context, q []string) ([]Hit, int, error) {
+	return evaluate(ctx, qs, func(ctx context.Context, q []string) ([]Hit, int, bool, error) {
 		hits, err := s.Search(ctx, q, max(evalDepth, s.opts.MaxResults), Scope{})
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, false, err
+		}
+		if len(hits) == 0 || Abstains(hits) {
+			// Nothing found, or nothing credible: either way tool_search
+			// says no tool fits and loads nothing.
+			return hits, 0, true, nil
 		}
 		full := 0
 		for _, sh := range s.Presentation(hits[:min(len(hits), s.opts.MaxResults)]) {
@@ -153,7 +183,7 @@ func Eval(ctx context.Context, s *Searcher, qs []EvalQuery) (*Report, error) {
 				full++
 			}
 		}
-		return hits, full, nil
+		return hits, full, false, nil
 	})
 }
 
@@ -161,16 +191,20 @@ func Eval(ctx context.Context, s *Searcher, qs []EvalQuery) (*Report, error) {
 // and loads every one of them (how a plain search tool behaves). It scores
 // baselines and other rankers on the same footing as [Eval].
 func EvalIndex(ctx context.Context, idx Index, limit int, qs []EvalQuery) (*Report, error) {
-	return evaluate(ctx, qs, func(ctx context.Context, q []string) ([]Hit, int, error) {
+	return evaluate(ctx, qs, func(ctx context.Context, q []string) ([]Hit, int, bool, error) {
 		hits, err := idx.Search(ctx, q, limit)
-		return hits, len(hits), err
+		return hits, len(hits), false, err
 	})
 }
 
-func evaluate(ctx context.Context, qs []EvalQuery, run func(context.Context, []string) ([]Hit, int, error)) (*Report, error) {
+func evaluate(ctx context.Context, qs []EvalQuery, run func(context.Context, []string) ([]Hit, int, bool, error)) (*Report, error) {
 	rep := &Report{Misses: []Miss{}, ByLang: map[string]*Figures{}, ByKind: map[string]*Figures{}, ByHalf: map[string]*Figures{}}
+	var abstained bool
 	add := func(f *Figures, r1, r5, rr float64, schemas, results int) {
 		f.Queries++
+		if abstained {
+			f.Abstained++
+		}
 		f.RecallAt1 += r1
 		f.RecallAt5 += r5
 		f.MRR += rr
@@ -178,9 +212,14 @@ func evaluate(ctx context.Context, qs []EvalQuery, run func(context.Context, []s
 		f.MeanResults += float64(results)
 	}
 	for _, q := range qs {
-		hits, schemas, err := run(ctx, q.Query)
+		hits, schemas, abst, err := run(ctx, q.Query)
 		if err != nil {
 			return nil, fmt.Errorf("query %q: %w", q.ID, err)
+		}
+		abstained = abst
+		if len(q.Expect) == 0 {
+			rep.Abstention = countAbstention(rep.Abstention, Half(q), abst, schemas)
+			continue
 		}
 		rank := 0
 		for i, h := range hits {
@@ -238,6 +277,27 @@ func evaluate(ctx context.Context, qs []EvalQuery, run func(context.Context, []s
 		}
 	}
 	return rep, nil
+}
+
+// countAbstention adds one no-match query to a (created when nil) and to
+// its half.
+func countAbstention(a *Abstention, half string, abstained bool, schemas int) *Abstention {
+	if a == nil {
+		a = &Abstention{ByHalf: map[string]*Abstention{}}
+	}
+	h := a.ByHalf[half]
+	if h == nil {
+		h = &Abstention{}
+		a.ByHalf[half] = h
+	}
+	for _, x := range []*Abstention{a, h} {
+		x.Queries++
+		x.Loaded += schemas
+		if abstained {
+			x.Abstained++
+		}
+	}
+	return a
 }
 
 // PlanCatalogs loads catalog files into a new registry (a file with a

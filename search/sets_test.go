@@ -142,6 +142,8 @@ func TestQuality(t *testing.T) {
 		}
 	}
 	fmt.Fprintf(&b, "| ahead of plain BM25 on R@1 and R@5, every half of every set | — | — | %s |\n", ahead)
+	b.WriteString("\n")
+	b.WriteString(abstentionRows(t, runs))
 	b.WriteString("\nDev set's Chinese-only and mixed queries by Chinese source (toolshelf; halves over those 36 queries):\n\n")
 	b.WriteString(zhSourceRows(t))
 
