@@ -321,7 +321,7 @@ func (s *Searcher) exact(ctx context.Context, w *writer, v view, names []string,
 
 // fuzzy ranks queries and writes the hits, or the miss sentence.
 func (s *Searcher) fuzzy(ctx context.Context, w *writer, v view, queries []string, limit int, note string) error {
-	hits, relaxed, err := rank(ctx, v.index, queries, limit)
+	hits, heads, relaxed, err := rankNeeds(ctx, v.index, queries, limit)
 	if err != nil {
 		return err
 	}
@@ -351,7 +351,7 @@ func (s *Searcher) fuzzy(ctx context.Context, w *writer, v view, queries []strin
 	if note != "" {
 		w.b.WriteString("Closest matches:\n")
 	}
-	w.hits(tools, s.Presentation(kept), quoteList(queries))
+	w.hits(tools, s.presentation(kept, heads), quoteList(queries))
 	return nil
 }
 

@@ -89,6 +89,13 @@ type Figures struct {
 	MeanSchemasLoaded float64 `json:"mean_schemas_loaded"`
 	// MeanResults is the mean number of results returned.
 	MeanResults float64 `json:"mean_results"`
+	// MultiQueries counts the queries expecting two or more tools, and
+	// AllAt5 is the share of them with every expected tool in the first 5:
+	// the recall of a request with several needs, where a row's expect
+	// lists tools it needs together (MetaTool's multi-tool, BFCL's
+	// parallel-multiple, Seal-Tools' difficult rows).
+	MultiQueries int     `json:"multi_queries,omitempty"`
+	AllAt5       float64 `json:"all_at_5,omitempty"`
 	// Abstained counts the queries on which tool_search said no tool fits
 	// (naming the closest by name: they still count for recall, with no
 	// schema loaded).
@@ -168,7 +175,7 @@ const evalDepth = 5
 // reports the figures.
 func Eval(ctx context.Context, s *Searcher, qs []EvalQuery) (*Report, error) {
 	return evaluate(ctx, qs, func(ctx context.Context, q []string) ([]Hit, int, bool, error) {
-		hits, err := s.Search(ctx, q, max(evalDepth, s.opts.MaxResults), Scope{})
+		hits, heads, err := s.search(ctx, q, max(evalDepth, s.opts.MaxResults), Scope{})
 		if err != nil {
 			return nil, 0, false, err
 		}
@@ -178,7 +185,7 @@ func Eval(ctx context.Context, s *Searcher, qs []EvalQuery) (*Report, error) {
 			return hits, 0, true, nil
 		}
 		full := 0
-		for _, sh := range s.Presentation(hits[:min(len(hits), s.opts.MaxResults)]) {
+		for _, sh := range s.presentation(hits[:min(len(hits), s.opts.MaxResults)], heads) {
 			if sh == ShapeFull {
 				full++
 			}
@@ -200,10 +207,15 @@ func EvalIndex(ctx context.Context, idx Index, limit int, qs []EvalQuery) (*Repo
 func evaluate(ctx context.Context, qs []EvalQuery, run func(context.Context, []string) ([]Hit, int, bool, error)) (*Report, error) {
 	rep := &Report{Misses: []Miss{}, ByLang: map[string]*Figures{}, ByKind: map[string]*Figures{}, ByHalf: map[string]*Figures{}}
 	var abstained bool
+	allIn := -1 // the current query's all-expected hit: -1 for a one-tool query
 	add := func(f *Figures, r1, r5, rr float64, schemas, results int) {
 		f.Queries++
 		if abstained {
 			f.Abstained++
+		}
+		if allIn >= 0 {
+			f.MultiQueries++
+			f.AllAt5 += float64(allIn)
 		}
 		f.RecallAt1 += r1
 		f.RecallAt5 += r5
@@ -238,6 +250,15 @@ func evaluate(ctx context.Context, qs []EvalQuery, run func(context.Context, []s
 		if rank > 0 {
 			rr = 1 / float64(rank)
 		}
+		allIn = -1
+		if len(q.Expect) > 1 {
+			allIn = 1
+			for _, e := range q.Expect {
+				if !slices.ContainsFunc(hits[:min(5, len(hits))], func(h Hit) bool { return h.Name == e }) {
+					allIn = 0
+				}
+			}
+		}
 		add(&rep.Figures, r1, r5, rr, schemas, len(hits))
 		for _, kv := range []struct {
 			m   map[string]*Figures
@@ -269,6 +290,9 @@ func evaluate(ctx context.Context, qs []EvalQuery, run func(context.Context, []s
 		f.MRR /= n
 		f.MeanSchemasLoaded /= n
 		f.MeanResults /= n
+		if f.MultiQueries > 0 {
+			f.AllAt5 /= float64(f.MultiQueries)
+		}
 	}
 	finish(&rep.Figures)
 	for _, m := range []map[string]*Figures{rep.ByLang, rep.ByKind, rep.ByHalf} {

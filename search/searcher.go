@@ -251,20 +251,36 @@ func (s *Searcher) Search(ctx context.Context, queries []string, limit int, sc S
 	if err != nil {
 		return nil, err
 	}
-	hits, _, err := rank(ctx, v.index, queries, limit)
+	hits, _, _, err := rankNeeds(ctx, v.index, queries, limit)
 	return hits, err
+}
+
+// search is Search with the count of leading hits that head a need of the
+// query (see [rankNeeds]).
+func (s *Searcher) search(ctx context.Context, queries []string, limit int, sc Scope) ([]Hit, int, error) {
+	v, err := s.view(ctx, sc)
+	if err != nil {
+		return nil, 0, err
+	}
+	hits, heads, _, err := rankNeeds(ctx, v.index, queries, limit)
+	return hits, heads, err
 }
 
 // Presentation says how each of hits would come back from a fuzzy search:
 // the first ones with their full schema (at most MaxFullSchemas, and only
 // those scoring at least FullScoreRatio of the best), the next ones as a
 // one-line description (as many again), the rest as names only.
-func (s *Searcher) Presentation(hits []Hit) []Shape {
+func (s *Searcher) Presentation(hits []Hit) []Shape { return s.presentation(hits, 1) }
+
+// presentation is Presentation where the first heads hits each head one
+// need of the query: they get their schema (within MaxFullSchemas)
+// whatever their score.
+func (s *Searcher) presentation(hits []Hit, heads int) []Shape {
 	out := make([]Shape, len(hits))
 	full, short := 0, 0
 	for i, h := range hits {
 		switch {
-		case full < s.opts.MaxFullSchemas && full == i && (s.opts.FullScoreRatio < 0 || h.Score >= s.opts.FullScoreRatio*hits[0].Score):
+		case full < s.opts.MaxFullSchemas && full == i && (i < heads || s.opts.FullScoreRatio < 0 || h.Score >= s.opts.FullScoreRatio*hits[0].Score):
 			out[i] = ShapeFull
 			full++
 		case short < s.opts.MaxFullSchemas:
