@@ -321,7 +321,7 @@ func (s *Searcher) exact(ctx context.Context, w *writer, v view, names []string,
 
 // fuzzy ranks queries and writes the hits, or the miss sentence.
 func (s *Searcher) fuzzy(ctx context.Context, w *writer, v view, queries []string, limit int, note string) error {
-	hits, heads, relaxed, err := rankNeeds(ctx, v.index, queries, limit)
+	hits, heads, relaxed, twins, err := s.assemble(ctx, v, queries, limit, true)
 	if err != nil {
 		return err
 	}
@@ -352,6 +352,9 @@ func (s *Searcher) fuzzy(ctx context.Context, w *writer, v view, queries []strin
 		w.b.WriteString("Closest matches:\n")
 	}
 	w.hits(tools, s.presentation(kept, heads), quoteList(queries))
+	if len(twins) > 0 {
+		fmt.Fprintf(&w.b, "Near twins, told apart by: %s.\n", strings.Join(twins, "; "))
+	}
 	return nil
 }
 

@@ -102,25 +102,27 @@ func splitClauses(q string) []string {
 // not fill the list; then the rest of the whole query's ranking. heads
 // counts the leading hits that should come with their schema: the best
 // hit and each need's head.
-func rankNeeds(ctx context.Context, idx Index, queries []string, limit int) (hits []Hit, heads int, note string, err error) {
-	hits, note, err = rank(ctx, idx, queries, limit)
+// deep is the whole query's ranking to twinDepth, for [withTwins].
+func rankNeeds(ctx context.Context, idx Index, queries []string, limit int) (hits []Hit, heads int, note string, deep []Hit, err error) {
+	deep, note, err = rank(ctx, idx, queries, max(limit, twinDepth+1))
+	hits = deep[:min(len(deep), limit)]
 	if err != nil || len(hits) == 0 || limit < 2 {
-		return hits, 1, note, err
+		return hits, 1, note, deep, err
 	}
 	needs := splitNeeds(queries)
 	if needs == nil {
-		return hits, 1, note, nil
+		return hits, 1, note, deep, nil
 	}
 	// The whole query's ranking, with each need's head moved up behind the
 	// best hit, or put in place of the weakest hit below the heads when
 	// the list lacks it and the head has more evidence for its need than
 	// that hit has for the whole query.
-	out := append(make([]Hit, 0, limit), hits...)
+	out := append(make([]Hit, 0, limit+1), hits...)
 	heads = 1
 	for _, n := range needs {
 		nh, err := idx.Search(ctx, []string{n}, 1)
 		if err != nil {
-			return nil, 0, "", err
+			return nil, 0, "", nil, err
 		}
 		if len(nh) == 0 || !nh[0].Fit.Credible() || nh[0].Fit.Evidence < strongEvidence {
 			continue
@@ -143,5 +145,5 @@ func rankNeeds(ctx context.Context, idx Index, queries []string, limit int) (hit
 			heads++
 		}
 	}
-	return out, heads, note, nil
+	return out, heads, note, deep, nil
 }

@@ -145,6 +145,7 @@ type Searcher struct {
 	text   string
 	tools  map[string]*registry.Tool // deferred tools by name
 	full   sync.Map                  // name → formatFull text of a deferred tool
+	twin   sync.Map                  // name → toolWords of a deferred tool
 }
 
 // fullText returns t as a full-schema hit reads. The text of a deferred
@@ -251,7 +252,7 @@ func (s *Searcher) Search(ctx context.Context, queries []string, limit int, sc S
 	if err != nil {
 		return nil, err
 	}
-	hits, _, _, err := rankNeeds(ctx, v.index, queries, limit)
+	hits, _, _, _, err := s.assemble(ctx, v, queries, limit, false)
 	return hits, err
 }
 
@@ -262,8 +263,25 @@ func (s *Searcher) search(ctx context.Context, queries []string, limit int, sc S
 	if err != nil {
 		return nil, 0, err
 	}
-	hits, heads, _, err := rankNeeds(ctx, v.index, queries, limit)
+	hits, heads, _, _, err := s.assemble(ctx, v, queries, limit, false)
 	return hits, heads, err
+}
+
+// assemble ranks a fuzzy search: the needs of the query covered
+// ([rankNeeds]), then the best hit's near twins brought up beside it
+// ([withTwins]). heads counts the leading hits that get their schema;
+// twins describes the twin group, when there is one.
+func (s *Searcher) assemble(ctx context.Context, v view, queries []string, limit int, wantNotes bool) (hits []Hit, heads int, note string, twins []string, err error) {
+	hits, heads, note, deep, err := rankNeeds(ctx, v.index, queries, limit)
+	if err != nil || len(hits) == 0 {
+		return hits, heads, note, nil, err
+	}
+	hits, heads, group := withTwins(hits, heads, deep, limit, v.lookup, s.twinWordsOf)
+	if len(group) > 0 && wantNotes {
+		best, _ := v.lookup(hits[0].Name)
+		twins = s.twinNotes(best, group, v.lookup)
+	}
+	return hits, heads, note, twins, nil
 }
 
 // Presentation says how each of hits would come back from a fuzzy search:
