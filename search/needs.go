@@ -8,8 +8,14 @@ import (
 )
 
 // maxNeeds bounds how many needs one query is split into: each costs one
-// more search of the index.
-const maxNeeds = 4
+// more search of the index. needDisplace: a need's head the list lacks
+// takes the last place when its evidence for its need is above
+// needDisplace × the last hit's evidence for the whole query. Both set on
+// the tune halves (docs/search-quality.md).
+const (
+	maxNeeds     = 6
+	needDisplace = 0.8
+)
 
 // needMarks separate the needs of one request: sentence ends, and words
 // that start another step ("then", "also", Chinese 然后/并且/接着/同时/
@@ -101,8 +107,8 @@ func splitClauses(q string) []string {
 // hit of each need the first results lack, so that one need's variants do
 // not fill the list; then the rest of the whole query's ranking. heads
 // counts the leading hits that should come with their schema: the best
-// hit and each need's head.
-// deep is the whole query's ranking to twinDepth, for [withTwins].
+// hit and each need's head. deep is the whole query's ranking to
+// twinDepth, for [withTwins].
 func rankNeeds(ctx context.Context, idx Index, queries []string, limit int) (hits []Hit, heads int, note string, deep []Hit, err error) {
 	deep, note, err = rank(ctx, idx, queries, max(limit, twinDepth+1))
 	hits = deep[:min(len(deep), limit)]
@@ -115,8 +121,8 @@ func rankNeeds(ctx context.Context, idx Index, queries []string, limit int) (hit
 	}
 	// The whole query's ranking, with each need's head moved up behind the
 	// best hit, or put in place of the weakest hit below the heads when
-	// the list lacks it and the head has more evidence for its need than
-	// that hit has for the whole query.
+	// the list lacks it and the head has enough evidence for its need
+	// against what that hit has for the whole query.
 	out := append(make([]Hit, 0, limit+1), hits...)
 	heads = 1
 	for _, n := range needs {
@@ -136,7 +142,7 @@ func rankNeeds(ctx context.Context, idx Index, queries []string, limit int) (hit
 			heads++
 		case at < 0 && heads < limit:
 			if len(out) == limit {
-				if out[len(out)-1].Fit.Evidence >= nh[0].Fit.Evidence {
+				if out[len(out)-1].Fit.Evidence*needDisplace >= nh[0].Fit.Evidence {
 					continue
 				}
 				out = out[:len(out)-1]

@@ -246,7 +246,9 @@ func (s *Searcher) view(ctx context.Context, sc Scope) (view, error) {
 // Search ranks the searchable tools for queries (searched together) and
 // returns up to limit hits, best first. It is the ranking behind fuzzy
 // tool_search calls, without the presentation; `toolshelf search --json`
-// and [Eval] use it.
+// and [Eval] use it. A query with several needs also brings each need's
+// best hit up behind the first, scored for its need, and the best hit's
+// near twins beside it, so scores need not descend.
 func (s *Searcher) Search(ctx context.Context, queries []string, limit int, sc Scope) ([]Hit, error) {
 	v, err := s.view(ctx, sc)
 	if err != nil {
