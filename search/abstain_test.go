@@ -41,6 +41,22 @@ func abstentionRows(t *testing.T, runs []qualityRun) string {
 			float64(tf.Abstained)/float64(tf.Queries), tf.Abstained, tf.Queries, float64(cf.Abstained)/float64(cf.Queries), cf.Abstained, cf.Queries)
 	}
 	assert.GreaterOrEqual(t, ch.Rate(), 0.8, "abstention on the no-match set's check half")
+	b.WriteString("\nThe no-match set's chit-chat (40 queries, no tool of any catalog serves them) over each set's catalogs, all queries (other catalogs do have flight, weather or recipe tools):\n\n| catalogs | chit-chat abstained |\n|---|--:|\n")
+	var chat []EvalQuery
+	for _, q := range loadQueries(t, noMatchQueries) {
+		if q.Kind == "chit-chat" {
+			chat = append(chat, q)
+		}
+	}
+	for _, qs := range querySets() {
+		plan, err := PlanCatalogs(qs.catalogs(t)...)
+		require.NoError(t, err)
+		s, err := New(plan, nil)
+		require.NoError(t, err)
+		rep, err := Eval(context.Background(), s, chat)
+		require.NoError(t, err)
+		fmt.Fprintf(&b, "| %s | %.3f (%d/%d) |\n", qs.name, rep.Abstention.Rate(), rep.Abstention.Abstained, rep.Abstention.Queries)
+	}
 	return b.String()
 }
 
