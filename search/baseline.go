@@ -65,7 +65,7 @@ func (ix *plainInverted) Search(_ context.Context, queries []string, limit int) 
 	var hits []Hit
 	for _, d := range touched {
 		if scores[d] > 0 {
-			hits = append(hits, Hit{ix.names[d], scores[d]})
+			hits = append(hits, Hit{Name: ix.names[d], Score: scores[d]})
 		}
 	}
 	return topHits(hits, limit), nil
@@ -136,7 +136,7 @@ func (ix *plainBM25) Search(_ context.Context, queries []string, limit int) ([]H
 			s += idf * f * 2.2 / (f + 1.2*(1-0.75+0.75*ix.dl[i]/ix.avg))
 		}
 		if s > 0 {
-			hits = append(hits, Hit{ix.names[i], s})
+			hits = append(hits, Hit{Name: ix.names[i], Score: s})
 		}
 	}
 	return topHits(hits, limit), nil

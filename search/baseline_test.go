@@ -50,7 +50,7 @@ func (ix *keywordIndex) Search(_ context.Context, queries []string, limit int) (
 	var hits []Hit
 	for i, n := range count {
 		if n > 0 {
-			hits = append(hits, Hit{ix.names[i], float64(n)})
+			hits = append(hits, Hit{Name: ix.names[i], Score: float64(n)})
 		}
 	}
 	return topHits(hits, limit), nil

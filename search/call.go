@@ -341,7 +341,7 @@ func (s *Searcher) exact(ctx context.Context, w *writer, v view, names []string,
 
 // fuzzy ranks queries and writes the hits, or the miss sentence.
 func (s *Searcher) fuzzy(ctx context.Context, w *writer, v view, queries []string, limit int, note string) error {
-	hits, relaxed, err := rank(ctx, v.index, queries, limit)
+	hits, heads, relaxed, twins, err := s.assemble(ctx, v, queries, limit, true)
 	if err != nil {
 		return err
 	}
@@ -364,11 +364,30 @@ func (s *Searcher) fuzzy(ctx context.Context, w *writer, v view, queries []strin
 		w.miss(queries)
 		return nil
 	}
+	if Abstains(kept) {
+		w.abstain(queries, tools)
+		return nil
+	}
 	if note != "" {
 		w.b.WriteString("Closest matches:\n")
 	}
-	w.hits(tools, s.Presentation(kept), quoteList(queries))
+	w.hits(tools, s.presentation(kept, heads), quoteList(queries))
+	if len(twins) > 0 {
+		fmt.Fprintf(&w.b, "Near twins, told apart by: %s.\n", strings.Join(twins, "; "))
+	}
 	return nil
+}
+
+// abstain writes the one line of a search that found no credible match:
+// the closest tools by name only, nothing loaded, so the model can answer
+// from its own knowledge or load one by name if it is what it needs.
+func (w *writer) abstain(queries []string, tools []*registry.Tool) {
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		names[i] = t.Name
+	}
+	fmt.Fprintf(&w.b, "No deferred tool fits %s (closest by name, not loaded: %s); answer without a tool, or load one with {\"tool_names\": [\"<name>\"]} if it is what you need.\n",
+		quoteList(queries), strings.Join(names, ", "))
 }
 
 func quoteList(qs []string) string {

@@ -29,6 +29,13 @@
 // "+word" requires a word and "select:" loads names; an operator that
 // would empty the answer is relaxed, with a note.
 //
+// A fuzzy search says when nothing fits: when its best hit's [Fit] is not
+// credible it answers in one line, naming the closest tools and loading
+// none. A request with several needs gets each need's best tool up front,
+// and the best hit's near twins come beside it with the words that tell
+// them apart. [Hybrid] fuses the lexical ranking with a second one (an
+// embedding model's, integration/embeddings) by reciprocal rank.
+//
 // The index over the plan's deferred tools is built once, by [New], and
 // shared by every session of the plan; a session's self-built tools are
 // searched through its own small [Overlay], merged by score, so that no
@@ -41,9 +48,9 @@
 // API: what a session uses ([New], [Searcher], [Options] and its Default*
 // values, [Scope], [LoadedSet], [Overlay], [Definition] and the description
 // helpers, the Err* sentinels); what a harness plugs in ([Ranker], [Index],
-// [Hit], [BM25F], [Vocabulary]); what explains a ranking ([Explanation] and
+// [Hit], [Fit], [Abstains], [BM25F], [Hybrid], [Vocabulary]); what explains a ranking ([Explanation] and
 // its score types) and what measures one ([Eval], [EvalIndex], [EvalQuery],
-// [ReadQueries], [Report], [Figures], [Miss], [Half], [PlainBM25],
+// [ReadQueries], [Report], [Figures], [Abstention], [Miss], [Half], [PlainBM25],
 // [PlanCatalogs]: the evaluation a harness runs on its own catalog and
 // queries, as toolshelf eval does). Ranking internals are unexported.
 package search

@@ -64,8 +64,8 @@ func ReadQueries(r io.Reader) ([]EvalQuery, error) {
 		} else if json.Unmarshal(raw.Query, &q.Query) != nil || len(q.Query) == 0 {
 			return nil, fmt.Errorf("%w: line %d: \"query\" must be a string or an array of strings", ErrQueries, n)
 		}
-		if len(q.Expect) == 0 {
-			return nil, fmt.Errorf("%w: line %d: \"expect\" must list at least one tool name", ErrQueries, n)
+		if q.Expect == nil {
+			return nil, fmt.Errorf("%w: line %d: \"expect\" must list the tools that serve the query, or be [] for a query no tool serves", ErrQueries, n)
 		}
 		out = append(out, q)
 	}
@@ -89,6 +89,35 @@ type Figures struct {
 	MeanSchemasLoaded float64 `json:"mean_schemas_loaded"`
 	// MeanResults is the mean number of results returned.
 	MeanResults float64 `json:"mean_results"`
+	// MultiQueries counts the queries expecting two or more tools, and
+	// AllAt5 is the share of them with every expected tool in the first 5:
+	// the recall of a request with several needs, where a row's expect
+	// lists tools it needs together (MetaTool's multi-tool, BFCL's
+	// parallel-multiple, Seal-Tools' difficult rows).
+	MultiQueries int     `json:"multi_queries,omitempty"`
+	AllAt5       float64 `json:"all_at_5,omitempty"`
+	// Abstained counts the queries on which tool_search said no tool fits
+	// (naming the closest by name: they still count for recall, with no
+	// schema loaded).
+	Abstained int `json:"abstained"`
+}
+
+// Abstention is how a search did on queries no tool serves (rows with
+// "expect": []): of Queries, it said nothing fits on Abstained.
+type Abstention struct {
+	Queries   int                    `json:"queries"`
+	Abstained int                    `json:"abstained"`
+	ByHalf    map[string]*Abstention `json:"by_half,omitempty"`
+	// Loaded counts the full schemas the searches put into the context.
+	Loaded int `json:"schemas_loaded"`
+}
+
+// Rate is Abstained / Queries (0 for no queries).
+func (a *Abstention) Rate() float64 {
+	if a == nil || a.Queries == 0 {
+		return 0
+	}
+	return float64(a.Abstained) / float64(a.Queries)
 }
 
 // Miss is a query whose expected tools were all outside the top 5.
@@ -110,6 +139,9 @@ type Report struct {
 	ByLang map[string]*Figures `json:"by_lang,omitempty"`
 	ByKind map[string]*Figures `json:"by_kind,omitempty"`
 	ByHalf map[string]*Figures `json:"by_half,omitempty"`
+	// Abstention covers the rows with "expect": [], which the figures
+	// above leave out; nil when the file has none.
+	Abstention *Abstention `json:"abstention,omitempty"`
 }
 
 // Halves of a query set.
@@ -142,18 +174,23 @@ const evalDepth = 5
 // presentation: full schemas as [Searcher.Presentation] decides) and
 // reports the figures.
 func Eval(ctx context.Context, s *Searcher, qs []EvalQuery) (*Report, error) {
-	return evaluate(ctx, qs, func(ctx context.Context, q []string) ([]Hit, int, error) {
-		hits, err := s.Search(ctx, q, max(evalDepth, s.opts.MaxResults), Scope{})
+	return evaluate(ctx, qs, func(ctx context.Context, q []string) ([]Hit, int, bool, error) {
+		hits, heads, err := s.search(ctx, q, max(evalDepth, s.opts.MaxResults), Scope{})
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, false, err
+		}
+		if len(hits) == 0 || Abstains(hits) {
+			// Nothing found, or nothing credible: either way tool_search
+			// says no tool fits and loads nothing.
+			return hits, 0, true, nil
 		}
 		full := 0
-		for _, sh := range s.Presentation(hits[:min(len(hits), s.opts.MaxResults)]) {
+		for _, sh := range s.presentation(hits[:min(len(hits), s.opts.MaxResults)], heads) {
 			if sh == ShapeFull {
 				full++
 			}
 		}
-		return hits, full, nil
+		return hits, full, false, nil
 	})
 }
 
@@ -161,16 +198,25 @@ func Eval(ctx context.Context, s *Searcher, qs []EvalQuery) (*Report, error) {
 // and loads every one of them (how a plain search tool behaves). It scores
 // baselines and other rankers on the same footing as [Eval].
 func EvalIndex(ctx context.Context, idx Index, limit int, qs []EvalQuery) (*Report, error) {
-	return evaluate(ctx, qs, func(ctx context.Context, q []string) ([]Hit, int, error) {
+	return evaluate(ctx, qs, func(ctx context.Context, q []string) ([]Hit, int, bool, error) {
 		hits, err := idx.Search(ctx, q, limit)
-		return hits, len(hits), err
+		return hits, len(hits), false, err
 	})
 }
 
-func evaluate(ctx context.Context, qs []EvalQuery, run func(context.Context, []string) ([]Hit, int, error)) (*Report, error) {
+func evaluate(ctx context.Context, qs []EvalQuery, run func(context.Context, []string) ([]Hit, int, bool, error)) (*Report, error) {
 	rep := &Report{Misses: []Miss{}, ByLang: map[string]*Figures{}, ByKind: map[string]*Figures{}, ByHalf: map[string]*Figures{}}
+	var abstained bool
+	allIn := -1 // the current query's all-expected hit: -1 for a one-tool query
 	add := func(f *Figures, r1, r5, rr float64, schemas, results int) {
 		f.Queries++
+		if abstained {
+			f.Abstained++
+		}
+		if allIn >= 0 {
+			f.MultiQueries++
+			f.AllAt5 += float64(allIn)
+		}
 		f.RecallAt1 += r1
 		f.RecallAt5 += r5
 		f.MRR += rr
@@ -178,9 +224,14 @@ func evaluate(ctx context.Context, qs []EvalQuery, run func(context.Context, []s
 		f.MeanResults += float64(results)
 	}
 	for _, q := range qs {
-		hits, schemas, err := run(ctx, q.Query)
+		hits, schemas, abst, err := run(ctx, q.Query)
 		if err != nil {
 			return nil, fmt.Errorf("query %q: %w", q.ID, err)
+		}
+		abstained = abst
+		if len(q.Expect) == 0 {
+			rep.Abstention = countAbstention(rep.Abstention, Half(q), abst, schemas)
+			continue
 		}
 		rank := 0
 		for i, h := range hits {
@@ -198,6 +249,15 @@ func evaluate(ctx context.Context, qs []EvalQuery, run func(context.Context, []s
 		}
 		if rank > 0 {
 			rr = 1 / float64(rank)
+		}
+		allIn = -1
+		if len(q.Expect) > 1 {
+			allIn = 1
+			for _, e := range q.Expect {
+				if !slices.ContainsFunc(hits[:min(5, len(hits))], func(h Hit) bool { return h.Name == e }) {
+					allIn = 0
+				}
+			}
 		}
 		add(&rep.Figures, r1, r5, rr, schemas, len(hits))
 		for _, kv := range []struct {
@@ -230,6 +290,9 @@ func evaluate(ctx context.Context, qs []EvalQuery, run func(context.Context, []s
 		f.MRR /= n
 		f.MeanSchemasLoaded /= n
 		f.MeanResults /= n
+		if f.MultiQueries > 0 {
+			f.AllAt5 /= float64(f.MultiQueries)
+		}
 	}
 	finish(&rep.Figures)
 	for _, m := range []map[string]*Figures{rep.ByLang, rep.ByKind, rep.ByHalf} {
@@ -238,6 +301,27 @@ func evaluate(ctx context.Context, qs []EvalQuery, run func(context.Context, []s
 		}
 	}
 	return rep, nil
+}
+
+// countAbstention adds one no-match query to a (created when nil) and to
+// its half.
+func countAbstention(a *Abstention, half string, abstained bool, schemas int) *Abstention {
+	if a == nil {
+		a = &Abstention{ByHalf: map[string]*Abstention{}}
+	}
+	h := a.ByHalf[half]
+	if h == nil {
+		h = &Abstention{}
+		a.ByHalf[half] = h
+	}
+	for _, x := range []*Abstention{a, h} {
+		x.Queries++
+		x.Loaded += schemas
+		if abstained {
+			x.Abstained++
+		}
+	}
+	return a
 }
 
 // PlanCatalogs loads catalog files into a new registry (a file with a

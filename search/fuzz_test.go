@@ -83,6 +83,10 @@ func fuzzNamed(text string) []string {
 			continue
 		case strings.HasPrefix(l, "## "):
 			out = append(out, l[3:])
+		case strings.HasPrefix(l, "No deferred tool fits ") && strings.Contains(l, "(closest by name, not loaded: "):
+			_, rest, _ := strings.Cut(l, "(closest by name, not loaded: ")
+			list, _, _ := strings.Cut(rest, "); answer without a tool")
+			out = append(out, strings.Split(list, ", ")...)
 		case strings.HasPrefix(l, "More matches (not loaded): "):
 			out = append(out, strings.Split(strings.TrimPrefix(l, "More matches (not loaded): "), ", ")...)
 		case strings.Contains(l, " is not deferred: "), strings.Contains(l, " is already loaded "):

@@ -139,7 +139,7 @@ func (ix *invertedBM25) Search(_ context.Context, queries []string, limit int) (
 	}
 	hits := make([]Hit, 0, len(ix.touched))
 	for _, d := range ix.touched {
-		hits = append(hits, Hit{ix.names[d], ix.scores[d]})
+		hits = append(hits, Hit{Name: ix.names[d], Score: ix.scores[d]})
 		ix.scores[d] = 0
 	}
 	ix.touched = ix.touched[:0]
@@ -178,7 +178,7 @@ func TestInvertedBM25Baseline(t *testing.T) {
 				}
 			}
 			if s > 0 {
-				want = append(want, Hit{name, s})
+				want = append(want, Hit{Name: name, Score: s})
 			}
 		}
 		want = topHits(want, 5)

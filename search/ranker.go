@@ -27,6 +27,10 @@ var (
 type Hit struct {
 	Name  string  `json:"name"`
 	Score float64 `json:"score"`
+	// Fit says how credible the hit is on scales every catalog shares (see
+	// [Fit]); a ranker that cannot say leaves it zero, and its hits are
+	// never judged.
+	Fit Fit `json:"fit,omitzero"`
 }
 
 // A Ranker builds a search index over tools. The built-in one is [BM25F];
@@ -583,13 +587,20 @@ func (ix *bm25Index) Search(ctx context.Context, queries []string, limit int) ([
 	if len(words) == 0 {
 		return nil, nil
 	}
-	var mass float32
+	var mass, massAll float32
 	for _, w := range words {
-		wm := float32(0)
+		wm, strong := float32(0), float32(0)
 		for _, a := range w.alts {
 			wm = max(wm, a.mass)
+			if len(a.ids) > 0 {
+				strong = max(strong, a.w)
+			}
 		}
 		mass += wm
+		if len(w.alts) > 0 && strong < weakAlt*w.alts[0].w {
+			wm = max(wm, w.alts[0].w*ix.unseenIDF())
+		}
+		massAll += wm
 	}
 	sc := ix.pool.Get().(*scratch)
 	defer func() {
@@ -722,9 +733,36 @@ func (ix *bm25Index) Search(ctx context.Context, queries []string, limit int) ([
 	}
 	hits := make([]Hit, len(top))
 	for i, d := range top {
-		hits[i] = Hit{Name: ix.names[d], Score: float64(sc.doc[d].s)}
+		z := &sc.doc[d]
+		hits[i] = Hit{Name: ix.names[d], Score: float64(z.s)}
+		hits[i].Fit = Fit{Judged: true, Evidence: float64(z.cov / ix.uniqueIDF())}
+		if t := ix.nameTot[d]; t > 0 {
+			hits[i].Fit.Name = float64(min(z.n/t, 1))
+		}
+		if massAll > 0 {
+			hits[i].Fit.Coverage = float64(min(z.cov/massAll, 1))
+		}
 	}
 	return hits, nil
+}
+
+// weakAlt: a word the catalog knows only through alternatives weighing less
+// than this share of the word (WordNet's rarer senses, GloVe neighbours,
+// shared Chinese characters) counts, for [Hit.Fit], as a word it lacks.
+const weakAlt = 0.5
+
+// uniqueIDF is the IDF of a term exactly one tool has: the unit of
+// [Fit.Evidence].
+func (ix *bm25Index) uniqueIDF() float32 {
+	n := float64(len(ix.names))
+	return float32(math.Log(1 + (n-0.5)/1.5))
+}
+
+// unseenIDF is the IDF of a term no tool has: the mass of a query word the
+// catalog lacks, which no tool covers.
+func (ix *bm25Index) unseenIDF() float32 {
+	n := float64(len(ix.names))
+	return float32(math.Log(1 + (n+0.5)/0.5))
 }
 
 // coverageShare is the share of a tool's score that depends on how much of

@@ -149,6 +149,7 @@ type Searcher struct {
 	// shortListed: the index lists a short name ([Searcher.ShortNames]).
 	shortListed bool
 	full        sync.Map // name → formatFull text of a deferred tool
+	twin        sync.Map // name → toolWords of a deferred tool
 }
 
 // fullText returns t as a full-schema hit reads. The text of a deferred
@@ -250,26 +251,61 @@ func (s *Searcher) view(ctx context.Context, sc Scope) (view, error) {
 // Search ranks the searchable tools for queries (searched together) and
 // returns up to limit hits, best first. It is the ranking behind fuzzy
 // tool_search calls, without the presentation; `toolshelf search --json`
-// and [Eval] use it.
+// and [Eval] use it. A query with several needs also brings each need's
+// best hit up behind the first, scored for its need, and the best hit's
+// near twins beside it, so scores need not descend.
 func (s *Searcher) Search(ctx context.Context, queries []string, limit int, sc Scope) ([]Hit, error) {
 	v, err := s.view(ctx, sc)
 	if err != nil {
 		return nil, err
 	}
-	hits, _, err := rank(ctx, v.index, queries, limit)
+	hits, _, _, _, err := s.assemble(ctx, v, queries, limit, false)
 	return hits, err
+}
+
+// search is Search with the count of leading hits that head a need of the
+// query (see [rankNeeds]).
+func (s *Searcher) search(ctx context.Context, queries []string, limit int, sc Scope) ([]Hit, int, error) {
+	v, err := s.view(ctx, sc)
+	if err != nil {
+		return nil, 0, err
+	}
+	hits, heads, _, _, err := s.assemble(ctx, v, queries, limit, false)
+	return hits, heads, err
+}
+
+// assemble ranks a fuzzy search: the needs of the query covered
+// ([rankNeeds]), then the best hit's near twins brought up beside it
+// ([withTwins]). heads counts the leading hits that get their schema;
+// twins describes the twin group, when there is one.
+func (s *Searcher) assemble(ctx context.Context, v view, queries []string, limit int, wantNotes bool) (hits []Hit, heads int, note string, twins []string, err error) {
+	hits, heads, note, deep, err := rankNeeds(ctx, v.index, queries, limit)
+	if err != nil || len(hits) == 0 {
+		return hits, heads, note, nil, err
+	}
+	hits, heads, group := withTwins(hits, heads, deep, limit, v.lookup, s.twinWordsOf)
+	if len(group) > 0 && wantNotes {
+		best, _ := v.lookup(hits[0].Name)
+		twins = s.twinNotes(best, group, v.lookup)
+	}
+	return hits, heads, note, twins, nil
 }
 
 // Presentation says how each of hits would come back from a fuzzy search:
 // the first ones with their full schema (at most MaxFullSchemas, and only
 // those scoring at least FullScoreRatio of the best), the next ones as a
 // one-line description (as many again), the rest as names only.
-func (s *Searcher) Presentation(hits []Hit) []Shape {
+func (s *Searcher) Presentation(hits []Hit) []Shape { return s.presentation(hits, 1) }
+
+// presentation is Presentation where the first heads hits each head one
+// need of the query: they get their schema (within MaxFullSchemas)
+// whatever their score.
+func (s *Searcher) presentation(hits []Hit, heads int) []Shape {
 	out := make([]Shape, len(hits))
 	full, short := 0, 0
 	for i, h := range hits {
 		switch {
-		case full < s.opts.MaxFullSchemas && full == i && (s.opts.FullScoreRatio < 0 || h.Score >= s.opts.FullScoreRatio*hits[0].Score):
+		case full < s.opts.MaxFullSchemas && full == i && (i < heads || s.opts.FullScoreRatio < 0 || h.Score >= s.opts.FullScoreRatio*hits[0].Score):
 			out[i] = ShapeFull
 			full++
 		case short < s.opts.MaxFullSchemas:

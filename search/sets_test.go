@@ -142,6 +142,10 @@ func TestQuality(t *testing.T) {
 		}
 	}
 	fmt.Fprintf(&b, "| ahead of plain BM25 on R@1 and R@5, every half of every set | — | — | %s |\n", ahead)
+	b.WriteString("\n")
+	b.WriteString(abstentionRows(t, runs))
+	b.WriteString("\nSeveral needs (see \"Several needs\"): all-expected recall@5 on the rows that list tools needed together (MetaTool's multi-tool, BFCL's parallel-multiple, Seal-Tools' difficult rows), one ranking of the whole request (before) against needs covered (after):\n\n")
+	b.WriteString(multiNeedRows(t))
 	b.WriteString("\nDev set's Chinese-only and mixed queries by Chinese source (toolshelf; halves over those 36 queries):\n\n")
 	b.WriteString(zhSourceRows(t))
 

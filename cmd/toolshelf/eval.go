@@ -117,6 +117,9 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	slices(rep, "")
+	if a := rep.Abstention; a != nil {
+		fmt.Fprintf(stdout, "no-match queries n=%-5d abstained %d (%.3f)  schemas loaded %d\n", a.Queries, a.Abstained, a.Rate(), a.Loaded)
+	}
 	if base != nil {
 		fmt.Fprintln(stdout, "baseline: plain BM25 (k1 1.2, b 0.75), 5 results, every result loaded")
 		slices(base, "bm25 ")

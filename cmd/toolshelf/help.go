@@ -22,7 +22,7 @@ var synopses = map[string]string{
 		"The exact request body BuildRequest returns; --check checks it (or --body FILE) against the provider's rule book.",
 	"diff":   "toolshelf diff A.json B.json [--json]\n\nThe first byte where two request bodies differ, and its JSON path.",
 	"search": "toolshelf search --catalog FILE... [--server NAME] [--rules FILE] [--names NAMES] [--limit N] [--explain NAME] [--json] QUERY...\n\nWhat tool_search answers over the catalogs' deferred tools.",
-	"eval":   "toolshelf eval --catalog FILE... [--server NAME] --queries FILE.jsonl [--min-recall1 X] [--min-recall5 X] [--baseline NAME] [--json]\n\nrecall@1, recall@5 and MRR of tool_search on a query set (every tool deferred).",
+	"eval":   "toolshelf eval --catalog FILE... [--server NAME] --queries FILE.jsonl [--min-recall1 X] [--min-recall5 X] [--baseline NAME] [--json]\n\nrecall@1, recall@5 and MRR of tool_search on a query set (every tool deferred); rows with \"expect\": [] count how often it says no tool fits (\"abstention\" in --json).",
 }
 
 // policyHelp is the one default policy of the commands that read catalogs

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/toolshelf/toolshelf/search"
+)
+
+// TestRunEvalAbstention: rows with "expect": [] are reported in an
+// abstention object, beside the recall of the other rows, with what the
+// library's Eval computes.
+func TestRunEvalAbstention(t *testing.T) {
+	rows := `{"id": "n1", "query": "good night", "expect": []}
+{"id": "n2", "query": "晚安", "expect": []}
+{"id": "n3", "query": "book a flight from Paris to Rome", "expect": []}
+{"id": "p1", "query": "take a screenshot of the page", "expect": ["mcp__playwright__browser_take_screenshot"]}
+`
+	path := filepath.Join(t.TempDir(), "q.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(rows), 0o644))
+	var out, errb bytes.Buffer
+	require.Equal(t, exitOK, runEval(append(catalogArgs(t), "--queries", path, "--json"), &out, &errb), errb.String())
+	var got search.Report
+	require.NoError(t, json.Unmarshal(out.Bytes(), &got))
+	require.NotNil(t, got.Abstention)
+	assert.Equal(t, 3, got.Abstention.Queries)
+	assert.Equal(t, 1, got.Queries, "recall counts the positive row only")
+
+	paths, err := filepath.Glob("../../testdata/catalogs/*.tools.json")
+	require.NoError(t, err)
+	plan, err := search.PlanCatalogs(paths...)
+	require.NoError(t, err)
+	s, err := search.New(plan, nil)
+	require.NoError(t, err)
+	qs, err := search.ReadQueries(strings.NewReader(rows))
+	require.NoError(t, err)
+	want, err := search.Eval(context.Background(), s, qs)
+	require.NoError(t, err)
+	assert.Equal(t, want.Abstention.Abstained, got.Abstention.Abstained)
+	assert.Positive(t, got.Abstention.Abstained)
+
+	out.Reset()
+	require.Equal(t, exitOK, runEval(append(catalogArgs(t), "--queries", path), &out, &errb), errb.String())
+	assert.Contains(t, out.String(), "no-match queries n=3")
+}

@@ -1,0 +1,183 @@
+package embeddings
+
+import (
+	"context"
+	"encoding/json"
+	"hash/fnv"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/search"
+)
+
+// fakeEmbedder is a deterministic OpenAI-compatible /v1/embeddings
+// endpoint: a text's vector counts its lower-cased words hashed into dims
+// buckets, so texts sharing words are close. It records every input.
+type fakeEmbedder struct {
+	mu     sync.Mutex
+	inputs []string
+	fail   bool
+	delay  time.Duration
+	dims   int
+}
+
+func (f *fakeEmbedder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	delay, fail := f.delay, f.fail
+	f.mu.Unlock()
+	if delay > 0 {
+		select {
+		case <-time.After(delay):
+		case <-r.Context().Done():
+			return
+		}
+	}
+	if r.URL.Path != "/v1/embeddings" || r.Header.Get("Authorization") != "Bearer k" {
+		http.Error(w, "bad path or key", http.StatusBadRequest)
+		return
+	}
+	if fail {
+		http.Error(w, "model not loaded", http.StatusInternalServerError)
+		return
+	}
+	var req struct {
+		Model      string   `json:"model"`
+		Input      []string `json:"input"`
+		Dimensions int      `json:"dimensions"`
+	}
+	if json.NewDecoder(r.Body).Decode(&req) != nil || req.Model != "fake" || req.Dimensions != f.dims {
+		http.Error(w, "bad request", http.StatusBadRequest)
+		return
+	}
+	f.mu.Lock()
+	f.inputs = append(f.inputs, req.Input...)
+	f.mu.Unlock()
+	type item struct {
+		Index     int       `json:"index"`
+		Embedding []float64 `json:"embedding"`
+	}
+	var out struct {
+		Data []item `json:"data"`
+	}
+	for i, in := range req.Input {
+		v := make([]float64, f.dims)
+		for _, w := range strings.FieldsFunc(strings.ToLower(in), func(r rune) bool { return !(r >= 'a' && r <= 'z') }) {
+			h := fnv.New32a()
+			h.Write([]byte(w))
+			v[h.Sum32()%uint32(f.dims)]++
+		}
+		out.Data = append(out.Data, item{i, v})
+	}
+	_ = json.NewEncoder(w).Encode(out)
+}
+
+func (f *fakeEmbedder) seen() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.inputs...)
+}
+
+var catalog = []*registry.Tool{
+	{Name: "mcp__ci__cancel_workflow_run", Description: "Cancel a running workflow run; kill the job."},
+	{Name: "mcp__ci__list_workflow_runs", Description: "List the runs of a workflow."},
+	{Name: "mcp__notes__write_note", Description: "Save a note to a markdown file."},
+}
+
+func newRanker(t *testing.T, f *fakeEmbedder, dir string) (*Ranker, *httptest.Server) {
+	t.Helper()
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
+	r, err := New(Options{URL: srv.URL + "/v1/", Model: "fake", Key: "k", Dimensions: f.dims, Timeout: 300 * time.Millisecond, CacheDir: dir})
+	require.NoError(t, err)
+	return r, srv
+}
+
+func TestRankerRanksByCosine(t *testing.T) {
+	f := &fakeEmbedder{dims: 256}
+	r, _ := newRanker(t, f, "")
+	ix, err := r.Index(context.Background(), catalog)
+	require.NoError(t, err)
+	hits, err := ix.Search(context.Background(), []string{"kill the job"}, 2)
+	require.NoError(t, err)
+	require.NotEmpty(t, hits)
+	assert.Equal(t, "mcp__ci__cancel_workflow_run", hits[0].Name)
+	assert.Len(t, f.seen(), len(catalog)+1, "each tool once, then the query")
+}
+
+// TestChangedToolReembedded: a second index over the catalog with one tool
+// changed embeds that tool only, in memory and across rankers on disk.
+func TestChangedToolReembedded(t *testing.T) {
+	f := &fakeEmbedder{dims: 64}
+	dir := t.TempDir()
+	r, _ := newRanker(t, f, dir)
+	_, err := r.Index(context.Background(), catalog)
+	require.NoError(t, err)
+	require.Len(t, f.seen(), 3)
+
+	changed := append([]*registry.Tool(nil), catalog...)
+	c := *changed[2]
+	c.Description = "Save a note to a text file."
+	changed[2] = &c
+	_, err = r.Index(context.Background(), changed)
+	require.NoError(t, err)
+	seen := f.seen()
+	require.Len(t, seen, 4, "only the changed tool is embedded again")
+	assert.Contains(t, seen[3], "text file")
+
+	r2, _ := newRanker(t, f, dir) // a restart: vectors come from disk
+	_, err = r2.Index(context.Background(), changed)
+	require.NoError(t, err)
+	assert.Len(t, f.seen(), 4, "nothing embedded after a restart")
+}
+
+// TestFailingEndpointFallsBack: with the endpoint failing or too slow,
+// the hybrid answers with the lexical ranking, within the timeout; once
+// the endpoint is back, the embeddings count again.
+func TestFailingEndpointFallsBack(t *testing.T) {
+	ctx := context.Background()
+	lex, err := (&search.BM25F{}).Index(ctx, catalog)
+	require.NoError(t, err)
+	want, err := lex.Search(ctx, []string{"list workflow runs"}, 3)
+	require.NoError(t, err)
+	for _, f := range []*fakeEmbedder{{dims: 32, fail: true}, {dims: 32, delay: 2 * time.Second}} {
+		r, _ := newRanker(t, f, "")
+		ix, err := (&search.Hybrid{Second: r}).Index(ctx, catalog)
+		require.NoError(t, err)
+		start := time.Now()
+		got, err := ix.Search(ctx, []string{"list workflow runs"}, 3)
+		require.NoError(t, err)
+		assert.Equal(t, want, got)
+		assert.Less(t, time.Since(start), 1500*time.Millisecond, "bounded by the timeout")
+		f.mu.Lock()
+		f.fail, f.delay = false, 0
+		f.mu.Unlock()
+		_, err = ix.Search(ctx, []string{"kill the job"}, 3)
+		require.NoError(t, err)
+		assert.NotEmpty(t, f.seen(), "the tools are embedded once the endpoint answers")
+	}
+}
+
+func TestHybridThroughToolSearch(t *testing.T) {
+	f := &fakeEmbedder{dims: 256}
+	r, _ := newRanker(t, f, "")
+	ix, err := (&search.Hybrid{Second: r}).Index(context.Background(), catalog)
+	require.NoError(t, err)
+	hits, err := ix.Search(context.Background(), []string{"kill the job"}, 3)
+	require.NoError(t, err)
+	require.NotEmpty(t, hits)
+	assert.Equal(t, "mcp__ci__cancel_workflow_run", hits[0].Name)
+}
+
+func TestNewValidates(t *testing.T) {
+	_, err := New(Options{Model: "m"})
+	assert.ErrorIs(t, err, ErrOptions)
+	_, err = New(Options{URL: "http://x/v1", Model: "m", Dimensions: -1})
+	assert.ErrorIs(t, err, ErrOptions)
+}
