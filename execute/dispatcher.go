@@ -13,7 +13,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolshelf/toolshelf/internal/jsonx"
-	"github.com/toolshelf/toolshelf/internal/pattern"
 	"github.com/toolshelf/toolshelf/internal/tagsafe"
 	"github.com/toolshelf/toolshelf/registry"
 )
@@ -168,9 +167,19 @@ func (d *Dispatcher) dispatch(ctx context.Context, c *call, params json.RawMessa
 	if !registry.ValidName(c.target) {
 		return d.unknown(ctx, c)
 	}
+	// 2. Permission first: a name a Deny rule matches is denied before
+	// anything about the tool is looked up, so the answer is the same
+	// whether it exists or not, and carries nothing of its schema.
+	if vd := d.permit(c.target, nil); vd.action == Deny && vd.rule != "default" {
+		return d.denied(ctx, c, vd)
+	}
 	t, deferred, ok := c.s.Lookup(c.target)
 	if !ok || t == nil {
 		return d.unknown(ctx, c)
+	}
+	// Rules by annotation, and a Deny default, need the tool.
+	if vd := d.permit(c.target, t); vd.action == Deny {
+		return d.denied(ctx, c, vd)
 	}
 	c.t, c.v = t, d.cache.get(t)
 	if shape == "" {
@@ -201,7 +210,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, c *call, params json.RawMessa
 	}
 	// 6. Before-call hooks.
 	cl := &Call{Session: c.s, Tool: t, Name: c.target, Via: c.via, ID: callID(ctx), Params: full}
-	hooks := d.hooksFor(c.target)
+	hooks := d.hooksFor(c.target, t)
 	for _, h := range hooks {
 		if h.Before == nil {
 			continue
@@ -481,7 +490,7 @@ func merge(t *registry.Tool, v *validator, params json.RawMessage, obj map[strin
 
 // permission applies the rules to the target name.
 func (d *Dispatcher) permission(ctx context.Context, c *call, visible json.RawMessage) (registry.Result, bool) {
-	vd := d.permit(c.target)
+	vd := d.permit(c.target, c.t)
 	ev := c.event(0)
 	ev.Rule = vd.rule
 	switch vd.action {
@@ -490,9 +499,7 @@ func (d *Dispatcher) permission(ctx context.Context, c *call, visible json.RawMe
 		d.emit(ctx, c.scrub(ev))
 		return registry.Result{}, true
 	case Deny:
-		ev.Kind = EventDenied
-		d.emit(ctx, c.scrub(ev))
-		return errResult(fmt.Sprintf("Permission denied: the harness's rules do not allow %q. Nothing was run. Do not retry it; do the task another way, or tell the user what you wanted to do.", c.target)), false
+		return d.denied(ctx, c, vd), false
 	}
 	if d.opts.Ask == nil {
 		ev.Kind, ev.Detail = EventRejected, "no approver configured"
@@ -517,10 +524,10 @@ func (d *Dispatcher) permission(ctx context.Context, c *call, visible json.RawMe
 	return registry.Result{}, true
 }
 
-func (d *Dispatcher) hooksFor(target string) []Hook {
+func (d *Dispatcher) hooksFor(target string, t *registry.Tool) []Hook {
 	var out []Hook
 	for _, h := range d.opts.Hooks {
-		if h.Pattern == "" || pattern.Match(h.Pattern, target) {
+		if h.Pattern == "" || selects(h.Pattern, target, t) {
 			out = append(out, h)
 		}
 	}

@@ -148,7 +148,7 @@ func (s *Session) visibleSelfBuilt() []*registry.Tool {
 	mode, _ := s.view.Effective()
 	out := make([]*registry.Tool, 0, len(s.selfBuilt))
 	for _, t := range s.selfBuilt {
-		if mode.Allows(t) {
+		if mode.Allows(t) && !s.denied(t) {
 			out = append(out, t)
 		}
 	}
@@ -231,6 +231,9 @@ func (s *Session) RegisterSelfBuilt(t registry.Tool) error {
 	}
 	if mode, _ := s.view.Effective(); !mode.Allows(&nt) {
 		return fmt.Errorf("%w: self-built tool %q is outside the session's mode %q, which would hide it", ErrConfig, nt.Name, mode.Name)
+	}
+	if rule, ok := s.deniedBy(&nt); ok {
+		return fmt.Errorf("%w: self-built tool %q: every call of it is denied by %s", ErrConfig, nt.Name, rule)
 	}
 	if s.frozen.entry[registry.ToolSearchName] == nil {
 		return fmt.Errorf("%w: self-built tool %q: this session's tools[] has no tool_search and defer_execute (nothing was deferred when it started), so the model could never load or call it; create sessions that take self-built tools with Config.SelfBuilt", ErrConfig, nt.Name)
