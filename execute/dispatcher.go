@@ -93,13 +93,14 @@ type call struct {
 	sid    string
 	target string // as the model wrote it
 	via    string
+	id     string // the provider's call ID
 	t      *registry.Tool
 	v      *validator
 	red    *redactor // injected values to keep out of every text; nil before injection
 }
 
 func (c *call) event(k EventKind) Event {
-	return Event{Kind: k, Session: c.sid, Tool: clip(c.target, 80), Via: c.via}
+	return Event{Kind: k, Session: c.sid, Tool: clip(c.target, 80), Via: c.via, CallID: c.id}
 }
 
 func errResult(text string) registry.Result { return registry.Result{Text: text, IsError: true} }
@@ -109,7 +110,12 @@ func errResult(text string) registry.Result { return registry.Result{Text: text,
 // a tool's own name, whose args are its params. The result is what the
 // model reads; failures of any kind are error results, never panics.
 func (d *Dispatcher) Call(ctx context.Context, s Session, name string, args json.RawMessage) (res registry.Result) {
-	c := &call{s: s, target: name}
+	c := &call{s: s, target: name, id: clip(callID(ctx), 200)}
+	if o := d.opts.Observer; o != nil {
+		ctx = d.begin(ctx, s, name, c.id)
+		// Registered first, so it runs last: it sees the final result.
+		defer func() { d.end(ctx, res) }()
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			ev := c.event(EventHostError)

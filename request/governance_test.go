@@ -152,3 +152,93 @@ func TestDeniedToolCallAnswersDenied(t *testing.T) {
 	assert.Equal(t, execute.EventDenied, evs[0].Kind)
 	assert.Equal(t, "Deny(mcp__vault__read_*)", evs[0].Rule)
 }
+
+// TestSearchGoesThroughDispatcher: a tool_search call raises an
+// EventSearched with its queries and the names it loaded, runs the hooks
+// whose pattern matches tool_search (not others), and a hook may block or
+// rewrite it.
+func TestSearchGoesThroughDispatcher(t *testing.T) {
+	var evs []execute.Event
+	var seen []string
+	block := false
+	opts := &execute.Options{
+		OnEvent: func(e execute.Event) { evs = append(evs, e) },
+		Hooks: []execute.Hook{
+			{Name: "search-audit", Pattern: "tool_search", Before: func(_ context.Context, c *execute.Call) execute.Verdict {
+				seen = append(seen, c.Name+" "+string(c.Params))
+				if block {
+					return execute.Verdict{Block: true, Reason: "searching is off in this mode"}
+				}
+				if strings.Contains(string(c.Params), "write") {
+					// A filter: searches for writers load the lister instead.
+					return execute.Verdict{Params: json.RawMessage(`{"tool_names":["mcp__vault__list_keys"]}`)}
+				}
+				return execute.Verdict{}
+			}},
+			{Name: "reads-only", Pattern: "Read", Before: func(_ context.Context, c *execute.Call) execute.Verdict {
+				seen = append(seen, "reads-only "+c.Name)
+				return execute.Verdict{}
+			}},
+		},
+	}
+	var ran atomic.Int32
+	s := vaultSession(t, Anthropic, Portable, opts, &ran)
+	ctx := execute.WithCallID(context.Background(), "toolu_01")
+	res := s.Call(ctx, registry.ToolSearchName, json.RawMessage(`{"queries":["list vault keys"]}`))
+	require.False(t, res.IsError, res.Text)
+	require.Equal(t, []string{`tool_search {"queries":["list vault keys"]}`}, seen)
+	var searched []execute.Event
+	for _, e := range evs {
+		if e.Kind == execute.EventSearched {
+			searched = append(searched, e)
+		}
+	}
+	require.Len(t, searched, 1)
+	ev := searched[0]
+	assert.Equal(t, registry.ToolSearchName, ev.Tool)
+	assert.Equal(t, "toolu_01", ev.CallID)
+	assert.Equal(t, []string{"list vault keys"}, ev.Queries)
+	assert.Equal(t, s.LoadedSet().Names(), ev.Loaded)
+	assert.Contains(t, ev.Loaded, "mcp__vault__list_keys")
+	assert.Contains(t, ev.String(), `searched tool_search queries ["list vault keys"] loaded [mcp__vault__list_keys`)
+
+	// A rewrite filters: the search for writers loads the lister only.
+	evs = nil
+	res = s.Call(ctx, registry.ToolSearchName, json.RawMessage(`{"tool_names":["mcp__vault__write_secret"]}`))
+	require.False(t, res.IsError, res.Text)
+	assert.NotContains(t, res.Text, "Write a secret")
+	assert.False(t, s.LoadedSet().Has("mcp__vault__write_secret"))
+	kinds := []execute.EventKind{}
+	for _, e := range evs {
+		kinds = append(kinds, e.Kind)
+	}
+	assert.Equal(t, []execute.EventKind{execute.EventAllowed, execute.EventRewritten, execute.EventSearched}, kinds)
+
+	// A block refuses the search; nothing is loaded.
+	block = true
+	res = s.Call(ctx, registry.ToolSearchName, json.RawMessage(`{"tool_names":["mcp__vault__write_secret"]}`))
+	assert.True(t, res.IsError)
+	assert.Contains(t, res.Text, "searching is off in this mode")
+	assert.False(t, s.LoadedSet().Has("mcp__vault__write_secret"))
+}
+
+// TestDenySearch: Deny(tool_search) makes every search answer denied and
+// load nothing; calls of resident tools still run.
+func TestDenySearch(t *testing.T) {
+	var evs []execute.Event
+	opts := &execute.Options{Permissions: execute.MustPermissions("Deny(tool_search)"), OnEvent: func(e execute.Event) { evs = append(evs, e) }}
+	for _, p := range providers {
+		var ran atomic.Int32
+		s := vaultSession(t, p, Portable, opts, &ran)
+		res := s.Call(context.Background(), registry.ToolSearchName, json.RawMessage(`{"queries":["vault keys"]}`))
+		assert.True(t, res.IsError)
+		assert.Contains(t, res.Text, `Permission denied: the harness's rules do not allow "tool_search"`)
+		assert.NotContains(t, res.Text, "list_keys")
+		assert.Empty(t, s.LoadedSet().Names())
+		res = s.Call(context.Background(), "Read", json.RawMessage(`{"path":"a"}`))
+		assert.False(t, res.IsError, res.Text)
+	}
+	require.NotEmpty(t, evs)
+	assert.Equal(t, execute.EventDenied, evs[0].Kind)
+	assert.Equal(t, "Deny(tool_search)", evs[0].Rule)
+}

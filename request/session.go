@@ -5,12 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
-	"github.com/toolshelf/toolshelf/internal/tagsafe"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/search"
 )
@@ -187,11 +185,7 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) r
 		if len(announced) > 0 {
 			scope.Announced, scope.Overlay = append(announced, f.shortened...), &s.overlay
 		}
-		res := f.searcher.Call(ctx, args, scope)
-		// Search results quote catalog descriptions: neutralised like
-		// every other tool result (package execute does the rest).
-		res.Text = tagsafe.Neutralize(strings.ToValidUTF8(res.Text, "\uFFFD"))
-		return res
+		return s.search(ctx, f, scope, args)
 	}
 	if f.search.native() && (name == registry.DeferExecuteName || name == registry.ToolSearchName) {
 		// The provider searches; the portable entry tools are not in
