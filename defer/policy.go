@@ -86,6 +86,9 @@ func (p *Policy) Plan(snap *registry.Snapshot, view View) (*Plan, error) {
 		}
 	}
 	mode, tier := view.Effective()
+	if err := mode.check(); err != nil {
+		return nil, err
+	}
 	plan := &Plan{snap: snap, view: view, index: map[string]int{}}
 	var autoCandidates []int
 	visibleSize := 0

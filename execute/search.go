@@ -48,10 +48,7 @@ func (d *Dispatcher) Search(ctx context.Context, s Session, args json.RawMessage
 	if p := scanBounds(args, d.opts.MaxParamsBytes, d.opts.MaxDepth+1); p != "" {
 		return d.badInput(ctx, c, p)
 	}
-	t, _, ok := s.Lookup(name)
-	if !ok || t == nil {
-		t = &registry.Tool{Name: name, OriginalName: name}
-	}
+	t := searchTool(s)
 	c.t = t
 	if res, ok := d.permission(ctx, c, args); !ok {
 		return res
@@ -158,4 +155,19 @@ func strList(v json.RawMessage) []string {
 		return many
 	}
 	return nil
+}
+
+// searchTool is tool_search as rules and hooks see it: the session's
+// definition, with the library's own annotations — it reads the local
+// catalog and changes nothing but what the model has loaded — so that
+// Ask(@destructive) or Deny(@openworld) never catches a search.
+func searchTool(s Session) *registry.Tool {
+	var st registry.Tool
+	if t, _, ok := s.Lookup(registry.ToolSearchName); ok && t != nil {
+		st = *t
+	}
+	st.Name, st.OriginalName, st.Source = registry.ToolSearchName, registry.ToolSearchName, registry.SourceBuiltin
+	yes, no := true, false
+	st.Annotations = &registry.Annotations{ReadOnlyHint: &yes, DestructiveHint: &no, IdempotentHint: &yes, OpenWorldHint: &no}
+	return &st
 }

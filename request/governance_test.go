@@ -242,3 +242,22 @@ func TestDenySearch(t *testing.T) {
 	assert.Equal(t, execute.EventDenied, evs[0].Kind)
 	assert.Equal(t, "Deny(tool_search)", evs[0].Rule)
 }
+
+// TestAnnotationRulesSpareSearch: tool_search is read-only and closed-world
+// to rules and hooks: Ask(@destructive) and Ask(@openworld) (no approver:
+// every ask is a refusal) leave it be, and so does a Deny default with
+// Allow(@readonly).
+func TestAnnotationRulesSpareSearch(t *testing.T) {
+	for _, opts := range []*execute.Options{
+		{Permissions: execute.MustPermissions("Ask(@destructive)", "Ask(@openworld)")},
+		{Permissions: execute.MustPermissions("Allow(@readonly)"), Default: execute.Deny},
+	} {
+		d, err := execute.New(opts)
+		require.NoError(t, err)
+		var ran atomic.Int32
+		s, err := NewSession(Config{ID: "v", Snapshot: vaultRegistry(t, &ran).Snapshot(), Provider: OpenAIChat, Model: "m", Dispatcher: d, SelfBuilt: true})
+		require.NoError(t, err)
+		res := s.Call(context.Background(), registry.ToolSearchName, json.RawMessage(`{"queries":["vault"]}`))
+		assert.False(t, res.IsError, "%v: %s", opts.Permissions, res.Text)
+	}
+}
