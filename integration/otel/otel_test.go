@@ -3,6 +3,9 @@ package otel_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -30,7 +33,7 @@ type rig struct {
 	spans  *tracetest.InMemoryExporter
 	tp     *sdktrace.TracerProvider
 	reader *sdkmetric.ManualReader
-	ran    int
+	ran    atomic.Int32
 }
 
 func newRig(t *testing.T) *rig {
@@ -41,7 +44,7 @@ func newRig(t *testing.T) *rig {
 	require.NoError(t, err)
 	rg.obs = obs
 	h := func(context.Context, json.RawMessage) (registry.Result, error) {
-		rg.ran++
+		rg.ran.Add(1)
 		return registry.Result{Text: `{"number":42}`}, nil
 	}
 	reg := registry.New(nil)
@@ -100,7 +103,7 @@ func TestSearchLoadCall(t *testing.T) {
 		require.True(t, res.IsError)
 	}
 	turn.End()
-	require.Equal(t, 1, rg.ran)
+	require.Equal(t, int32(1), rg.ran.Load())
 
 	spans := rg.spans.GetSpans()
 	root := spanNamed(t, spans, "agent turn")
@@ -222,4 +225,28 @@ func sumBy(t *testing.T, rm metricdata.ResourceMetrics, name string) map[string]
 		out[tool.AsString()+"/"+k.AsString()] += dp.Value
 	}
 	return out
+}
+
+// TestConcurrent: one observer for concurrent calls (run with -race): one
+// span per dispatch, each with its own call ID.
+func TestConcurrent(t *testing.T) {
+	rg := newRig(t)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 10 {
+				ctx := execute.WithCallID(context.Background(), fmt.Sprintf("c%d-%d", g, i))
+				rg.s.Call(ctx, "Read", json.RawMessage(`{"path":"a"}`))
+			}
+		}()
+	}
+	wg.Wait()
+	ids := map[string]bool{}
+	for _, s := range rg.spans.GetSpans() {
+		require.Equal(t, "execute_tool Read", s.Name)
+		ids[attrs(s.Attributes)["gen_ai.tool.call.id"].AsString()] = true
+	}
+	assert.Len(t, ids, 80)
 }
