@@ -1,6 +1,9 @@
 package deferral
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/toolshelf/toolshelf/internal/pattern"
 	"github.com/toolshelf/toolshelf/registry"
 )
@@ -9,21 +12,27 @@ import (
 type Mode struct {
 	// Name identifies the mode in explanations ("ask", "plan" ...).
 	Name string
-	// Allow lists name patterns (with * wildcards) of the tools the mode
-	// exposes. When Allow is empty and ReadOnly is false, every tool is
-	// exposed.
+	// Allow lists the tools the mode exposes: name patterns (with *
+	// wildcards), or "@" and an annotation name (@readonly, @destructive,
+	// @idempotent, @openworld), which selects tools by their MCP
+	// annotations as [registry.Tool.HasHint] reads them. When Allow is
+	// empty and ReadOnly is false, every tool is exposed.
 	Allow []string
-	// ReadOnly also exposes every tool whose annotations declare it read-only.
+	// ReadOnly also exposes every read-only tool: the same as "@readonly"
+	// in Allow. Only trusted annotations count (a built-in tool's, or an
+	// MCP server's with [registry.Group.TrustAnnotations]): a server that
+	// claims every tool is read-only adds none to a read-only mode.
 	ReadOnly bool
 }
 
-// AskMode returns the mode of question answering in the default harness:
-// exactly its read and search tools (Read, Glob, Grep, WebFetch, WebSearch),
-// and no writer (Write, Edit, Bash, PowerShell ...). Each call returns a
-// new Mode, so no caller can change another's; a harness whose read tools
-// have other names builds its own Mode the same way.
+// AskMode returns the mode of question answering: the read-only tools,
+// decided by annotations — the harness marks its own readers
+// (readOnlyHint, as Read, Glob, Grep, WebFetch and WebSearch are in
+// testdata's harness catalog), trusted MCP servers mark theirs — and no
+// writer (Write, Edit, Bash ...). Each call returns a new Mode, so no
+// caller can change another's.
 func AskMode() Mode {
-	return Mode{Name: "ask", Allow: []string{"Read", "Glob", "Grep", "WebFetch", "WebSearch"}}
+	return Mode{Name: "ask", ReadOnly: true}
 }
 
 // restricts reports whether the mode hides anything at all.
@@ -34,15 +43,33 @@ func (m Mode) Allows(t *registry.Tool) bool {
 	if !m.restricts() {
 		return true
 	}
-	if m.ReadOnly && t.ReadOnly() {
+	if m.ReadOnly && t.HasHint(registry.HintReadOnly) {
 		return true
 	}
 	for _, p := range m.Allow {
+		if h, ok := strings.CutPrefix(p, "@"); ok {
+			if hint, err := registry.ParseHint(h); err == nil && t.HasHint(hint) {
+				return true
+			}
+			continue
+		}
 		if pattern.Match(p, t.Name) {
 			return true
 		}
 	}
 	return false
+}
+
+// check refuses an Allow entry that names an unknown annotation.
+func (m Mode) check() error {
+	for _, p := range m.Allow {
+		if h, ok := strings.CutPrefix(p, "@"); ok {
+			if _, err := registry.ParseHint(h); err != nil {
+				return fmt.Errorf("%w: mode %q: Allow %q: %w", ErrRule, modeName(m), p, err)
+			}
+		}
+	}
+	return nil
 }
 
 // View is what a session may see: its mode, its tier, and whether it was

@@ -54,6 +54,11 @@ type Policy struct {
 	// Size returns a tool's size in tokens for auto mode. Nil uses a
 	// character estimate (package budget supplies exact counts).
 	Size func(*registry.Tool) int
+	// Denied reports the tools whose every call the harness's permission
+	// rules deny, and the rule: they are hidden like tools outside the
+	// mode, so that no request shows them. Package request sets it from
+	// its dispatcher ([execute.Dispatcher.Denied]) when it is nil.
+	Denied func(*registry.Tool) (rule string, denied bool)
 }
 
 // estimateSize is the default tool size for auto mode: description at 4
@@ -81,6 +86,9 @@ func (p *Policy) Plan(snap *registry.Snapshot, view View) (*Plan, error) {
 		}
 	}
 	mode, tier := view.Effective()
+	if err := mode.check(); err != nil {
+		return nil, err
+	}
 	plan := &Plan{snap: snap, view: view, index: map[string]int{}}
 	var autoCandidates []int
 	visibleSize := 0
@@ -94,6 +102,7 @@ func (p *Policy) Plan(snap *registry.Snapshot, view View) (*Plan, error) {
 		switch {
 		case !mode.Allows(t):
 			d.State, d.Reason = Hidden, fmt.Sprintf("hidden: outside mode %q", modeName(mode))
+		case p.denies(t, &d):
 		case tier == registry.TierCore && t.EffectiveTier(g) == registry.TierFull:
 			d.State, d.Reason = Hidden, "hidden: full-tier tool in a core-tier session (elevate to see it)"
 		case t.Source == registry.SourceSelfBuilt:
@@ -130,6 +139,18 @@ func (p *Policy) Plan(snap *registry.Snapshot, view View) (*Plan, error) {
 	}
 	plan.finish()
 	return plan, nil
+}
+
+// denies hides t when the permission rules deny every call of it.
+func (p *Policy) denies(t *registry.Tool, d *Decision) bool {
+	if p.Denied == nil {
+		return false
+	}
+	rule, ok := p.Denied(t)
+	if ok {
+		d.State, d.Reason = Hidden, "hidden: every call is denied by "+rule
+	}
+	return ok
 }
 
 func (p *Policy) size(t *registry.Tool) int {

@@ -93,13 +93,14 @@ type call struct {
 	sid    string
 	target string // as the model wrote it
 	via    string
+	id     string // the provider's call ID
 	t      *registry.Tool
 	v      *validator
 	red    *redactor // injected values to keep out of every text; nil before injection
 }
 
 func (c *call) event(k EventKind) Event {
-	return Event{Kind: k, Session: c.sid, Tool: clip(c.target, 80), Via: c.via}
+	return Event{Kind: k, Session: c.sid, Tool: clip(c.target, 80), Via: c.via, CallID: c.id}
 }
 
 func errResult(text string) registry.Result { return registry.Result{Text: text, IsError: true} }
@@ -109,7 +110,12 @@ func errResult(text string) registry.Result { return registry.Result{Text: text,
 // a tool's own name, whose args are its params. The result is what the
 // model reads; failures of any kind are error results, never panics.
 func (d *Dispatcher) Call(ctx context.Context, s Session, name string, args json.RawMessage) (res registry.Result) {
-	c := &call{s: s, target: name}
+	c := &call{s: s, target: name, id: clip(callID(ctx), 200)}
+	if o := d.opts.Observer; o != nil {
+		ctx = d.begin(ctx, s, name, c.id)
+		// Registered first, so it runs last: it sees the final result.
+		defer func() { d.end(ctx, res) }()
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			ev := c.event(EventHostError)
@@ -167,6 +173,12 @@ func (d *Dispatcher) dispatch(ctx context.Context, c *call, params json.RawMessa
 	if !registry.ValidName(c.target) {
 		return d.unknown(ctx, c)
 	}
+	// 2. Permission first: a name a Deny rule matches is denied before
+	// anything about the tool is looked up, so the answer is the same
+	// whether it exists or not, and carries nothing of its schema.
+	if vd := d.permit(c.target, nil); vd.action == Deny && vd.rule != "default" {
+		return d.denied(ctx, c, vd)
+	}
 	t, deferred, ok := c.s.Lookup(c.target)
 	if (!ok || t == nil) && c.via != "" {
 		if res, stop := d.resolveShort(ctx, c); stop {
@@ -176,6 +188,10 @@ func (d *Dispatcher) dispatch(ctx context.Context, c *call, params json.RawMessa
 	}
 	if !ok || t == nil {
 		return d.unknown(ctx, c)
+	}
+	// Rules by annotation, and a Deny default, need the tool.
+	if vd := d.permit(c.target, t); vd.action == Deny {
+		return d.denied(ctx, c, vd)
 	}
 	c.t, c.v = t, d.cache.get(t)
 	if shape == "" {
@@ -206,8 +222,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, c *call, params json.RawMessa
 	}
 	// 6. Before-call hooks.
 	cl := &Call{Session: c.s, Tool: t, Name: c.target, Via: c.via, ID: callID(ctx), Params: full}
-	names, n := guardNames(c.target, t)
-	hooks := d.hooksFor(names[:n]...)
+	hooks := d.hooksFor(c.target, t)
 	for _, h := range hooks {
 		if h.Before == nil {
 			continue
@@ -487,8 +502,7 @@ func merge(t *registry.Tool, v *validator, params json.RawMessage, obj map[strin
 
 // permission applies the rules to the target name.
 func (d *Dispatcher) permission(ctx context.Context, c *call, visible json.RawMessage) (registry.Result, bool) {
-	names, n := guardNames(c.target, c.t)
-	vd := d.permit(names[:n]...)
+	vd := d.permit(c.target, c.t)
 	ev := c.event(0)
 	ev.Rule = vd.rule
 	switch vd.action {
@@ -497,9 +511,7 @@ func (d *Dispatcher) permission(ctx context.Context, c *call, visible json.RawMe
 		d.emit(ctx, c.scrub(ev))
 		return registry.Result{}, true
 	case Deny:
-		ev.Kind = EventDenied
-		d.emit(ctx, c.scrub(ev))
-		return errResult(fmt.Sprintf("Permission denied: the harness's rules do not allow %q. Nothing was run. Do not retry it; do the task another way, or tell the user what you wanted to do.", c.target)), false
+		return d.denied(ctx, c, vd), false
 	}
 	if d.opts.Ask == nil {
 		ev.Kind, ev.Detail = EventRejected, "no approver configured"
@@ -524,10 +536,11 @@ func (d *Dispatcher) permission(ctx context.Context, c *call, visible json.RawMe
 	return registry.Result{}, true
 }
 
-func (d *Dispatcher) hooksFor(names ...string) []Hook {
+func (d *Dispatcher) hooksFor(target string, t *registry.Tool) []Hook {
+	names, n := guardNames(target, t)
 	var out []Hook
 	for _, h := range d.opts.Hooks {
-		if h.Pattern == "" || matchesAny(h.Pattern, names) {
+		if h.Pattern == "" || selectsAny(h.Pattern, names[:n], t) {
 			out = append(out, h)
 		}
 	}

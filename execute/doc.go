@@ -4,20 +4,32 @@
 // call that arrives as defer_execute {"tool_name": ..., "params": ...} take
 // the same steps:
 //
-//  1. lookup and visibility: an unknown or hidden name gets the same
+//  1. permission by name: a Deny rule matching the name denies the call
+//     before anything about the tool is looked up;
+//  2. lookup and visibility: an unknown or hidden name gets the same
 //     "unknown tool" answer, with the closest visible names;
-//  2. loaded?: a deferred tool whose schema the model has not loaded gets
+//  3. permission by tool: rules by annotation (Deny(@destructive)) and a
+//     Deny default;
+//  4. loaded?: a deferred tool whose schema the model has not loaded gets
 //     its schema back in a validation error and counts as loaded from then on;
-//  3. schema validation of params, parsed once (duplicate keys refused,
+//  5. schema validation of params, parsed once (duplicate keys refused,
 //     integers exact) and checked against schemas resolved once and cached
 //     (defaults applied), every violation listed with its JSON pointer;
-//  4. injected fields filled by the host, whatever the model wrote for them;
-//  5. permission rules (deny over ask over allow) on the target name;
-//  6. before-call hooks (continue, block, rewrite), the handler on its own
+//     injected fields filled by the host, whatever the model wrote for them;
+//  6. permission rules that allow or ask (deny over ask over allow);
+//  7. before-call hooks (continue, block, rewrite), the handler on its own
 //     goroutine with the caller's context and [Options.CallTimeout], after-call
 //     hooks (annotate, replace);
-//  7. the result made valid UTF-8, its wrapper tags neutralised, bounded in
+//  8. the result made valid UTF-8, its wrapper tags neutralised, bounded in
 //     size and completed with per-tool guidance.
+//
+// tool_search goes through the same guards ([Dispatcher.Search]): its
+// permission rules, its hooks and an event with its queries and the names
+// it loaded. Rules and hook patterns select tools by name or by MCP
+// annotation (@readonly, @destructive, @idempotent, @openworld), trusted
+// only from the harness's own tools and servers it vouches for; a tool
+// whose every call is denied ([Dispatcher.Denied]) is left out of what the
+// model sees by package request.
 //
 // Every guard — rules, hooks, events, logs — sees the target tool's name,
 // never the wrapper's: a Deny(ImageGen) rule blocks

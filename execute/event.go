@@ -62,6 +62,10 @@ const (
 	// handler did not return; without a result the call answered a timeout
 	// result and the handler's goroutine was left to finish on its own.
 	EventTimeout
+	// EventSearched: a tool_search call ran ([Dispatcher.Search]); Queries
+	// holds what it asked for and Loaded the names whose schemas it
+	// loaded.
+	EventSearched
 )
 
 var eventNames = [...]string{
@@ -85,6 +89,7 @@ var eventNames = [...]string{
 	EventTruncated:       "truncated",
 	EventCompleted:       "completed",
 	EventTimeout:         "timeout",
+	EventSearched:        "searched",
 }
 
 func (k EventKind) String() string {
@@ -114,6 +119,14 @@ type Event struct {
 	Pointer string
 	// Detail says more, in words.
 	Detail string
+	// CallID is the provider's ID of the call ([WithCallID]), or "".
+	CallID string
+	// Queries are a search's queries (exact loads as "select:NAME,..."),
+	// each clipped to 200 bytes; only on [EventSearched].
+	Queries []string
+	// Loaded are the names whose schemas a search loaded, sorted; only on
+	// [EventSearched].
+	Loaded []string
 }
 
 func (k EventKind) level() slog.Level {
@@ -131,6 +144,9 @@ func (k EventKind) level() slog.Level {
 func (d *Dispatcher) emit(ctx context.Context, ev Event) {
 	if d.opts.OnEvent != nil {
 		d.opts.OnEvent(ev)
+	}
+	if d.opts.Observer != nil {
+		d.opts.Observer.Event(ctx, ev)
 	}
 	lvl := ev.Kind.level()
 	if !d.log.Enabled(ctx, lvl) {
@@ -151,6 +167,12 @@ func (d *Dispatcher) emit(ctx context.Context, ev Event) {
 	}
 	if ev.Detail != "" {
 		attrs = append(attrs, slog.String("detail", ev.Detail))
+	}
+	if ev.CallID != "" {
+		attrs = append(attrs, slog.String("call_id", ev.CallID))
+	}
+	if ev.Kind == EventSearched {
+		attrs = append(attrs, slog.Any("queries", ev.Queries), slog.Any("loaded", ev.Loaded))
 	}
 	d.log.LogAttrs(ctx, lvl, "execute: "+ev.Kind.String(), attrs...)
 }

@@ -63,7 +63,7 @@ func harnessTools(c *counter) []registry.Tool {
 	}
 	notify := tool("Notify", `{"type":"object","properties":{"message":{"type":"string"},"auth_token":{"type":"string","description":"Bearer token."}},"required":["message","auth_token"]}`, registry.DeferTrue)
 	notify.Injected = []string{"auth_token"}
-	return []registry.Tool{
+	out := []registry.Tool{
 		tool("Read", `{"type":"object","properties":{"file_path":{"type":"string"},"offset":{"type":"integer","minimum":0},"limit":{"type":"integer","minimum":1}},"required":["file_path"],"additionalProperties":false}`, registry.DeferFalse),
 		tool("Glob", `{"type":"object","properties":{"pattern":{"type":"string"}},"required":["pattern"]}`, registry.DeferFalse),
 		tool("Grep", `{"type":"object","properties":{"pattern":{"type":"string"},"path":{"type":"string"},"output_mode":{"type":"string","enum":["content","files_with_matches","count"],"default":"files_with_matches"}},"required":["pattern"]}`, registry.DeferFalse),
@@ -75,6 +75,12 @@ func harnessTools(c *counter) []registry.Tool {
 		tool("ImageGen", `{"type":"object","properties":{"prompt":{"type":"string"},"size":{"type":"string","enum":["256","512","1024"]}},"required":["prompt"]}`, registry.DeferTrue),
 		notify,
 	}
+	// The harness marks its readers read-only: the ask mode shows them.
+	readOnly := true
+	for i := range out[:5] {
+		out[i].Annotations = &registry.Annotations{ReadOnlyHint: &readOnly}
+	}
+	return out
 }
 
 // env is a registry, a plan for a view, and sessions over it.

@@ -1,7 +1,6 @@
 package execute
 
 import (
-	"github.com/toolshelf/toolshelf/internal/pattern"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -23,10 +22,12 @@ func guardNames(target string, t *registry.Tool) (names [2]string, n int) {
 	return names, 2
 }
 
-// matchesAny reports whether pattern p matches one of names.
-func matchesAny(p string, names []string) bool {
+// selectsAny reports whether pattern p selects the call of t by one of
+// names: an annotation pattern (@readonly) by t's trusted hints, a name
+// pattern by any of the names.
+func selectsAny(p string, names []string, t *registry.Tool) bool {
 	for _, n := range names {
-		if pattern.Match(p, n) {
+		if selects(p, n, t) {
 			return true
 		}
 	}

@@ -79,6 +79,9 @@ type Options struct {
 	OnEvent func(Event)
 	// Logger logs every decision; nil discards.
 	Logger *slog.Logger
+	// Observer sees each dispatch as a whole, with its context, for
+	// tracing; nil observes nothing.
+	Observer Observer
 }
 
 // Call describes one call to hooks, after validation, injection and

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/toolshelf/toolshelf/internal/pattern"
+	"github.com/toolshelf/toolshelf/registry"
 )
 
 // ErrPermission reports a permission rule that cannot be parsed or used.
@@ -54,6 +55,11 @@ type Permission struct {
 func (r Permission) String() string { return r.Action.String() + "(" + r.Pattern + ")" }
 
 // ParsePermission parses "Allow(pattern)", "Ask(pattern)" or "Deny(pattern)".
+// A pattern is a tool-name pattern with * wildcards, or "@" and an
+// annotation name — @readonly, @destructive, @idempotent, @openworld —
+// which selects tools by their MCP annotations as [registry.Tool.HasHint]
+// reads them (an untrusted server's claims never widen: its tools are
+// never @readonly). An unknown annotation name is an error.
 func ParsePermission(s string) (Permission, error) {
 	t := strings.TrimSpace(s)
 	open := strings.IndexByte(t, '(')
@@ -94,6 +100,12 @@ func (r Permission) check() error {
 	if r.Action < Allow || r.Action > Deny {
 		return fmt.Errorf("%w %q: action must be Allow, Ask or Deny", ErrPermission, r.String())
 	}
+	if name, ok := strings.CutPrefix(r.Pattern, "@"); ok {
+		if _, err := registry.ParseHint(name); err != nil {
+			return fmt.Errorf("%w %q: %v", ErrPermission, clip(r.String(), 120), err)
+		}
+		return nil
+	}
 	if err := pattern.Check(r.Pattern); err != nil {
 		return fmt.Errorf("%w %q: %v", ErrPermission, clip(r.String(), 120), err)
 	}
@@ -126,14 +138,16 @@ type verdict struct {
 	r      Permission
 }
 
-// permit evaluates the rules on the target's names ([guardNames]): the
-// strongest action of a rule matching any of them wins; among rules with
-// that action the first reported.
-func (d *Dispatcher) permit(names ...string) verdict {
+// permit evaluates the rules on the target's names ([guardNames]) and,
+// when t is known, its annotations: the strongest action of a rule
+// selecting the call wins; among rules with that action the first
+// reported.
+func (d *Dispatcher) permit(target string, t *registry.Tool) verdict {
+	names, n := guardNames(target, t)
 	best := -1
 	for i := range d.opts.Permissions {
 		r := &d.opts.Permissions[i]
-		if !matchesAny(r.Pattern, names) {
+		if !selectsAny(r.Pattern, names[:n], t) {
 			continue
 		}
 		if best < 0 || r.Action > d.opts.Permissions[best].Action {

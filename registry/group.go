@@ -22,6 +22,13 @@ type Group struct {
 	AlwaysLoad bool
 	// Tier is the default tier of the group's tools; empty means core.
 	Tier Tier
+	// TrustAnnotations makes the annotations of an MCP server's tools facts
+	// that rules and modes rely on (see [Tool.HasHint]). Without it the
+	// server's hints are ignored: its tools count as not read-only and
+	// destructive, whatever they claim. Set it only for a server the
+	// harness vouches for. Built-in tools are always trusted, self-built
+	// ones never.
+	TrustAnnotations bool
 }
 
 func (g Group) clone() Group {

@@ -166,6 +166,7 @@ func (r *Registry) SetGroup(g Group) error {
 	}
 	g = g.clone()
 	r.groups[g.Name] = &g
+	r.restampTrust(&g)
 	r.changed()
 	return nil
 }
@@ -294,6 +295,7 @@ func (r *Registry) prepareSome(tools []Tool, selfBuilt, skip bool) ([]*Tool, []R
 // prepareOne validates and normalizes one tool of group g. r.mu must be held.
 func (r *Registry) prepareOne(t Tool, g *Group, batch map[string]*Tool) (*Tool, error) {
 	t.Source = g.Source
+	t.trustedHints = g.Source == SourceMCP && g.TrustAnnotations
 	if g.Source == SourceMCP {
 		if t.OriginalName == "" {
 			t.OriginalName = t.Name

@@ -163,6 +163,8 @@ type Tool struct {
 	// checked is the InputSchema that passed the schema checks, so that a
 	// tool ParseCatalog checked is not resolved again when it registers.
 	checked *jsonschema.Schema
+	// trustedHints is its MCP group's TrustAnnotations, set by the registry.
+	trustedHints bool
 }
 
 // EffectiveTier returns the tool's tier, falling back to the group's, then core.

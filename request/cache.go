@@ -190,6 +190,7 @@ func snapshotKey(s *registry.Snapshot) key {
 		h.sortedMap(cfgs)
 		h.num(boolNum(g.AlwaysLoad))
 		h.str(string(g.Tier))
+		h.num(boolNum(g.TrustAnnotations))
 	}
 	for _, t := range s.Tools() {
 		h.str(t.Name)
@@ -257,6 +258,7 @@ func configKey(cfg *Config, view deferral.View, snap key) key {
 		h.str(fmt.Sprintf("%p", cfg.Policy))
 	}
 	searchKey(h, cfg.Search)
+	deniedKey(h, cfg)
 	return h.sum()
 }
 

@@ -146,11 +146,7 @@ func checkConfig(cfg *Config) error {
 // freeze computes the plan, renders the descriptions once and encodes the
 // prefix for cfg seen through view.
 func freeze(cfg *Config, view deferral.View) (*Frozen, error) {
-	policy := cfg.Policy
-	if policy == nil {
-		policy = &deferral.Policy{}
-	}
-	plan, err := policy.Plan(cfg.Snapshot, view)
+	plan, err := governedPolicy(cfg).Plan(cfg.Snapshot, view)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}

@@ -118,7 +118,10 @@ func TestSelfBuiltRespectsMode(t *testing.T) {
 	err = ask.RegisterSelfBuilt(writer)
 	require.ErrorIs(t, err, ErrConfig)
 	assert.Contains(t, err.Error(), `outside the session's mode "ask"`)
-	require.NoError(t, ask.RegisterSelfBuilt(readOnly), "a read-only tool fits a read-only mode")
+	// The model wrote the read-only claim itself: an untrusted hint, which
+	// never widens a mode (registry.Tool.HasHint).
+	err = ask.RegisterSelfBuilt(readOnly)
+	require.ErrorIs(t, err, ErrConfig, "a self-built tool's read-only claim does not fit a read-only mode")
 
 	full, err := NewSession(Config{Snapshot: reg.Snapshot(), Provider: OpenAIChat, Model: "m", SelfBuilt: true})
 	require.NoError(t, err)

@@ -5,12 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
-	"github.com/toolshelf/toolshelf/internal/tagsafe"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/search"
 )
@@ -150,7 +148,7 @@ func (s *Session) visibleSelfBuilt() []*registry.Tool {
 	mode, _ := s.view.Effective()
 	out := make([]*registry.Tool, 0, len(s.selfBuilt))
 	for _, t := range s.selfBuilt {
-		if mode.Allows(t) {
+		if mode.Allows(t) && !s.denied(t) {
 			out = append(out, t)
 		}
 	}
@@ -189,11 +187,7 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) r
 		if len(announced) > 0 {
 			scope.Announced, scope.Overlay = append(announced, f.shortened...), &s.overlay
 		}
-		res := f.searcher.Call(ctx, args, scope)
-		// Search results quote catalog descriptions: neutralised like
-		// every other tool result (package execute does the rest).
-		res.Text = tagsafe.Neutralize(strings.ToValidUTF8(res.Text, "\uFFFD"))
-		return res
+		return s.search(ctx, f, scope, args)
 	}
 	if f.search.native() && (name == registry.DeferExecuteName || name == registry.ToolSearchName) {
 		// The provider searches; the portable entry tools are not in
@@ -236,6 +230,9 @@ func (s *Session) RegisterSelfBuilt(t registry.Tool) error {
 	}
 	if mode, _ := s.view.Effective(); !mode.Allows(&nt) {
 		return fmt.Errorf("%w: self-built tool %q is outside the session's mode %q, which would hide it", ErrConfig, nt.Name, mode.Name)
+	}
+	if rule, ok := s.deniedBy(&nt); ok {
+		return fmt.Errorf("%w: self-built tool %q: every call of it is denied by %s", ErrConfig, nt.Name, rule)
 	}
 	if s.frozen.entry[registry.ToolSearchName] == nil {
 		return fmt.Errorf("%w: self-built tool %q: this session's tools[] has no tool_search and defer_execute (nothing was deferred when it started), so the model could never load or call it; create sessions that take self-built tools with Config.SelfBuilt", ErrConfig, nt.Name)

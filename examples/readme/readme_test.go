@@ -55,7 +55,7 @@ func chat(ctx context.Context, reg *registry.Registry, disp *execute.Dispatcher,
 		}
 		turn = request.Turn{Messages: []request.Message{reply.Message}}
 		for _, c := range reply.Message.ToolCalls { // tool_search, defer_execute or a resident tool
-			res := s.Call(ctx, c.Name, c.Arguments)
+			res := s.Call(execute.WithCallID(ctx, c.ID), c.Name, c.Arguments) // hooks and events see c.ID
 			turn.Messages = append(turn.Messages, request.Message{Role: request.RoleTool, CallID: c.ID, Text: res.Text, IsError: res.IsError})
 		}
 	}
@@ -83,6 +83,10 @@ func Example() {
 		panic(err)
 	}
 	disp, err := execute.New(&execute.Options{
+		Hooks: []execute.Hook{{Name: "audit", Before: func(_ context.Context, c *execute.Call) execute.Verdict {
+			fmt.Println("hook:", c.Name, c.ID)
+			return execute.Verdict{}
+		}}},
 		Permissions: execute.MustPermissions("Ask(mcp__github__create_*)"),
 		Ask: func(_ context.Context, req execute.AskRequest) (bool, error) {
 			fmt.Println("ask:", req.Tool)
@@ -117,8 +121,10 @@ func Example() {
 	fmt.Println(answer, err)
 	// Output:
 	// request: the same 2-tool prefix: true
+	// hook: tool_search toolu_1
 	// request: the same 2-tool prefix: true
 	// ask: mcp__github__create_pull_request
+	// hook: mcp__github__create_pull_request toolu_2
 	// request: the same 2-tool prefix: true
 	// Opened pull request #42. <nil>
 }

@@ -197,15 +197,18 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	snap := reg.Snapshot()
 	policy := &deferral.Policy{Default: deferral.DefaultResident, Layers: []deferral.Layer{deferral.MustLayer("scale", "Defer(mcp__*)")}}
-	plan, err := policy.Plan(snap, deferral.View{})
-	if err != nil {
-		return nil, err
-	}
-	ranker := &countingRanker{threshold: len(plan.Deferred())}
 	d, err := execute.New(&execute.Options{Permissions: execute.MustPermissions("Deny(mcp__github-0__delete_*)")})
 	if err != nil {
 		return nil, err
 	}
+	// The sessions' plan: the tools the rule denies leave the index.
+	governed := *policy
+	governed.Denied = d.Denied
+	plan, err := governed.Plan(snap, deferral.View{})
+	if err != nil {
+		return nil, err
+	}
+	ranker := &countingRanker{threshold: len(plan.Deferred())}
 	counter, err := budget.NewCounterCache(budget.O200kBase, o.CounterBytes)
 	if err != nil {
 		return nil, err
