@@ -62,6 +62,13 @@ const (
 	// handler did not return; without a result the call answered a timeout
 	// result and the handler's goroutine was left to finish on its own.
 	EventTimeout
+	// EventRemovedTool: the tool left the session's tool set (its server
+	// no longer offers it); the call was answered as removed. Nothing ran.
+	EventRemovedTool
+	// EventToolChanged: a tool's definition changed under a session; the
+	// session keeps the one it showed until the harness approves the
+	// change. Reported by the session ([Dispatcher.Report]), not by a call.
+	EventToolChanged
 )
 
 var eventNames = [...]string{
@@ -85,6 +92,8 @@ var eventNames = [...]string{
 	EventTruncated:       "truncated",
 	EventCompleted:       "completed",
 	EventTimeout:         "timeout",
+	EventRemovedTool:     "removed_tool",
+	EventToolChanged:     "tool_changed",
 }
 
 func (k EventKind) String() string {
@@ -122,7 +131,7 @@ func (k EventKind) level() slog.Level {
 		return slog.LevelDebug
 	case EventHostError, EventPanic:
 		return slog.LevelError
-	case EventDenied, EventRejected, EventBlocked, EventHandlerError, EventTimeout:
+	case EventDenied, EventRejected, EventBlocked, EventHandlerError, EventTimeout, EventToolChanged:
 		return slog.LevelWarn
 	}
 	return slog.LevelInfo

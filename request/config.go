@@ -94,6 +94,11 @@ type Config struct {
 	// "strict": false on the Responses API (where an absent strict means
 	// strict) and without strict on Chat Completions. Anthropic ignores it.
 	Strict bool
+	// AcceptChanges makes [Session.Sync] take a changed deferred tool's new
+	// definition as is (announced; the next load returns it). Without it
+	// (the default) a changed tool is pinned to the definition the session
+	// shows until the harness approves the change.
+	AcceptChanges bool
 }
 
 // ToolSearch selects how deferred tools reach the model. The registry,

@@ -278,7 +278,7 @@ func cutSelect(q string) (string, bool) {
 // a fuzzy search with the names as queries, then a plain miss.
 func (s *Searcher) exact(ctx context.Context, w *writer, v view, names []string, limit int) error {
 	var found []*registry.Tool
-	var missing, resident []string
+	var missing, resident, removed []string
 	seen := map[string]bool{}
 	for _, n := range names {
 		if seen[n] {
@@ -287,6 +287,10 @@ func (s *Searcher) exact(ctx context.Context, w *writer, v view, names []string,
 		seen[n] = true
 		if t, ok := v.lookup(n); ok {
 			found = append(found, t)
+			continue
+		}
+		if w.sc.removed(n) {
+			removed = append(removed, n)
 			continue
 		}
 		if _, ok := s.plan.Visible(n); ok {
@@ -304,6 +308,9 @@ func (s *Searcher) exact(ctx context.Context, w *writer, v view, names []string,
 	}
 	for _, n := range resident {
 		fmt.Fprintf(&w.b, "%s is not deferred: it is already in your tool list, call it directly.\n", n)
+	}
+	for _, n := range removed {
+		fmt.Fprintf(&w.b, "%s was removed during this session: its server no longer offers it, so it cannot be loaded or called. Use another tool.\n", n)
 	}
 	if len(missing) == 0 {
 		return nil

@@ -1,0 +1,109 @@
+package request
+
+import (
+	"slices"
+	"strings"
+
+	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/registry"
+)
+
+// announcedOrigin names where an announced tool comes from: nothing for a
+// self-built tool (the model wrote it), its server for a tool that arrived
+// from an MCP server. Group names are registry names, safe in the block.
+func announcedOrigin(t *registry.Tool) string {
+	switch t.Source {
+	case registry.SourceSelfBuilt:
+		return ""
+	case registry.SourceMCP:
+		return " (new from MCP server " + t.Group + ")"
+	}
+	return " (new from " + t.Group + ")"
+}
+
+// liveShown returns what the session shows for t, one of its selfBuilt
+// tools: nil once it left, its approved update if any. s.mu must be held.
+func (s *Session) liveShown(t *registry.Tool) *registry.Tool {
+	if s.live == nil {
+		return t
+	}
+	if s.live.removed[t.Name] {
+		return nil
+	}
+	if u := s.live.updated[t.Name]; u != nil {
+		return u
+	}
+	return t
+}
+
+// liveScope adds to a tool_search call's scope what Sync changed: the
+// updated definitions of frozen deferred tools join the announced tools
+// (the overlay replaces the shared index's entry), removed names and the
+// servers still pending. s.mu must be held.
+func (s *Session) liveScope(announced []*registry.Tool) (_ []*registry.Tool, pending, removed []string) {
+	if s.live == nil {
+		return announced, s.cfg.Pending, nil
+	}
+	mode, _ := s.view.Effective()
+	var upd []*registry.Tool
+	for name, t := range s.live.updated {
+		if s.frozen.plan.State(name) == deferral.Deferred && mode.Allows(t) {
+			upd = append(upd, t)
+		}
+	}
+	slices.SortFunc(upd, func(a, b *registry.Tool) int { return strings.Compare(a.Name, b.Name) })
+	return append(announced, upd...), s.pendingServers(), s.live.gone
+}
+
+// liveNotes renders the announcements of one reconciliation: a
+// <new_deferred_tool> block per arrived tool (the self-built path, with the
+// server named), and per server one <tools_changed> block for the tools
+// that left, came back or were updated. The words say what the model can
+// do now.
+func liveNotes(s *Session, p *syncPass) []string {
+	var out []string
+	var extra []*registry.Tool
+	for i, t := range p.arrived {
+		if i >= maxAnnouncedNames {
+			extra = append(extra, t)
+			continue
+		}
+		out = append(out, announce(t))
+	}
+	type lines struct{ also, back, left, updated []string }
+	by := map[string]*lines{}
+	get := func(t *registry.Tool) *lines {
+		if by[t.Group] == nil {
+			by[t.Group] = &lines{}
+		}
+		return by[t.Group]
+	}
+	for _, t := range extra {
+		l := get(t)
+		l.also = append(l.also, t.Name)
+	}
+	for _, t := range p.back {
+		l := get(t)
+		l.back = append(l.back, t.Name)
+	}
+	for _, t := range p.left {
+		l := get(t)
+		l.left = append(l.left, t.Name)
+	}
+	for _, t := range p.updated {
+		l := get(t)
+		l.updated = append(l.updated, t.Name)
+	}
+	servers := make([]string, 0, len(by))
+	for g := range by {
+		servers = append(servers, g)
+	}
+	slices.Sort(servers)
+	for _, g := range servers {
+		l := by[g]
+		out = append(out, changeBlock(g,
+			changeLine{labelAlsoNew, l.also}, changeLine{labelBack, l.back},
+			changeLine{labelLeft, l.left}, changeLine{labelUpdated, l.updated}))
+	}
+	return out
+}
