@@ -44,6 +44,7 @@ type liveSet struct {
 	// servers are Config.Pending less the servers whose group arrived.
 	servers    []string
 	hasServers bool
+	gen        int // bumped by every change (see liveGen)
 }
 
 type pendingChange struct {
@@ -364,6 +365,7 @@ func (s *Session) pendingServers() []string {
 // be held.
 func (s *Session) adopt(snap *registry.Snapshot, p *syncPass) ToolsChange {
 	l := s.liveSet()
+	l.gen++
 	var c ToolsChange
 	for _, t := range p.arrived {
 		s.selfBuilt = append(s.selfBuilt, t)
@@ -410,6 +412,7 @@ func (s *Session) adopt(snap *registry.Snapshot, p *syncPass) ToolsChange {
 // s.mu must be held.
 func (s *Session) takeUpdate(t *registry.Tool) {
 	l := s.liveSet()
+	l.gen++
 	l.updated[t.Name] = t
 	delete(l.pending, t.Name)
 	delete(l.rejected, t.Name)
@@ -465,6 +468,7 @@ func (s *Session) RejectChange(tool, newSHA256 string) error {
 	}
 	delete(s.live.pending, tool)
 	s.live.rejected[tool] = c.def
+	s.live.gen++
 	return nil
 }
 
@@ -516,4 +520,13 @@ func compareStrings(a, b string) int {
 		return 1
 	}
 	return 0
+}
+
+// liveGen counts the changes of the session's live set, so that a
+// Conversation stores a whole record after one. s.mu must be held.
+func (s *Session) liveGen() int {
+	if s.live == nil {
+		return 0
+	}
+	return s.live.gen
 }

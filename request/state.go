@@ -29,6 +29,7 @@ type state struct {
 	Notes     []string        `json:"pending_announcements,omitempty"`
 	Messages  []Message       `json:"messages,omitempty"`
 	Encoded   *encodedHistory `json:"encoded_history,omitempty"`
+	Live      *liveState      `json:"live,omitempty"` // what Sync adopted (live_state.go)
 }
 
 // encodedHistory is the history of a session that dropped its messages:
@@ -91,7 +92,7 @@ func (s *Session) saved() (state, error) {
 		st.Version = stateVersionEncoded
 		st.Encoded = &encodedHistory{Provider: s.cfg.Provider, Body: string(s.hist.buf), Count: s.hist.count(), Last: s.hist.last, Pending: s.hist.pending}
 	}
-	st.SelfBuilt = savedTools(s.selfBuilt)
+	st.SelfBuilt, st.Live = savedTools(s.selfBuilt), s.savedLive()
 	return st, nil
 }
 
@@ -99,6 +100,9 @@ func (s *Session) saved() (state, error) {
 func savedTools(ts []*registry.Tool) []selfBuiltTool {
 	var out []selfBuiltTool
 	for _, t := range ts {
+		if t.Source != registry.SourceSelfBuilt {
+			continue // a tool that arrived (Sync): saved in live
+		}
 		out = append(out, selfBuiltTool{
 			Name: t.Name, Description: t.Description, InputSchema: t.RawSchema,
 			Annotations: t.Annotations, SearchHints: t.SearchHints,
@@ -153,6 +157,9 @@ func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, s
 		if err := s.addSelfBuilt(&t); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrState, err)
 		}
+	}
+	if err := s.restoreLive(st.Live); err != nil {
+		return nil, fmt.Errorf("%w: live: %w", ErrState, err)
 	}
 	for _, n := range st.Loaded {
 		s.loaded.Add(n)
