@@ -192,3 +192,45 @@ func TestRestoreLiveValidates(t *testing.T) {
 		})
 	}
 }
+
+// FuzzRestoreLive: stored live state, however damaged, never panics a
+// restore, and once the restored session syncs with the harness's registry
+// it sees no tool the harness does not have.
+func FuzzRestoreLive(f *testing.F) {
+	r := newLiveReplica(f)
+	fix := newLiveFixture(f, liveRegistry(f), Anthropic, nil)
+	cfg := fix.s.cfg
+	cfg.Snapshot, cfg.Cache = r.start, NewCache()
+	s, err := NewSession(cfg)
+	require.NoError(f, err)
+	for i, step := range liveSteps() {
+		_, err := s.BuildRequest(Turn{Messages: step(f, s, r)})
+		require.NoError(f, err)
+		saved, err := s.MarshalState()
+		require.NoError(f, err)
+		f.Add(saved)
+		if i == 2 {
+			_, err := s.Sync(r.start) // the late server leaves again
+			require.NoError(f, err)
+		}
+	}
+	f.Fuzz(func(t *testing.T, saved []byte) {
+		restored, err := RestoreSession(cfg, saved, nil)
+		if err != nil {
+			return
+		}
+		if _, err := restored.Sync(r.late); err != nil {
+			return
+		}
+		for _, name := range restored.visibleNames() {
+			if tl, _, ok := restored.Lookup(name); ok && tl.Source == registry.SourceSelfBuilt {
+				continue // the model's own tools travel by design
+			}
+			_, frozen := r.start.Tool(name)
+			_, current := r.late.Tool(name)
+			if !frozen && !current && name != registry.ToolSearchName && name != registry.DeferExecuteName {
+				t.Fatalf("restored state made %q visible, which the harness's registry does not hold", name)
+			}
+		}
+	})
+}
