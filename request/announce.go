@@ -12,10 +12,10 @@ import (
 // announcement lists; the rest are counted ("and 12 more").
 const maxAnnouncedNames = 40
 
-// ToolsChange describes a tool source whose tools changed during a
-// session: an MCP server that reconnected or sent tools/list_changed with
-// different tools. integration/mcp's Change embeds it, so a Manager's
-// change is announced as it comes.
+// ToolsChange describes tools that changed during a session: an MCP
+// server that connected late, reconnected or sent tools/list_changed with
+// different tools. integration/mcp's Change embeds it for one server;
+// [Session.Sync] returns one for everything it adopted (Server empty).
 type ToolsChange struct {
 	// Server is the group (MCP server) whose tools changed.
 	Server string

@@ -504,10 +504,23 @@ func (s *Session) liveLookup(name string) (t *registry.Tool, deferred, ok, hit b
 }
 
 // Removed reports whether name left the session's tool set ([Session.Sync]).
+// A tool the session's current mode hides is not removed but unknown, as
+// every hidden tool is.
 func (d dispatchSession) Removed(name string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.removedTool(name)
+	return d.removedVisible(name)
+}
+
+// removedVisible reports whether name left the session and its mode
+// would show it. s.mu must be held.
+func (s *Session) removedVisible(name string) bool {
+	if !s.removedTool(name) {
+		return false
+	}
+	t, ok := s.shownTool(name)
+	mode, _ := s.view.Effective()
+	return ok && mode.Allows(t)
 }
 
 var _ execute.LiveSession = dispatchSession{}

@@ -52,7 +52,18 @@ func (s *Session) liveScope(announced []*registry.Tool) (_ []*registry.Tool, pen
 		}
 	}
 	slices.SortFunc(upd, func(a, b *registry.Tool) int { return strings.Compare(a.Name, b.Name) })
-	return append(announced, upd...), s.pendingServers(), s.live.gone
+	removed = s.live.gone
+	if len(mode.Allow) > 0 || mode.ReadOnly {
+		// After SetView to a narrower mode a removed tool may be hidden:
+		// tool_search must not say it was there.
+		removed = nil
+		for _, name := range s.live.gone {
+			if s.removedVisible(name) {
+				removed = append(removed, name)
+			}
+		}
+	}
+	return append(announced, upd...), s.pendingServers(), removed
 }
 
 // liveNotes renders the announcements of one reconciliation: a

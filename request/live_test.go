@@ -390,3 +390,23 @@ func TestSyncNeedsEntryTools(t *testing.T) {
 	_, err = f.s.Sync(nil)
 	require.ErrorIs(t, err, ErrConfig)
 }
+
+// TestSyncRemovedThenHidden: after SetView to a mode that hides a removed
+// tool, it is unknown like every hidden tool — neither the dispatcher nor
+// tool_search says it was there.
+func TestSyncRemovedThenHidden(t *testing.T) {
+	reg := liveRegistry(t)
+	f := newLiveFixture(t, reg, Anthropic, nil)
+	require.NoError(t, reg.ReplaceGroup(registry.Group{Name: "files"}, []registry.Tool{
+		mcpTool("list_dir", "List the entries of a directory.", `{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`),
+	}))
+	_, err := f.s.Sync(reg.Snapshot())
+	require.NoError(t, err)
+	assert.Contains(t, f.exec(t, "mcp__files__stat", `{"path":"/"}`).Text, "was removed")
+
+	require.NoError(t, f.s.SetView(deferral.View{Mode: deferral.Mode{Name: "narrow", Allow: []string{"Read", "mcp__files__list_dir"}}}))
+	r := f.exec(t, "mcp__files__stat", `{"path":"/"}`)
+	assert.Contains(t, r.Text, "Unknown tool")
+	assert.NotContains(t, r.Text, "removed")
+	assert.NotContains(t, f.search(t, `{"tool_names":["mcp__files__stat"]}`).Text, "removed")
+}
