@@ -410,3 +410,41 @@ func TestSyncRemovedThenHidden(t *testing.T) {
 	assert.NotContains(t, r.Text, "removed")
 	assert.NotContains(t, f.search(t, `{"tool_names":["mcp__files__stat"]}`).Text, "removed")
 }
+
+// BenchmarkSync: a Sync that finds nothing new, against the steady
+// request it precedes. "same" is the snapshot the session already has (a
+// pointer compare); "equal" a new snapshot with the same tools (every tool
+// compared: the github catalog and the harness's, 100+ tools).
+func BenchmarkSync(b *testing.B) {
+	reg, _ := loadCatalogs(b, 0, harnessFile, githubFile)
+	s, err := NewSession(testConfig(reg.Snapshot(), Anthropic, githubPolicy(), nil))
+	require.NoError(b, err)
+	_, err = s.BuildRequest(Turn{Messages: []Message{userMsg("hi")}})
+	require.NoError(b, err)
+	same := reg.Snapshot()
+	require.NoError(b, reg.SetGroup(registry.Group{Name: "github", Description: "GitHub."}))
+	equal := reg.Snapshot()
+	buf := make([]byte, 0, 1<<20)
+	b.Run("request", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			buf, _ = s.AppendRequest(buf[:0], Turn{})
+		}
+	})
+	for _, c := range []struct {
+		name string
+		snap *registry.Snapshot
+	}{{"same", same}, {"equal", equal}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := s.Sync(c.snap); err != nil {
+					b.Fatal(err)
+				}
+				// The session remembers the last snapshot: alternate so
+				// that "equal" walks every tool each time.
+				s.synced = nil
+			}
+		})
+	}
+}
