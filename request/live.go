@@ -309,7 +309,7 @@ func (s *Session) compareDefinition(snap *registry.Snapshot, shown, t *registry.
 	if !p.apply {
 		return true
 	}
-	if s.cfg.AcceptChanges && s.frozen.plan.State(t.Name) != deferral.Resident {
+	if s.cfg.AcceptChanges && !s.inPrefix(t.Name) {
 		p.updated = append(p.updated, t)
 		return true
 	}
@@ -449,8 +449,8 @@ func (s *Session) ApproveChange(tool, newSHA256 string) error {
 	if err != nil {
 		return err
 	}
-	if s.frozen.plan.State(tool) == deferral.Resident {
-		return fmt.Errorf("%w: ApproveChange %q: a resident tool's definition is in the frozen prefix; the change reaches the next session (RejectChange keeps this one as it is)", ErrConfig, tool)
+	if s.inPrefix(tool) {
+		return fmt.Errorf("%w: ApproveChange %q: the tool's definition is in the frozen prefix (resident, or deferred in a native tool search mode); the change reaches the next session (RejectChange keeps this one as it is)", ErrConfig, tool)
 	}
 	s.takeUpdate(c.def)
 	s.notes = append(s.notes, liveNotes(s, &syncPass{updated: []*registry.Tool{c.def}})...)
@@ -533,6 +533,19 @@ func compareStrings(a, b string) int {
 		return 1
 	}
 	return 0
+}
+
+// inPrefix reports whether name's definition is in tools[]: a resident
+// tool, or a deferred one in a native mode. Its change cannot be shown
+// without moving the prefix. s.mu must be held.
+func (s *Session) inPrefix(name string) bool {
+	switch s.frozen.plan.State(name) {
+	case deferral.Resident:
+		return true
+	case deferral.Deferred:
+		return s.frozen.search.native()
+	}
+	return false
 }
 
 // liveGen counts the changes of the session's live set, so that a

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 
-	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -198,8 +197,8 @@ func (s *Session) restoreUpdate(lt liveTool) error {
 	if err != nil {
 		return err
 	}
-	if s.frozen.plan.State(t.Name) == deferral.Resident {
-		return fmt.Errorf("%q is resident: its definition is in the frozen prefix", t.Name)
+	if s.inPrefix(t.Name) {
+		return fmt.Errorf("%q: its definition is in the frozen prefix", t.Name)
 	}
 	s.live.updated[t.Name] = t
 	return nil

@@ -448,3 +448,22 @@ func BenchmarkSync(b *testing.B) {
 		})
 	}
 }
+
+// TestSyncNativeModePins: in a native tool search mode a deferred tool's
+// definition is in tools[], so its change stays pending even with
+// AcceptChanges, and a removal still answers as removed.
+func TestSyncNativeModePins(t *testing.T) {
+	reg := liveRegistry(t)
+	f := newLiveFixture(t, reg, Anthropic, func(c *Config) { c.ToolSearch, c.AcceptChanges = Native, true })
+	require.NoError(t, reg.ReplaceGroup(registry.Group{Name: "files"}, []registry.Tool{
+		mcpTool("stat", "Show a file's size, rewritten.", `{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`),
+	}))
+	c, err := f.s.Sync(reg.Snapshot())
+	require.NoError(t, err)
+	assert.Equal(t, []string{"mcp__files__list_dir"}, c.Removed)
+	pend := f.s.PendingChanges()
+	require.Len(t, pend, 1)
+	require.ErrorIs(t, f.s.ApproveChange(pend[0].Tool, pend[0].NewSHA256), ErrConfig)
+	r := f.s.Call(context.Background(), "mcp__files__list_dir", json.RawMessage(`{"path":"/"}`))
+	assert.Contains(t, r.Text, "was removed during this session")
+}
