@@ -41,6 +41,9 @@ type liveSet struct {
 	updated  map[string]*registry.Tool // approved definitions replacing the shown one
 	pending  map[string]*pendingChange
 	rejected map[string]*registry.Tool // rejected definitions, not raised again
+	// unconfirmed are arrived tools restored from stored state that no
+	// Sync has found in the harness's registry yet: hidden until one does.
+	unconfirmed map[string]bool
 	// servers are Config.Pending less the servers whose group arrived.
 	servers    []string
 	hasServers bool
@@ -55,14 +58,14 @@ type pendingChange struct {
 // syncPass is what one reconciliation found. With apply unset it stops at
 // the first difference and allocates nothing.
 type syncPass struct {
-	apply    bool
-	changed  bool
-	arrived  []*registry.Tool
-	back     []*registry.Tool
-	left     []*registry.Tool
-	updated  []*registry.Tool
-	raised   []*pendingChange
-	attached bool
+	apply   bool
+	changed bool
+	arrived []*registry.Tool
+	back    []*registry.Tool
+	left    []*registry.Tool
+	updated []*registry.Tool
+	raised  []*pendingChange
+	dropped bool // a pending change ended (the server went back)
 }
 
 // Sync adopts what changed in the registry since the session froze, given
@@ -151,6 +154,7 @@ func (s *Session) liveSet() *liveSet {
 		s.live = &liveSet{
 			removed: map[string]bool{}, updated: map[string]*registry.Tool{},
 			pending: map[string]*pendingChange{}, rejected: map[string]*registry.Tool{},
+			unconfirmed: map[string]bool{},
 		}
 	}
 	return s.live
@@ -262,6 +266,14 @@ func (s *Session) reconcileTool(snap *registry.Snapshot, t *registry.Tool, p *sy
 		}
 		return true
 	}
+	if s.live != nil && s.live.unconfirmed[t.Name] {
+		p.changed = true
+		if p.apply {
+			s.confirm(shown, t)
+			s.compareDefinition(snap, shown, t, p)
+		}
+		return true
+	}
 	if shown == t {
 		return false
 	}
@@ -285,6 +297,7 @@ func (s *Session) compareDefinition(snap *registry.Snapshot, shown, t *registry.
 			p.changed = true // the server went back to what the session shows
 			if p.apply {
 				delete(s.live.pending, t.Name)
+				p.dropped = true
 			}
 			return true
 		}
@@ -337,6 +350,25 @@ func (s *Session) attach(shown, t *registry.Tool) {
 	}
 }
 
+// confirm makes a restored arrived tool the session's again, now that the
+// harness's registry holds it: the registry's tool when the definition is
+// the same, else the stored definition (pinned) with the registry's
+// handler. s.mu must be held.
+func (s *Session) confirm(shown, t *registry.Tool) {
+	delete(s.live.unconfirmed, t.Name)
+	nt := t
+	if !sameDefinition(shown, t) {
+		c := *shown
+		c.Handler = t.Handler
+		nt = &c
+	}
+	for i, o := range s.selfBuilt {
+		if o == shown {
+			s.selfBuilt[i] = nt
+		}
+	}
+}
+
 // sameDefinition reports whether a and b show the model the same tool:
 // description, schema and annotations.
 func sameDefinition(a, b *registry.Tool) bool {
@@ -365,7 +397,6 @@ func (s *Session) pendingServers() []string {
 // be held.
 func (s *Session) adopt(snap *registry.Snapshot, p *syncPass) ToolsChange {
 	l := s.liveSet()
-	l.gen++
 	var c ToolsChange
 	for _, t := range p.arrived {
 		s.selfBuilt = append(s.selfBuilt, t)
@@ -397,6 +428,12 @@ func (s *Session) adopt(snap *registry.Snapshot, p *syncPass) ToolsChange {
 		if _, ok := snap.Group(name); !ok {
 			servers = append(servers, name)
 		}
+	}
+	// A pass that only confirmed restored tools or brought handlers back
+	// changes nothing saved: a Conversation need not store it whole.
+	if len(p.arrived)+len(p.back)+len(p.left)+len(p.updated)+len(p.raised) > 0 || p.dropped ||
+		!l.hasServers || !slices.Equal(servers, l.servers) {
+		l.gen++
 	}
 	l.servers, l.hasServers = servers, true
 	s.notes = append(s.notes, liveNotes(s, p)...)
@@ -491,7 +528,7 @@ func (s *Session) liveLookup(name string) (t *registry.Tool, deferred, ok, hit b
 	if s.live == nil {
 		return nil, false, false, false
 	}
-	if s.live.removed[name] {
+	if s.live.removed[name] || s.live.unconfirmed[name] {
 		return nil, false, false, true
 	}
 	if t := s.live.updated[name]; t != nil {

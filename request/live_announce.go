@@ -27,7 +27,7 @@ func (s *Session) liveShown(t *registry.Tool) *registry.Tool {
 	if s.live == nil {
 		return t
 	}
-	if s.live.removed[t.Name] {
+	if s.live.removed[t.Name] || s.live.unconfirmed[t.Name] {
 		return nil
 	}
 	if u := s.live.updated[t.Name]; u != nil {

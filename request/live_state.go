@@ -17,9 +17,10 @@ import (
 // other way round: every definition is normalized by a registry as if it
 // were registered now, names must be the session's own (frozen and shown,
 // or arrived), hashes must match their definitions, and a restored tool
-// has no handler — it runs only once [Session.Sync] finds the same
-// definition in the harness's registry, whose handler it takes. Modes and
-// permission rules apply as to any tool.
+// that arrived is hidden, as unknown, until [Session.Sync] finds it in the
+// harness's registry (whose handler it takes); one the registry lacks is
+// then announced as removed. Modes and permission rules apply as to any
+// tool.
 type liveState struct {
 	Arrived        []liveTool     `json:"arrived,omitempty"`
 	Removed        []string       `json:"removed,omitempty"`
@@ -138,6 +139,7 @@ func (s *Session) restoreLive(st *liveState) error {
 		if err := s.addSelfBuilt(t); err != nil {
 			return fmt.Errorf("arrived: %w", err)
 		}
+		l.unconfirmed[t.Name] = true
 	}
 	for _, name := range st.Removed {
 		if _, ok := s.shownTool(name); !ok || s.frozen.entry[name] != nil {
