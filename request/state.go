@@ -115,7 +115,10 @@ func savedTools(ts []*registry.Tool) []selfBuiltTool {
 // [Session.MarshalState], possibly in another process: it builds the same
 // bytes as the session that was saved. cfg.View is replaced by the saved
 // view. handlers, which may be nil, gives self-built tools their handlers
-// back by name.
+// back by name. A session that followed its registry ([Session.Sync]) comes
+// back with what it adopted; its arrived tools stay hidden until Sync with
+// the harness's current snapshot finds them, so call Sync before the next
+// request.
 func RestoreSession(cfg Config, saved []byte, handlers map[string]registry.Handler) (*Session, error) {
 	var st state
 	if err := json.Unmarshal(saved, &st); err != nil {
