@@ -187,6 +187,9 @@ func (d *Dispatcher) dispatch(ctx context.Context, c *call, params json.RawMessa
 		t, deferred, ok = c.s.Lookup(c.target)
 	}
 	if !ok || t == nil {
+		if ls, ok := c.s.(LiveSession); ok && ls.Removed(c.target) {
+			return d.removed(ctx, c)
+		}
 		return d.unknown(ctx, c)
 	}
 	// Rules by annotation, and a Deny default, need the tool.

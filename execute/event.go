@@ -66,6 +66,13 @@ const (
 	// holds what it asked for and Loaded the names whose schemas it
 	// loaded.
 	EventSearched
+	// EventRemovedTool: the tool left the session's tool set (its server
+	// no longer offers it); the call was answered as removed. Nothing ran.
+	EventRemovedTool
+	// EventToolChanged: a tool's definition changed under a session; the
+	// session keeps the one it showed until the harness approves the
+	// change. Reported by the session ([Dispatcher.Report]), not by a call.
+	EventToolChanged
 )
 
 var eventNames = [...]string{
@@ -90,6 +97,8 @@ var eventNames = [...]string{
 	EventCompleted:       "completed",
 	EventTimeout:         "timeout",
 	EventSearched:        "searched",
+	EventRemovedTool:     "removed_tool",
+	EventToolChanged:     "tool_changed",
 }
 
 func (k EventKind) String() string {
@@ -135,7 +144,7 @@ func (k EventKind) level() slog.Level {
 		return slog.LevelDebug
 	case EventHostError, EventPanic:
 		return slog.LevelError
-	case EventDenied, EventRejected, EventBlocked, EventHandlerError, EventTimeout:
+	case EventDenied, EventRejected, EventBlocked, EventHandlerError, EventTimeout, EventToolChanged:
 		return slog.LevelWarn
 	}
 	return slog.LevelInfo

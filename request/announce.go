@@ -12,10 +12,10 @@ import (
 // announcement lists; the rest are counted ("and 12 more").
 const maxAnnouncedNames = 40
 
-// ToolsChange describes a tool source whose tools changed during a
-// session: an MCP server that reconnected or sent tools/list_changed with
-// different tools. integration/mcp's Change embeds it, so a Manager's
-// change is announced as it comes.
+// ToolsChange describes tools that changed during a session: an MCP
+// server that connected late, reconnected or sent tools/list_changed with
+// different tools. integration/mcp's Change embeds it for one server;
+// [Session.Sync] returns one for everything it adopted (Server empty).
 type ToolsChange struct {
 	// Server is the group (MCP server) whose tools changed.
 	Server string
@@ -26,11 +26,14 @@ type ToolsChange struct {
 // AnnounceToolsChanged queues a block telling the model that a server's
 // tools changed, sent like a self-built tool's announcement: at the front
 // of the next user message (or after the next tool results), append-only.
-// The prefix and the tool_search index stay as they are — the session is
-// frozen on its snapshot — and catch up at the next session: added tools
-// are not callable in this one, removed tools answer as their server does
-// (unavailable), changed tools keep the definition this session was built
-// with. A change with nothing added, removed or changed queues nothing.
+// It only tells: the session's tools stay as they are. [Session.Sync]
+// adopts the change instead (new tools become callable, removed ones
+// answer as removed, changed ones are pinned) and announces it itself; use
+// this only for a session that does not follow its registry. The words
+// stay true whatever happens next: new tools are "not yet usable" (a
+// <new_deferred_tool> block says when one is), changed tools keep the
+// definition the model has seen "until an update is announced". A change
+// with nothing added, removed or changed queues nothing.
 //
 // Names are validated (^[a-zA-Z0-9_-]{1,64}$, as registered); an invalid
 // server or tool name is an error wrapping [ErrInvalidMessage] and queues
@@ -69,22 +72,46 @@ func checkToolsChange(c ToolsChange) error {
 	return nil
 }
 
+// The labels of a tools-changed block. Each says what happened and what
+// the model can do now, in words that a later block never contradicts.
+const (
+	labelNew       = "New on the server (not yet usable in this session; a <new_deferred_tool> block will say when one is)"
+	labelRemoved   = "Removed from the server (do not call them)"
+	labelChanged   = "Changed on the server (calls keep the definition you have seen until an update is announced)"
+	labelLeft      = "Removed (no longer offered by the server; a call answers that the tool was removed; do not call them)"
+	labelBack      = "Available again (call them as before: a tool in your tool list directly, a deferred tool with defer_execute after loading its schema with tool_search)"
+	labelUpdated   = "Updated (the definition changed: load the new schema with tool_search before calling)"
+	labelAlsoNew   = "Also new (deferred: load the schema with tool_search, then call with defer_execute)"
+	changeBlockEnd = "\n</tools_changed>"
+)
+
+// changeLine is one labelled list of names in a tools-changed block.
+type changeLine struct {
+	label string
+	names []string
+}
+
 // announceChange renders the block; names are sorted and bounded, so the
 // same change gives the same bytes whatever order it was reported in.
 func announceChange(c ToolsChange) string {
+	return changeBlock(c.Server, changeLine{labelNew, c.Added}, changeLine{labelRemoved, c.Removed}, changeLine{labelChanged, c.Changed})
+}
+
+// changeBlock renders a tools-changed block of server with lines.
+func changeBlock(server string, lines ...changeLine) string {
 	var b strings.Builder
 	b.WriteString("<tools_changed server=\"")
-	b.WriteString(c.Server)
+	b.WriteString(server)
 	b.WriteString("\">\nThe tools of server ")
-	b.WriteString(c.Server)
+	b.WriteString(server)
 	b.WriteString(" changed during this session.")
-	line := func(label string, names []string) {
-		if len(names) == 0 {
-			return
+	for _, l := range lines {
+		if len(l.names) == 0 {
+			continue
 		}
-		names = slices.Compact(slices.Sorted(slices.Values(names)))
+		names := slices.Compact(slices.Sorted(slices.Values(l.names)))
 		b.WriteString("\n")
-		b.WriteString(label)
+		b.WriteString(l.label)
 		b.WriteString(": ")
 		shown := names[:min(len(names), maxAnnouncedNames)]
 		b.WriteString(strings.Join(shown, ", "))
@@ -92,9 +119,6 @@ func announceChange(c ToolsChange) string {
 			fmt.Fprintf(&b, " and %d more", n)
 		}
 	}
-	line("New (not callable in this session; available in the next one)", c.Added)
-	line("Removed (calls will fail; do not use them)", c.Removed)
-	line("Changed (this session keeps the definition it started with)", c.Changed)
-	b.WriteString("\n</tools_changed>")
+	b.WriteString(changeBlockEnd)
 	return b.String()
 }

@@ -34,8 +34,10 @@ const (
 type Config struct {
 	// ID identifies the session for the dispatcher, hooks and logs.
 	ID string
-	// Snapshot is the registry snapshot the session is frozen on. Later
-	// registry changes (a reconnect, a new server) reach new sessions only.
+	// Snapshot is the registry snapshot the session's prefix is frozen
+	// on. Later registry changes (a late server, a reconnect with other
+	// tools) reach the session through [Session.Sync], which keeps the
+	// prefix as it is.
 	Snapshot *registry.Snapshot
 	// Policy decides resident and deferred tools. Nil means the zero policy.
 	Policy *deferral.Policy
@@ -107,6 +109,11 @@ type Config struct {
 	// "strict": false on the Responses API (where an absent strict means
 	// strict) and without strict on Chat Completions. Anthropic ignores it.
 	Strict bool
+	// AcceptChanges makes [Session.Sync] take a changed deferred tool's new
+	// definition as is (announced; the next load returns it). Without it
+	// (the default) a changed tool is pinned to the definition the session
+	// shows until the harness approves the change.
+	AcceptChanges bool
 }
 
 // ToolSearch selects how deferred tools reach the model. The registry,

@@ -14,8 +14,14 @@
 // Text from outside is never trusted: a user's text is sent inside
 // <user_query>…</user_query> with every wrapper tag in it neutralized
 // ("&lt;/user_query>"), and announcements of self-built tools and of
-// changed MCP tools ([Session.AnnounceToolsChanged]) carry sanitized,
-// bounded text, appended to the conversation, never to the prefix.
+// changed MCP tools carry sanitized, bounded text, appended to the
+// conversation, never to the prefix.
+//
+// A session follows its registry with [Session.Sync]: tools that arrive
+// (a late MCP server) join it deferred and callable at once, tools that
+// leave answer as removed, tools that change are pinned to the definition
+// the session showed until the harness approves ([Session.PendingChanges],
+// [Session.ApproveChange]). None of it moves the prefix.
 //
 // Every body follows the providers' rule book ([wire.Rules], checked by
 // requesttest.CheckProviderRules): where OpenAI caps a tool description

@@ -191,8 +191,8 @@ func TestAnnounceToolsChanged(t *testing.T) {
 			texts := userTexts(t, p, body)
 			require.Len(t, texts, 3)
 			want := "<tools_changed server=\"github\">\nThe tools of server github changed during this session.\n" +
-				"New (not callable in this session; available in the next one): mcp__github__a_new, mcp__github__z_new\n" +
-				"Removed (calls will fail; do not use them): mcp__github__list_issues\n</tools_changed>"
+				"New on the server (not yet usable in this session; a <new_deferred_tool> block will say when one is): mcp__github__a_new, mcp__github__z_new\n" +
+				"Removed from the server (do not call them): mcp__github__list_issues\n</tools_changed>"
 			assert.Equal(t, want, texts[1])
 			assert.Equal(t, "<user_query>next</user_query>", texts[2])
 

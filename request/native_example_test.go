@@ -53,7 +53,7 @@ func ExampleSession_AnnounceToolsChanged() {
 	// Output:
 	// <tools_changed server="web">
 	// The tools of server web changed during this session.
-	// New (not callable in this session; available in the next one): mcp__web__fetch
-	// Removed (calls will fail; do not use them): mcp__web__get
+	// New on the server (not yet usable in this session; a <new_deferred_tool> block will say when one is): mcp__web__fetch
+	// Removed from the server (do not call them): mcp__web__get
 	// </tools_changed>
 }

@@ -35,6 +35,8 @@ type noteState struct {
 	SelfBuilt string `json:"self_built,omitempty"`
 	// ToolsChanged is a server's tools change ([announceChange]).
 	ToolsChanged *changeState `json:"tools_changed,omitempty"`
+	// Live is a block of what [Session.Sync] adopted ([liveNoteList]).
+	Live *liveNoteState `json:"live,omitempty"`
 }
 
 // changeState is a [ToolsChange] as saved.
@@ -70,21 +72,33 @@ func (s *Session) restoreNotes(saved []noteState) error {
 	s.notes = nil
 	for i, d := range saved {
 		var text string
+		kinds := 0
+		for _, set := range []bool{d.SelfBuilt != "", d.ToolsChanged != nil, d.Live != nil} {
+			if set {
+				kinds++
+			}
+		}
 		switch {
-		case d.SelfBuilt != "" && d.ToolsChanged == nil:
+		case kinds != 1:
+			return fmt.Errorf("pending_announcements[%d]: want one of self_built, tools_changed and live", i)
+		case d.SelfBuilt != "":
 			k := slices.IndexFunc(s.selfBuilt, func(t *registry.Tool) bool { return t.Name == d.SelfBuilt })
 			if k < 0 {
 				return fmt.Errorf("pending_announcements[%d]: self-built tool %.80q is not one of the session's", i, d.SelfBuilt)
 			}
 			text = announce(s.selfBuilt[k])
-		case d.SelfBuilt == "" && d.ToolsChanged != nil:
+		case d.Live != nil:
+			t, err := s.renderLiveNote(d.Live)
+			if err != nil {
+				return fmt.Errorf("pending_announcements[%d]: %w", i, err)
+			}
+			text = t
+		default:
 			c := ToolsChange(*d.ToolsChanged)
 			if err := checkToolsChange(c); err != nil {
 				return fmt.Errorf("pending_announcements[%d]: %w", i, err)
 			}
 			text = announceChange(c)
-		default:
-			return fmt.Errorf("pending_announcements[%d]: want one of self_built and tools_changed", i)
 		}
 		s.notes = append(s.notes, note{text: text, data: d})
 	}
@@ -137,9 +151,19 @@ func restoredView(cfg *Config, saved viewState) (deferral.View, error) {
 // Config would not load, and never passes a guard (validation,
 // permission and hooks run on every call).
 func (s *Session) restoreLoaded(names []string) {
+	mode, _ := s.view.Effective()
 	for _, n := range names {
 		if _, _, ok := s.Lookup(n); ok {
 			s.loaded.Add(n)
+			continue
+		}
+		// A tool that arrived through Sync stays hidden until Sync with
+		// the harness's snapshot confirms it; it keeps its loaded mark if
+		// the view would show it then.
+		if s.live != nil && s.live.unconfirmed[n] {
+			if t, ok := s.shownTool(n); ok && mode.Allows(t) && !s.denied(t) {
+				s.loaded.Add(n)
+			}
 		}
 	}
 }

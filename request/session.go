@@ -27,6 +27,12 @@ type Session struct {
 	notes     []note           // announcements not yet sent
 	hist      history
 	overlay   search.Overlay // tool_search's index over selfBuilt
+
+	// synced is the registry snapshot last adopted by Sync, live what it
+	// adopted (nil until a change; see live.go). selfBuilt also holds the
+	// tools that arrived: they take the self-built path.
+	synced *registry.Snapshot
+	live   *liveSet
 }
 
 // dispatchSession is the session as the dispatcher sees it: it adds the
@@ -122,6 +128,9 @@ func (s *Session) Lookup(name string) (t *registry.Tool, deferred bool, ok bool)
 	if et, ok := s.frozen.entry[name]; ok {
 		return et, false, true
 	}
+	if t, deferred, ok, hit := s.liveLookup(name); hit {
+		return t, deferred, ok
+	}
 	switch s.frozen.plan.State(name) {
 	case deferral.Resident:
 		t, ok := s.cfg.Snapshot.Tool(name)
@@ -148,7 +157,7 @@ func (s *Session) visibleSelfBuilt() []*registry.Tool {
 	mode, _ := s.view.Effective()
 	out := make([]*registry.Tool, 0, len(s.selfBuilt))
 	for _, t := range s.selfBuilt {
-		if mode.Allows(t) && !s.denied(t) {
+		if t = s.liveShown(t); t != nil && mode.Allows(t) && !s.denied(t) {
 			out = append(out, t)
 		}
 	}
@@ -177,13 +186,14 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) r
 	s.mu.Lock()
 	f := s.frozen
 	announced := s.visibleSelfBuilt()
+	announced, pending, removed := s.liveScope(announced)
 	s.mu.Unlock()
 	if name == registry.ToolSearchName && f.entry[name] != nil {
 		// Tools whose description was cut to the provider's cap are
 		// searchable too: their note points here for the full text. They
 		// are the same for every session sharing the prefix, which shares
 		// their overlay too; a session with its own tools keeps its own.
-		scope := search.Scope{Loaded: s.loaded, Announced: f.shortened, Overlay: &f.overlay, Pending: s.cfg.Pending}
+		scope := search.Scope{Loaded: s.loaded, Announced: f.shortened, Overlay: &f.overlay, Pending: pending, Removed: removed}
 		if len(announced) > 0 {
 			scope.Announced, scope.Overlay = append(announced, f.shortened...), &s.overlay
 		}
@@ -264,7 +274,7 @@ func (s *Session) addSelfBuilt(t *registry.Tool) error {
 // spaces and every wrapper tag neutralized, so that it cannot close the
 // block or open another one.
 func announce(t *registry.Tool) string {
-	return "<new_deferred_tool>\n" + t.Name + ": " + announcedDescription(t.Description) + "\nLoad its schema with tool_search, then call it with defer_execute.\n</new_deferred_tool>"
+	return "<new_deferred_tool>\n" + t.Name + announcedOrigin(t) + ": " + announcedDescription(t.Description) + "\nLoad its schema with tool_search, then call it with defer_execute.\n</new_deferred_tool>"
 }
 
 // BuildRequest adds turn to the conversation and returns the provider's

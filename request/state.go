@@ -28,6 +28,7 @@ type state struct {
 	Notes     []noteState     `json:"pending_announcements,omitempty"`
 	Messages  []Message       `json:"messages,omitempty"`
 	Encoded   *encodedHistory `json:"encoded_history,omitempty"`
+	Live      *liveState      `json:"live,omitempty"` // what Sync adopted (live_state.go)
 }
 
 // encodedHistory is the history of a session that dropped its messages:
@@ -92,7 +93,7 @@ func (s *Session) saved() (state, error) {
 	if len(s.notes) > 0 {
 		st.Notes = notesData(s.notes)
 	}
-	st.SelfBuilt = savedTools(s.selfBuilt)
+	st.SelfBuilt, st.Live = savedTools(s.selfBuilt), s.savedLive()
 	return st, nil
 }
 
@@ -100,6 +101,9 @@ func (s *Session) saved() (state, error) {
 func savedTools(ts []*registry.Tool) []selfBuiltTool {
 	var out []selfBuiltTool
 	for _, t := range ts {
+		if t.Source != registry.SourceSelfBuilt {
+			continue // a tool that arrived (Sync): saved in live
+		}
 		out = append(out, selfBuiltTool{
 			Name: t.Name, Description: t.Description, InputSchema: t.RawSchema,
 			Annotations: t.Annotations, SearchHints: t.SearchHints,
@@ -120,6 +124,11 @@ func savedTools(ts []*registry.Tool) []selfBuiltTool {
 // out, announcements are rendered again from what they
 // announce, and the messages are checked as new ones. handlers, which may
 // be nil, gives self-built tools their handlers back by name.
+//
+// A session that followed its registry ([Session.Sync]) comes back with
+// what it adopted; its arrived tools stay hidden until Sync with the
+// harness's current snapshot finds them, so call Sync before the next
+// request.
 func RestoreSession(cfg Config, saved []byte, handlers map[string]registry.Handler) (*Session, error) {
 	var st state
 	if err := json.Unmarshal(saved, &st); err != nil {
@@ -171,6 +180,9 @@ func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, s
 		if err := s.addSelfBuilt(&t); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrState, err)
 		}
+	}
+	if err := s.restoreLive(st.Live); err != nil {
+		return nil, fmt.Errorf("%w: live: %w", ErrState, err)
 	}
 	s.restoreLoaded(st.Loaded)
 	switch {

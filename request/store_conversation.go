@@ -84,6 +84,7 @@ type committed struct {
 	last2               []byte // the encoded history's last two bytes
 	loaded              []string
 	selfBuilt           int
+	live                int      // Session.liveGen: a Sync change writes a whole record
 	notes               []string // the blocks, as sent
 	view                viewState
 	snapBytes, logBytes int
@@ -215,7 +216,7 @@ func (c *Conversation) record(turn string) (Record, committed, error) {
 		return Record{}, next, fmt.Errorf("%w: the session dropped its messages (Session.DropMessages), and a Conversation stores them: keep them in a session a Store holds", ErrConfig)
 	}
 	next.snapBytes, next.logBytes = b.snapBytes, b.logBytes
-	whole := c.reencoded || h.count() < b.entries || h.nStored > b.entries || len(h.buf) < b.bufLen || len(s.selfBuilt) < b.selfBuilt
+	whole := c.reencoded || h.count() < b.entries || h.nStored > b.entries || len(h.buf) < b.bufLen || len(s.selfBuilt) < b.selfBuilt || next.live != b.live
 	if !whole {
 		at := b.bufLen
 		if at >= 2 && !bytes.Equal(h.buf[at-2:at], b.last2) {
@@ -267,6 +268,7 @@ func (c *Conversation) capture(turn string) committed {
 		last2:     slices.Clone(h.buf[max(0, len(h.buf)-2):]),
 		loaded:    s.loaded.Names(),
 		selfBuilt: len(s.selfBuilt),
+		live:      s.liveGen(),
 		notes:     notesText(s.notes),
 		view:      viewOf(s.view),
 	}

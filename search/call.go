@@ -278,7 +278,7 @@ func cutSelect(q string) (string, bool) {
 // a fuzzy search with the names as queries, then a plain miss.
 func (s *Searcher) exact(ctx context.Context, w *writer, v view, names []string, limit int) error {
 	var found []*registry.Tool
-	var missing, resident, unclear []string
+	var missing, resident, removed, unclear []string
 	seen := map[string]bool{}
 	for _, n := range names {
 		if seen[n] {
@@ -287,6 +287,10 @@ func (s *Searcher) exact(ctx context.Context, w *writer, v view, names []string,
 		seen[n] = true
 		if t, ok := v.lookup(n); ok {
 			found = append(found, t)
+			continue
+		}
+		if w.sc.removed(n) {
+			removed = append(removed, n)
 			continue
 		}
 		if _, ok := s.plan.Visible(n); ok {
@@ -303,6 +307,8 @@ func (s *Searcher) exact(ctx context.Context, w *writer, v view, names []string,
 			seen[c[0]] = true
 			if t, ok := v.lookup(c[0]); ok {
 				found = append(found, t)
+			} else if w.sc.removed(c[0]) {
+				removed = append(removed, c[0])
 			} else {
 				resident = append(resident, c[0])
 			}
@@ -320,11 +326,14 @@ func (s *Searcher) exact(ctx context.Context, w *writer, v view, names []string,
 	for _, n := range resident {
 		fmt.Fprintf(&w.b, "%s is not deferred: it is already in your tool list, call it directly.\n", n)
 	}
+	for _, n := range removed {
+		fmt.Fprintf(&w.b, "%s was removed during this session: its server no longer offers it, so it cannot be loaded or called. Use another tool.\n", n)
+	}
 	for _, u := range unclear {
 		w.b.WriteString(u)
 		w.b.WriteByte('\n')
 	}
-	w.unsure = len(unclear) > 0 && len(found)+len(resident)+len(missing) == 0
+	w.unsure = len(unclear) > 0 && len(found)+len(resident)+len(missing)+len(removed) == 0
 	if len(missing) == 0 {
 		return nil
 	}

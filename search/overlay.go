@@ -65,6 +65,9 @@ func (o *Overlay) get(ctx context.Context, r Ranker, base Index, tools []*regist
 // merged searches the shared index and a session's overlay together.
 type merged struct {
 	base, over Index
+	// replaced are the overlay's tools; a base hit of the same name is an
+	// older definition the session replaced, and is dropped.
+	replaced map[string]*registry.Tool
 }
 
 // Search returns the best limit hits of both indexes: score descending,
@@ -82,7 +85,12 @@ func (m merged) Search(ctx context.Context, queries []string, limit int) ([]Hit,
 		return a, nil
 	}
 	out := make([]Hit, 0, len(a)+len(b))
-	out = append(append(out, a...), b...)
+	for _, h := range a {
+		if m.replaced[h.Name] == nil {
+			out = append(out, h)
+		}
+	}
+	out = append(out, b...)
 	slices.SortStableFunc(out, func(x, y Hit) int {
 		switch {
 		case x.Score > y.Score:

@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -131,6 +132,15 @@ type Scope struct {
 	// Pending names MCP servers still connecting, so a miss can say "not
 	// ready yet" rather than "does not exist".
 	Pending []string
+	// Removed names tools that left the session's tool set: never found,
+	// and a load by name says the tool was removed. Sorted.
+	Removed []string
+}
+
+// removed reports whether name is in sc.Removed.
+func (sc *Scope) removed(name string) bool {
+	_, ok := slices.BinarySearch(sc.Removed, name)
+	return ok
 }
 
 // Searcher answers tool_search calls over a plan's deferred tools. It is
@@ -222,9 +232,17 @@ func (s *Searcher) view(ctx context.Context, sc Scope) (view, error) {
 		t, ok := s.tools[name]
 		return t, ok
 	}
+	if len(sc.Removed) > 0 {
+		base = func(name string) (*registry.Tool, bool) {
+			t, ok := s.tools[name]
+			return t, ok && !sc.removed(name)
+		}
+	}
+	// An announced tool may carry a deferred tool's name: the session
+	// approved a new definition of it, which replaces the shared one.
 	var extra []*registry.Tool
 	for _, t := range sc.Announced {
-		if t != nil && s.tools[t.Name] == nil {
+		if t != nil && s.tools[t.Name] != t && !sc.removed(t.Name) {
 			extra = append(extra, t)
 		}
 	}
@@ -239,12 +257,11 @@ func (s *Searcher) view(ctx context.Context, sc Scope) (view, error) {
 	if err != nil {
 		return view{}, err
 	}
-	return view{index: merged{s.index, idx}, lookup: func(name string) (*registry.Tool, bool) {
-		if t, ok := s.tools[name]; ok {
+	return view{index: merged{s.index, idx, by}, lookup: func(name string) (*registry.Tool, bool) {
+		if t, ok := by[name]; ok {
 			return t, true
 		}
-		t, ok := by[name]
-		return t, ok
+		return base(name)
 	}}, nil
 }
 

@@ -19,7 +19,11 @@
 //     tools leaves the registry untouched, so no prefix byte can change; one
 //     that lists different tools replaces the group with
 //     [registry.Registry.ReplaceGroup] and reports a [Change] through
-//     [Options.OnToolsChanged], for the session to announce.
+//     [Options.OnToolsChanged];
+//   - sessions that [Manager.Follow] it adopt every change as it happens
+//     (request.Session.Sync): a late server's tools are callable in the
+//     session that was waiting for them, removed ones answer as removed,
+//     changed ones stay pinned until the harness approves.
 //
 // The package lives in the nested integration module so that the core
 // library never imports the go-sdk.

@@ -44,10 +44,9 @@ func (s State) String() string {
 
 // Change reports that a server's group in the registry changed: its
 // first listing arrived, or a reconnect or tools/list_changed listed
-// different tools. The names are the [request.ToolsChange] a session
-// announces in its append-only message block (pass Change.ToolsChange to
-// request.Session.AnnounceToolsChanged); the frozen index catches up at the
-// next session.
+// different tools. Sessions that [Manager.Follow] the Manager have
+// adopted the change (request.Session.Sync) when it is reported; the
+// names are the server's [request.ToolsChange].
 type Change struct {
 	// ToolsChange holds the server's (group's) name and the exposed names
 	// of the tools that appeared, disappeared, or changed description,
@@ -99,6 +98,9 @@ type Manager struct {
 	mu     sync.Mutex
 	closed bool
 	conns  map[string]*conn
+
+	followMu  sync.Mutex
+	followers map[*request.Session]struct{} // see Follow
 }
 
 // conn is one managed server. Fields after srv are guarded by Manager.mu.
@@ -416,6 +418,7 @@ func (m *Manager) apply(c *conn, desc string, tools []registry.Tool) error {
 			m.opts.Logger.Warn("mcp: tool rejected", "server", name, "tool", j.Name, "reason", j.Err.Error())
 		}
 	}
+	m.syncFollowers()
 	if m.opts.OnToolsChanged != nil {
 		m.opts.OnToolsChanged(Change{
 			ToolsChange:        request.ToolsChange{Server: name, Added: added, Removed: removed, Changed: changed},

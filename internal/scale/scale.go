@@ -39,6 +39,10 @@ type Options struct {
 	Tools int
 	// SelfBuiltEvery: one session in this many writes self-built tools.
 	SelfBuiltEvery int
+	// LateServerEvery: one session in this many (not those writing
+	// self-built tools) syncs, at every turn, with the registry, where a
+	// late server connects before its turn 3; 0 means none.
+	LateServerEvery int
 	// Workers run sessions' turns in parallel; 0 means GOMAXPROCS.
 	Workers int
 	// CounterBytes bounds the shared token counter's cache.
@@ -76,7 +80,11 @@ type Report struct {
 	// Calls through the dispatcher, and turns whose search found the
 	// session's own self-built tool.
 	Calls, SelfFound, SelfSearches int64
-	Elapsed                        time.Duration
+	// LateSessions received the late server; LateSearches searched for
+	// its tool after it arrived, LateFound found it first, LateCalls
+	// called it through defer_execute and got its answer.
+	LateSessions, LateSearches, LateFound, LateCalls int64
+	Elapsed                                          time.Duration
 }
 
 // String formats the report as the lines docs/performance.md quotes.
@@ -93,6 +101,10 @@ func (r *Report) String() string {
 	fmt.Fprintf(&b, "shared index builds: %d; overlay builds: %d; frozen prefixes: %d\n", r.SharedIndexBuilds, r.OverlayBuilds, r.Prefixes)
 	fmt.Fprintf(&b, "token cache: %d B held, %d B at most, bound %d B\n", r.CounterHeld, r.CounterMax, r.CounterBytes)
 	fmt.Fprintf(&b, "dispatched calls: %d; searches for a session's own tool: %d, found first: %d\n", r.Calls, r.SelfSearches, r.SelfFound)
+	if r.LateServerEvery > 0 {
+		fmt.Fprintf(&b, "late server: 1 session in %d (%d sessions); searches for its tool: %d, found first: %d; calls answered: %d\n",
+			r.LateServerEvery, r.LateSessions, r.LateSearches, r.LateFound, r.LateCalls)
+	}
 	fmt.Fprintf(&b, "elapsed %s\n", r.Elapsed.Round(time.Millisecond))
 	return b.String()
 }
@@ -181,6 +193,7 @@ type session struct {
 	next     []request.Message
 	selfName string
 	history  int
+	late     bool // follows the registry, where a late server connects
 }
 
 // Run plays the load and measures it.
@@ -196,6 +209,10 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	snap := reg.Snapshot()
+	lateSnap, err := withLateServer(reg)
+	if err != nil {
+		return nil, err
+	}
 	policy := &deferral.Policy{Default: deferral.DefaultResident, Layers: []deferral.Layer{deferral.MustLayer("scale", "Defer(mcp__*)")}}
 	d, err := execute.New(&execute.Options{Permissions: execute.MustPermissions("Deny(mcp__github-0__delete_*)")})
 	if err != nil {
@@ -256,11 +273,13 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			return nil, err
 		}
 		s.DropMessages() // the harness stores the conversation itself
-		sessions[i] = session{s: s, tally: counter.Tally(),
+		sessions[i] = session{s: s, tally: counter.Tally(), late: o.LateServerEvery > 0 && i%o.LateServerEvery == o.LateServerEvery/2 && i%o.SelfBuiltEvery != 0,
 			next: []request.Message{{Role: request.RoleUser, Text: fmt.Sprintf("Task %d: %s, then report what you found.", i, queries[i%len(queries)])}}}
 	}
 
 	var calls, selfFound, selfSearches atomic.Int64
+	var lateStats lateCounts
+	snaps := [2]*registry.Snapshot{snap, lateSnap}
 	var firstErr error
 	var errOnce sync.Once
 	for turn := range o.Turns {
@@ -278,7 +297,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 					if i >= len(sessions) || ctx.Err() != nil {
 						return
 					}
-					if err := playTurn(ctx, &sessions[i], i, turn, o, &buf, lat, cpu, &calls, &selfFound, &selfSearches); err != nil {
+					if err := playTurn(ctx, &sessions[i], i, turn, o, &buf, lat, cpu, &calls, &selfFound, &selfSearches, snaps, &lateStats); err != nil {
 						errOnce.Do(func() { firstErr = fmt.Errorf("session %d turn %d: %w", i, turn, err) })
 						return
 					}
@@ -323,6 +342,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	held, _ := counter.CacheBytes()
 	rep.CounterHeld, rep.CounterMax = held, int(max(counterMax.Load(), int64(held)))
 	rep.Calls, rep.SelfFound, rep.SelfSearches = calls.Load(), selfFound.Load(), selfSearches.Load()
+	rep.LateSessions, rep.LateSearches, rep.LateFound, rep.LateCalls = lateStats.sessions.Load(), lateStats.searches.Load(), lateStats.found.Load(), lateStats.calls.Load()
 	return rep, nil
 }
 
@@ -332,18 +352,30 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 // SelfBuiltEvery a self-built tool written at turn 2 and searched for
 // every fourth turn after.
 func playTurn(ctx context.Context, ss *session, i, turn int, o Options, buf *[]byte,
-	lat, cpu []time.Duration, calls, selfFound, selfSearches *atomic.Int64) error {
+	lat, cpu []time.Duration, calls, selfFound, selfSearches *atomic.Int64, snaps [2]*registry.Snapshot, late *lateCounts) error {
 	s := ss.s
 	q := queries[(i+turn)%len(queries)]
 	searchingSelf := ss.selfName != "" && turn%4 == 0
 	if searchingSelf {
 		q = fmt.Sprintf("zorblat ledger %d report", i)
 	}
+	searchingLate := ss.late && turn >= lateTurn && turn%4 == 0
+	if searchingLate {
+		q = lateQuery
+	}
 	searchID := fmt.Sprintf("call_%d_s", turn)
 	args, _ := json.Marshal(map[string]any{"queries": []string{q}})
 
 	c0, _ := threadCPU()
 	t0 := time.Now()
+	if ss.late {
+		// A harness asking its registry before every request: the
+		// snapshot is the same on every turn but one, and then Sync
+		// costs nothing.
+		if err := syncLate(ss, turn, snaps, late); err != nil {
+			return err
+		}
+	}
 	body, err := s.AppendRequest((*buf)[:0], request.Turn{Messages: ss.next})
 	if err != nil {
 		return err
@@ -358,6 +390,9 @@ func playTurn(ctx context.Context, ss *session, i, turn int, o Options, buf *[]b
 
 	if res.IsError {
 		return fmt.Errorf("tool_search %s: %s", args, res.Text)
+	}
+	if searchingLate {
+		late.searched(ctx, s, res.Text)
 	}
 	if searchingSelf {
 		selfSearches.Add(1)

@@ -22,13 +22,14 @@ var (
 	turns    = flag.Int("turns", 50, "turns per session (the issue's full run: 50)")
 	tools    = flag.Int("tools", 1000, "tools in the registry")
 	workers  = flag.Int("workers", 0, "goroutines playing turns at once (0: GOMAXPROCS)")
+	late     = flag.Int("late", 10, "one session in this many receives a late server (0: none)")
 	report   = flag.String("report", "", "write the report to this file too")
 )
 
 func TestScale(t *testing.T) {
 	td, err := TestdataDir()
 	require.NoError(t, err)
-	o := Options{Testdata: td, Sessions: 40, Turns: 12, Tools: *tools, SelfBuiltEvery: 10, CounterBytes: 256 << 10}
+	o := Options{Testdata: td, Sessions: 40, Turns: 12, Tools: *tools, SelfBuiltEvery: 10, LateServerEvery: *late, CounterBytes: 256 << 10}
 	if *full {
 		o.Sessions, o.Turns, o.CounterBytes, o.Workers = *sessions, *turns, 4<<20, *workers
 	} else if testing.Short() {
@@ -42,7 +43,17 @@ func TestScale(t *testing.T) {
 	}
 
 	assert.Equal(t, int64(1), rep.SharedIndexBuilds, "the shared index is built once, never by a call")
-	assert.Equal(t, int64((o.Sessions+o.SelfBuiltEvery-1)/o.SelfBuiltEvery), rep.OverlayBuilds, "one overlay per session that wrote a tool")
+	var lateSessions int64
+	for i := range o.Sessions * min(1, o.LateServerEvery) {
+		if i%o.LateServerEvery == o.LateServerEvery/2 && i%o.SelfBuiltEvery != 0 {
+			lateSessions++
+		}
+	}
+	assert.Equal(t, lateSessions, rep.LateSessions, "one session in LateServerEvery received the late server")
+	assert.Equal(t, int64((o.Sessions+o.SelfBuiltEvery-1)/o.SelfBuiltEvery)+lateSessions, rep.OverlayBuilds, "one overlay per session that wrote a tool or received the late server")
+	assert.Equal(t, lateSessions > 0, rep.LateSearches > 0)
+	assert.Equal(t, rep.LateSearches, rep.LateFound, "a search for the late server's tool finds it first")
+	assert.Equal(t, rep.LateFound, rep.LateCalls, "and defer_execute runs it")
 	assert.Equal(t, 1, rep.Prefixes, "equal but distinct &search.Options{} share one prefix")
 	assert.LessOrEqual(t, rep.CounterMax, o.CounterBytes, "the token cache stays within its bound")
 	assert.Positive(t, rep.Calls)

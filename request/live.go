@@ -1,0 +1,595 @@
+package request
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/execute"
+	"github.com/toolshelf/toolshelf/registry"
+)
+
+// ErrNoPendingChange reports an approval or rejection of a change the
+// session does not hold: no pending change of that tool, or one with
+// another hash (the tool changed again since the harness looked).
+var ErrNoPendingChange = errors.New("request: no such pending tool change")
+
+// PendingChange is a change of a tool's definition that a session holds
+// back: the session keeps showing and validating the definition it had
+// until the harness approves ([Session.ApproveChange]) or rejects
+// ([Session.RejectChange]) the change.
+type PendingChange struct {
+	// Tool is the tool's exposed name; Server its group (MCP server).
+	Tool, Server string
+	// OldSHA256 is the hash of the canonical definition the session shows,
+	// NewSHA256 that of the registry's (hex; see [DefinitionSHA256]).
+	OldSHA256, NewSHA256 string
+	// Diff is a readable line diff of the two canonical definitions:
+	// "- " lines are the session's, "+ " lines the registry's.
+	Diff string
+}
+
+// liveSet is what a session adopted from its registry since it froze. It
+// is nil until the first change, so that a session whose tools never
+// change carries nothing.
+type liveSet struct {
+	removed  map[string]bool
+	gone     []string                  // removed names, sorted (tool_search's scope)
+	updated  map[string]*registry.Tool // approved definitions replacing the shown one
+	pending  map[string]*pendingChange
+	rejected map[string]*registry.Tool // rejected definitions, not raised again
+	// unconfirmed are arrived tools restored from stored state that no
+	// Sync has found in the harness's registry yet: hidden until one does.
+	unconfirmed map[string]bool
+	// servers are Config.Pending less the servers whose group arrived.
+	servers    []string
+	hasServers bool
+	gen        int // bumped by every change (see liveGen)
+}
+
+type pendingChange struct {
+	PendingChange
+	def *registry.Tool // the registry's definition, adopted on approval
+}
+
+// syncPass is what one reconciliation found. With apply unset it stops at
+// the first difference and allocates nothing.
+type syncPass struct {
+	apply   bool
+	changed bool
+	arrived []*registry.Tool
+	back    []*registry.Tool
+	left    []*registry.Tool
+	updated []*registry.Tool
+	raised  []*pendingChange
+	dropped bool // a pending change ended (the server went back)
+}
+
+// Sync adopts what changed in the registry since the session froze, given
+// the registry's current snapshot:
+//
+//   - a tool that arrived (a late server, a reconnect with new tools, a
+//     group the harness added) joins the session deferred, as a self-built
+//     tool does: announced append-only in the next user message with its
+//     server, searchable by tool_search, loadable and callable through
+//     defer_execute at once, through the dispatcher's validation,
+//     permission rules and hooks;
+//   - a tool that left is announced; a call answers that it was removed,
+//     its name stays in the frozen index and tool_search says it is gone;
+//   - a tool whose description, schema or annotations changed is pinned:
+//     the session keeps the definition it shows, and holds the change as a
+//     [PendingChange], reported to the dispatcher as
+//     [execute.EventToolChanged], until [Session.ApproveChange] or
+//     [Session.RejectChange]. With [Config.AcceptChanges] a changed
+//     deferred tool is taken as is and announced instead. A resident tool's
+//     definition is in the frozen prefix: its change stays pending.
+//
+// The prefix never changes. A snapshot with nothing new adds no bytes and
+// allocates nothing. The change reports the names, sorted: Added (arrived,
+// or back after leaving), Removed, and Changed (held pending, or taken as
+// is); Server is empty, since one snapshot may change several servers.
+//
+// Tools outside the session's mode or tier are not adopted, as they would
+// not be shown. In a native tool search mode, or a session without
+// tool_search (nothing deferred and no [Config.SelfBuilt]), an arriving
+// tool cannot be adopted and Sync reports an error wrapping [ErrConfig];
+// nothing changes then.
+func (s *Session) Sync(snap *registry.Snapshot) (ToolsChange, error) {
+	if snap == nil {
+		return ToolsChange{}, fmt.Errorf("%w: Sync: nil snapshot", ErrConfig)
+	}
+	s.mu.Lock()
+	if snap == s.synced || (s.synced == nil && s.live == nil && snap == s.cfg.Snapshot) {
+		s.mu.Unlock()
+		return ToolsChange{}, nil
+	}
+	var probe syncPass
+	s.reconcile(snap, &probe)
+	if !probe.changed {
+		s.synced = snap
+		s.mu.Unlock()
+		return ToolsChange{}, nil
+	}
+	p := syncPass{apply: true}
+	s.reconcile(snap, &p)
+	if len(p.arrived) > 0 && !s.takesArrivals() {
+		s.mu.Unlock()
+		return ToolsChange{}, fmt.Errorf("%w: Sync: %d tools arrived (%s first), but this session cannot take tools after it started (%s); create sessions that follow a registry with Portable tool search and Config.SelfBuilt", ErrConfig, len(p.arrived), p.arrived[0].Name, s.whyNoArrivals())
+	}
+	change := s.adopt(snap, &p)
+	s.synced = snap
+	raised := p.raised
+	d := s.cfg.Dispatcher
+	s.mu.Unlock()
+	if d != nil {
+		for _, c := range raised {
+			d.Report(context.Background(), execute.Event{
+				Kind: execute.EventToolChanged, Session: s.cfg.ID, Tool: c.Tool,
+				Detail: fmt.Sprintf("definition changed on server %q (sha256 %s → %s); the session keeps the one it showed until the change is approved", c.Server, c.OldSHA256, c.NewSHA256),
+			})
+		}
+	}
+	return change, nil
+}
+
+// takesArrivals reports whether the model could load and call a tool
+// added now. s.mu must be held.
+func (s *Session) takesArrivals() bool {
+	return !s.frozen.search.native() && s.frozen.entry[registry.ToolSearchName] != nil
+}
+
+func (s *Session) whyNoArrivals() string {
+	if m := s.frozen.search; m.native() {
+		return fmt.Sprintf("tool search %q searches only tools[], which is frozen", m)
+	}
+	return "its tools[] has no tool_search and defer_execute"
+}
+
+// live returns the session's live set, creating it. s.mu must be held.
+func (s *Session) liveSet() *liveSet {
+	if s.live == nil {
+		s.live = &liveSet{
+			removed: map[string]bool{}, updated: map[string]*registry.Tool{},
+			pending: map[string]*pendingChange{}, rejected: map[string]*registry.Tool{},
+			unconfirmed: map[string]bool{},
+		}
+	}
+	return s.live
+}
+
+// shownTool returns the definition the session shows for name: an
+// approved update, a tool added during the session, or the frozen
+// snapshot's tool when the session's plan shows it. s.mu must be held.
+func (s *Session) shownTool(name string) (*registry.Tool, bool) {
+	if s.live != nil {
+		if t := s.live.updated[name]; t != nil {
+			return t, true
+		}
+	}
+	if t, ok := s.frozen.plan.Visible(name); ok {
+		return t, true
+	}
+	for _, t := range s.selfBuilt {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return nil, false
+}
+
+// removedTool reports whether name left the session. s.mu must be held.
+func (s *Session) removedTool(name string) bool {
+	return s.live != nil && s.live.removed[name]
+}
+
+// admits reports whether the session would show t, a tool of snap that is
+// not in its frozen snapshot: its mode allows it, and its tier is within
+// the session's.
+func (s *Session) admits(t *registry.Tool, snap *registry.Snapshot) bool {
+	if t.Source == registry.SourceSelfBuilt {
+		return false // self-built tools are the session's own
+	}
+	mode, tier := s.view.Effective()
+	if !mode.Allows(t) {
+		return false
+	}
+	return tier == registry.TierFull || t.EffectiveTier(snap.GroupOf(t)) != registry.TierFull
+}
+
+// reconcile compares snap with what the session shows. Without p.apply it
+// stops at the first difference and allocates nothing.
+func (s *Session) reconcile(snap *registry.Snapshot, p *syncPass) {
+	for t := range snap.All() {
+		if s.reconcileTool(snap, t, p) && !p.apply {
+			return
+		}
+	}
+	for _, name := range s.frozen.visible {
+		if s.frozen.entry[name] != nil || s.removedTool(name) {
+			continue
+		}
+		if _, ok := snap.Tool(name); !ok {
+			if p.changed = true; !p.apply {
+				return
+			}
+			t, _ := s.shownTool(name)
+			p.left = append(p.left, t)
+		}
+	}
+	for _, t := range s.selfBuilt {
+		if t.Source == registry.SourceSelfBuilt || s.removedTool(t.Name) {
+			continue
+		}
+		if _, ok := snap.Tool(t.Name); !ok {
+			if p.changed = true; !p.apply {
+				return
+			}
+			shown, _ := s.shownTool(t.Name)
+			p.left = append(p.left, shown)
+		}
+	}
+	if s.live != nil && s.live.hasServers || len(s.cfg.Pending) > 0 {
+		for _, name := range s.pendingServers() {
+			if _, ok := snap.Group(name); ok {
+				p.changed = true
+				return
+			}
+		}
+	}
+}
+
+// reconcileTool compares one tool of snap with the session's and reports
+// whether it differs.
+func (s *Session) reconcileTool(snap *registry.Snapshot, t *registry.Tool, p *syncPass) bool {
+	shown, known := s.shownTool(t.Name)
+	if !known {
+		if _, frozen := s.cfg.Snapshot.Tool(t.Name); frozen || !s.admits(t, snap) {
+			return false // hidden from this session, as at its start
+		}
+		p.changed = true
+		if p.apply {
+			p.arrived = append(p.arrived, t)
+		}
+		return true
+	}
+	if shown.Source == registry.SourceSelfBuilt {
+		return false // the model's own tool keeps its name
+	}
+	if s.removedTool(t.Name) {
+		p.changed = true
+		if p.apply {
+			p.back = append(p.back, t)
+			s.compareDefinition(snap, shown, t, p)
+		}
+		return true
+	}
+	if s.live != nil && s.live.unconfirmed[t.Name] {
+		p.changed = true
+		if p.apply {
+			s.confirm(shown, t)
+			s.compareDefinition(snap, shown, t, p)
+		}
+		return true
+	}
+	if shown == t {
+		return false
+	}
+	return s.compareDefinition(snap, shown, t, p)
+}
+
+// compareDefinition handles a known tool whose registry definition t may
+// differ from the shown one.
+func (s *Session) compareDefinition(snap *registry.Snapshot, shown, t *registry.Tool, p *syncPass) bool {
+	if sameDefinition(shown, t) {
+		if shown.Handler == nil && t.Handler != nil {
+			// Restored from stored state: the registry's tool, same
+			// definition, brings the handler back.
+			p.changed = true
+			if p.apply {
+				s.attach(shown, t)
+			}
+			return true
+		}
+		if s.live != nil && s.live.pending[t.Name] != nil {
+			p.changed = true // the server went back to what the session shows
+			if p.apply {
+				delete(s.live.pending, t.Name)
+				p.dropped = true
+			}
+			return true
+		}
+		return false
+	}
+	if s.live != nil {
+		if c := s.live.pending[t.Name]; c != nil && sameDefinition(c.def, t) {
+			if c.def.Handler == nil && t.Handler != nil {
+				p.changed = true
+				if p.apply {
+					c.def = t
+				}
+				return true
+			}
+			return false
+		}
+		if r := s.live.rejected[t.Name]; r != nil && sameDefinition(r, t) {
+			return false
+		}
+	}
+	p.changed = true
+	if !p.apply {
+		return true
+	}
+	if s.cfg.AcceptChanges && !s.inPrefix(t.Name) {
+		p.updated = append(p.updated, t)
+		return true
+	}
+	c := &pendingChange{def: t, PendingChange: PendingChange{
+		Tool: t.Name, Server: t.Group,
+		OldSHA256: DefinitionSHA256(shown), NewSHA256: DefinitionSHA256(t),
+		Diff: definitionDiff(shown, t),
+	}}
+	s.liveSet().pending[t.Name] = c
+	p.raised = append(p.raised, c)
+	return true
+}
+
+// attach gives a tool restored from stored state the registry's tool of
+// the same definition, handler included.
+func (s *Session) attach(shown, t *registry.Tool) {
+	if s.live != nil && s.live.updated[t.Name] == shown {
+		s.live.updated[t.Name] = t
+		return
+	}
+	for i, o := range s.selfBuilt {
+		if o == shown {
+			s.selfBuilt[i] = t
+		}
+	}
+}
+
+// confirm makes a restored arrived tool the session's again, now that the
+// harness's registry holds it: the registry's tool when the definition is
+// the same, else the stored definition (pinned) with the registry's
+// handler. s.mu must be held.
+func (s *Session) confirm(shown, t *registry.Tool) {
+	delete(s.live.unconfirmed, t.Name)
+	nt := t
+	if !sameDefinition(shown, t) {
+		c := *shown
+		c.Handler = t.Handler
+		nt = &c
+	}
+	for i, o := range s.selfBuilt {
+		if o == shown {
+			s.selfBuilt[i] = nt
+		}
+	}
+}
+
+// sameDefinition reports whether a and b show the model the same tool:
+// description, schema and annotations.
+func sameDefinition(a, b *registry.Tool) bool {
+	return a.Description == b.Description && bytes.Equal(a.RawSchema, b.RawSchema) && sameAnnotations(a.Annotations, b.Annotations)
+}
+
+func sameAnnotations(a, b *registry.Annotations) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	eq := func(x, y *bool) bool { return x == nil && y == nil || x != nil && y != nil && *x == *y }
+	return a.Title == b.Title && eq(a.ReadOnlyHint, b.ReadOnlyHint) && eq(a.DestructiveHint, b.DestructiveHint) &&
+		eq(a.IdempotentHint, b.IdempotentHint) && eq(a.OpenWorldHint, b.OpenWorldHint)
+}
+
+// pendingServers returns the MCP servers still connecting, for
+// tool_search's misses. s.mu must be held.
+func (s *Session) pendingServers() []string {
+	if s.live != nil && s.live.hasServers {
+		return s.live.servers
+	}
+	return s.cfg.Pending
+}
+
+// adopt applies a reconciliation and queues its announcements. s.mu must
+// be held.
+func (s *Session) adopt(snap *registry.Snapshot, p *syncPass) ToolsChange {
+	l := s.liveSet()
+	var c ToolsChange
+	for _, t := range p.arrived {
+		s.selfBuilt = append(s.selfBuilt, t)
+		c.Added = append(c.Added, t.Name)
+	}
+	for _, t := range p.back {
+		delete(l.removed, t.Name)
+		c.Added = append(c.Added, t.Name)
+	}
+	for _, t := range p.left {
+		l.removed[t.Name] = true
+		delete(l.pending, t.Name)
+		c.Removed = append(c.Removed, t.Name)
+	}
+	for _, t := range p.updated {
+		s.takeUpdate(t)
+		c.Changed = append(c.Changed, t.Name)
+	}
+	for _, pc := range p.raised {
+		c.Changed = append(c.Changed, pc.Tool)
+	}
+	l.gone = l.gone[:0]
+	for n := range l.removed {
+		l.gone = append(l.gone, n)
+	}
+	slices.Sort(l.gone)
+	servers := l.servers[:0:0]
+	for _, name := range s.pendingServers() {
+		if _, ok := snap.Group(name); !ok {
+			servers = append(servers, name)
+		}
+	}
+	// A pass that only confirmed restored tools or brought handlers back
+	// changes nothing saved: a Conversation need not store it whole.
+	if len(p.arrived)+len(p.back)+len(p.left)+len(p.updated)+len(p.raised) > 0 || p.dropped ||
+		!l.hasServers || !slices.Equal(servers, l.servers) {
+		l.gen++
+	}
+	l.servers, l.hasServers = servers, true
+	s.notes = append(s.notes, liveNoteList(s, p)...)
+	for _, f := range []*[]string{&c.Added, &c.Removed, &c.Changed} {
+		slices.Sort(*f)
+		*f = slices.Compact(*f)
+	}
+	return c
+}
+
+// takeUpdate makes t the definition the session shows for its name: the
+// next load returns it, and the model must load it again before a call.
+// s.mu must be held.
+func (s *Session) takeUpdate(t *registry.Tool) {
+	l := s.liveSet()
+	l.gen++
+	l.updated[t.Name] = t
+	delete(l.pending, t.Name)
+	delete(l.rejected, t.Name)
+	s.loaded.Forget(t.Name)
+}
+
+// PendingChanges returns the changes the session holds back, sorted by
+// tool name.
+func (s *Session) PendingChanges() []PendingChange {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.live == nil {
+		return nil
+	}
+	out := make([]PendingChange, 0, len(s.live.pending))
+	for _, c := range s.live.pending {
+		out = append(out, c.PendingChange)
+	}
+	slices.SortFunc(out, func(a, b PendingChange) int { return compareStrings(a.Tool, b.Tool) })
+	return out
+}
+
+// ApproveChange adopts a pending change of tool: newSHA256 must be the
+// [PendingChange.NewSHA256] the harness reviewed, so that a tool that
+// changed again since is not approved unseen. The change is announced in
+// the next user message, and the next load returns the new definition; the
+// model must load it again before calling the tool. A resident tool's
+// definition is in the frozen prefix: approving its change is an error
+// wrapping [ErrConfig] (it takes effect in the next session).
+func (s *Session) ApproveChange(tool, newSHA256 string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, err := s.pendingOf(tool, newSHA256)
+	if err != nil {
+		return err
+	}
+	if s.inPrefix(tool) {
+		return fmt.Errorf("%w: ApproveChange %q: the tool's definition is in the frozen prefix (resident, or deferred in a native tool search mode); the change reaches the next session (RejectChange keeps this one as it is)", ErrConfig, tool)
+	}
+	s.takeUpdate(c.def)
+	s.notes = append(s.notes, liveNoteList(s, &syncPass{updated: []*registry.Tool{c.def}})...)
+	return nil
+}
+
+// RejectChange drops a pending change of tool: the session keeps the
+// definition it shows, and the same definition is not raised again.
+func (s *Session) RejectChange(tool, newSHA256 string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, err := s.pendingOf(tool, newSHA256)
+	if err != nil {
+		return err
+	}
+	delete(s.live.pending, tool)
+	s.live.rejected[tool] = c.def
+	s.live.gen++
+	return nil
+}
+
+func (s *Session) pendingOf(tool, sum string) (*pendingChange, error) {
+	if s.live == nil || s.live.pending[tool] == nil {
+		return nil, fmt.Errorf("%w: tool %q has no pending change", ErrNoPendingChange, tool)
+	}
+	c := s.live.pending[tool]
+	if c.NewSHA256 != sum {
+		return nil, fmt.Errorf("%w: tool %q: the pending change is %s, not %s (the tool changed again; review the new one)", ErrNoPendingChange, tool, c.NewSHA256, sum)
+	}
+	return c, nil
+}
+
+// liveLookup answers Lookup for the names Sync changed: a removed tool is
+// not found (the dispatcher asks Removed), an updated one is its new
+// definition. hit reports whether the name is one of them. s.mu must be
+// held.
+func (s *Session) liveLookup(name string) (t *registry.Tool, deferred, ok, hit bool) {
+	if s.live == nil {
+		return nil, false, false, false
+	}
+	if s.live.removed[name] || s.live.unconfirmed[name] {
+		return nil, false, false, true
+	}
+	if t := s.live.updated[name]; t != nil {
+		if mode, _ := s.view.Effective(); !mode.Allows(t) {
+			return nil, false, false, true
+		}
+		return t, true, true, true
+	}
+	return nil, false, false, false
+}
+
+// Removed reports whether name left the session's tool set ([Session.Sync]).
+// A tool the session's current mode hides is not removed but unknown, as
+// every hidden tool is.
+func (d dispatchSession) Removed(name string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.removedVisible(name)
+}
+
+// removedVisible reports whether name left the session and its mode
+// would show it. s.mu must be held.
+func (s *Session) removedVisible(name string) bool {
+	if !s.removedTool(name) {
+		return false
+	}
+	t, ok := s.shownTool(name)
+	mode, _ := s.view.Effective()
+	return ok && mode.Allows(t)
+}
+
+var _ execute.LiveSession = dispatchSession{}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// inPrefix reports whether name's definition is in tools[]: a resident
+// tool, or a deferred one in a native mode. Its change cannot be shown
+// without moving the prefix. s.mu must be held.
+func (s *Session) inPrefix(name string) bool {
+	switch s.frozen.plan.State(name) {
+	case deferral.Resident:
+		return true
+	case deferral.Deferred:
+		return s.frozen.search.native()
+	}
+	return false
+}
+
+// liveGen counts the changes of the session's live set, so that a
+// Conversation stores a whole record after one. s.mu must be held.
+func (s *Session) liveGen() int {
+	if s.live == nil {
+		return 0
+	}
+	return s.live.gen
+}

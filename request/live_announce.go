@@ -1,0 +1,185 @@
+package request
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/registry"
+)
+
+// announcedOrigin names where an announced tool comes from: nothing for a
+// self-built tool (the model wrote it), its server for a tool that arrived
+// from an MCP server. Group names are registry names, safe in the block.
+func announcedOrigin(t *registry.Tool) string {
+	switch t.Source {
+	case registry.SourceSelfBuilt:
+		return ""
+	case registry.SourceMCP:
+		return " (new from MCP server " + t.Group + ")"
+	}
+	return " (new from " + t.Group + ")"
+}
+
+// liveShown returns what the session shows for t, one of its selfBuilt
+// tools: nil once it left, its approved update if any. s.mu must be held.
+func (s *Session) liveShown(t *registry.Tool) *registry.Tool {
+	if s.live == nil {
+		return t
+	}
+	if s.live.removed[t.Name] || s.live.unconfirmed[t.Name] {
+		return nil
+	}
+	if u := s.live.updated[t.Name]; u != nil {
+		return u
+	}
+	return t
+}
+
+// liveScope adds to a tool_search call's scope what Sync changed: the
+// updated definitions of frozen deferred tools join the announced tools
+// (the overlay replaces the shared index's entry), removed names and the
+// servers still pending. s.mu must be held.
+func (s *Session) liveScope(announced []*registry.Tool) (_ []*registry.Tool, pending, removed []string) {
+	if s.live == nil {
+		return announced, s.cfg.Pending, nil
+	}
+	mode, _ := s.view.Effective()
+	var upd []*registry.Tool
+	for name, t := range s.live.updated {
+		if s.frozen.plan.State(name) == deferral.Deferred && mode.Allows(t) {
+			upd = append(upd, t)
+		}
+	}
+	slices.SortFunc(upd, func(a, b *registry.Tool) int { return strings.Compare(a.Name, b.Name) })
+	removed = s.live.gone
+	if len(mode.Allow) > 0 || mode.ReadOnly {
+		// After SetView to a narrower mode a removed tool may be hidden:
+		// tool_search must not say it was there.
+		removed = nil
+		for _, name := range s.live.gone {
+			if s.removedVisible(name) {
+				removed = append(removed, name)
+			}
+		}
+	}
+	return append(announced, upd...), s.pendingServers(), removed
+}
+
+// liveNotes renders the announcements of one reconciliation: a
+// <new_deferred_tool> block per arrived tool (the self-built path, with the
+// server named), and per server one <tools_changed> block for the tools
+// that left, came back or were updated. The words say what the model can
+// do now.
+func liveNotes(s *Session, p *syncPass) []string {
+	var out []string
+	var extra []*registry.Tool
+	for i, t := range p.arrived {
+		if i >= maxAnnouncedNames {
+			extra = append(extra, t)
+			continue
+		}
+		out = append(out, announce(t))
+	}
+	type lines struct{ also, back, left, updated []string }
+	by := map[string]*lines{}
+	get := func(t *registry.Tool) *lines {
+		if by[t.Group] == nil {
+			by[t.Group] = &lines{}
+		}
+		return by[t.Group]
+	}
+	for _, t := range extra {
+		l := get(t)
+		l.also = append(l.also, t.Name)
+	}
+	for _, t := range p.back {
+		l := get(t)
+		l.back = append(l.back, t.Name)
+	}
+	for _, t := range p.left {
+		l := get(t)
+		l.left = append(l.left, t.Name)
+	}
+	for _, t := range p.updated {
+		l := get(t)
+		l.updated = append(l.updated, t.Name)
+	}
+	servers := make([]string, 0, len(by))
+	for g := range by {
+		servers = append(servers, g)
+	}
+	slices.Sort(servers)
+	for _, g := range servers {
+		l := by[g]
+		out = append(out, changeBlock(g,
+			changeLine{labelAlsoNew, l.also}, changeLine{labelBack, l.back},
+			changeLine{labelLeft, l.left}, changeLine{labelUpdated, l.updated}))
+	}
+	return out
+}
+
+// liveNoteState is a Sync announcement as saved (issue 22: stored
+// announcements are data, rendered again): the names of the pass, by what
+// happened to them, and which of the blocks [liveNotes] writes for the
+// pass this one is.
+type liveNoteState struct {
+	Arrived []string `json:"arrived,omitempty"`
+	Back    []string `json:"back,omitempty"`
+	Left    []string `json:"left,omitempty"`
+	Updated []string `json:"updated,omitempty"`
+	Part    int      `json:"part"`
+}
+
+// liveNoteList returns the announcements of pass p as notes: each block's
+// text with the pass's names as its data.
+func liveNoteList(s *Session, p *syncPass) []note {
+	texts := liveNotes(s, p)
+	names := func(ts []*registry.Tool) []string {
+		out := make([]string, len(ts))
+		for i, t := range ts {
+			out[i] = t.Name
+		}
+		return out
+	}
+	out := make([]note, len(texts))
+	for i, text := range texts {
+		out[i] = note{text: text, data: noteState{Live: &liveNoteState{
+			Arrived: names(p.arrived), Back: names(p.back), Left: names(p.left), Updated: names(p.updated), Part: i,
+		}}}
+	}
+	return out
+}
+
+// renderLiveNote renders a saved Sync announcement again from the tools the
+// restored session knows (restoreLive ran before): a name that is none of
+// its tools, or a part the pass does not write, is an error.
+func (s *Session) renderLiveNote(d *liveNoteState) (string, error) {
+	tools := func(names []string) ([]*registry.Tool, error) {
+		out := make([]*registry.Tool, len(names))
+		for i, n := range names {
+			t, ok := s.shownTool(n)
+			if !ok {
+				return nil, fmt.Errorf("tool %.80q is not one of the session's", n)
+			}
+			out[i] = t
+		}
+		return out, nil
+	}
+	var p syncPass
+	var err error
+	for _, f := range []struct {
+		dst   *[]*registry.Tool
+		names []string
+	}{{&p.arrived, d.Arrived}, {&p.back, d.Back}, {&p.left, d.Left}, {&p.updated, d.Updated}} {
+		if *f.dst, err = tools(f.names); err != nil {
+			return "", err
+		}
+	}
+	texts := liveNotes(s, &p)
+	if d.Part < 0 || d.Part >= len(texts) {
+		return "", fmt.Errorf("part %d of a change that writes %d blocks", d.Part, len(texts))
+	}
+	return texts[d.Part], nil
+}

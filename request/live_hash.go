@@ -1,0 +1,106 @@
+package request
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"strings"
+
+	"github.com/toolshelf/toolshelf/internal/jsonx"
+	"github.com/toolshelf/toolshelf/registry"
+)
+
+// maxDiffLines bounds the lines of each definition a change's diff
+// compares line by line (the work is their product); longer definitions
+// are diffed by their first lines and say so.
+const maxDiffLines = 400
+
+// canonicalDefinition is t as the model is shown it — name, description,
+// input schema, annotations — in canonical JSON: keys sorted at every
+// level, no insignificant space, numbers as written, no HTML escaping.
+// Two definitions are the same tool to the model exactly when these bytes
+// are equal, whatever key order or spacing their server used.
+func canonicalDefinition(t *registry.Tool) []byte {
+	def := map[string]any{"name": t.Name, "description": t.Description}
+	if len(t.RawSchema) > 0 {
+		def["input_schema"] = canonicalValue(t.RawSchema)
+	}
+	if t.Annotations != nil {
+		a, _ := jsonx.Marshal(t.Annotations)
+		def["annotations"] = canonicalValue(a)
+	}
+	b, _ := jsonx.Marshal(def) // maps marshal with sorted keys
+	return b
+}
+
+// canonicalValue decodes raw for re-encoding with sorted keys; numbers
+// keep their text. Raw that is not JSON (the registry validated it, so
+// only a bug) is kept as a string, still hashed.
+func canonicalValue(raw []byte) any {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return string(raw)
+	}
+	return v
+}
+
+// DefinitionSHA256 returns the SHA-256, in hex, of t's canonical
+// definition (name, description, input schema and annotations, keys
+// sorted): the content hash by which a session pins a tool and names a
+// [PendingChange].
+func DefinitionSHA256(t *registry.Tool) string {
+	sum := sha256.Sum256(canonicalDefinition(t))
+	return hex.EncodeToString(sum[:])
+}
+
+// definitionDiff returns a readable line diff of two definitions: their
+// canonical JSON indented, unchanged lines left out, removed lines marked
+// "- " and added ones "+ ".
+func definitionDiff(old, new *registry.Tool) string {
+	a, b := indentedLines(old), indentedLines(new)
+	var out strings.Builder
+	if len(a) > maxDiffLines || len(b) > maxDiffLines {
+		a, b = a[:min(len(a), maxDiffLines)], b[:min(len(b), maxDiffLines)]
+		out.WriteString("(long definitions: the first 400 lines of each compared)\n")
+	}
+	// Longest common subsequence, then a walk that emits the differences.
+	n, m := len(a), len(b)
+	lcs := make([][]int32, n+1)
+	for i := range lcs {
+		lcs[i] = make([]int32, m+1)
+	}
+	for i := n - 1; i >= 0; i-- {
+		for j := m - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	i, j := 0, 0
+	for i < n || j < m {
+		switch {
+		case i < n && j < m && a[i] == b[j]:
+			i, j = i+1, j+1
+		case i < n && (j == m || lcs[i+1][j] >= lcs[i][j+1]):
+			out.WriteString("- " + a[i] + "\n")
+			i++
+		default:
+			out.WriteString("+ " + b[j] + "\n")
+			j++
+		}
+	}
+	return out.String()
+}
+
+func indentedLines(t *registry.Tool) []string {
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, canonicalDefinition(t), "", "  "); err != nil {
+		return nil
+	}
+	return strings.Split(buf.String(), "\n")
+}
