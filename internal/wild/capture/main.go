@@ -129,7 +129,11 @@ func one(ctx context.Context, s server, dir, cache string, check bool) error {
 		if err != nil {
 			return err
 		}
-		return compare(old, out)
+		if err := compare(old, out); err != nil {
+			return err
+		}
+		fmt.Printf("%s@%s: %d tools, names and schemas as committed\n", s.Package, s.Version, len(l.Tools))
+		return nil
 	}
 	fmt.Printf("%s@%s: %d tools\n", s.Package, s.Version, len(l.Tools))
 	return os.WriteFile(path, out, 0o644)
