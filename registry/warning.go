@@ -98,12 +98,11 @@ func (r *Registry) ImportReport(c *Catalog) (ImportResult, error) {
 	for n := range r.tools {
 		before[n] = true
 	}
-	nrej := 0
 	group := c.Server
 	if group == "" {
 		group = BuiltinGroup
 	}
-	nrej = len(r.rejected[group])
+	nrej := len(r.rejected[group])
 	r.mu.Unlock()
 	if err := r.Import(c); err != nil {
 		return ImportResult{}, err

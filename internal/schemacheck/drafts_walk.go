@@ -300,10 +300,7 @@ func (p *prep) types(s map[string]any, path string) {
 			delete(s, "examples") // an annotation: nothing is lost
 		}
 	}
-	if v, ok := s["$vocabulary"]; ok {
-		delete(s, "$vocabulary")
-		_ = v // only meaningful in meta-schemas
-	}
+	delete(s, "$vocabulary") // meaningful in meta-schemas only; jsonschema-go refuses it elsewhere
 	p.typeNames(s, path)
 	p.exactNumbers(s, path)
 }
@@ -409,5 +406,5 @@ func (p *prep) patterns(s map[string]any, path string) {
 }
 
 func patternReason(pat string, err error) string {
-	return fmt.Sprintf("%q: %s; left out of validation and sent as written", clip(pat), strings.TrimPrefix(err.Error(), ""))
+	return fmt.Sprintf("%q: %s; left out of validation and sent as written", clip(pat), err)
 }
