@@ -142,12 +142,19 @@ func one(ctx context.Context, s server, dir, cache string, check bool) error {
 // install returns the path of the package's bin script, installing the
 // pinned version when no installed copy has it.
 func install(ctx context.Context, s server, cache string) (string, error) {
-	for _, root := range []string{filepath.Join("testdata", "mcp-servers"), filepath.Join(cache, strings.TrimSuffix(s.File(), ".json"))} {
+	if bin, ok := installed(filepath.Join("testdata", "mcp-servers"), s); ok {
+		return bin, nil
+	}
+	root := filepath.Join(cache, strings.TrimSuffix(s.File(), ".json"))
+	done := filepath.Join(root, "installed") // written once npm succeeded: a killed install is redone
+	if _, err := os.Stat(done); err == nil {
 		if bin, ok := installed(root, s); ok {
 			return bin, nil
 		}
 	}
-	root := filepath.Join(cache, strings.TrimSuffix(s.File(), ".json"))
+	if err := os.RemoveAll(root); err != nil {
+		return "", err
+	}
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return "", err
 	}
@@ -163,6 +170,9 @@ func install(ctx context.Context, s server, cache string) (string, error) {
 	cmd.Env = append(os.Environ(), "PUPPETEER_SKIP_DOWNLOAD=1", "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("npm install: %w: %s", err, tailOf(b))
+	}
+	if err := os.WriteFile(done, nil, 0o644); err != nil {
+		return "", err
 	}
 	bin, ok := installed(root, s)
 	if !ok {
