@@ -42,7 +42,26 @@ type server struct {
 	Group   string            `json:"group"`
 	License string            `json:"license"`
 	Scripts bool              `json:"scripts,omitempty"`
+	// JSONLinesOnly drops the server's stdout lines that are not JSON
+	// (log lines some servers print there before initialize, which the
+	// TypeScript SDK's client skips and internal/mcpstdio refuses).
+	JSONLinesOnly bool `json:"json_lines_only,omitempty"`
 }
+
+// jsonLinesOnly runs the server given as its arguments, passing on only the
+// stdout lines that start with "{".
+const jsonLinesOnly = `const {spawn} = require("child_process");
+const c = spawn(process.execPath, process.argv.slice(1), {stdio: ["inherit", "pipe", "inherit"]});
+let b = "";
+c.stdout.on("data", d => {
+  b += d;
+  for (let i; (i = b.indexOf("\n")) >= 0; ) {
+    const l = b.slice(0, i + 1);
+    b = b.slice(i + 1);
+    if (l.trimStart().startsWith("{")) process.stdout.write(l);
+  }
+});
+c.on("exit", code => process.exit(code ?? 1));`
 
 // File is the name of the server's capture under testdata/wild.
 func (s server) File() string {
@@ -111,6 +130,9 @@ func one(ctx context.Context, s server, dir, cache string, check bool) error {
 	}
 	defer os.RemoveAll(work)
 	args := []string{"node", bin}
+	if s.JSONLinesOnly {
+		args = []string{"node", "-e", jsonLinesOnly, bin}
+	}
 	for _, a := range s.Args {
 		args = append(args, strings.ReplaceAll(a, "$WORK", work))
 	}
