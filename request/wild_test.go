@@ -157,6 +157,9 @@ func wildMeta(t *testing.T, server string) struct{ Package, Version string } {
 	t.Helper()
 	files, _ := filepath.Glob(filepath.Join("..", "testdata", "wild", "*.json"))
 	for _, f := range files {
+		if filepath.Base(f) == "servers.json" {
+			continue
+		}
 		raw, err := os.ReadFile(f)
 		require.NoError(t, err)
 		var m struct{ Package, Version, Server string }
