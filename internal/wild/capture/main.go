@@ -74,6 +74,7 @@ func main() {
 	only := flag.String("only", "", "comma-separated packages to capture (default: all)")
 	check := flag.Bool("check", false, "compare live listings with the committed files; write nothing")
 	timeout := flag.Duration("timeout", 90*time.Second, "bound on one server's install and listing")
+	prefixes := flag.String("installed", filepath.Join("testdata", "mcp-servers"), "comma-separated npm prefixes whose node_modules may already hold a pinned package")
 	flag.Parse()
 	servers, err := readServers(filepath.Join(*dir, "servers.json"))
 	if err != nil {
@@ -89,7 +90,7 @@ func main() {
 			continue
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), *timeout)
-		err := one(ctx, s, *dir, *cache, *check)
+		err := one(ctx, s, *dir, *cache, strings.Split(*prefixes, ","), *check)
 		cancel()
 		if err != nil {
 			bad++
@@ -119,8 +120,8 @@ func readServers(path string) ([]server, error) {
 }
 
 // one installs, lists and writes (or compares) one server.
-func one(ctx context.Context, s server, dir, cache string, check bool) error {
-	bin, err := install(ctx, s, cache)
+func one(ctx context.Context, s server, dir, cache string, prefixes []string, check bool) error {
+	bin, err := install(ctx, s, cache, prefixes)
 	if err != nil {
 		return err
 	}
@@ -162,10 +163,13 @@ func one(ctx context.Context, s server, dir, cache string, check bool) error {
 }
 
 // install returns the path of the package's bin script, installing the
-// pinned version when no installed copy has it.
-func install(ctx context.Context, s server, cache string) (string, error) {
-	if bin, ok := installed(filepath.Join("testdata", "mcp-servers"), s); ok {
-		return bin, nil
+// pinned version when no installed copy (under one of prefixes, or in the
+// cache) has it.
+func install(ctx context.Context, s server, cache string, prefixes []string) (string, error) {
+	for _, p := range prefixes {
+		if bin, ok := installed(p, s); ok && p != "" {
+			return bin, nil
+		}
 	}
 	root := filepath.Join(cache, strings.TrimSuffix(s.File(), ".json"))
 	done := filepath.Join(root, "installed") // written once npm succeeded: a killed install is redone
