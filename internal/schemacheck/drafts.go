@@ -24,7 +24,12 @@ type Note struct {
 	Reason string
 }
 
-func (n Note) String() string { return where(n.Path) + ": " + n.Keyword + ": " + n.Reason }
+func (n Note) String() string {
+	if n.Keyword == "" {
+		return where(n.Path) + ": " + n.Reason
+	}
+	return where(n.Path) + ": " + n.Keyword + ": " + n.Reason
+}
 
 // Drafts of JSON Schema a tool schema may declare with "$schema".
 const (
@@ -119,8 +124,13 @@ func Prepare(raw []byte) (*jsonschema.Schema, []Note, error) {
 // still see it.
 func fallback(root map[string]any) *jsonschema.Schema {
 	s := &jsonschema.Schema{Type: "object"}
-	if t, ok := root["type"].(string); ok {
+	switch t := root["type"].(type) {
+	case nil:
+	case string:
 		s.Type = t
+	default: // a list or a non-string: the registry's root rule refuses it by this text
+		b, _ := json.Marshal(t)
+		s.Type = string(b)
 	}
 	return s
 }

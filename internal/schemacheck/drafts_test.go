@@ -75,6 +75,8 @@ var draftForms = []struct {
 		[]string{`{"a":"s"}`}, []string{`{"a":1}`}, 1},
 	{"minLength of the wrong type", `{"type":"object","properties":{"a":{"type":"string","minLength":"3"}}}`,
 		[]string{`{"a":"s"}`}, []string{`{"a":1}`}, 1},
+	{"whole numbers written as floats", `{"type":"object","properties":{"a":{"type":"string","maxLength":1e1,"minLength":2.0}}}`,
+		[]string{`{"a":"ab"}`}, []string{`{"a":"a"}`, `{"a":"abcdefghijk"}`}, 0},
 	{"integer enum beyond 2^53", `{"type":"object","properties":{"a":{"enum":[9007199254740993]}}}`,
 		[]string{`{"a":1}`}, nil, 1},
 }
@@ -161,4 +163,15 @@ func FuzzPrepare(f *testing.F) {
 			t.Fatalf("a prepared schema does not resolve: %v", err)
 		}
 	})
+}
+
+// A schema the validator cannot read at all is validated as an object,
+// with a warning; its root type stays visible to the registry's rule.
+func TestPrepareFallback(t *testing.T) {
+	s, notes, err := Prepare([]byte(`{"type":5,"properties":{"a":{"type":"string"}}}`))
+	require.NoError(t, err)
+	require.Len(t, notes, 1)
+	assert.Equal(t, "", notes[0].Keyword)
+	assert.Equal(t, "5", s.Type)
+	assert.NotContains(t, notes[0].String(), "json:")
 }

@@ -261,8 +261,14 @@ func (p *prep) types(s map[string]any, path string) {
 		}
 	}
 	for _, k := range counts {
-		if n, ok := s[k].(json.Number); s[k] != nil && (!ok || !count(n)) {
+		n, ok := s[k].(json.Number)
+		switch {
+		case s[k] == nil:
+		case !ok || !count(n):
 			bad(k, "a non-negative integer")
+		default:
+			f, _ := n.Float64()
+			s[k] = json.Number(strconv.FormatInt(int64(f), 10)) // 1e3 and 1.0 are integers too
 		}
 	}
 	for _, k := range texts {
