@@ -101,17 +101,15 @@ func newValidator(t *registry.Tool) *validator {
 	}
 	s := t.InputSchema
 	if s == nil {
-		// A tool that did not come through the registry: bound the raw
-		// depth before jsonschema-go's quadratic parse.
-		if err := schemacheck.ScanDepth(t.RawSchema, schemacheck.MaxDepth); err != nil {
+		// A tool that did not come through the registry: Prepare bounds
+		// the raw depth before jsonschema-go's quadratic parse.
+		// Prepare reads any draft and ECMA patterns, as the registry does.
+		ps, _, err := schemacheck.Prepare(t.RawSchema)
+		if err != nil {
 			v.err = err
 			return v
 		}
-		s = new(jsonschema.Schema)
-		if err := json.Unmarshal(t.RawSchema, s); err != nil {
-			v.err = err
-			return v
-		}
+		s = ps
 	}
 	// The registry checked the schema; checking again here keeps the rule
 	// local: nothing reaches jsonschema-go's validator unchecked.

@@ -247,21 +247,25 @@ func TestAdversarialCatalogs(t *testing.T) {
 		require.NoError(t, r.Import(&Catalog{Server: "b", Tools: []Tool{{Name: "x"}}}))
 		assert.Equal(t, []string{"mcp__a__x", "mcp__b__x"}, names(r.Snapshot()))
 	})
-	t.Run("a remote $ref is refused, never fetched; a consuming $ref cycle is kept", func(t *testing.T) {
+	t.Run("a remote $ref is never fetched: left out of validation with a warning; a consuming $ref cycle is kept", func(t *testing.T) {
 		c, err := ParseCatalog([]byte(`[{"name":"a","inputSchema":{"type":"object","properties":{"n":{"$ref":"#"},"r":{"$ref":"https://example.invalid/s.json"}}}},
 			{"name":"b","inputSchema":{"type":"object","properties":{"n":{"$ref":"#"}}}}]`))
 		require.NoError(t, err)
 		c.Server = "s"
-		require.Len(t, c.Rejected, 1)
-		assert.Equal(t, "a", c.Rejected[0].Name)
-		assert.ErrorIs(t, c.Rejected[0].Err, ErrInvalidSchema)
-		assert.Contains(t, c.Rejected[0].Err.Error(), `$ref "https://example.invalid/s.json": only references inside the schema`)
+		require.Empty(t, c.Rejected)
+		require.Len(t, c.Warnings(), 1)
+		assert.Equal(t, Warning{Tool: "a", Path: "/properties/r", Keyword: "$ref",
+			Reason: `"https://example.invalid/s.json" does not lead to a schema inside the tool's schema; left out of validation`}, c.Warnings()[0])
 		r := New(nil)
-		require.NoError(t, r.Import(c))
-		assert.Equal(t, []string{"mcp__s__b"}, names(r.Snapshot()))
-		require.Len(t, r.Rejected(), 1)
-		assert.Equal(t, Rejection{Group: "s", Name: "a", Err: c.Rejected[0].Err}, r.Rejected()[0])
-		assert.Error(t, New(&Options{StrictImport: true}).Import(c))
+		res, err := r.ImportReport(c)
+		require.NoError(t, err)
+		assert.Equal(t, []string{"mcp__s__a", "mcp__s__b"}, names(r.Snapshot()))
+		assert.Equal(t, []string{"mcp__s__a", "mcp__s__b"}, res.Imported)
+		assert.Empty(t, res.Rejected)
+		require.Len(t, res.Warnings, 1)
+		assert.Equal(t, "mcp__s__a", res.Warnings[0].Tool)
+		assert.Equal(t, res.Warnings, r.Warnings())
+		assert.JSONEq(t, `{"type":"object","properties":{"n":{"$ref":"#"},"r":{"$ref":"https://example.invalid/s.json"}}}`, string(mustTool(t, r.Snapshot(), "mcp__s__a").RawSchema), "sent as written")
 	})
 	t.Run("huge enum is bounded by the schema bound", func(t *testing.T) {
 		var sb strings.Builder

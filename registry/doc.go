@@ -18,10 +18,15 @@
 // array, or a catalog file ({"server", "description", "tools"}).
 //
 // Every schema is checked once, when its tool enters the registry: it must
-// resolve with jsonschema-go, stay within the bounds of docs/reliability.md
-// and hold no reference cycle that would make validation recurse forever.
-// [Registry.Register] rejects a bad tool by name; imports leave it out and
-// report it ([Registry.Rejected]) unless [Options.StrictImport] is set.
+// stay within the bounds of docs/reliability.md and hold no reference cycle
+// that would make validation recurse forever. [Registry.Register] rejects a
+// bad tool by name; imports leave it out and report it ([Registry.Rejected])
+// unless [Options.StrictImport] is set. Schemas are validated in JSON Schema
+// 2020-12 terms, read on a copy from whatever draft they were written in,
+// with ECMA-262 patterns translated to RE2; a keyword that cannot be
+// validated exactly is left out of validation and reported as a [Warning]
+// ([Tool.Warnings], [Registry.Warnings], [Registry.ImportReport]), while
+// the provider is sent the schema as written.
 //
 // The registry decides nothing about visibility; that is package deferral's job.
 // It never iterates a map into output.

@@ -159,6 +159,11 @@ type Tool struct {
 	Injected []string
 	// Handler runs the tool. Nil for catalog-only tools.
 	Handler Handler
+	// Warnings list what of RawSchema the dispatcher does not validate
+	// exactly as written (a pattern RE2 cannot express, a reference that
+	// leads nowhere ...); the provider is sent RawSchema all the same.
+	// The registry sets it, in schema order.
+	Warnings []Warning
 
 	// checked is the InputSchema that passed the schema checks, so that a
 	// tool ParseCatalog checked is not resolved again when it registers.
@@ -236,11 +241,19 @@ func (t Tool) normalize(maxBytes int, bound string) (Tool, error) {
 		return t, fmt.Errorf("%w: tool %q: %w", ErrInvalidSchema, t.Name, err)
 	}
 	if t.InputSchema == nil {
-		s := new(jsonschema.Schema)
-		if err := json.Unmarshal(t.RawSchema, s); err != nil {
-			return t, fmt.Errorf("%w: tool %q: %v", ErrInvalidSchema, t.Name, err)
+		// The validator's copy, in 2020-12 terms: what the server wrote
+		// stays in RawSchema, for the provider.
+		s, notes, err := schemacheck.Prepare(t.RawSchema)
+		if err != nil {
+			return t, fmt.Errorf("%w: tool %q: %w", ErrInvalidSchema, t.Name, err)
 		}
-		t.InputSchema = s
+		t.InputSchema, t.checked, t.Warnings = s, s, warningsOf(notes)
+	} else if t.checked != t.InputSchema {
+		t.Warnings = nil // a schema given in Go is validated as given
+	}
+	t.Warnings = slices.Clone(t.Warnings)
+	for i := range t.Warnings {
+		t.Warnings[i].Tool = t.Name
 	}
 	if len(t.InputSchema.Types) > 0 {
 		return t, fmt.Errorf("%w: tool %q: the schema's type must be \"object\", got %q", ErrInvalidSchema, t.Name, t.InputSchema.Types)

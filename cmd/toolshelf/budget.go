@@ -42,6 +42,10 @@ type budgetJSON struct {
 	// Aliases are the MCP tools whose mcp__<server>__<tool> name broke the
 	// providers' name rule, under the alias the model sees (registry.Alias).
 	Aliases []aliasJSON `json:"aliases,omitempty"`
+	// Warnings are the schema keywords the dispatcher leaves out of
+	// validation (registry.Warning): sent to the provider as written,
+	// never silently unchecked.
+	Warnings []warningJSON `json:"warnings,omitempty"`
 }
 
 // aliasJSON is one aliased tool: the name the model sees and calls, and
@@ -151,6 +155,7 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 		RepeatedSentences: top(budget.Boilerplate(visible, counter), 5),
 		RepeatedFields:    top(budget.RepeatedFields(visible, counter), 5),
 	}
+	out.Warnings = warningsJSON(reg.Warnings())
 	for _, t := range visible {
 		if t.Aliased() {
 			out.Aliases = append(out.Aliases, aliasJSON{Alias: t.Name, ServerName: t.OriginalName})
@@ -224,6 +229,7 @@ func writeAccount(w io.Writer, o *budgetJSON, bar budget.Bar, color bool) {
 	for _, a := range o.Aliases {
 		fmt.Fprintf(w, "alias                     %s for the server's tool %q (name over 64 characters or outside [A-Za-z0-9_-])\n", a.Alias, a.ServerName)
 	}
+	writeWarnings(w, o.Warnings)
 	writeAdvice(w, o.Advice)
 	fmt.Fprintln(w, bar.Render(&budget.BarOptions{Color: color}))
 }

@@ -36,7 +36,7 @@ var (
 		"propertyNames": true, "unevaluatedItems": true,
 		"unevaluatedProperties": true, "contentSchema": true,
 	}
-	schemaMaps = map[string]bool{
+	exactMaps = map[string]bool{
 		"properties": true, "patternProperties": true, "$defs": true,
 		"definitions": true, "dependentSchemas": true, "dependencies": true,
 	}
@@ -98,7 +98,7 @@ func subschemas(k string, value []byte, at string) error {
 			i++
 			return err
 		})
-	case value[0] == '{' && schemaMaps[k]:
+	case value[0] == '{' && exactMaps[k]:
 		return jsonx.EachMember(value, func(name, v []byte) error {
 			return exactKeys(v, at+"/"+escapePointer(string(name)))
 		})

@@ -1,0 +1,126 @@
+package registry
+
+import (
+	"slices"
+
+	"github.com/toolshelf/toolshelf/internal/schemacheck"
+)
+
+// A Warning is one part of a tool's input schema that the dispatcher does
+// not validate exactly as written: a pattern with no RE2 equivalent
+// (lookaround, backreferences), a reference that leads nowhere inside the
+// schema, a keyword whose value has the wrong type ... That keyword alone
+// is left out of validation; the provider is sent the schema as written.
+// A tool with warnings is registered: it is refused only for what would
+// crash or hang the library, or what a provider refuses.
+type Warning struct {
+	// Tool is the tool's name: the exposed name once registered, the
+	// source's name in a [Catalog].
+	Tool string
+	// Path is the JSON pointer, inside the tool's input schema, of the
+	// schema that holds the keyword; "" is the root.
+	Path string
+	// Keyword is the keyword concerned ("pattern", "$ref" ...); "" when
+	// the whole schema is concerned.
+	Keyword string
+	// Reason says what was done and why.
+	Reason string
+}
+
+func (w Warning) String() string {
+	at := w.Path
+	if at == "" {
+		at = "(root)"
+	}
+	s := w.Tool + ": " + at + ": "
+	if w.Keyword != "" {
+		s += w.Keyword + ": "
+	}
+	return s + w.Reason
+}
+
+func warningsOf(notes []schemacheck.Note) []Warning {
+	if len(notes) == 0 {
+		return nil
+	}
+	out := make([]Warning, len(notes))
+	for i, n := range notes {
+		out[i] = Warning{Path: n.Path, Keyword: n.Keyword, Reason: n.Reason}
+	}
+	return out
+}
+
+// Warnings returns the warnings of every registered tool, by tool name,
+// each tool's in schema order. Nothing a schema leaves out of validation
+// is silent: it is listed here (and in each [Tool.Warnings]).
+func (r *Registry) Warnings() []Warning {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	names := make([]string, 0, len(r.tools))
+	for n, t := range r.tools {
+		if len(t.Warnings) > 0 {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	var out []Warning
+	for _, n := range names {
+		out = append(out, r.tools[n].Warnings...)
+	}
+	return out
+}
+
+// Warnings returns the warnings of the catalog's tools, in file order.
+func (c *Catalog) Warnings() []Warning {
+	var out []Warning
+	for _, t := range c.Tools {
+		out = append(out, t.Warnings...)
+	}
+	return out
+}
+
+// ImportResult is what [Registry.ImportReport] did with a catalog.
+type ImportResult struct {
+	// Imported are the exposed names of the tools registered, sorted.
+	Imported []string
+	// Rejected are the tools left out, as [Registry.Rejected] lists them.
+	Rejected []Rejection
+	// Warnings are the imported tools' warnings, by tool name.
+	Warnings []Warning
+}
+
+// ImportReport is [Registry.Import] that also says what the import did:
+// the tools registered, the tools left out and every warning of the tools
+// registered.
+func (r *Registry) ImportReport(c *Catalog) (ImportResult, error) {
+	before := map[string]bool{}
+	r.mu.Lock()
+	for n := range r.tools {
+		before[n] = true
+	}
+	group := c.Server
+	if group == "" {
+		group = BuiltinGroup
+	}
+	nrej := len(r.rejected[group])
+	r.mu.Unlock()
+	if err := r.Import(c); err != nil {
+		return ImportResult{}, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var res ImportResult
+	for n := range r.tools {
+		if !before[n] {
+			res.Imported = append(res.Imported, n)
+		}
+	}
+	slices.Sort(res.Imported)
+	for _, n := range res.Imported {
+		res.Warnings = append(res.Warnings, r.tools[n].Warnings...)
+	}
+	if rs := r.rejected[group]; len(rs) > nrej {
+		res.Rejected = slices.Clone(rs[nrej:])
+	}
+	return res, nil
+}
