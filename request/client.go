@@ -2,6 +2,7 @@ package request
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -94,6 +95,7 @@ func (s *Session) Answer(ctx context.Context, c ToolCall) Message {
 	s.mu.Lock()
 	f := s.frozen
 	announced := s.visibleSelfBuilt()
+	withLive, pending, removed := s.liveScope(announced)
 	s.mu.Unlock()
 	if f.search != Client || c.Name != registry.ToolSearchName || f.entry[c.Name] == nil {
 		res := s.Call(ctx, c.Name, c.Arguments)
@@ -103,11 +105,21 @@ func (s *Session) Answer(ctx context.Context, c ToolCall) Message {
 	// A fresh loaded set collects what this search returned in full,
 	// whether or not an earlier search loaded it already.
 	found := search.NewLoadedSet()
-	scope := search.Scope{Loaded: found, Announced: f.shortened, Overlay: &f.overlay, Pending: s.cfg.Pending}
-	if len(announced) > 0 {
-		scope.Announced, scope.Overlay = append(announced, f.shortened...), &s.overlay
+	scope := search.Scope{Loaded: found, Announced: f.shortened, Overlay: &f.overlay, Pending: pending, Removed: removed}
+	if len(withLive) > 0 {
+		scope.Announced, scope.Overlay = append(withLive, f.shortened...), &s.overlay
 	}
-	res := f.searcher.Call(ctx, c.Arguments, scope)
+	// The search is a call like the others (issue 26): the dispatcher's
+	// permission rules, hooks and events decide it, as in Session.Call.
+	run := func(ctx context.Context, args json.RawMessage) (registry.Result, []string) {
+		return f.searcher.Call(ctx, args, scope), found.Names()
+	}
+	var res registry.Result
+	if s.cfg.Dispatcher == nil {
+		res, _ = run(ctx, c.Arguments)
+	} else {
+		res = s.cfg.Dispatcher.Search(ctx, dispatchSession{s}, c.Arguments, run)
+	}
 	var refs, own []string
 	for _, n := range found.Names() {
 		switch {

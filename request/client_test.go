@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -49,7 +50,13 @@ func clientSession(t *testing.T, p Provider) (*Session, map[string]*countingHand
 	hooked := &[]string{}
 	d, err := execute.New(&execute.Options{
 		Permissions: []execute.Permission{{Action: execute.Deny, Pattern: "beta"}},
+		// Searches run the hooks too (issue 26); this one records the
+		// calls of tools, and searchSeen the searches.
 		Hooks: []execute.Hook{{Name: "audit", Before: func(_ context.Context, c *execute.Call) execute.Verdict {
+			if c.Name == registry.ToolSearchName {
+				searchSeen.Add(1)
+				return execute.Verdict{}
+			}
 			*hooked = append(*hooked, c.Name)
 			return execute.Verdict{}
 		}}},
@@ -67,6 +74,9 @@ func clientSession(t *testing.T, p Provider) (*Session, map[string]*countingHand
 }
 
 type countingHandler struct{ load func() int32 }
+
+// searchSeen counts the searches clientSession's hook saw.
+var searchSeen atomic.Int32
 
 // answerAll decodes a constructed reply and answers its calls.
 func answerAll(t *testing.T, s *Session, p Provider, calls ...ToolCall) []Message {
@@ -347,4 +357,29 @@ func TestClientAnswerHostile(t *testing.T) {
 			assert.NoError(t, err, "%s %s: %v", p, args, m.ToolReferences)
 		}
 	}
+}
+
+// TestClientSearchGoverned: a client-executed search is a call like the
+// others (issue 26): its hooks see it, and Deny(tool_search) answers denied
+// with no reference and nothing loaded.
+func TestClientSearchGoverned(t *testing.T) {
+	s, _, hooked := clientSession(t, Anthropic)
+	before := searchSeen.Load()
+	m := s.Answer(context.Background(), ToolCall{ID: "c0", Name: registry.ToolSearchName, Arguments: json.RawMessage(`{"tool_names":["gamma"]}`)})
+	require.Equal(t, []string{"gamma"}, m.ToolReferences, m.Text)
+	assert.Equal(t, before+1, searchSeen.Load(), "the search ran the hooks")
+	assert.NotContains(t, *hooked, registry.ToolSearchName)
+
+	snap, _ := governed(t)
+	d, err := execute.New(&execute.Options{Permissions: execute.MustPermissions("Deny(tool_search)")})
+	require.NoError(t, err)
+	cfg := testConfig(snap, Anthropic, &deferral.Policy{Layers: []deferral.Layer{deferral.MustLayer("p", "Defer(alpha)")}}, nil)
+	cfg.ToolSearch, cfg.Dispatcher = Client, d
+	denied, err := NewSession(cfg)
+	require.NoError(t, err)
+	m = denied.Answer(context.Background(), ToolCall{ID: "c1", Name: registry.ToolSearchName, Arguments: json.RawMessage(`{"tool_names":["alpha"]}`)})
+	assert.Empty(t, m.ToolReferences)
+	assert.True(t, m.IsError)
+	assert.Contains(t, m.Text, "denied")
+	assert.False(t, denied.Loaded("alpha"))
 }

@@ -137,13 +137,24 @@ func (s *Session) Sync(snap *registry.Snapshot) (ToolsChange, error) {
 
 // takesArrivals reports whether the model could load and call a tool
 // added now. s.mu must be held.
+//
+// In Client tool search mode an arrived tool, which is not in the frozen
+// tools[], takes the portable path as a self-built tool does: it needs
+// the session's defer_execute (Config.SelfBuilt).
 func (s *Session) takesArrivals() bool {
-	return !s.frozen.search.native() && s.frozen.entry[registry.ToolSearchName] != nil
+	m := s.frozen.search
+	if m == Client && s.frozen.entry[registry.DeferExecuteName] == nil {
+		return false
+	}
+	return !m.native() && s.frozen.entry[registry.ToolSearchName] != nil
 }
 
 func (s *Session) whyNoArrivals() string {
-	if m := s.frozen.search; m.native() {
+	switch m := s.frozen.search; {
+	case m.native():
 		return fmt.Sprintf("tool search %q searches only tools[], which is frozen", m)
+	case m == Client:
+		return fmt.Sprintf("in tool search %q a tool not in the frozen tools[] is called through defer_execute, and this session has none (Config.SelfBuilt)", m)
 	}
 	return "its tools[] has no tool_search and defer_execute"
 }
