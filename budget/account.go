@@ -100,17 +100,20 @@ type Account struct {
 // AccountTokens are an account's token figures. Estimate is true when any of
 // them is estimated.
 type AccountTokens struct {
-	Encoding            Encoding `json:"encoding"`
-	Estimate            bool     `json:"estimate"`
-	All                 int      `json:"all"`
-	Entry               int      `json:"entry"`
-	AllWithEntry        int      `json:"all_with_entry"`
-	Deferred            int      `json:"deferred"`
-	Resident            int      `json:"resident"`
-	ResidentWithEntry   int      `json:"resident_with_entry"`
-	Index               int      `json:"index"`
-	NetSaving           int      `json:"net_saving"`
-	NetSavingAfterEntry int      `json:"net_saving_after_entry"`
+	Encoding Encoding `json:"encoding"`
+	Estimate bool     `json:"estimate"`
+	// Method says how estimates were made (the calibration of a Claude
+	// estimate, the character rates); absent for exact counts.
+	Method              string `json:"method,omitempty"`
+	All                 int    `json:"all"`
+	Entry               int    `json:"entry"`
+	AllWithEntry        int    `json:"all_with_entry"`
+	Deferred            int    `json:"deferred"`
+	Resident            int    `json:"resident"`
+	ResidentWithEntry   int    `json:"resident_with_entry"`
+	Index               int    `json:"index"`
+	NetSaving           int    `json:"net_saving"`
+	NetSavingAfterEntry int    `json:"net_saving_after_entry"`
 }
 
 // PublishedTokens are token figures at 4 characters a token, rounded up
@@ -199,6 +202,7 @@ func NewAccount(plan *deferral.Plan, opts *AccountOptions) (*Account, error) {
 	a.Tokens = AccountTokens{
 		Encoding:            c.Encoding(),
 		Estimate:            allT.Estimate || entryT.Estimate || idxT.Estimate,
+		Method:              c.Method(),
 		All:                 allT.N,
 		Entry:               entryT.N,
 		AllWithEntry:        allT.N + entryT.N,
@@ -221,7 +225,7 @@ func NewAccount(plan *deferral.Plan, opts *AccountOptions) (*Account, error) {
 // countTools counts the tokens of tools' descriptions and schemas. An
 // estimate rounds once over the whole set, as a flat rate would.
 func countTools(c *Counter, tools []*registry.Tool) Tokens {
-	if !c.Exact() {
+	if c.byChars() {
 		var prose, js int
 		for _, t := range tools {
 			prose += runeCount(t.Description)
@@ -229,11 +233,13 @@ func countTools(c *Counter, tools []*registry.Tool) Tokens {
 		}
 		return Tokens{N: estimateRunes(KindProse, prose) + estimateRunes(KindJSON, js), Estimate: true}
 	}
-	var sum Tokens
+	var prose, js Tokens
 	for _, t := range tools {
-		sum = sum.Add(c.countFrozenTokens(KindProse, t.Description)).Add(c.countFrozenTokens(KindJSON, string(t.ModelSchema())))
+		p, _ := c.countFrozenVocab(KindProse, t.Description)
+		j, _ := c.countFrozenVocab(KindJSON, string(t.ModelSchema()))
+		prose, js = prose.Add(p), js.Add(j)
 	}
-	return sum
+	return c.scale(KindProse, prose).Add(c.scale(KindJSON, js)) // scaled once a kind, as calibrated
 }
 
 func sumChars(tools []*registry.Tool) int {

@@ -22,31 +22,35 @@ type Encoding string
 const (
 	O200kBase        Encoding = "o200k_base"  // gpt-4o, gpt-4.1, gpt-5, o1, o3, o4
 	Cl100kBase       Encoding = "cl100k_base" // gpt-4, gpt-3.5
-	EncodingEstimate Encoding = "estimate"    // Claude, Gemini, unknown models
+	EncodingEstimate Encoding = "estimate"    // Gemini, unknown models
 )
 
 // ErrUnknownEncoding is returned for an encoding name the package does not know.
 var ErrUnknownEncoding = errors.New("budget: unknown encoding")
 
 // encodings lists the accepted encoding names, for usage messages.
-func encodings() []Encoding { return []Encoding{O200kBase, Cl100kBase, EncodingEstimate} }
+func encodings() []Encoding {
+	return []Encoding{O200kBase, Cl100kBase, EncodingEstimate, ClaudeEstimate}
+}
 
 // ParseEncoding checks an encoding name ("o200k_base", "cl100k_base",
-// "estimate"). The error wraps [ErrUnknownEncoding] and lists the valid names.
+// "estimate", "claude_estimate"). The error wraps [ErrUnknownEncoding] and
+// lists the valid names.
 func ParseEncoding(name string) (Encoding, error) {
 	for _, e := range encodings() {
 		if string(e) == name {
 			return e, nil
 		}
 	}
-	return "", fmt.Errorf("%w %q: want one of o200k_base, cl100k_base, estimate", ErrUnknownEncoding, name)
+	return "", fmt.Errorf("%w %q: want one of o200k_base, cl100k_base, estimate, claude_estimate", ErrUnknownEncoding, name)
 }
 
 // EncodingForModel maps a model name to its tokenizer: the GPT-4o, GPT-4.1,
 // GPT-5 and o-series families to o200k_base, GPT-4 and GPT-3.5 to
-// cl100k_base. Every other model (claude-*, gemini-*, unknown names) maps to
-// [EncodingEstimate], and exact reports false: no tokenizer fits, so its
-// figures are estimates.
+// cl100k_base. Claude models (claude-*, anthropic/claude-*) map to
+// [ClaudeEstimate], every other model (gemini-*, unknown names) to
+// [EncodingEstimate]; for both exact reports false: no tokenizer fits, so
+// their figures are estimates.
 func EncodingForModel(model string) (enc Encoding, exact bool) {
 	m := strings.ToLower(strings.TrimSpace(model))
 	if i := strings.LastIndexByte(m, '/'); i >= 0 { // "openai/gpt-4o"
@@ -60,6 +64,8 @@ func EncodingForModel(model string) (enc Encoding, exact bool) {
 		return O200kBase, true
 	case hasFamily(m, "gpt-4"), hasFamily(m, "gpt-3.5"), hasFamily(m, "gpt-35"):
 		return Cl100kBase, true
+	case hasFamily(m, "claude"):
+		return ClaudeEstimate, false
 	}
 	return EncodingEstimate, false
 }
@@ -150,13 +156,25 @@ func CounterForModel(model string) *Counter {
 func (c *Counter) Encoding() Encoding { return c.enc }
 
 // Exact reports whether the counter tokenizes (true) or estimates (false).
-func (c *Counter) Exact() bool { return c.enc != EncodingEstimate }
+func (c *Counter) Exact() bool { return c.enc == O200kBase || c.enc == Cl100kBase }
+
+// byChars reports whether the counter estimates from characters alone.
+func (c *Counter) byChars() bool { return c.enc == EncodingEstimate }
+
+// vocabulary is the tokenizer the counter runs: [ClaudeEstimate] counts
+// with o200k_base and scales.
+func (c *Counter) vocabulary() Encoding {
+	if c.enc == ClaudeEstimate {
+		return O200kBase
+	}
+	return c.enc
+}
 
 func (c *Counter) load() (tokenizer.Codec, error) {
 	c.once.Do(func() {
-		c.codec, c.err = tokenizer.Get(tokenizer.Encoding(c.enc))
+		c.codec, c.err = tokenizer.Get(tokenizer.Encoding(c.vocabulary()))
 		if c.err != nil {
-			c.err = fmt.Errorf("budget: loading %s: %w", c.enc, c.err)
+			c.err = fmt.Errorf("budget: loading %s: %w", c.vocabulary(), c.err)
 		}
 		c.loaded.Store(true)
 	})
@@ -188,10 +206,10 @@ func (t Tokens) Add(u Tokens) Tokens {
 // rate; a tokenizing one ignores kind. Nothing is cached: [Counter.Measure]
 // and [Counter.Tally] cache the counts of frozen sections, which recur.
 func (c *Counter) Count(kind Kind, text string) Tokens {
-	if !c.Exact() {
+	if c.byChars() {
 		return Tokens{N: estimateKind(kind, text), Estimate: true}
 	}
-	return c.tokenize(kind, text)
+	return c.scale(kind, c.tokenize(kind, text))
 }
 
 // countFrozenTokens is [Counter.Count] for text that recurs unchanged (a frozen
@@ -206,7 +224,14 @@ func (c *Counter) countFrozenTokens(kind Kind, text string) Tokens {
 // prefix or message) is found without reading it; equal content elsewhere
 // is found by hashing it once.
 func (c *Counter) countFrozen(kind Kind, text string) (Tokens, int) {
-	if !c.Exact() {
+	t, r := c.countFrozenVocab(kind, text)
+	return c.scale(kind, t), r
+}
+
+// countFrozenVocab is countFrozen before [Counter.scale]: the count of the
+// counter's vocabulary, cached.
+func (c *Counter) countFrozenVocab(kind Kind, text string) (Tokens, int) {
+	if c.byChars() {
 		return c.Count(kind, text), runeCount(text)
 	}
 	c.mu.Lock()

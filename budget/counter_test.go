@@ -26,7 +26,8 @@ func TestEncodingForModel(t *testing.T) {
 		{"gpt-4", budget.Cl100kBase, true},
 		{"gpt-4-turbo", budget.Cl100kBase, true},
 		{"gpt-3.5-turbo", budget.Cl100kBase, true},
-		{"claude-sonnet-4-5", budget.EncodingEstimate, false},
+		{"claude-sonnet-4-5", budget.ClaudeEstimate, false},
+		{"anthropic/claude-3-5-haiku", budget.ClaudeEstimate, false},
 		{"gemini-2.5-pro", budget.EncodingEstimate, false},
 		{"o10", budget.EncodingEstimate, false},
 		{"", budget.EncodingEstimate, false},
@@ -73,7 +74,7 @@ func TestCounterExactAndLazy(t *testing.T) {
 }
 
 func TestCounterEstimateIsMarked(t *testing.T) {
-	c := budget.CounterForModel("claude-opus-4")
+	c := budget.CounterForModel("gemini-2.5-pro")
 	assert.False(t, c.Exact())
 	assert.Equal(t, budget.Tokens{N: 3, Estimate: true}, c.Count(budget.KindProse, "twelve chars"))
 	assert.Equal(t, budget.Tokens{N: 12, Estimate: true}, c.Count(budget.KindJSON, `{"a":"bcdefgh"}`)) // ceil(15 runes / 1.3)

@@ -36,8 +36,9 @@ func ExampleNewAccount() {
 	// longest: VideoGen, 45% of the deferrable total
 }
 
-// Measuring sections with a model no tokenizer fits: every figure is an
-// estimate, and says so.
+// Measuring sections for a Claude model, whose tokenizer is not public:
+// every figure is an estimate (o200k scaled by the calibrated ratio), and
+// says so.
 func ExampleCounter_Measure() {
 	c := budget.CounterForModel("claude-sonnet-4-5")
 	m := c.Measure([]budget.Section{
@@ -49,7 +50,7 @@ func ExampleCounter_Measure() {
 	}
 	fmt.Println(budget.BarFor(m, budget.Tokens{}, 200).Render(&budget.BarOptions{Width: 20}))
 	// Output:
-	// system: 35 chars, ~9 tokens
-	// Read: 57 chars, ~44 tokens
-	// [▒▒▒▒▒░░░░░░░░░░░░░░░] ~53 / 200 tokens · 26% · free ~147
+	// system: 35 chars, ~7 tokens
+	// Read: 57 chars, ~14 tokens
+	// [▒▒░░░░░░░░░░░░░░░░░░] ~21 / 200 tokens · 10% · free ~179
 }

@@ -73,3 +73,6 @@ func signedPct(f float64) string {
 	}
 	return s
 }
+
+// CountTools is countTools, the per-kind sums behind NewAccount.
+var CountTools = countTools

@@ -63,8 +63,8 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&catalogs, "catalog", "catalog `FILE` (repeatable; more files may follow)")
 	rules := fs.String("rules", "", "override rules `FILE`: one Defer(pattern) or NoDefer(pattern) a line")
 	window := fs.Int("window", 0, "context window in `N` tokens; 0 means unknown")
-	encName := fs.String("encoding", "", "tokenizer `NAME`: o200k_base (when not given), cl100k_base or estimate")
-	model := fs.String("model", "", "model `NAME`, mapped to its tokenizer (claude-*, gemini-*: estimate)")
+	encName := fs.String("encoding", "", "tokenizer `NAME`: o200k_base (when not given), cl100k_base, estimate or claude_estimate")
+	model := fs.String("model", "", "model `NAME`, mapped to its tokenizer (claude-*: claude_estimate, calibrated; gemini-*: estimate)")
 	asJSON := fs.Bool("json", false, "write JSON")
 	color := fs.Bool("color", false, "draw an over-budget bar in ANSI red")
 	usage := fs.String("usage", "", "usage counts `FILE`: {\"ToolName\": calls, ...} observed over --turns requests")
@@ -203,6 +203,9 @@ func writeAccount(w io.Writer, o *budgetJSON, bar budget.Bar, color bool) {
 			s.Name, s.ServerName, s.ServerVersion, s.ProtocolVersion, s.Tools, s.Pages, map[bool]string{true: "page", false: "pages"}[s.Pages == 1])
 	}
 	fmt.Fprintf(w, "tokens: %s%s\n", t.Encoding, map[bool]string{true: " (estimates, marked ~)", false: " (exact)"}[t.Estimate])
+	if t.Estimate && t.Method != "" {
+		fmt.Fprintf(w, "  method: %s\n", t.Method)
+	}
 	fmt.Fprintf(w, "all tools resident        %3d tools  %9s chars  %s\n", a.ToolsTotal, textfmt.Thousands(a.CharsTotal), tok(t.All))
 	if a.EntryCount > 0 {
 		fmt.Fprintf(w, "  with the entry tools    %3d tools  %9s chars  %s\n", a.ToolsTotal+a.EntryCount, textfmt.Thousands(a.CharsWithEntry), tok(t.AllWithEntry))

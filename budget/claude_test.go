@@ -1,0 +1,157 @@
+package budget_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/toolshelf/toolshelf/budget"
+	"github.com/toolshelf/toolshelf/internal/textfmt"
+	"github.com/toolshelf/toolshelf/registry"
+)
+
+// calibrationTools loads a calibration catalog the way internal/claudecal
+// does: an MCP tools/list takes its file name as its server.
+func calibrationTools(t *testing.T, name string) []*registry.Tool {
+	t.Helper()
+	c, err := registry.LoadCatalog(filepath.Join("..", filepath.FromSlash(name)))
+	require.NoError(t, err)
+	base := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(name), ".json"), ".tools")
+	if c.Server == "" && c.Format == registry.FormatMCP {
+		c.Server = strings.NewReplacer(".", "-", "_", "-").Replace(base)
+	}
+	reg := registry.New(nil)
+	if c.Server != "" {
+		require.NoError(t, reg.AddGroup(registry.Group{Name: c.Server, Description: c.Description}))
+	}
+	_, err = reg.ImportReport(c)
+	require.NoError(t, err)
+	return reg.Snapshot().Tools()
+}
+
+// TestClaudeCalibrationData recomputes the ratios and the band from the
+// committed data file, independently of the package's reading of it, and
+// checks that every calibration catalog is in it.
+func TestClaudeCalibrationData(t *testing.T) {
+	raw, err := os.ReadFile("claudecal.json")
+	require.NoError(t, err)
+	var d struct {
+		Tokenizer string                      `json:"tokenizer"`
+		Catalogs  []budget.CalibrationCatalog `json:"catalogs"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &d))
+	cal := budget.ClaudeCalibration()
+	assert.Equal(t, "@anthropic-ai/tokenizer@0.0.4", cal.Tokenizer)
+	require.Equal(t, d.Catalogs, cal.Catalogs)
+
+	var po, pc, jo, jc, texts int
+	for _, c := range d.Catalogs {
+		po, pc, jo, jc, texts = po+c.ProseO200k, pc+c.ProseClaude, jo+c.JSONO200k, jc+c.JSONClaude, texts+2*c.Tools
+	}
+	assert.Equal(t, texts, cal.Texts)
+	assert.InDelta(t, float64(pc)/float64(po), cal.ProseRatio, 1e-12)
+	assert.InDelta(t, float64(jc)/float64(jo), cal.JSONRatio, 1e-12)
+	band := 0.0
+	for _, c := range d.Catalogs {
+		est := math.Round(float64(c.ProseO200k)*cal.ProseRatio) + math.Round(float64(c.JSONO200k)*cal.JSONRatio)
+		band = max(band, math.Abs(100*(est-float64(c.Claude()))/float64(c.Claude())))
+	}
+	assert.InDelta(t, band, cal.Band, 1e-9)
+	assert.LessOrEqual(t, cal.Band, 10.0, "the stated band")
+
+	want, _ := filepath.Glob(filepath.Join("..", "testdata", "catalogs", "*.tools.json"))
+	wild, _ := filepath.Glob(filepath.Join("..", "testdata", "wild", "*.json"))
+	want = append(append(want, filepath.Join("..", "testdata", "fixtures", "harness-catalog.json")), wild...)
+	var have []string
+	for _, c := range d.Catalogs {
+		have = append(have, filepath.Join("..", filepath.FromSlash(c.Name)))
+	}
+	for _, w := range want {
+		if filepath.Base(w) != "servers.json" {
+			assert.Contains(t, have, w, "not calibrated: run go run ./internal/claudecal")
+		}
+	}
+}
+
+// TestClaudeCounterOnCalibrationCatalogs counts every calibration catalog
+// with a claude-* counter: the o200k sums are the recorded ones (the data
+// is current), the estimate is marked, reproduces the calibrated figure,
+// and is within the stated band of the Claude tokenizer's count.
+func TestClaudeCounterOnCalibrationCatalogs(t *testing.T) {
+	cal := budget.ClaudeCalibration()
+	claude := budget.CounterForModel("claude-sonnet-4-5")
+	o200k, err := budget.NewCounter(budget.O200kBase)
+	require.NoError(t, err)
+	require.Equal(t, budget.ClaudeEstimate, claude.Encoding())
+	require.False(t, claude.Exact())
+	for _, c := range cal.Catalogs {
+		tools := calibrationTools(t, c.Name)
+		require.Len(t, tools, c.Tools, c.Name)
+		var prose, js int
+		for _, tool := range tools {
+			prose += o200k.Count(budget.KindProse, tool.Description).N
+			js += o200k.Count(budget.KindJSON, string(tool.ModelSchema())).N
+		}
+		require.Equal(t, [2]int{c.ProseO200k, c.JSONO200k}, [2]int{prose, js}, "%s: stale data, run go run ./internal/claudecal", c.Name)
+
+		got := budget.CountTools(claude, tools)
+		assert.True(t, got.Estimate, c.Name)
+		assert.Equal(t, cal.Estimate(c), got.N, c.Name)
+		errPct := 100 * math.Abs(float64(got.N-c.Claude())) / float64(c.Claude())
+		assert.LessOrEqual(t, errPct, cal.Band+1e-9, c.Name)
+	}
+}
+
+// TestClaudeCount checks Count and the cached path scale an exact o200k
+// count by the kind's ratio and mark it.
+func TestClaudeCount(t *testing.T) {
+	cal := budget.ClaudeCalibration()
+	claude := budget.CounterForModel("anthropic/claude-opus-4-1")
+	o200k, _ := budget.NewCounter(budget.O200kBase)
+	text := strings.Repeat(`{"type":"object","properties":{"path":{"type":"string","description":"The file to read"}}}`, 20)
+	n := o200k.Count(budget.KindJSON, text).N
+	want := budget.Tokens{N: int(math.Round(float64(n) * cal.JSONRatio)), Estimate: true}
+	assert.Equal(t, want, claude.Count(budget.KindJSON, text))
+	assert.Equal(t, want, claude.CountFrozen(budget.KindJSON, text))
+	assert.Equal(t, want, claude.CountFrozen(budget.KindJSON, text), "from the cache")
+	p := o200k.Count(budget.KindProse, text).N
+	assert.Equal(t, int(math.Round(float64(p)*cal.ProseRatio)), claude.Count(budget.KindProse, text).N)
+	assert.Contains(t, claude.Method(), "calibrated on")
+	assert.Empty(t, o200k.Method())
+}
+
+// TestClaudeDoc keeps the calibration table of docs/budget.md: per
+// catalog, the Claude tokenizer's count, the estimate and its error.
+func TestClaudeDoc(t *testing.T) {
+	cal := budget.ClaudeCalibration()
+	var b strings.Builder
+	fmt.Fprintf(&b, "Ratios: prose × %.3f, JSON × %.3f, over %d texts (%d tools in %d catalogs); error band ±%.1f%% per catalog.\n\n",
+		cal.ProseRatio, cal.JSONRatio, cal.Texts, cal.Texts/2, len(cal.Catalogs), cal.Band)
+	large := 0.0
+	for _, c := range cal.Catalogs {
+		if c.Claude() >= 5000 {
+			large = max(large, math.Abs(cal.Error(c)))
+		}
+	}
+	fmt.Fprintf(&b, "On the catalogs of 5,000 tokens or more the error is within ±%.1f%%.\n\n", large)
+	b.WriteString("| catalog | tools | o200k | Claude tokenizer | estimate | error |\n|---|--:|--:|--:|--:|--:|\n")
+	for _, c := range cal.Catalogs {
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %+.1f%% |\n", strings.TrimPrefix(c.Name, "testdata/"), c.Tools,
+			textfmt.Thousands(c.ProseO200k+c.JSONO200k), textfmt.Thousands(c.Claude()), textfmt.Thousands(cal.Estimate(c)), cal.Error(c))
+	}
+	path := filepath.Join("..", "docs", "budget.md")
+	doc, err := os.ReadFile(path)
+	require.NoError(t, err)
+	const begin, end = "<!-- claude:begin (TOOLSHELF_UPDATE=1 go test ./budget -run TestClaudeDoc) -->\n", "<!-- claude:end -->"
+	head, rest, ok := strings.Cut(string(doc), begin)
+	require.True(t, ok, "docs/budget.md lacks %q", begin)
+	_, tail, ok := strings.Cut(rest, end)
+	require.True(t, ok, "docs/budget.md lacks %q", end)
+	golden(t, path, head+begin+b.String()+end+tail)
+}
