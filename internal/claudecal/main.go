@@ -66,7 +66,7 @@ func run(out, dir string, check bool) error {
 			return err
 		}
 		defer os.RemoveAll(dir)
-		cmd := exec.Command("npm", "install", "--no-save", "--no-audit", "--no-fund", "--prefix", dir, Tokenizer)
+		cmd := exec.Command("npm", "install", "--no-save", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", dir, Tokenizer)
 		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 		if err := cmd.Run(); err != nil {
 			return fmt.Errorf("npm install %s: %w", Tokenizer, err)
@@ -77,12 +77,24 @@ func run(out, dir string, check bool) error {
 		return err
 	}
 	d := data{Tokenizer: Tokenizer, Note: "written by go run ./internal/claudecal; description as prose, registry.Tool.ModelSchema as JSON, per tool"}
+	var texts [][]string // per catalog: description, schema, description, ...
+	var all []string
 	for _, f := range files {
-		c, err := measure(f, dir, codec)
+		c, t, err := load(f)
 		if err != nil {
 			return fmt.Errorf("%s: %w", f, err)
 		}
-		d.Catalogs = append(d.Catalogs, c)
+		d.Catalogs, texts, all = append(d.Catalogs, c), append(texts, t), append(all, t...)
+	}
+	claude, err := claudeCounts(dir, all) // one node process: the vocabulary loads once
+	if err != nil {
+		return err
+	}
+	for i := range d.Catalogs {
+		if err := tally(&d.Catalogs[i], texts[i], claude[:len(texts[i])], codec); err != nil {
+			return fmt.Errorf("%s: %w", files[i], err)
+		}
+		claude = claude[len(texts[i]):]
 	}
 	b, err := json.MarshalIndent(d, "", "  ")
 	if err != nil {
@@ -123,12 +135,12 @@ func calibrationFiles() ([]string, error) {
 	return files, nil
 }
 
-// measure counts one catalog's tools: each description as prose, each
-// schema (compact, as the model sees it) as JSON.
-func measure(file, dir string, codec tokenizer.Codec) (catalog, error) {
+// load reads one catalog's tools: each description (prose) and schema
+// (compact JSON, as the model sees it), in that order.
+func load(file string) (catalog, []string, error) {
 	c, err := registry.LoadCatalog(file)
 	if err != nil {
-		return catalog{}, err
+		return catalog{}, nil, err
 	}
 	name := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(file), ".json"), ".tools")
 	if c.Server == "" && c.Format == registry.FormatMCP {
@@ -137,26 +149,26 @@ func measure(file, dir string, codec tokenizer.Codec) (catalog, error) {
 	reg := registry.New(nil)
 	if c.Server != "" {
 		if err := reg.AddGroup(registry.Group{Name: c.Server, Description: c.Description}); err != nil {
-			return catalog{}, err
+			return catalog{}, nil, err
 		}
 	}
 	if _, err := reg.ImportReport(c); err != nil {
-		return catalog{}, err
+		return catalog{}, nil, err
 	}
 	tools := reg.Snapshot().Tools()
 	texts := make([]string, 0, 2*len(tools))
 	for _, t := range tools {
 		texts = append(texts, t.Description, string(t.ModelSchema()))
 	}
-	claude, err := claudeCounts(dir, texts)
-	if err != nil {
-		return catalog{}, err
-	}
-	r := catalog{Name: filepath.ToSlash(file), Tools: len(tools)}
+	return catalog{Name: filepath.ToSlash(file), Tools: len(tools)}, texts, nil
+}
+
+// tally sums a catalog's counts by kind: o200k counted here, Claude's given.
+func tally(r *catalog, texts []string, claude []int, codec tokenizer.Codec) error {
 	for i, s := range texts {
 		n, err := codec.Count(s)
 		if err != nil {
-			return catalog{}, err
+			return err
 		}
 		if i%2 == 0 {
 			r.ProseO200k += n
@@ -166,7 +178,7 @@ func measure(file, dir string, codec tokenizer.Codec) (catalog, error) {
 			r.JSONClaude += claude[i]
 		}
 	}
-	return r, nil
+	return nil
 }
 
 // claudeCounts runs count.js over texts with the tokenizer installed in dir.
