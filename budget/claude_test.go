@@ -1,7 +1,6 @@
 package budget_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -12,8 +11,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/toolshelf/toolshelf/budget"
+	"github.com/toolshelf/toolshelf/internal/claudeest"
 	"github.com/toolshelf/toolshelf/internal/textfmt"
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/request"
 )
 
 // calibrationTools loads a calibration catalog the way internal/claudecal
@@ -35,56 +36,12 @@ func calibrationTools(t *testing.T, name string) []*registry.Tool {
 	return reg.Snapshot().Tools()
 }
 
-// TestClaudeCalibrationData recomputes the ratios and the band from the
-// committed data file, independently of the package's reading of it, and
-// checks that every calibration catalog is in it.
-func TestClaudeCalibrationData(t *testing.T) {
-	raw, err := os.ReadFile("claudecal.json")
-	require.NoError(t, err)
-	var d struct {
-		Tokenizer string                      `json:"tokenizer"`
-		Catalogs  []budget.CalibrationCatalog `json:"catalogs"`
-	}
-	require.NoError(t, json.Unmarshal(raw, &d))
-	cal := budget.ClaudeCalibration()
-	assert.Equal(t, "@anthropic-ai/tokenizer@0.0.4", cal.Tokenizer)
-	require.Equal(t, d.Catalogs, cal.Catalogs)
-
-	var po, pc, jo, jc, texts int
-	for _, c := range d.Catalogs {
-		po, pc, jo, jc, texts = po+c.ProseO200k, pc+c.ProseClaude, jo+c.JSONO200k, jc+c.JSONClaude, texts+2*c.Tools
-	}
-	assert.Equal(t, texts, cal.Texts)
-	assert.InDelta(t, float64(pc)/float64(po), cal.ProseRatio, 1e-12)
-	assert.InDelta(t, float64(jc)/float64(jo), cal.JSONRatio, 1e-12)
-	band := 0.0
-	for _, c := range d.Catalogs {
-		est := math.Round(float64(c.ProseO200k)*cal.ProseRatio) + math.Round(float64(c.JSONO200k)*cal.JSONRatio)
-		band = max(band, math.Abs(100*(est-float64(c.Claude()))/float64(c.Claude())))
-	}
-	assert.InDelta(t, band, cal.Band, 1e-9)
-	assert.LessOrEqual(t, cal.Band, 10.0, "the stated band")
-
-	want, _ := filepath.Glob(filepath.Join("..", "testdata", "catalogs", "*.tools.json"))
-	wild, _ := filepath.Glob(filepath.Join("..", "testdata", "wild", "*.json"))
-	want = append(append(want, filepath.Join("..", "testdata", "fixtures", "harness-catalog.json")), wild...)
-	var have []string
-	for _, c := range d.Catalogs {
-		have = append(have, filepath.Join("..", filepath.FromSlash(c.Name)))
-	}
-	for _, w := range want {
-		if filepath.Base(w) != "servers.json" {
-			assert.Contains(t, have, w, "not calibrated: run go run ./internal/claudecal")
-		}
-	}
-}
-
 // TestClaudeCounterOnCalibrationCatalogs counts every calibration catalog
 // with a claude-* counter: the o200k sums are the recorded ones (the data
 // is current), the estimate is marked, reproduces the calibrated figure,
 // and is within the stated band of the Claude tokenizer's count.
 func TestClaudeCounterOnCalibrationCatalogs(t *testing.T) {
-	cal := budget.ClaudeCalibration()
+	cal := claudeest.Get()
 	claude := budget.CounterForModel("claude-sonnet-4-5")
 	o200k, err := budget.NewCounter(budget.O200kBase)
 	require.NoError(t, err)
@@ -111,7 +68,7 @@ func TestClaudeCounterOnCalibrationCatalogs(t *testing.T) {
 // TestClaudeCount checks Count and the cached path scale an exact o200k
 // count by the kind's ratio and mark it.
 func TestClaudeCount(t *testing.T) {
-	cal := budget.ClaudeCalibration()
+	cal := claudeest.Get()
 	claude := budget.CounterForModel("anthropic/claude-opus-4-1")
 	o200k, _ := budget.NewCounter(budget.O200kBase)
 	text := strings.Repeat(`{"type":"object","properties":{"path":{"type":"string","description":"The file to read"}}}`, 20)
@@ -129,8 +86,9 @@ func TestClaudeCount(t *testing.T) {
 // TestClaudeDoc keeps the calibration table of docs/budget.md: per
 // catalog, the Claude tokenizer's count, the estimate and its error.
 func TestClaudeDoc(t *testing.T) {
-	cal := budget.ClaudeCalibration()
+	cal := claudeest.Get()
 	var b strings.Builder
+	fmt.Fprintf(&b, "`%s`\n\n", cal.Method())
 	fmt.Fprintf(&b, "Ratios: prose × %.3f, JSON × %.3f, over %d texts (%d tools in %d catalogs); error band ±%.1f%% per catalog.\n\n",
 		cal.ProseRatio, cal.JSONRatio, cal.Texts, cal.Texts/2, len(cal.Catalogs), cal.Band)
 	large := 0.0
@@ -154,4 +112,27 @@ func TestClaudeDoc(t *testing.T) {
 	_, tail, ok := strings.Cut(rest, end)
 	require.True(t, ok, "docs/budget.md lacks %q", end)
 	golden(t, path, head+begin+b.String()+end+tail)
+}
+
+// TestClaudeDocHarness recomputes the before/after figures docs/budget.md
+// quotes for the harness fixture with its entry tools: the character
+// estimate Claude had, o200k, and the calibrated estimate.
+func TestClaudeDocHarness(t *testing.T) {
+	plan := loadPlan(t, nil, testdata("fixtures", "harness-catalog.json"))
+	entry, index, err := request.EntryDefinitions(plan, nil)
+	require.NoError(t, err)
+	with := func(enc budget.Encoding) budget.Tokens {
+		c, err := budget.NewCounter(enc)
+		require.NoError(t, err)
+		acc, err := budget.NewAccount(plan, &budget.AccountOptions{Counter: c, Entry: entry, Index: index})
+		require.NoError(t, err)
+		return budget.Tokens{N: acc.Tokens.AllWithEntry, Estimate: acc.Tokens.Estimate}
+	}
+	chars, o200k, claude := with(budget.EncodingEstimate), with(budget.O200kBase), with(budget.ClaudeEstimate)
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "budget.md"))
+	require.NoError(t, err)
+	text := strings.Join(strings.Fields(string(doc)), " ")
+	want := fmt.Sprintf("said %s tokens with the entry tools, %.2f× the %s of o200k; it now says %s (%.2f×)",
+		chars, float64(chars.N)/float64(o200k.N), o200k, claude, float64(claude.N)/float64(o200k.N))
+	assert.Contains(t, text, want)
 }

@@ -82,7 +82,8 @@ func hasFamily(model, family string) bool {
 }
 
 // Kind says how a section's text is estimated when no tokenizer fits: prose
-// at 4 characters a token, dense JSON at 1.3. Exact counts ignore it.
+// at 4 characters a token, dense JSON at 1.3, or, for [ClaudeEstimate],
+// the o200k count times the kind's calibrated ratio. Exact counts ignore it.
 type Kind uint8
 
 // The two kinds of text.

@@ -16,7 +16,9 @@
 //	fmt.Println(bar.Render(nil))
 //
 // API: a [Counter] ([NewCounter], [CounterForModel], [NewCounterCache] for a
-// harness sizing its cache; [Encoding] names) measures [Section]s into a
+// harness sizing its cache; [Encoding] names; [Counter.Method] says how its
+// estimates are made)
+// measures [Section]s into a
 // [Measurement] ([Counter.Measure], [Counter.Tally] turn by turn) that a
 // [Bar] draws. [NewAccount] gives the savings [Account] of a deferral plan,
 // [Advise] ranks tools by cost and use, [Boilerplate] and [RepeatedFields]

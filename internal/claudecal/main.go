@@ -3,8 +3,8 @@
 // fixture, testdata/wild) with o200k_base and with the legacy Claude
 // tokenizer (@anthropic-ai/tokenizer 0.0.4, installed from npm into a
 // temporary directory and run by count.js), and writes the per-catalog sums
-// to budget/claudecal.json, which the budget package embeds. It is run by
-// hand from the repository root; the library never runs npm:
+// to internal/claudeest/claudecal.json, which the budget package embeds. It
+// is run by hand from the repository root; the library never runs npm:
 //
 //	go run ./internal/claudecal            # installs the tokenizer, writes the file
 //	go run ./internal/claudecal -check     # fails if the file differs
@@ -29,7 +29,7 @@ import (
 // Tokenizer is the npm package the counts come from.
 const Tokenizer = "@anthropic-ai/tokenizer@0.0.4"
 
-// catalog is one calibration catalog's sums, as budget/claudecal.json holds them.
+// catalog is one calibration catalog's sums, as claudecal.json holds them.
 type catalog struct {
 	Name        string `json:"name"`
 	Tools       int    `json:"tools"`
@@ -46,7 +46,7 @@ type data struct {
 }
 
 func main() {
-	out := flag.String("out", "budget/claudecal.json", "the data `FILE` to write")
+	out := flag.String("out", "internal/claudeest/claudecal.json", "the data `FILE` to write")
 	dir := flag.String("tokenizer-dir", "", "a `DIR` where "+Tokenizer+" is installed already (default: npm install into a temporary directory)")
 	check := flag.Bool("check", false, "compare with -out instead of writing it")
 	flag.Parse()
@@ -67,7 +67,7 @@ func run(out, dir string, check bool) error {
 		}
 		defer os.RemoveAll(dir)
 		cmd := exec.Command("npm", "install", "--no-save", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", dir, Tokenizer)
-		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		cmd.Stderr = os.Stderr // its summary on stdout is dropped
 		if err := cmd.Run(); err != nil {
 			return fmt.Errorf("npm install %s: %w", Tokenizer, err)
 		}
