@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/toolshelf/toolshelf/budget"
+	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/claudeest"
 	"github.com/toolshelf/toolshelf/internal/textfmt"
 	"github.com/toolshelf/toolshelf/registry"
@@ -115,10 +116,29 @@ func TestClaudeDoc(t *testing.T) {
 }
 
 // TestClaudeDocHarness recomputes the before/after figures docs/budget.md
-// quotes for the harness fixture with its entry tools: the character
-// estimate Claude had, o200k, and the calibrated estimate.
+// quotes for the harness fixture and the GitHub catalog with the entry
+// tools: the character estimate Claude had, o200k, and the calibrated one.
 func TestClaudeDocHarness(t *testing.T) {
-	plan := loadPlan(t, nil, testdata("fixtures", "harness-catalog.json"))
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "budget.md"))
+	require.NoError(t, err)
+	text := strings.Join(strings.Fields(string(doc)), " ")
+	for _, path := range []string{testdata("fixtures", "harness-catalog.json"), testdata("catalogs", "github.tools.json")} {
+		assert.Contains(t, text, beforeAfter(t, path), path)
+	}
+}
+
+// beforeAfter is the docs' sentence on one catalog's figures with the
+// entry tools: the character estimate, o200k and the Claude estimate.
+func beforeAfter(t *testing.T, path string) string {
+	c, err := registry.LoadCatalog(path)
+	require.NoError(t, err)
+	reg := registry.New(nil)
+	if c.Server != "" { // as the CLI loads it: a server's tools deferred
+		require.NoError(t, reg.AddGroup(registry.Group{Name: c.Server, Description: c.Description, DefaultDefer: registry.DeferTrue}))
+	}
+	require.NoError(t, reg.Import(c))
+	plan, err := (&deferral.Policy{}).Plan(reg.Snapshot(), deferral.View{Tier: registry.TierFull})
+	require.NoError(t, err)
 	entry, index, err := request.EntryDefinitions(plan, nil)
 	require.NoError(t, err)
 	with := func(enc budget.Encoding) budget.Tokens {
@@ -129,10 +149,6 @@ func TestClaudeDocHarness(t *testing.T) {
 		return budget.Tokens{N: acc.Tokens.AllWithEntry, Estimate: acc.Tokens.Estimate}
 	}
 	chars, o200k, claude := with(budget.EncodingEstimate), with(budget.O200kBase), with(budget.ClaudeEstimate)
-	doc, err := os.ReadFile(filepath.Join("..", "docs", "budget.md"))
-	require.NoError(t, err)
-	text := strings.Join(strings.Fields(string(doc)), " ")
-	want := fmt.Sprintf("said %s tokens with the entry tools, %.2f× the %s of o200k; it now says %s (%.2f×)",
+	return fmt.Sprintf("said %s tokens with the entry tools, %.2f× the %s of o200k; it now says %s (%.2f×)",
 		chars, float64(chars.N)/float64(o200k.N), o200k, claude, float64(claude.N)/float64(o200k.N))
-	assert.Contains(t, text, want)
 }
