@@ -71,6 +71,7 @@ func TestClaudeCounterOnCalibrationCatalogs(t *testing.T) {
 func TestClaudeCount(t *testing.T) {
 	cal := claudeest.Get()
 	claude := budget.CounterForModel("anthropic/claude-opus-4-1")
+	assert.False(t, claude.Loaded(), "o200k loads on the first count, not before")
 	o200k, _ := budget.NewCounter(budget.O200kBase)
 	text := strings.Repeat(`{"type":"object","properties":{"path":{"type":"string","description":"The file to read"}}}`, 20)
 	n := o200k.Count(budget.KindJSON, text).N

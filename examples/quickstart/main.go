@@ -130,7 +130,7 @@ func run(w io.Writer, o options) error {
 		len(plan.Resident()), len(plan.Deferred()))
 	tokens := "exact, " + string(counter.Encoding())
 	if !counter.Exact() {
-		tokens = "estimated (~): no tokenizer for this model"
+		tokens = "estimated (~), no tokenizer for this model: " + counter.Method()
 	}
 	fmt.Fprintf(w, "session: %s, model %s, tokens %s\n\n", o.Provider, o.Model, tokens)
 
