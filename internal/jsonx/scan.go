@@ -30,7 +30,9 @@ func EachMember(obj []byte, fn func(key, value []byte) error) error {
 		}
 		end, escaped := scanString(obj, i)
 		key := obj[i+1 : max(i+1, end-1)]
-		if escaped {
+		// encoding/json reads an escape, and writes an invalid UTF-8 byte
+		// as U+FFFD: the key is the one it decodes.
+		if escaped || !utf8.Valid(key) {
 			var s string
 			if json.Unmarshal(obj[i:end], &s) != nil {
 				return errScan
