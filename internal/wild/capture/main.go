@@ -167,7 +167,16 @@ func one(ctx context.Context, s server, dir, cache string, prefixes []string, ch
 // cache) has it.
 func install(ctx context.Context, s server, cache string, prefixes []string) (string, error) {
 	for _, p := range prefixes {
-		if bin, ok := installed(p, s); ok && p != "" {
+		if p == "" {
+			continue
+		}
+		// The server starts in its own directory: a relative prefix
+		// would name a script node cannot find from there.
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return "", err
+		}
+		if bin, ok := installed(abs, s); ok {
 			return bin, nil
 		}
 	}
