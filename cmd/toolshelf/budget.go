@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -55,103 +56,148 @@ type aliasJSON struct {
 	ServerName string `json:"server_name"`
 }
 
+// budgetOptions are budget's flags, parsed.
+type budgetOptions struct {
+	catalogs         files
+	rules            string
+	window           int
+	encName, model   string
+	asJSON, color    bool
+	usage            string
+	turns, roundTrip int
+	mcpStdio, name   string
+	timeout          time.Duration
+	serverName       string
+}
+
+// budgetFlags declares budget's flags, to be parsed into the returned options.
+func budgetFlags() (*flag.FlagSet, *budgetOptions) {
+	fs := flag.NewFlagSet("budget", flag.ContinueOnError)
+	o := &budgetOptions{}
+	fs.Var(&o.catalogs, "catalog", "catalog `FILE` (repeatable; more files may follow)")
+	fs.StringVar(&o.rules, "rules", "", "override rules `FILE`: one Defer(pattern) or NoDefer(pattern) a line")
+	fs.IntVar(&o.window, "window", 0, "context window in `N` tokens; 0 means unknown")
+	fs.StringVar(&o.encName, "encoding", "", "tokenizer `NAME`: o200k_base (when not given), cl100k_base, estimate or claude_estimate")
+	fs.StringVar(&o.model, "model", "", "model `NAME`, mapped to its tokenizer (claude-*: claude_estimate, calibrated; gemini-*: estimate)")
+	fs.BoolVar(&o.asJSON, "json", false, "write JSON")
+	fs.BoolVar(&o.color, "color", false, "draw an over-budget bar in ANSI red")
+	fs.StringVar(&o.usage, "usage", "", "usage counts `FILE`: {\"ToolName\": calls, ...} observed over --turns requests")
+	fs.IntVar(&o.turns, "turns", 0, "the number `N` of model requests the --usage counts were observed over")
+	fs.IntVar(&o.roundTrip, "round-trip", 0, "`N` tokens one extra model request costs (0: count only the search and the schema)")
+	fs.StringVar(&o.mcpStdio, "mcp-stdio", "", "command `LINE` of a stdio MCP server to start and list (shell quoting, no shell)")
+	fs.StringVar(&o.name, "name", "", "the --mcp-stdio server's group `NAME` (default: from its serverInfo name)")
+	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "bound on starting the --mcp-stdio server and listing its tools")
+	fs.StringVar(&o.serverName, "server", "", "the server `NAME` of a --catalog that is an MCP tools/list (it names none)")
+	return fs, o
+}
+
 // runBudget prints the savings account and the context bar of catalogs.
 // Exit 1 when the resident definitions do not fit a known window.
 func runBudget(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("budget", flag.ContinueOnError)
-	var catalogs files
-	fs.Var(&catalogs, "catalog", "catalog `FILE` (repeatable; more files may follow)")
-	rules := fs.String("rules", "", "override rules `FILE`: one Defer(pattern) or NoDefer(pattern) a line")
-	window := fs.Int("window", 0, "context window in `N` tokens; 0 means unknown")
-	encName := fs.String("encoding", "", "tokenizer `NAME`: o200k_base (when not given), cl100k_base, estimate or claude_estimate")
-	model := fs.String("model", "", "model `NAME`, mapped to its tokenizer (claude-*: claude_estimate, calibrated; gemini-*: estimate)")
-	asJSON := fs.Bool("json", false, "write JSON")
-	color := fs.Bool("color", false, "draw an over-budget bar in ANSI red")
-	usage := fs.String("usage", "", "usage counts `FILE`: {\"ToolName\": calls, ...} observed over --turns requests")
-	turns := fs.Int("turns", 0, "the number `N` of model requests the --usage counts were observed over")
-	roundTrip := fs.Int("round-trip", 0, "`N` tokens one extra model request costs (0: count only the search and the schema)")
-	mcpStdio := fs.String("mcp-stdio", "", "command `LINE` of a stdio MCP server to start and list (shell quoting, no shell)")
-	name := fs.String("name", "", "the --mcp-stdio server's group `NAME` (default: from its serverInfo name)")
-	timeout := fs.Duration("timeout", 30*time.Second, "bound on starting the --mcp-stdio server and listing its tools")
-	serverName := fs.String("server", "", "the server `NAME` of a --catalog that is an MCP tools/list (it names none)")
+	fs, o := budgetFlags()
 	pos, err := parse(fs, args)
 	if err != nil {
 		return parseFailed(fs, err, stdout, stderr)
 	}
-	catalogs = append(catalogs, pos...)
-	if len(catalogs) == 0 && *mcpStdio == "" {
-		return fail(stderr, "toolshelf budget: no catalog: pass --catalog FILE (MCP tools/list, OpenAI, Anthropic or catalog-file JSON) or --mcp-stdio 'COMMAND ARGS'")
+	o.catalogs = append(o.catalogs, pos...)
+	counter, err := o.check(fs)
+	if err != nil {
+		return fail(stderr, "%v", err)
 	}
-	if *mcpStdio == "" && (flagSet(fs, "name") || flagSet(fs, "timeout")) {
-		return fail(stderr, "toolshelf budget: --name and --timeout go with --mcp-stdio 'COMMAND ARGS'")
+	out, bar, err := o.account(counter)
+	if err != nil {
+		return fail(stderr, "%v", err)
 	}
-	if *timeout <= 0 {
-		return fail(stderr, "toolshelf budget: --timeout %s: must be positive", *timeout)
+
+	var buf bytes.Buffer
+	if o.asJSON {
+		if err := writeJSON(&buf, out); err != nil {
+			return fail(stderr, "toolshelf budget: %v", err)
+		}
+	} else {
+		writeAccount(&buf, out, bar, o.color)
 	}
-	if *window < 0 {
-		return fail(stderr, "toolshelf budget: --window %d: must be a positive number of tokens, or 0 for unknown", *window)
+	stdout.Write(buf.Bytes())
+	if out.Over {
+		return exitFinding
+	}
+	return exitOK
+}
+
+// check validates the parsed flags and returns the counter of the
+// tokenizer they name; its errors are the whole message for the user.
+func (o *budgetOptions) check(fs *flag.FlagSet) (*budget.Counter, error) {
+	if len(o.catalogs) == 0 && o.mcpStdio == "" {
+		return nil, errors.New("toolshelf budget: no catalog: pass --catalog FILE (MCP tools/list, OpenAI, Anthropic or catalog-file JSON) or --mcp-stdio 'COMMAND ARGS'")
+	}
+	if o.mcpStdio == "" && (flagSet(fs, "name") || flagSet(fs, "timeout")) {
+		return nil, errors.New("toolshelf budget: --name and --timeout go with --mcp-stdio 'COMMAND ARGS'")
+	}
+	if o.timeout <= 0 {
+		return nil, fmt.Errorf("toolshelf budget: --timeout %s: must be positive", o.timeout)
+	}
+	if o.window < 0 {
+		return nil, fmt.Errorf("toolshelf budget: --window %d: must be a positive number of tokens, or 0 for unknown", o.window)
 	}
 	switch {
-	case *usage == "" && (*turns != 0 || *roundTrip != 0):
-		return fail(stderr, "toolshelf budget: --turns and --round-trip go with --usage FILE")
-	case *usage != "" && *turns <= 0:
-		return fail(stderr, "toolshelf budget: --usage needs --turns N, the number of model requests the counts were observed over")
-	case *roundTrip < 0:
-		return fail(stderr, "toolshelf budget: --round-trip %d: must not be negative", *roundTrip)
+	case o.usage == "" && (o.turns != 0 || o.roundTrip != 0):
+		return nil, errors.New("toolshelf budget: --turns and --round-trip go with --usage FILE")
+	case o.usage != "" && o.turns <= 0:
+		return nil, errors.New("toolshelf budget: --usage needs --turns N, the number of model requests the counts were observed over")
+	case o.roundTrip < 0:
+		return nil, fmt.Errorf("toolshelf budget: --round-trip %d: must not be negative", o.roundTrip)
 	}
 	enc := budget.O200kBase
 	switch {
-	case *encName != "" && *model != "":
-		return fail(stderr, "toolshelf budget: give --encoding or --model, not both")
-	case *encName != "":
-		if enc, err = budget.ParseEncoding(*encName); err != nil {
-			return fail(stderr, "toolshelf budget: --encoding: %v", err)
+	case o.encName != "" && o.model != "":
+		return nil, errors.New("toolshelf budget: give --encoding or --model, not both")
+	case o.encName != "":
+		var err error
+		if enc, err = budget.ParseEncoding(o.encName); err != nil {
+			return nil, fmt.Errorf("toolshelf budget: --encoding: %v", err)
 		}
-	case *model != "":
-		enc, _ = budget.EncodingForModel(*model)
+	case o.model != "":
+		enc, _ = budget.EncodingForModel(o.model)
 	}
 	counter, _ := budget.NewCounter(enc) // enc is valid
+	return counter, nil
+}
 
-	reg, err := loadCatalogs(catalogs, *serverName)
+// account loads the catalogs (and the --mcp-stdio server), plans them
+// under --rules and returns the output and the context bar.
+func (o *budgetOptions) account(counter *budget.Counter) (*budgetJSON, budget.Bar, error) {
+	reg, err := loadCatalogs(o.catalogs, o.serverName)
 	if err != nil {
-		return fail(stderr, "toolshelf budget: %v", err)
+		return nil, budget.Bar{}, fmt.Errorf("toolshelf budget: %v", err)
 	}
 	var server *mcpServerJSON
-	if *mcpStdio != "" {
-		if server, err = addMCPServer(reg, *mcpStdio, *name, *timeout); err != nil {
-			return fail(stderr, "toolshelf budget: %v", err)
+	if o.mcpStdio != "" {
+		if server, err = addMCPServer(reg, o.mcpStdio, o.name, o.timeout); err != nil {
+			return nil, budget.Bar{}, fmt.Errorf("toolshelf budget: %v", err)
 		}
 	}
-	policy := &deferral.Policy{}
-	if *rules != "" {
-		text, err := os.ReadFile(*rules)
-		if err != nil {
-			return fail(stderr, "toolshelf budget: --rules: %v", err)
-		}
-		layer, err := deferral.ParseLayer(*rules, string(text))
-		if err != nil {
-			return fail(stderr, "toolshelf budget: %s: %v", *rules, err)
-		}
-		policy.Layers = []deferral.Layer{layer}
+	policy, err := readRulesPolicy(o.rules)
+	if err != nil {
+		return nil, budget.Bar{}, err
 	}
 	plan, err := policy.Plan(reg.Snapshot(), deferral.View{Tier: registry.TierFull})
 	if err != nil {
-		return fail(stderr, "toolshelf budget: %v", err)
+		return nil, budget.Bar{}, fmt.Errorf("toolshelf budget: %v", err)
 	}
 	entry, index, err := request.EntryDefinitions(plan, nil)
 	if err != nil {
-		return fail(stderr, "toolshelf budget: %v", err)
+		return nil, budget.Bar{}, fmt.Errorf("toolshelf budget: %v", err)
 	}
 	acc, err := budget.NewAccount(plan, &budget.AccountOptions{Counter: counter, Entry: entry, Index: index})
 	if err != nil {
-		return fail(stderr, "toolshelf budget: %v", err)
+		return nil, budget.Bar{}, fmt.Errorf("toolshelf budget: %v", err)
 	}
 
 	resident := budget.Tokens{N: acc.Tokens.ResidentWithEntry + acc.Tokens.Index, Estimate: acc.Tokens.Estimate}
-	bar := budget.Bar{Window: *window, Segments: []budget.Segment{{Label: "tools", Tokens: resident}}}
+	bar := budget.Bar{Window: o.window, Segments: []budget.Segment{{Label: "tools", Tokens: resident}}}
 	visible := append(plan.Resident(), plan.Deferred()...)
-	out := budgetJSON{
-		Catalogs: append([]string{}, catalogs...), MCPServer: server, Account: acc, ResidentTokens: resident, Over: bar.Over(), Bar: bar.Segments,
+	out := &budgetJSON{
+		Catalogs: append([]string{}, o.catalogs...), MCPServer: server, Account: acc, ResidentTokens: resident, Over: bar.Over(), Bar: bar.Segments,
 		RepeatedSentences: top(budget.Boilerplate(visible, counter), 5),
 		RepeatedFields:    top(budget.RepeatedFields(visible, counter), 5),
 	}
@@ -161,29 +207,35 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 			out.Aliases = append(out.Aliases, aliasJSON{Alias: t.Name, ServerName: t.OriginalName})
 		}
 	}
-	if *usage != "" {
-		if out.Advice, err = advise(*usage, plan.Snapshot(), visible, counter, *turns, *roundTrip); err != nil {
-			return fail(stderr, "toolshelf budget: %v", err)
+	if o.usage != "" {
+		if out.Advice, err = advise(o.usage, plan.Snapshot(), visible, counter, o.turns, o.roundTrip); err != nil {
+			return nil, budget.Bar{}, fmt.Errorf("toolshelf budget: %v", err)
 		}
 	}
-	if *window > 0 {
+	if o.window > 0 {
 		free, _ := bar.Free()
-		out.Window, out.Free = window, &free
+		window := o.window
+		out.Window, out.Free = &window, &free
 	}
+	return out, bar, nil
+}
 
-	var buf bytes.Buffer
-	if *asJSON {
-		if err := writeJSON(&buf, out); err != nil {
-			return fail(stderr, "toolshelf budget: %v", err)
+// readRulesPolicy returns the policy of the --rules file, or an empty
+// policy when there is none.
+func readRulesPolicy(rules string) (*deferral.Policy, error) {
+	policy := &deferral.Policy{}
+	if rules != "" {
+		text, err := os.ReadFile(rules)
+		if err != nil {
+			return nil, fmt.Errorf("toolshelf budget: --rules: %v", err)
 		}
-	} else {
-		writeAccount(&buf, &out, bar, *color)
+		layer, err := deferral.ParseLayer(rules, string(text))
+		if err != nil {
+			return nil, fmt.Errorf("toolshelf budget: %s: %v", rules, err)
+		}
+		policy.Layers = []deferral.Layer{layer}
 	}
-	stdout.Write(buf.Bytes())
-	if out.Over {
-		return exitFinding
-	}
-	return exitOK
+	return policy, nil
 }
 
 func top(r []budget.Repeat, n int) []budget.Repeat {
