@@ -36,114 +36,74 @@ type requestJSON struct {
 	Body json.RawMessage `json:"body"`
 }
 
+// requestOptions are request's flags, parsed.
+type requestOptions struct {
+	catalogs                 files
+	provider, model, rules   string
+	system, transcript, user string
+	asJSON, check            bool
+	server, bodyFile         string
+	maxTokens                int
+	toolSearch               string
+}
+
+// requestFlags declares request's flags, to be parsed into the returned options.
+func requestFlags() (*flag.FlagSet, *requestOptions) {
+	fs := flag.NewFlagSet("request", flag.ContinueOnError)
+	o := &requestOptions{}
+	fs.Var(&o.catalogs, "catalog", "catalog `FILE` (repeatable; more files may follow)")
+	fs.StringVar(&o.provider, "provider", "", "`PROVIDER`: openai-chat, openai-responses or anthropic")
+	fs.StringVar(&o.model, "model", "", "the provider's model `NAME`")
+	fs.StringVar(&o.rules, "rules", "", "override rules `FILE`: one Defer(pattern) or NoDefer(pattern) a line")
+	fs.StringVar(&o.system, "system", "", "the system prompt `TEXT`")
+	fs.StringVar(&o.transcript, "transcript", "", "`FILE`: a JSON array of messages (role, text, tool_calls, call_id, is_error)")
+	fs.StringVar(&o.user, "user", "", "one user message `TEXT`: a one-message turn")
+	fs.BoolVar(&o.asJSON, "json", false, "write the body inside a JSON report")
+	fs.StringVar(&o.server, "server", "", "the server `NAME` of a --catalog that is an MCP tools/list (it names none)")
+	fs.IntVar(&o.maxTokens, "max-tokens", defaultMaxTokens, "output-token bound `N`: max_tokens for anthropic, which requires it; "+
+		"openai-chat (max_tokens) and openai-responses (max_output_tokens) get it only when the flag is given")
+	fs.BoolVar(&o.check, "check", false, "check the body against the provider's rule book (docs/providers.md): each violation on stderr, exit 1")
+	fs.StringVar(&o.bodyFile, "body", "", "with --check: check the request body in `FILE` (any harness's) instead of building one")
+	fs.StringVar(&o.toolSearch, "tool-search", string(request.Portable), "who searches the deferred tools: `MODE` portable (tool_search and defer_execute), "+
+		"native or native-regex (the provider's own search), or client (toolshelf's search answering in the provider's reference form; anthropic and openai-responses)")
+	return fs, o
+}
+
 // runRequest prints the exact request body BuildRequest returns for the
 // catalogs and one turn: a --user message or a --transcript of messages.
 func runRequest(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("request", flag.ContinueOnError)
-	var catalogs files
-	fs.Var(&catalogs, "catalog", "catalog `FILE` (repeatable; more files may follow)")
-	provider := fs.String("provider", "", "`PROVIDER`: openai-chat, openai-responses or anthropic")
-	model := fs.String("model", "", "the provider's model `NAME`")
-	rules := fs.String("rules", "", "override rules `FILE`: one Defer(pattern) or NoDefer(pattern) a line")
-	system := fs.String("system", "", "the system prompt `TEXT`")
-	transcript := fs.String("transcript", "", "`FILE`: a JSON array of messages (role, text, tool_calls, call_id, is_error)")
-	user := fs.String("user", "", "one user message `TEXT`: a one-message turn")
-	asJSON := fs.Bool("json", false, "write the body inside a JSON report")
-	server := fs.String("server", "", "the server `NAME` of a --catalog that is an MCP tools/list (it names none)")
-	maxTokens := fs.Int("max-tokens", defaultMaxTokens, "output-token bound `N`: max_tokens for anthropic, which requires it; "+
-		"openai-chat (max_tokens) and openai-responses (max_output_tokens) get it only when the flag is given")
-	check := fs.Bool("check", false, "check the body against the provider's rule book (docs/providers.md): each violation on stderr, exit 1")
-	bodyFile := fs.String("body", "", "with --check: check the request body in `FILE` (any harness's) instead of building one")
-	toolSearch := fs.String("tool-search", string(request.Portable), "who searches the deferred tools: `MODE` portable (tool_search and defer_execute), "+
-		"native or native-regex (the provider's own search), or client (toolshelf's search answering in the provider's reference form; anthropic and openai-responses)")
+	fs, o := requestFlags()
 	pos, err := parse(fs, args)
 	if err != nil {
 		return parseFailed(fs, err, stdout, stderr)
 	}
-	catalogs = append(catalogs, pos...)
-	if *bodyFile != "" {
-		return checkBodyFile(*bodyFile, *provider, *check, stderr)
+	o.catalogs = append(o.catalogs, pos...)
+	if o.bodyFile != "" {
+		return checkBodyFile(o.bodyFile, o.provider, o.check, stderr)
 	}
-	switch {
-	case len(catalogs) == 0:
-		return fail(stderr, "toolshelf request: no catalog: pass --catalog FILE (MCP tools/list, OpenAI, Anthropic or catalog-file JSON)")
-	case *provider == "":
-		return fail(stderr, "toolshelf request: no provider: pass --provider openai-chat, openai-responses or anthropic")
-	case *model == "":
-		return fail(stderr, "toolshelf request: no model: pass --model NAME (the provider's model name)")
-	case *transcript != "" && *user != "":
-		return fail(stderr, "toolshelf request: give --user TEXT or --transcript FILE, not both")
-	case *transcript == "" && *user == "":
-		return fail(stderr, "toolshelf request: no messages: pass --user TEXT or --transcript FILE (a JSON array of messages)")
+	if err := o.validate(); err != nil {
+		return fail(stderr, "%v", err)
 	}
-	if err := providerError(*provider); err != nil {
-		return fail(stderr, "toolshelf request: %v", err)
-	}
-	if *maxTokens < 0 {
-		return fail(stderr, "toolshelf request: --max-tokens %d: want 0 or more", *maxTokens)
-	}
-	extra := outputBound(request.Provider(*provider), *maxTokens, flagSet(fs, "max-tokens"))
-
-	reg, err := loadCatalogs(catalogs, *server)
+	extra := outputBound(request.Provider(o.provider), o.maxTokens, flagSet(fs, "max-tokens"))
+	s, msgs, body, err := o.build(extra)
 	if err != nil {
-		return fail(stderr, "toolshelf request: %v", err)
-	}
-	policy := &deferral.Policy{}
-	if *rules != "" {
-		text, err := os.ReadFile(*rules)
-		if err != nil {
-			return fail(stderr, "toolshelf request: --rules: %v", err)
-		}
-		layer, err := deferral.ParseLayer(*rules, string(text))
-		if err != nil {
-			return fail(stderr, "toolshelf request: %v", nameFile(*rules, err))
-		}
-		policy.Layers = []deferral.Layer{layer}
-	}
-
-	msgs := []request.Message{{Role: request.RoleUser, Text: *user}}
-	if *transcript != "" {
-		if msgs, err = readTranscript(*transcript); err != nil {
-			return fail(stderr, "toolshelf request: %v", err)
-		}
-	}
-
-	s, err := request.NewSession(request.Config{
-		Snapshot: reg.Snapshot(),
-		Policy:   policy,
-		View:     deferral.View{Tier: registry.TierFull},
-		Provider: request.Provider(*provider),
-		Model:    *model,
-		System:   *system,
-		Extra:    extra,
-
-		ToolSearch: request.ToolSearch(*toolSearch),
-	})
-	if err != nil {
-		return fail(stderr, "toolshelf request: %v", err)
-	}
-	body, err := s.BuildRequest(request.Turn{Messages: msgs})
-	if err != nil {
-		if *transcript != "" {
-			err = nameFile(*transcript, err)
-		}
 		return fail(stderr, "toolshelf request: %v", err)
 	}
 
 	status := exitOK
-	if *check {
-		for _, v := range wire.Check(*provider, body) {
-			fmt.Fprintf(stderr, "toolshelf request: %s body breaks rule %s\n", *provider, v)
+	if o.check {
+		for _, v := range wire.Check(o.provider, body) {
+			fmt.Fprintf(stderr, "toolshelf request: %s body breaks rule %s\n", o.provider, v)
 			status = exitFinding
 		}
 	}
-	if !*asJSON {
+	if !o.asJSON {
 		stdout.Write(body)
 		return status
 	}
 	plan := s.Frozen().Plan()
 	out := requestJSON{
-		Provider: *provider, Model: *model,
+		Provider: o.provider, Model: o.model,
 		Bytes: len(body), PrefixBytes: wire.PrefixLen(body),
 		Resident: names(plan.Resident()), Deferred: names(plan.Deferred()),
 		Messages: len(msgs), Body: body,
@@ -154,6 +114,81 @@ func runRequest(args []string, stdout, stderr io.Writer) int {
 	}
 	stdout.Write(buf.Bytes())
 	return status
+}
+
+// validate checks the parsed flags; its errors are the whole message
+// for the user.
+func (o *requestOptions) validate() error {
+	switch {
+	case len(o.catalogs) == 0:
+		return errors.New("toolshelf request: no catalog: pass --catalog FILE (MCP tools/list, OpenAI, Anthropic or catalog-file JSON)")
+	case o.provider == "":
+		return errors.New("toolshelf request: no provider: pass --provider openai-chat, openai-responses or anthropic")
+	case o.model == "":
+		return errors.New("toolshelf request: no model: pass --model NAME (the provider's model name)")
+	case o.transcript != "" && o.user != "":
+		return errors.New("toolshelf request: give --user TEXT or --transcript FILE, not both")
+	case o.transcript == "" && o.user == "":
+		return errors.New("toolshelf request: no messages: pass --user TEXT or --transcript FILE (a JSON array of messages)")
+	}
+	if err := providerError(o.provider); err != nil {
+		return fmt.Errorf("toolshelf request: %v", err)
+	}
+	if o.maxTokens < 0 {
+		return fmt.Errorf("toolshelf request: --max-tokens %d: want 0 or more", o.maxTokens)
+	}
+	return nil
+}
+
+// build loads the catalogs and the turn's messages, opens the session and
+// builds the request body.
+func (o *requestOptions) build(extra map[string]json.RawMessage) (*request.Session, []request.Message, []byte, error) {
+	reg, err := loadCatalogs(o.catalogs, o.server)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	policy := &deferral.Policy{}
+	if o.rules != "" {
+		text, err := os.ReadFile(o.rules)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("--rules: %v", err)
+		}
+		layer, err := deferral.ParseLayer(o.rules, string(text))
+		if err != nil {
+			return nil, nil, nil, nameFile(o.rules, err)
+		}
+		policy.Layers = []deferral.Layer{layer}
+	}
+
+	msgs := []request.Message{{Role: request.RoleUser, Text: o.user}}
+	if o.transcript != "" {
+		if msgs, err = readTranscript(o.transcript); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+
+	s, err := request.NewSession(request.Config{
+		Snapshot: reg.Snapshot(),
+		Policy:   policy,
+		View:     deferral.View{Tier: registry.TierFull},
+		Provider: request.Provider(o.provider),
+		Model:    o.model,
+		System:   o.system,
+		Extra:    extra,
+
+		ToolSearch: request.ToolSearch(o.toolSearch),
+	})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	body, err := s.BuildRequest(request.Turn{Messages: msgs})
+	if err != nil {
+		if o.transcript != "" {
+			err = nameFile(o.transcript, err)
+		}
+		return nil, nil, nil, err
+	}
+	return s, msgs, body, nil
 }
 
 // defaultMaxTokens is --max-tokens' default.
