@@ -42,45 +42,9 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	if *baseline != "" && *baseline != "bm25" {
 		return fail(stderr, "toolshelf eval: unknown --baseline %q (want bm25)", *baseline)
 	}
-	reg, err := loadCatalogs(catalogs, *server)
+	tools, rep, base, err := evalReports(catalogs, *server, *queries, *baseline != "")
 	if err != nil {
-		return fail(stderr, "toolshelf eval: %v", err)
-	}
-	// Every tool deferred, as search.PlanCatalogs plans them.
-	all := deferral.Policy{Default: deferral.DefaultDefer, Layers: []deferral.Layer{deferral.MustLayer("eval", "Defer(*)")}}
-	plan, err := all.Plan(reg.Snapshot(), deferral.View{Tier: registry.TierFull})
-	if err != nil {
-		return fail(stderr, "toolshelf eval: %v", err)
-	}
-	s, err := search.New(plan, nil)
-	if err != nil {
-		return fail(stderr, "toolshelf eval: %v", err)
-	}
-	f, err := os.Open(*queries)
-	if err != nil {
-		return fail(stderr, "toolshelf eval: %v", err)
-	}
-	qs, err := search.ReadQueries(f)
-	f.Close()
-	if err != nil {
-		return fail(stderr, "toolshelf eval: %s: %v", *queries, err)
-	}
-	if len(qs) == 0 {
-		return fail(stderr, "toolshelf eval: %s: no queries (want one JSON object a line: {\"query\": ..., \"expect\": [tool names]})", *queries)
-	}
-	rep, err := search.Eval(context.Background(), s, qs)
-	if err != nil {
-		return fail(stderr, "toolshelf eval: %v", err)
-	}
-	var base *search.Report
-	if *baseline != "" {
-		idx, err := search.PlainBM25{}.Index(context.Background(), plan.Deferred())
-		if err != nil {
-			return fail(stderr, "toolshelf eval: %v", err)
-		}
-		if base, err = search.EvalIndex(context.Background(), idx, 5, qs); err != nil {
-			return fail(stderr, "toolshelf eval: %v", err)
-		}
+		return fail(stderr, "%v", err)
 	}
 	status := exitOK
 	if rep.RecallAt1 < *min1 || rep.RecallAt5 < *min5 {
@@ -96,7 +60,66 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 		}
 		return status
 	}
-	fmt.Fprintf(stdout, "%d queries over %d tools\n", rep.Queries, len(plan.Deferred()))
+	writeEvalText(stdout, rep, base, tools)
+	if status == exitFinding {
+		fmt.Fprintf(stderr, "toolshelf eval: below the bar (recall@1 %.3f, want ≥ %.3f; recall@5 %.3f, want ≥ %.3f)\n", rep.RecallAt1, *min1, rep.RecallAt5, *min5)
+	}
+	return status
+}
+
+// evalReports runs the queries in the file queries over the catalogs,
+// every tool deferred, and with baseline through plain BM25 as well. It
+// returns the number of tools searched and the reports; its errors are
+// the whole message for the user.
+func evalReports(catalogs []string, server, queries string, baseline bool) (int, *search.Report, *search.Report, error) {
+	reg, err := loadCatalogs(catalogs, server)
+	if err != nil {
+		return 0, nil, nil, fmt.Errorf("toolshelf eval: %v", err)
+	}
+	// Every tool deferred, as search.PlanCatalogs plans them.
+	all := deferral.Policy{Default: deferral.DefaultDefer, Layers: []deferral.Layer{deferral.MustLayer("eval", "Defer(*)")}}
+	plan, err := all.Plan(reg.Snapshot(), deferral.View{Tier: registry.TierFull})
+	if err != nil {
+		return 0, nil, nil, fmt.Errorf("toolshelf eval: %v", err)
+	}
+	s, err := search.New(plan, nil)
+	if err != nil {
+		return 0, nil, nil, fmt.Errorf("toolshelf eval: %v", err)
+	}
+	f, err := os.Open(queries)
+	if err != nil {
+		return 0, nil, nil, fmt.Errorf("toolshelf eval: %v", err)
+	}
+	qs, err := search.ReadQueries(f)
+	f.Close()
+	if err != nil {
+		return 0, nil, nil, fmt.Errorf("toolshelf eval: %s: %v", queries, err)
+	}
+	if len(qs) == 0 {
+		return 0, nil, nil, fmt.Errorf("toolshelf eval: %s: no queries (want one JSON object a line: {\"query\": ..., \"expect\": [tool names]})", queries)
+	}
+	rep, err := search.Eval(context.Background(), s, qs)
+	if err != nil {
+		return 0, nil, nil, fmt.Errorf("toolshelf eval: %v", err)
+	}
+	var base *search.Report
+	if baseline {
+		idx, err := search.PlainBM25{}.Index(context.Background(), plan.Deferred())
+		if err != nil {
+			return 0, nil, nil, fmt.Errorf("toolshelf eval: %v", err)
+		}
+		if base, err = search.EvalIndex(context.Background(), idx, 5, qs); err != nil {
+			return 0, nil, nil, fmt.Errorf("toolshelf eval: %v", err)
+		}
+	}
+	return len(plan.Deferred()), rep, base, nil
+}
+
+// writeEvalText writes eval's text output: the figures of rep over tools
+// deferred tools, sliced by half, lang and kind, the abstention, the
+// baseline's figures when base is not nil, and the misses.
+func writeEvalText(stdout io.Writer, rep, base *search.Report, tools int) {
+	fmt.Fprintf(stdout, "%d queries over %d tools\n", rep.Queries, tools)
 	row := func(label string, f *search.Figures) {
 		fmt.Fprintf(stdout, "%-21s n=%-5d recall@1 %.3f  recall@5 %.3f  MRR %.3f  schemas/query %.2f\n", label, f.Queries, f.RecallAt1, f.RecallAt5, f.MRR, f.MeanSchemasLoaded)
 	}
@@ -130,8 +153,4 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "  %s %q: want %s, got %s\n", ms.ID, strings.Join(ms.Query, " | "), strings.Join(ms.Expect, " or "), strings.Join(ms.Got, ", "))
 		}
 	}
-	if status == exitFinding {
-		fmt.Fprintf(stderr, "toolshelf eval: below the bar (recall@1 %.3f, want ≥ %.3f; recall@5 %.3f, want ≥ %.3f)\n", rep.RecallAt1, *min1, rep.RecallAt5, *min5)
-	}
-	return status
 }
