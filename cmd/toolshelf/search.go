@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -46,51 +47,73 @@ func runSearch(args []string, stdout, stderr io.Writer) int {
 	case *explain != "" && len(queries) == 0:
 		return fail(stderr, "toolshelf search: --explain needs QUERY words")
 	}
-	reg, err := loadCatalogs(catalogs, *server)
+	s, err := searcher(catalogs, *server, *rules)
 	if err != nil {
-		return fail(stderr, "toolshelf search: %v", err)
-	}
-	policy, err := readPolicy(*rules)
-	if err != nil {
-		return fail(stderr, "toolshelf search: %v", err)
-	}
-	plan, err := policy.Plan(reg.Snapshot(), deferral.View{Tier: registry.TierFull})
-	if err != nil {
-		return fail(stderr, "toolshelf search: %v", err)
-	}
-	if len(plan.Deferred()) == 0 {
-		return fail(stderr, "toolshelf search: no tool of the catalogs is deferred, so tool_search has nothing to find: an MCP server's tools are deferred, built-in tools resident; pass --rules FILE with Defer(pattern) to defer built-ins")
-	}
-	s, err := search.New(plan, nil)
-	if err != nil {
-		return fail(stderr, "toolshelf search: %v", err)
+		return fail(stderr, "%v", err)
 	}
 	if flagSet(fs, "limit") && (*limit < 1 || *limit > s.Options().ResultLimit) {
 		return fail(stderr, "toolshelf search: --limit %d: want 1 to %d results", *limit, s.Options().ResultLimit)
 	}
 	if *explain != "" {
-		e, err := s.Explain(context.Background(), queries, *explain, search.Scope{})
-		if err != nil {
-			return fail(stderr, "toolshelf search: %v", err)
-		}
-		if *asJSON {
-			err = writeJSON(stdout, e)
-		} else {
-			err = e.WriteText(stdout)
-		}
-		if err != nil {
-			return fail(stderr, "toolshelf search: %v", err)
-		}
-		return exitOK
+		return explainSearch(stdout, stderr, s, queries, *explain, *asJSON)
 	}
+	return callSearch(stdout, stderr, s, queries, *names, *limit, *asJSON)
+}
+
+// searcher plans the catalogs under the rules file (none when empty) and
+// returns the search over their deferred tools; its errors are the whole
+// message for the user.
+func searcher(catalogs []string, server, rules string) (*search.Searcher, error) {
+	reg, err := loadCatalogs(catalogs, server)
+	if err != nil {
+		return nil, fmt.Errorf("toolshelf search: %v", err)
+	}
+	policy, err := readPolicy(rules)
+	if err != nil {
+		return nil, fmt.Errorf("toolshelf search: %v", err)
+	}
+	plan, err := policy.Plan(reg.Snapshot(), deferral.View{Tier: registry.TierFull})
+	if err != nil {
+		return nil, fmt.Errorf("toolshelf search: %v", err)
+	}
+	if len(plan.Deferred()) == 0 {
+		return nil, errors.New("toolshelf search: no tool of the catalogs is deferred, so tool_search has nothing to find: an MCP server's tools are deferred, built-in tools resident; pass --rules FILE with Defer(pattern) to defer built-ins")
+	}
+	s, err := search.New(plan, nil)
+	if err != nil {
+		return nil, fmt.Errorf("toolshelf search: %v", err)
+	}
+	return s, nil
+}
+
+// explainSearch prints how the tool scores for the queries (--explain).
+func explainSearch(stdout, stderr io.Writer, s *search.Searcher, queries []string, tool string, asJSON bool) int {
+	e, err := s.Explain(context.Background(), queries, tool, search.Scope{})
+	if err != nil {
+		return fail(stderr, "toolshelf search: %v", err)
+	}
+	if asJSON {
+		err = writeJSON(stdout, e)
+	} else {
+		err = e.WriteText(stdout)
+	}
+	if err != nil {
+		return fail(stderr, "toolshelf search: %v", err)
+	}
+	return exitOK
+}
+
+// callSearch prints what tool_search answers the model for the queries
+// or the comma-separated names, and with asJSON the ranked hits as well.
+func callSearch(stdout, stderr io.Writer, s *search.Searcher, queries []string, names string, limit int, asJSON bool) int {
 	call := map[string]any{}
-	if *names != "" {
-		call["tool_names"] = strings.Split(*names, ",")
+	if names != "" {
+		call["tool_names"] = strings.Split(names, ",")
 	} else {
 		call["queries"] = queries
 	}
-	if *limit != 0 {
-		call["limit"] = *limit
+	if limit != 0 {
+		call["limit"] = limit
 	}
 	raw, err := jsonx.Marshal(call)
 	if err != nil {
@@ -100,7 +123,7 @@ func runSearch(args []string, stdout, stderr io.Writer) int {
 	res := s.Call(ctx, json.RawMessage(raw), search.Scope{Loaded: search.NewLoadedSet()})
 	var hits []search.Hit
 	if len(queries) > 0 {
-		n := *limit
+		n := limit
 		if n <= 0 || n > s.Options().ResultLimit {
 			n = s.Options().MaxResults
 		}
@@ -112,7 +135,7 @@ func runSearch(args []string, stdout, stderr io.Writer) int {
 	if res.IsError || strings.HasPrefix(res.Text, "Nothing matched") {
 		status = exitFinding
 	}
-	if *asJSON {
+	if asJSON {
 		if hits == nil {
 			hits = []search.Hit{}
 		}
