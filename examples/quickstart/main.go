@@ -80,7 +80,6 @@ const system = "You are a coding agent working in the user's repository. Use too
 // run builds the harness and runs the scripted conversation, writing the
 // report to w. Its output is deterministic.
 func run(w io.Writer, o options) error {
-	ctx := context.Background()
 	if o.Out != "" {
 		if err := os.MkdirAll(o.Out, 0o755); err != nil {
 			return err
@@ -122,17 +121,7 @@ func run(w io.Writer, o options) error {
 		return err
 	}
 	counter := budget.CounterForModel(o.Model)
-
-	plan := sess.Frozen().Plan()
-	fmt.Fprintf(w, "toolshelf quickstart — %d built-in tools and %d MCP servers (%s tools), no network, no API key\n",
-		len(plan.Resident()), len(servers), strings.Join(servers, ", "))
-	fmt.Fprintf(w, "policy:  Defer(mcp__*): %d tools resident, %d deferred (names only, in tool_search's index)\n",
-		len(plan.Resident()), len(plan.Deferred()))
-	tokens := "exact, " + string(counter.Encoding())
-	if !counter.Exact() {
-		tokens = "estimated (~), no tokenizer for this model: " + counter.Method()
-	}
-	fmt.Fprintf(w, "session: %s, model %s, tokens %s\n\n", o.Provider, o.Model, tokens)
+	writeHeader(w, o, sess.Frozen().Plan(), servers, counter)
 
 	// 5. The savings account: what deferral takes out of every request.
 	acc, err := budget.AccountFor(sess, counter)
@@ -143,6 +132,32 @@ func run(w io.Writer, o options) error {
 	ledger := budget.NewLedger(acc)
 
 	// 6. The conversation, one request per model turn.
+	bodies, err := converse(w, o, sess, counter, acc, ledger, &events)
+	if err != nil {
+		return err
+	}
+	return writeSummary(w, o, bodies, acc, ledger)
+}
+
+// writeHeader prints what the harness holds: its tools, its policy's
+// split and how tokens are counted.
+func writeHeader(w io.Writer, o options, plan *deferral.Plan, servers []string, counter *budget.Counter) {
+	fmt.Fprintf(w, "toolshelf quickstart — %d built-in tools and %d MCP servers (%s tools), no network, no API key\n",
+		len(plan.Resident()), len(servers), strings.Join(servers, ", "))
+	fmt.Fprintf(w, "policy:  Defer(mcp__*): %d tools resident, %d deferred (names only, in tool_search's index)\n",
+		len(plan.Resident()), len(plan.Deferred()))
+	tokens := "exact, " + string(counter.Encoding())
+	if !counter.Exact() {
+		tokens = "estimated (~), no tokenizer for this model: " + counter.Method()
+	}
+	fmt.Fprintf(w, "session: %s, model %s, tokens %s\n\n", o.Provider, o.Model, tokens)
+}
+
+// converse runs the scripted conversation, one request per model turn,
+// printing each request's sections and each call's events and result
+// (the dispatcher's events are collected in *events). It returns the
+// request bodies.
+func converse(w io.Writer, o options, sess *request.Session, counter *budget.Counter, acc *budget.Account, ledger *budget.Ledger, events *[]string) ([][]byte, error) {
 	fmt.Fprintf(w, "\nThe conversation: a scripted model, one request per model turn; \"shares\" counts the bytes\na request has in common with the previous one, which the provider's prefix cache can reuse.\n")
 	var bodies [][]byte
 	turn := request.Turn{Messages: []request.Message{{Role: request.RoleUser, Text: script[0].user}}}
@@ -150,14 +165,14 @@ func run(w io.Writer, o options) error {
 	for i, st := range script {
 		body, err := sess.BuildRequest(turn)
 		if err != nil {
-			return fmt.Errorf("turn %d: %w", i+1, err)
+			return nil, fmt.Errorf("turn %d: %w", i+1, err)
 		}
 		bodies = append(bodies, body)
 		m := counter.Measure(budget.Sections(sess))
 		writeTurn(w, bodies, m, budget.Tokens{N: acc.Tokens.NetSavingAfterEntry, Estimate: acc.Tokens.Estimate})
 		if o.Out != "" {
 			if err := os.WriteFile(filepath.Join(o.Out, fmt.Sprintf("turn-%02d.json", len(bodies))), body, 0o644); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		if i == 0 {
@@ -174,24 +189,13 @@ func run(w io.Writer, o options) error {
 		}
 		reply, err := answer(o.Provider, i+1, st.reply, counter, prev, body)
 		if err != nil {
-			return fmt.Errorf("turn %d: %w", i+1, err)
+			return nil, fmt.Errorf("turn %d: %w", i+1, err)
 		}
 		ledger.Add(reply.Usage)
 		if reply.Message.Text != "" {
 			fmt.Fprintf(w, "model     %s\n", reply.Message.Text)
 		}
-		turn = request.Turn{Messages: []request.Message{reply.Message}}
-		for _, c := range reply.Message.ToolCalls {
-			fmt.Fprintf(w, "model  →  %s %s\n", c.Name, clip(string(c.Arguments), 140))
-			before := sess.LoadedSet().Names()
-			events = events[:0]
-			res := sess.Call(ctx, c.Name, c.Arguments)
-			for _, e := range events {
-				fmt.Fprintf(w, "  %s\n", e)
-			}
-			writeResult(w, c.Name, res, before, sess.LoadedSet().Names())
-			turn.Messages = append(turn.Messages, request.Message{Role: request.RoleTool, CallID: c.ID, Text: res.Text, IsError: res.IsError})
-		}
+		turn = runCalls(w, sess, reply.Message, events)
 		if len(reply.Message.ToolCalls) == 0 {
 			if i+1 == len(script) {
 				break
@@ -201,7 +205,32 @@ func run(w io.Writer, o options) error {
 			turn.Messages = append(turn.Messages, request.Message{Role: request.RoleUser, Text: next})
 		}
 	}
+	return bodies, nil
+}
 
+// runCalls runs the model message's tool calls through Session.Call,
+// printing each call, its events and its result, and returns the next
+// turn: the message and the results.
+func runCalls(w io.Writer, sess *request.Session, msg request.Message, events *[]string) request.Turn {
+	ctx := context.Background()
+	turn := request.Turn{Messages: []request.Message{msg}}
+	for _, c := range msg.ToolCalls {
+		fmt.Fprintf(w, "model  →  %s %s\n", c.Name, clip(string(c.Arguments), 140))
+		before := sess.LoadedSet().Names()
+		*events = (*events)[:0]
+		res := sess.Call(ctx, c.Name, c.Arguments)
+		for _, e := range *events {
+			fmt.Fprintf(w, "  %s\n", e)
+		}
+		writeResult(w, c.Name, res, before, sess.LoadedSet().Names())
+		turn.Messages = append(turn.Messages, request.Message{Role: request.RoleTool, CallID: c.ID, Text: res.Text, IsError: res.IsError})
+	}
+	return turn
+}
+
+// writeSummary prints how often the prefix stayed byte-identical, what
+// deferral saved over the requests and, with -ledger, the ledger.
+func writeSummary(w io.Writer, o options, bodies [][]byte, acc *budget.Account, ledger *budget.Ledger) error {
 	prefix := wire.PrefixLen(bodies[0])
 	same := 0
 	for _, b := range bodies {
