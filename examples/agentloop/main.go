@@ -85,34 +85,12 @@ var models = map[request.Provider]string{
 // run builds the harness, runs one user request to the end and prints the
 // usage ledger, which it returns.
 func run(w io.Writer, model Model, o Options) (*budget.Ledger, error) {
-	ctx := context.Background()
 	var ran []string // the handlers that actually ran, in order
 	reg := registry.New(nil)
 	if err := reg.Register(tools(&ran)...); err != nil {
 		return nil, err
 	}
-
-	disp, err := execute.New(&execute.Options{
-		Permissions: execute.MustPermissions("Deny(DropDatabase)", "Ask(Deploy)"),
-		Ask: func(ctx context.Context, req execute.AskRequest) (bool, error) {
-			var p struct {
-				Env string `json:"env"`
-			}
-			_ = json.Unmarshal(req.Params, &p)
-			yes := p.Env == "staging"
-			fmt.Fprintf(w, "      ask   %s %s? the user says %s\n", req.Tool, req.Params, map[bool]string{true: "yes", false: "no"}[yes])
-			return yes, nil
-		},
-		Hooks: []execute.Hook{
-			{Name: "no-rm-rf", Pattern: "Bash", Before: noRmRf},
-			{Name: "sandbox-writes", Pattern: "Write", Before: sandboxWrites},
-		},
-		OnEvent: func(e execute.Event) {
-			if line := describe(e); line != "" {
-				fmt.Fprintf(w, "      guard %s\n", line)
-			}
-		},
-	})
+	disp, err := newDispatcher(w)
 	if err != nil {
 		return nil, err
 	}
@@ -141,33 +119,65 @@ func run(w io.Writer, model Model, o Options) (*budget.Ledger, error) {
 	fmt.Fprintf(w, "provider: %s (%s, %s)\nresident: %s\ndeferred: %s\nrules:    Deny(DropDatabase), Ask(Deploy); hooks: no-rm-rf (Bash), sandbox-writes (Write)\n",
 		o.Provider, models[o.Provider], mode, strings.Join(toolNames(plan.Resident()), ", "), strings.Join(toolNames(plan.Deferred()), ", "))
 
+	if err := loop(w, model, o, s, ledger); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(w, "\nhandlers that ran: %s\n\n", strings.Join(ran, "; "))
+	return ledger, ledger.Write(w)
+}
+
+// newDispatcher returns the harness's dispatcher: its permission rules,
+// the user's answer to Ask(Deploy) and its hooks, printing what it asks
+// and what its guards do to w.
+func newDispatcher(w io.Writer) (*execute.Dispatcher, error) {
+	return execute.New(&execute.Options{
+		Permissions: execute.MustPermissions("Deny(DropDatabase)", "Ask(Deploy)"),
+		Ask: func(ctx context.Context, req execute.AskRequest) (bool, error) {
+			var p struct {
+				Env string `json:"env"`
+			}
+			_ = json.Unmarshal(req.Params, &p)
+			yes := p.Env == "staging"
+			fmt.Fprintf(w, "      ask   %s %s? the user says %s\n", req.Tool, req.Params, map[bool]string{true: "yes", false: "no"}[yes])
+			return yes, nil
+		},
+		Hooks: []execute.Hook{
+			{Name: "no-rm-rf", Pattern: "Bash", Before: noRmRf},
+			{Name: "sandbox-writes", Pattern: "Write", Before: sandboxWrites},
+		},
+		OnEvent: func(e execute.Event) {
+			if line := describe(e); line != "" {
+				fmt.Fprintf(w, "      guard %s\n", line)
+			}
+		},
+	})
+}
+
+// loop runs the user's request to the model's answer, at most maxTurns
+// requests: build the request, ask the model, decode its reply into the
+// ledger, run its tool calls, repeat.
+func loop(w io.Writer, model Model, o Options, s *request.Session, ledger *budget.Ledger) error {
+	ctx := context.Background()
 	const user = "Clean the build, write the release notes, deploy, and drop the old test database."
 	fmt.Fprintf(w, "\nuser: %s\n", user)
 	turn := request.Turn{Messages: []request.Message{{Role: request.RoleUser, Text: user}}}
 	var first []byte
 	for n := 1; ; n++ {
 		if n > maxTurns {
-			return nil, fmt.Errorf("no answer after %d turns", maxTurns)
+			return fmt.Errorf("no answer after %d turns", maxTurns)
 		}
 		body, err := s.BuildRequest(turn)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if first == nil {
 			first = body
 		}
-		shared := fmt.Sprintf("prefix %d bytes, same as request 1", wire.PrefixLen(body))
-		if n == 1 {
-			shared = fmt.Sprintf("prefix %d bytes: system and tools, frozen", wire.PrefixLen(body))
-		}
-		if d := wire.Diff(first[:wire.PrefixLen(first)], body[:wire.PrefixLen(body)]); d != nil {
-			shared = "PREFIX CHANGED: " + d.String()
-		}
-		fmt.Fprintf(w, "\nrequest %d (%d bytes, %s)\n", n, len(body), shared)
+		fmt.Fprintf(w, "\nrequest %d (%d bytes, %s)\n", n, len(body), prefixNote(n, first, body))
 
 		raw, err := model.Next(ctx, body)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		var reply request.Reply
 		if o.Stream {
@@ -176,7 +186,7 @@ func run(w io.Writer, model Model, o Options) (*budget.Ledger, error) {
 			reply, err = request.DecodeReply(o.Provider, raw)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("reply %d: %w", n, err)
+			return fmt.Errorf("reply %d: %w", n, err)
 		}
 		line := ledger.Add(reply.Usage)
 		fmt.Fprintf(w, "  usage   input %d (cache read %d, write %d) · output %d · stop %s\n",
@@ -184,23 +194,42 @@ func run(w io.Writer, model Model, o Options) (*budget.Ledger, error) {
 		msg := reply.Message
 		if len(msg.ToolCalls) == 0 {
 			fmt.Fprintf(w, "model: %s\n", msg.Text)
-			break
+			return nil
 		}
-		turn = request.Turn{Messages: []request.Message{msg}}
-		for _, c := range msg.ToolCalls {
-			fmt.Fprintf(w, "  → %s %s\n", c.Name, c.Arguments)
-			// The call ID reaches the handler's context (execute.CallFromContext).
-			res := s.Call(execute.WithCallID(ctx, c.ID), c.Name, c.Arguments)
-			status := "ok   "
-			if res.IsError {
-				status = "error"
-			}
-			fmt.Fprintf(w, "    %s %s\n", status, clip(res.Text, 150))
-			turn.Messages = append(turn.Messages, request.Message{Role: request.RoleTool, CallID: c.ID, Text: res.Text, IsError: res.IsError})
-		}
+		turn = runCalls(ctx, w, s, msg)
 	}
-	fmt.Fprintf(w, "\nhandlers that ran: %s\n\n", strings.Join(ran, "; "))
-	return ledger, ledger.Write(w)
+}
+
+// prefixNote says how request n's prefix compares with the first
+// request's: frozen, the same, or how it changed.
+func prefixNote(n int, first, body []byte) string {
+	shared := fmt.Sprintf("prefix %d bytes, same as request 1", wire.PrefixLen(body))
+	if n == 1 {
+		shared = fmt.Sprintf("prefix %d bytes: system and tools, frozen", wire.PrefixLen(body))
+	}
+	if d := wire.Diff(first[:wire.PrefixLen(first)], body[:wire.PrefixLen(body)]); d != nil {
+		shared = "PREFIX CHANGED: " + d.String()
+	}
+	return shared
+}
+
+// runCalls runs the model message's tool calls through Session.Call,
+// printing each call and its result, and returns the next turn: the
+// message and the results.
+func runCalls(ctx context.Context, w io.Writer, s *request.Session, msg request.Message) request.Turn {
+	turn := request.Turn{Messages: []request.Message{msg}}
+	for _, c := range msg.ToolCalls {
+		fmt.Fprintf(w, "  → %s %s\n", c.Name, c.Arguments)
+		// The call ID reaches the handler's context (execute.CallFromContext).
+		res := s.Call(execute.WithCallID(ctx, c.ID), c.Name, c.Arguments)
+		status := "ok   "
+		if res.IsError {
+			status = "error"
+		}
+		fmt.Fprintf(w, "    %s %s\n", status, clip(res.Text, 150))
+		turn.Messages = append(turn.Messages, request.Message{Role: request.RoleTool, CallID: c.ID, Text: res.Text, IsError: res.IsError})
+	}
+	return turn
 }
 
 // newLedger returns a usage ledger whose all-resident counterfactual comes
