@@ -264,13 +264,27 @@ func (r *BM25F) Index(ctx context.Context, tools []*registry.Tool) (Index, error
 		groups: map[string]int32{}, docLen: make([][nFields]float32, n), nameTot: make([]float32, n),
 		dict: map[string]int32{}, disc: map[discKey]float32{},
 	}
+	raw, groupSize, err := ix.analyse(ctx, sorted)
+	if err != nil {
+		return nil, err
+	}
+	ix.score(raw, groupSize)
+	ix.pool.New = func() any { return newScratch(n) }
+	return ix, nil
+}
+
+// analyse reads the tools into ix: names, server groups, field lengths and
+// their averages, and the term dictionary; it returns each term's raw
+// postings and each group's size.
+func (ix *bm25Index) analyse(ctx context.Context, sorted []*registry.Tool) ([][]rawPosting, []int, error) {
+	n := len(sorted)
 	var raw [][]rawPosting
 	var entries []docEntry
 	cache := stemCache{}
 	var groupSize []int
 	for i, t := range sorted {
 		if i%256 == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, nil, ctx.Err()
 		}
 		ix.names[i] = t.Name
 		ix.group[i] = -1
@@ -316,6 +330,13 @@ func (r *BM25F) Index(ctx context.Context, tools []*registry.Tool) (Index, error
 			ix.avg[f] = 1
 		}
 	}
+	return raw, groupSize, nil
+}
+
+// score computes each term's IDF per field, the per-server boilerplate
+// discounts, and the scored postings from raw.
+func (ix *bm25Index) score(raw [][]rawPosting, groupSize []int) {
+	n := len(ix.tools)
 	// Document frequencies per field, IDF per field; per-server document
 	// frequencies for the boilerplate discount.
 	ix.idf = make([][nFields]float32, len(raw))
@@ -374,8 +395,6 @@ func (r *BM25F) Index(ctx context.Context, tools []*registry.Tool) (Index, error
 		touchedGroups = touchedGroups[:0]
 		ix.postings[id] = ps
 	}
-	ix.pool.New = func() any { return newScratch(n) }
-	return ix, nil
 }
 
 // scorePosting scores one raw posting of term id: its impact is the sum over
