@@ -264,13 +264,27 @@ func (r *BM25F) Index(ctx context.Context, tools []*registry.Tool) (Index, error
 		groups: map[string]int32{}, docLen: make([][nFields]float32, n), nameTot: make([]float32, n),
 		dict: map[string]int32{}, disc: map[discKey]float32{},
 	}
+	raw, groupSize, err := ix.analyse(ctx, sorted)
+	if err != nil {
+		return nil, err
+	}
+	ix.score(raw, groupSize)
+	ix.pool.New = func() any { return newScratch(n) }
+	return ix, nil
+}
+
+// analyse reads the tools into ix: names, server groups, field lengths and
+// their averages, and the term dictionary; it returns each term's raw
+// postings and each group's size.
+func (ix *bm25Index) analyse(ctx context.Context, sorted []*registry.Tool) ([][]rawPosting, []int, error) {
+	n := len(sorted)
 	var raw [][]rawPosting
 	var entries []docEntry
 	cache := stemCache{}
 	var groupSize []int
 	for i, t := range sorted {
 		if i%256 == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, nil, ctx.Err()
 		}
 		ix.names[i] = t.Name
 		ix.group[i] = -1
@@ -316,6 +330,13 @@ func (r *BM25F) Index(ctx context.Context, tools []*registry.Tool) (Index, error
 			ix.avg[f] = 1
 		}
 	}
+	return raw, groupSize, nil
+}
+
+// score computes each term's IDF per field, the per-server boilerplate
+// discounts, and the scored postings from raw.
+func (ix *bm25Index) score(raw [][]rawPosting, groupSize []int) {
+	n := len(ix.tools)
 	// Document frequencies per field, IDF per field; per-server document
 	// frequencies for the boilerplate discount.
 	ix.idf = make([][nFields]float32, len(raw))
@@ -374,8 +395,6 @@ func (r *BM25F) Index(ctx context.Context, tools []*registry.Tool) (Index, error
 		touchedGroups = touchedGroups[:0]
 		ix.postings[id] = ps
 	}
-	ix.pool.New = func() any { return newScratch(n) }
-	return ix, nil
 }
 
 // scorePosting scores one raw posting of term id: its impact is the sum over
@@ -587,100 +606,15 @@ func (ix *bm25Index) Search(ctx context.Context, queries []string, limit int) ([
 	if len(words) == 0 {
 		return nil, nil
 	}
-	var mass, massAll float32
-	for _, w := range words {
-		wm, strong := float32(0), float32(0)
-		for _, a := range w.alts {
-			wm = max(wm, a.mass)
-			if len(a.ids) > 0 {
-				strong = max(strong, a.w)
-			}
-		}
-		mass += wm
-		if len(w.alts) > 0 && strong < weakAlt*w.alts[0].w {
-			wm = max(wm, w.alts[0].w*ix.unseenIDF())
-		}
-		massAll += wm
-	}
+	mass, massAll := ix.queryMass(words)
 	sc := ix.pool.Get().(*scratch)
-	defer func() {
-		// Every accumulator a query touched is cleared, seen included: a
-		// query cancelled between words returns before the final loop,
-		// and a stale mark would hide the tool from every later query on
-		// this scratch.
-		for _, d := range sc.touch {
-			sc.doc[d] = docAcc{}
-		}
-		sc.touch = sc.touch[:0]
-		ix.pool.Put(sc)
-	}()
+	defer ix.release(sc)
 	nameW := float32(fieldSpecs[fName].weight)
 	for _, w := range words {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		sc.wgen++
-		if sc.wgen == 0 { // wrapped: a stamp from 2^32 words ago would match
-			for k := range sc.word {
-				sc.word[k].gen = 0
-			}
-			sc.wgen = 1
-		}
-		for _, a := range w.alts {
-			sc.agen++
-			if sc.agen == 0 {
-				for k := range sc.alt {
-					sc.alt[k].gen = 0
-				}
-				sc.agen = 1
-			}
-			if len(a.ids) == 1 {
-				// One term: its postings name each tool once, so the
-				// alternative's sums are the postings themselves.
-				for _, p := range ix.postings[a.ids[0]] {
-					y := &sc.word[p.doc]
-					if y.gen != sc.wgen {
-						*y = acc{gen: sc.wgen}
-						sc.wT = append(sc.wT, p.doc)
-					}
-					y.s = max(y.s, a.w*p.impact)
-					y.c = max(y.c, min(a.mass, a.w*(p.impact+nameW*p.nameIDF)))
-				}
-				continue
-			}
-			for _, id := range a.ids {
-				for _, p := range ix.postings[id] {
-					x := &sc.alt[p.doc]
-					if x.gen != sc.agen {
-						*x = acc{gen: sc.agen}
-						sc.altT = append(sc.altT, p.doc)
-					}
-					x.s += a.w * p.impact
-					x.c += a.w * (p.impact + nameW*p.nameIDF)
-				}
-			}
-			for _, d := range sc.altT {
-				x, y := &sc.alt[d], &sc.word[d]
-				if y.gen != sc.wgen {
-					*y = acc{gen: sc.wgen}
-					sc.wT = append(sc.wT, d)
-				}
-				y.s = max(y.s, x.s)
-				y.c = max(y.c, min(a.mass, x.c))
-			}
-			sc.altT = sc.altT[:0]
-		}
-		for _, d := range sc.wT {
-			y, z := &sc.word[d], &sc.doc[d]
-			if !z.seen {
-				z.seen = true
-				sc.touch = append(sc.touch, d)
-			}
-			z.s += y.s
-			z.cov += y.c
-			z.mask |= w.req
-		}
-		sc.wT = sc.wT[:0]
+		ix.addWord(sc, w, nameW)
 	}
 	// The name: each of its words counts once, at the strongest weight any
 	// query word reached it with.
@@ -705,6 +639,113 @@ func (ix *bm25Index) Search(ctx context.Context, queries []string, limit int) ([
 			z.s *= 1 - coverageShare + coverageShare*min(z.cov*inv, 1)
 		}
 	}
+	return ix.topHits(sc, need, limit, massAll), nil
+}
+
+// queryMass is the query's total weight: mass over the terms the index
+// holds, and massAll, which also counts a word the index lacks or holds
+// only through weak alternatives at the IDF of an unseen term.
+func (ix *bm25Index) queryMass(words []qword) (mass, massAll float32) {
+	for _, w := range words {
+		wm, strong := float32(0), float32(0)
+		for _, a := range w.alts {
+			wm = max(wm, a.mass)
+			if len(a.ids) > 0 {
+				strong = max(strong, a.w)
+			}
+		}
+		mass += wm
+		if len(w.alts) > 0 && strong < weakAlt*w.alts[0].w {
+			wm = max(wm, w.alts[0].w*ix.unseenIDF())
+		}
+		massAll += wm
+	}
+	return mass, massAll
+}
+
+// release clears sc and puts it back in the pool.
+func (ix *bm25Index) release(sc *scratch) {
+	// Every accumulator a query touched is cleared, seen included: a
+	// query cancelled between words returns before the final loop,
+	// and a stale mark would hide the tool from every later query on
+	// this scratch.
+	for _, d := range sc.touch {
+		sc.doc[d] = docAcc{}
+	}
+	sc.touch = sc.touch[:0]
+	ix.pool.Put(sc)
+}
+
+// addWord adds one query word's best-alternative scores and coverage to
+// the accumulators of the tools its terms hit.
+func (ix *bm25Index) addWord(sc *scratch, w qword, nameW float32) {
+	sc.wgen++
+	if sc.wgen == 0 { // wrapped: a stamp from 2^32 words ago would match
+		for k := range sc.word {
+			sc.word[k].gen = 0
+		}
+		sc.wgen = 1
+	}
+	for _, a := range w.alts {
+		sc.agen++
+		if sc.agen == 0 {
+			for k := range sc.alt {
+				sc.alt[k].gen = 0
+			}
+			sc.agen = 1
+		}
+		if len(a.ids) == 1 {
+			// One term: its postings name each tool once, so the
+			// alternative's sums are the postings themselves.
+			for _, p := range ix.postings[a.ids[0]] {
+				y := &sc.word[p.doc]
+				if y.gen != sc.wgen {
+					*y = acc{gen: sc.wgen}
+					sc.wT = append(sc.wT, p.doc)
+				}
+				y.s = max(y.s, a.w*p.impact)
+				y.c = max(y.c, min(a.mass, a.w*(p.impact+nameW*p.nameIDF)))
+			}
+			continue
+		}
+		for _, id := range a.ids {
+			for _, p := range ix.postings[id] {
+				x := &sc.alt[p.doc]
+				if x.gen != sc.agen {
+					*x = acc{gen: sc.agen}
+					sc.altT = append(sc.altT, p.doc)
+				}
+				x.s += a.w * p.impact
+				x.c += a.w * (p.impact + nameW*p.nameIDF)
+			}
+		}
+		for _, d := range sc.altT {
+			x, y := &sc.alt[d], &sc.word[d]
+			if y.gen != sc.wgen {
+				*y = acc{gen: sc.wgen}
+				sc.wT = append(sc.wT, d)
+			}
+			y.s = max(y.s, x.s)
+			y.c = max(y.c, min(a.mass, x.c))
+		}
+		sc.altT = sc.altT[:0]
+	}
+	for _, d := range sc.wT {
+		y, z := &sc.word[d], &sc.doc[d]
+		if !z.seen {
+			z.seen = true
+			sc.touch = append(sc.touch, d)
+		}
+		z.s += y.s
+		z.cov += y.c
+		z.mask |= w.req
+	}
+	sc.wT = sc.wT[:0]
+}
+
+// topHits returns the best limit tools sc scored that have every required
+// word of need, with their fit.
+func (ix *bm25Index) topHits(sc *scratch, need uint64, limit int, massAll float32) []Hit {
 	// Keep the best limit: score descending, then doc id (= name) ascending.
 	top := make([]int32, 0, limit+1)
 	better := func(a, b int32) bool {
@@ -743,7 +784,7 @@ func (ix *bm25Index) Search(ctx context.Context, queries []string, limit int) ([
 			hits[i].Fit.Coverage = float64(min(z.cov/massAll, 1))
 		}
 	}
-	return hits, nil
+	return hits
 }
 
 // weakAlt: a word the catalog knows only through alternatives weighing less

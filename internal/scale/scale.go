@@ -204,6 +204,82 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if o.SelfBuiltEvery <= 0 {
 		o.SelfBuiltEvery = 10
 	}
+	env, err := newRunEnv(o)
+	if err != nil {
+		return nil, err
+	}
+	// What every session shares is built before the baseline: the frozen
+	// prefix and its index (by a first session), the tokenizer.
+	warm, err := env.newSession(-1)
+	if err != nil {
+		return nil, err
+	}
+	env.counter.Count(budget.KindProse, "warm up")
+
+	// Everything the run itself needs is allocated before the baseline.
+	lat := make([]time.Duration, o.Sessions*o.Turns)
+	cpu := make([]time.Duration, o.Sessions*o.Turns)
+	sessions := make([]session, o.Sessions)
+	var counterMax atomic.Int64
+	rep := &Report{Options: o, Deferred: len(env.deferred)}
+
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	samples := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}, {Name: "/cpu/classes/total:cpu-seconds"},
+		{Name: "/gc/heap/allocs:objects"}, {Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(samples)
+	gc0, cpu0, objs0, bytes0 := samples[0].Value.Float64(), samples[1].Value.Float64(), samples[2].Value.Uint64(), samples[3].Value.Uint64()
+	start := time.Now()
+
+	if err := env.openSessions(o, sessions); err != nil {
+		return nil, err
+	}
+	t := &runTallies{}
+	if err := env.runTurns(ctx, o, sessions, lat, cpu, &counterMax, t); err != nil {
+		return nil, err
+	}
+	rep.Elapsed = time.Since(start)
+	metrics.Read(samples)
+	rep.GCShare = (samples[0].Value.Float64() - gc0) / (samples[1].Value.Float64() - cpu0)
+	turns := float64(o.Sessions * o.Turns)
+	rep.AllocsPerTurn = float64(samples[2].Value.Uint64()-objs0) / turns
+	rep.BytesPerTurn = float64(samples[3].Value.Uint64()-bytes0) / turns
+
+	var hist int
+	for i := range sessions {
+		sessions[i].next, sessions[i].tally = nil, nil // the harness's own, not the session's
+		hist += sessions[i].history
+	}
+	runtime.GC()
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	// The token cache and the dispatcher's schema cache grew during the
+	// run: charged to the sessions, they make the figure an upper bound.
+	rep.RetainedPerSession = (float64(after.HeapAlloc) - float64(before.HeapAlloc)) / float64(o.Sessions)
+	rep.HistoryPerSession = float64(hist) / float64(o.Sessions)
+	runtime.KeepAlive(sessions)
+	runtime.KeepAlive(warm)
+
+	env.fillReport(rep, lat, cpu, &counterMax, t)
+	return rep, nil
+}
+
+// runEnv is what every session of a run shares: the catalog (and its copy
+// with a late server), the policy, the dispatcher, the ranker, the token
+// counter and the prefix cache.
+type runEnv struct {
+	snap, lateSnap *registry.Snapshot
+	policy         *deferral.Policy
+	d              *execute.Dispatcher
+	ranker         *countingRanker
+	counter        *budget.Counter
+	cache          *request.Cache
+	deferred       []*registry.Tool
+}
+
+// newRunEnv builds the catalog of o.Tools tools and what the sessions share.
+func newRunEnv(o Options) (*runEnv, error) {
 	reg, err := Registry(o.Testdata, o.Tools)
 	if err != nil {
 		return nil, err
@@ -230,56 +306,48 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	cache := request.NewCache()
-	deferred := plan.Deferred()
+	return &runEnv{snap: snap, lateSnap: lateSnap, policy: policy, d: d, ranker: ranker,
+		counter: counter, cache: request.NewCache(), deferred: plan.Deferred()}, nil
+}
 
-	newSession := func(i int) (*request.Session, error) {
-		// A fresh but equal options value per session, as a harness
-		// writes it: sessions must still share one prefix and index.
-		return request.NewSession(request.Config{
-			ID: fmt.Sprintf("s%05d", i), Snapshot: snap, Policy: policy, Provider: request.Anthropic,
-			Model: "claude-sonnet-4-5", System: "You are a coding agent. Use tools when they help.",
-			Extra:  map[string]json.RawMessage{"max_tokens": json.RawMessage(`4096`)},
-			Search: &search.Options{Ranker: ranker, MaxFullSchemas: 1}, Dispatcher: d, Cache: cache, SelfBuilt: true,
-		})
-	}
-	// What every session shares is built before the baseline: the frozen
-	// prefix and its index (by a first session), the tokenizer.
-	warm, err := newSession(-1)
-	if err != nil {
-		return nil, err
-	}
-	counter.Count(budget.KindProse, "warm up")
+// newSession opens session i.
+func (e *runEnv) newSession(i int) (*request.Session, error) {
+	// A fresh but equal options value per session, as a harness
+	// writes it: sessions must still share one prefix and index.
+	return request.NewSession(request.Config{
+		ID: fmt.Sprintf("s%05d", i), Snapshot: e.snap, Policy: e.policy, Provider: request.Anthropic,
+		Model: "claude-sonnet-4-5", System: "You are a coding agent. Use tools when they help.",
+		Extra:  map[string]json.RawMessage{"max_tokens": json.RawMessage(`4096`)},
+		Search: &search.Options{Ranker: e.ranker, MaxFullSchemas: 1}, Dispatcher: e.d, Cache: e.cache, SelfBuilt: true,
+	})
+}
 
-	// Everything the run itself needs is allocated before the baseline.
-	lat := make([]time.Duration, o.Sessions*o.Turns)
-	cpu := make([]time.Duration, o.Sessions*o.Turns)
-	sessions := make([]session, o.Sessions)
-	var counterMax atomic.Int64
-	rep := &Report{Options: o, Deferred: len(deferred)}
-
-	runtime.GC()
-	var before runtime.MemStats
-	runtime.ReadMemStats(&before)
-	samples := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}, {Name: "/cpu/classes/total:cpu-seconds"},
-		{Name: "/gc/heap/allocs:objects"}, {Name: "/gc/heap/allocs:bytes"}}
-	metrics.Read(samples)
-	gc0, cpu0, objs0, bytes0 := samples[0].Value.Float64(), samples[1].Value.Float64(), samples[2].Value.Uint64(), samples[3].Value.Uint64()
-	start := time.Now()
-
+// openSessions opens one session per element of sessions, each with its
+// first user message.
+func (e *runEnv) openSessions(o Options, sessions []session) error {
 	for i := range sessions {
-		s, err := newSession(i)
+		s, err := e.newSession(i)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		s.DropMessages() // the harness stores the conversation itself
-		sessions[i] = session{s: s, tally: counter.Tally(), late: o.LateServerEvery > 0 && i%o.LateServerEvery == o.LateServerEvery/2 && i%o.SelfBuiltEvery != 0,
+		sessions[i] = session{s: s, tally: e.counter.Tally(), late: o.LateServerEvery > 0 && i%o.LateServerEvery == o.LateServerEvery/2 && i%o.SelfBuiltEvery != 0,
 			next: []request.Message{{Role: request.RoleUser, Text: fmt.Sprintf("Task %d: %s, then report what you found.", i, queries[i%len(queries)])}}}
 	}
+	return nil
+}
 
-	var calls, selfFound, selfSearches atomic.Int64
-	var lateStats lateCounts
-	snaps := [2]*registry.Snapshot{snap, lateSnap}
+// runTallies counts what the turns of a run did.
+type runTallies struct {
+	calls, selfFound, selfSearches atomic.Int64
+	late                           lateCounts
+}
+
+// runTurns plays o.Turns turns of every session on o.Workers workers,
+// recording each turn's latency and CPU time in lat and cpu, and the token
+// counter's largest cache in counterMax.
+func (e *runEnv) runTurns(ctx context.Context, o Options, sessions []session, lat, cpu []time.Duration, counterMax *atomic.Int64, t *runTallies) error {
+	snaps := [2]*registry.Snapshot{e.snap, e.lateSnap}
 	var firstErr error
 	var errOnce sync.Once
 	for turn := range o.Turns {
@@ -297,7 +365,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 					if i >= len(sessions) || ctx.Err() != nil {
 						return
 					}
-					if err := playTurn(ctx, &sessions[i], i, turn, o, &buf, lat, cpu, &calls, &selfFound, &selfSearches, snaps, &lateStats); err != nil {
+					if err := playTurn(ctx, &sessions[i], i, turn, o, &buf, lat, cpu, &t.calls, &t.selfFound, &t.selfSearches, snaps, &t.late); err != nil {
 						errOnce.Do(func() { firstErr = fmt.Errorf("session %d turn %d: %w", i, turn, err) })
 						return
 					}
@@ -306,44 +374,27 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 		wg.Wait()
 		if firstErr != nil {
-			return nil, firstErr
+			return firstErr
 		}
-		held, _ := counter.CacheBytes()
+		held, _ := e.counter.CacheBytes()
 		counterMax.Store(max(counterMax.Load(), int64(held)))
 	}
-	rep.Elapsed = time.Since(start)
-	metrics.Read(samples)
-	rep.GCShare = (samples[0].Value.Float64() - gc0) / (samples[1].Value.Float64() - cpu0)
-	turns := float64(o.Sessions * o.Turns)
-	rep.AllocsPerTurn = float64(samples[2].Value.Uint64()-objs0) / turns
-	rep.BytesPerTurn = float64(samples[3].Value.Uint64()-bytes0) / turns
+	return nil
+}
 
-	var hist int
-	for i := range sessions {
-		sessions[i].next, sessions[i].tally = nil, nil // the harness's own, not the session's
-		hist += sessions[i].history
-	}
-	runtime.GC()
-	var after runtime.MemStats
-	runtime.ReadMemStats(&after)
-	// The token cache and the dispatcher's schema cache grew during the
-	// run: charged to the sessions, they make the figure an upper bound.
-	rep.RetainedPerSession = (float64(after.HeapAlloc) - float64(before.HeapAlloc)) / float64(o.Sessions)
-	rep.HistoryPerSession = float64(hist) / float64(o.Sessions)
-	runtime.KeepAlive(sessions)
-	runtime.KeepAlive(warm)
-
+// fillReport sorts lat and cpu into rep's percentiles and copies in the
+// shared parts' and the turns' counts.
+func (e *runEnv) fillReport(rep *Report, lat, cpu []time.Duration, counterMax *atomic.Int64, t *runTallies) {
 	slices.Sort(lat)
 	rep.P50, rep.P99, rep.Max = lat[len(lat)/2], lat[len(lat)*99/100], lat[len(lat)-1]
 	slices.Sort(cpu)
 	rep.CPUP50, rep.CPUP99, rep.CPUMax = cpu[len(cpu)/2], cpu[len(cpu)*99/100], cpu[len(cpu)-1]
-	rep.SharedIndexBuilds, rep.OverlayBuilds = ranker.shared.Load(), ranker.overlay.Load()
-	rep.Prefixes = cache.Len()
-	held, _ := counter.CacheBytes()
+	rep.SharedIndexBuilds, rep.OverlayBuilds = e.ranker.shared.Load(), e.ranker.overlay.Load()
+	rep.Prefixes = e.cache.Len()
+	held, _ := e.counter.CacheBytes()
 	rep.CounterHeld, rep.CounterMax = held, int(max(counterMax.Load(), int64(held)))
-	rep.Calls, rep.SelfFound, rep.SelfSearches = calls.Load(), selfFound.Load(), selfSearches.Load()
-	rep.LateSessions, rep.LateSearches, rep.LateFound, rep.LateCalls = lateStats.sessions.Load(), lateStats.searches.Load(), lateStats.found.Load(), lateStats.calls.Load()
-	return rep, nil
+	rep.Calls, rep.SelfFound, rep.SelfSearches = t.calls.Load(), t.selfFound.Load(), t.selfSearches.Load()
+	rep.LateSessions, rep.LateSearches, rep.LateFound, rep.LateCalls = t.late.sessions.Load(), t.late.searches.Load(), t.late.found.Load(), t.late.calls.Load()
 }
 
 // playTurn sends one request of session i and plays the scripted model's

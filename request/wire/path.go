@@ -31,15 +31,10 @@ func pathAt(b []byte, off int, steps *int) string {
 	}
 	var stack []pathFrame
 	i := 0
-	count := func(from, to int) {
-		if steps != nil {
-			*steps += max(0, to-from)
-		}
-	}
 scan:
 	for {
 		j := skipWS(b, i)
-		count(i, j)
+		addSteps(steps, i, j)
 		i = j
 		if i > off || i >= len(b) {
 			break
@@ -73,21 +68,11 @@ scan:
 			}
 			i++
 		case top != nil && top.obj && !top.colon:
-			// A key. Malformed JSON (no key, no colon after it) ends the
-			// path where it stands.
-			if c != '"' {
+			next, stop := pathKey(b, i, off, top, steps)
+			if stop {
 				break scan
 			}
-			end := stringEnd(b, i)
-			count(i, end)
-			if j := skipWS(b, end); j >= len(b) || b[j] != ':' {
-				break scan
-			}
-			top.in, top.k0, top.k1 = true, i, end
-			if off < end {
-				break scan
-			}
-			i = end
+			i = next
 		default: // a value
 			if top != nil {
 				top.in = true
@@ -95,11 +80,11 @@ scan:
 			if c == '{' || c == '[' {
 				stack = append(stack, pathFrame{obj: c == '{'})
 				i++
-				count(i-1, i)
+				addSteps(steps, i-1, i)
 				continue
 			}
 			end := valueEnd(b, i)
-			count(i, end)
+			addSteps(steps, i, end)
 			if off < end || end <= i {
 				break scan
 			}
@@ -109,6 +94,39 @@ scan:
 			}
 		}
 	}
+	return formatPath(b, stack)
+}
+
+// addSteps adds the to-from bytes scanned to *steps, if steps is not nil.
+func addSteps(steps *int, from, to int) {
+	if steps != nil {
+		*steps += max(0, to-from)
+	}
+}
+
+// pathKey reads the object key at b[i] into top and returns the index after
+// it; stop is true when the scan ends there: malformed JSON (no key, no
+// colon after it) ends the path where it stands, and so does off inside the
+// key.
+func pathKey(b []byte, i, off int, top *pathFrame, steps *int) (next int, stop bool) {
+	if b[i] != '"' {
+		return i, true
+	}
+	end := stringEnd(b, i)
+	addSteps(steps, i, end)
+	if j := skipWS(b, end); j >= len(b) || b[j] != ':' {
+		return i, true
+	}
+	top.in, top.k0, top.k1 = true, i, end
+	if off < end {
+		return i, true
+	}
+	return end, false
+}
+
+// formatPath writes the path the frames of stack hold, down to the first
+// one not inside a member or element.
+func formatPath(b []byte, stack []pathFrame) string {
 	var sb strings.Builder
 	for _, f := range stack {
 		if !f.in {

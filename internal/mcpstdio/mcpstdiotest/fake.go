@@ -130,48 +130,72 @@ func serve(mode string, in io.Reader, out, errw io.Writer) int {
 	}
 	sc := bufio.NewScanner(in)
 	sc.Buffer(nil, 1<<20)
-	next := func() (msg, bool) {
-		for sc.Scan() {
-			var m msg
-			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-				fmt.Fprintf(errw, "fake: client wrote a line that is not JSON: %q\n", sc.Text())
-				return msg{}, false
-			}
-			return m, true
-		}
-		return msg{}, false
+	c := &fakeConn{sc: sc, in: in, out: out, errw: errw}
+	if code, ok := c.initialize(mode); !ok {
+		return code
 	}
-	send := func(s string) { fmt.Fprintln(out, s) }
-	expect := func(method string) (msg, bool) {
-		m, ok := next()
-		if !ok {
-			return m, false
-		}
-		if m.Method != method {
-			fmt.Fprintf(errw, "fake: want %s, got method %q id %s\n", method, m.Method, m.ID)
-			return m, false
+	return c.listTools(mode)
+}
+
+// fakeConn is the fake server's side of one stdio session.
+type fakeConn struct {
+	sc        *bufio.Scanner
+	in        io.Reader
+	out, errw io.Writer
+}
+
+// next reads the client's next message; false at end of input or on a line
+// that is not JSON.
+func (c *fakeConn) next() (msg, bool) {
+	for c.sc.Scan() {
+		var m msg
+		if err := json.Unmarshal(c.sc.Bytes(), &m); err != nil {
+			fmt.Fprintf(c.errw, "fake: client wrote a line that is not JSON: %q\n", c.sc.Text())
+			return msg{}, false
 		}
 		return m, true
 	}
-	// expectAnswer reads the client's answer to our request id.
-	expectAnswer := func(id string, wantResult bool) bool {
-		m, ok := next()
-		if !ok {
-			return false
-		}
-		if string(m.ID) != id || m.Method != "" || (len(m.Result) > 0) != wantResult || (len(m.Error) > 0) == wantResult {
-			fmt.Fprintf(errw, "fake: bad answer to %s: %+v\n", id, m)
-			return false
-		}
-		return true
-	}
+	return msg{}, false
+}
 
-	m, ok := expect("initialize")
+// send writes one line to the client.
+func (c *fakeConn) send(s string) { fmt.Fprintln(c.out, s) }
+
+// expect reads the client's next message and requires it to call method.
+func (c *fakeConn) expect(method string) (msg, bool) {
+	m, ok := c.next()
+	if !ok {
+		return m, false
+	}
+	if m.Method != method {
+		fmt.Fprintf(c.errw, "fake: want %s, got method %q id %s\n", method, m.Method, m.ID)
+		return m, false
+	}
+	return m, true
+}
+
+// expectAnswer reads the client's answer to our request id.
+func (c *fakeConn) expectAnswer(id string, wantResult bool) bool {
+	m, ok := c.next()
+	if !ok {
+		return false
+	}
+	if string(m.ID) != id || m.Method != "" || (len(m.Result) > 0) != wantResult || (len(m.Error) > 0) == wantResult {
+		fmt.Fprintf(c.errw, "fake: bad answer to %s: %+v\n", id, m)
+		return false
+	}
+	return true
+}
+
+// initialize runs the handshake as mode dictates. It returns true when the
+// session goes on to list tools, else false and the exit code.
+func (c *fakeConn) initialize(mode string) (int, bool) {
+	m, ok := c.expect("initialize")
 	if !ok {
 		if mode == Silent {
-			return 0
+			return 0, false
 		}
-		return 3
+		return 3, false
 	}
 	var ip struct {
 		ProtocolVersion string `json:"protocolVersion"`
@@ -181,18 +205,18 @@ func serve(mode string, in io.Reader, out, errw io.Writer) int {
 		Capabilities map[string]any `json:"capabilities"`
 	}
 	if err := json.Unmarshal(m.Params, &ip); err != nil || ip.ProtocolVersion == "" || ip.ClientInfo.Name != "toolshelf" || ip.Capabilities == nil {
-		fmt.Fprintf(errw, "fake: bad initialize params %s\n", m.Params)
-		return 3
+		fmt.Fprintf(c.errw, "fake: bad initialize params %s\n", m.Params)
+		return 3, false
 	}
 	version, caps := ip.ProtocolVersion, `{"tools":{"listChanged":true},"logging":{}}`
 	switch mode {
 	case Silent:
-		io.Copy(io.Discard, in)
-		return 0
+		io.Copy(io.Discard, c.in)
+		return 0, false
 	case Garbage:
-		send("Server listening on stdio, welcome!")
-		io.Copy(io.Discard, in)
-		return 0
+		c.send("Server listening on stdio, welcome!")
+		io.Copy(io.Discard, c.in)
+		return 0, false
 	case OldVersion:
 		version = "2024-11-05"
 	case RPCError:
@@ -202,22 +226,27 @@ func serve(mode string, in io.Reader, out, errw io.Writer) int {
 	}
 	info := fmt.Sprintf(`{"name":%q,"title":%q,"description":%q,"version":"1.2.3"}`, ServerName, ServerTitle, ServerDescription)
 	if mode == NoVersion {
-		send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"capabilities":%s,"serverInfo":%s}}`, m.ID, caps, info))
+		c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"capabilities":%s,"serverInfo":%s}}`, m.ID, caps, info))
 	} else {
-		send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":%q,"capabilities":%s,"serverInfo":%s,"instructions":%q}}`, m.ID, version, caps, info, Instructions))
+		c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":%q,"capabilities":%s,"serverInfo":%s,"instructions":%q}}`, m.ID, version, caps, info, Instructions))
 	}
-	if _, ok := expect("notifications/initialized"); !ok {
-		return 3
+	if _, ok := c.expect("notifications/initialized"); !ok {
+		return 3, false
 	}
+	return 0, true
+}
 
+// listTools answers tools/list requests page by page until the client
+// closes stdin, and returns the exit code.
+func (c *fakeConn) listTools(mode string) int {
 	pages := Pages()
 	for page := 0; ; page++ {
-		m, ok := next()
+		m, ok := c.next()
 		if !ok {
 			return 0 // the client closed stdin: done
 		}
 		if m.Method != "tools/list" {
-			fmt.Fprintf(errw, "fake: want tools/list, got %q\n", m.Method)
+			fmt.Fprintf(c.errw, "fake: want tools/list, got %q\n", m.Method)
 			return 3
 		}
 		var p struct {
@@ -225,40 +254,26 @@ func serve(mode string, in io.Reader, out, errw io.Writer) int {
 		}
 		json.Unmarshal(m.Params, &p)
 		if want := pageCursor(page); mode != Endless && mode != RepeatCursor && page > 0 && (p.Cursor == nil || *p.Cursor != want) || page == 0 && p.Cursor != nil {
-			fmt.Fprintf(errw, "fake: page %d: want cursor %q, got %s\n", page+1, want, m.Params)
+			fmt.Fprintf(c.errw, "fake: page %d: want cursor %q, got %s\n", page+1, want, m.Params)
 			return 3
 		}
 		switch mode {
 		case ExitAfterInit:
-			fmt.Fprintln(errw, "fake: crashed while listing tools")
+			fmt.Fprintln(c.errw, "fake: crashed while listing tools")
 			return 1
 		case RPCError:
-			send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Method not found"}}`, m.ID))
+			c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Method not found"}}`, m.ID))
 			continue
 		case Endless, RepeatCursor:
 			cursor := pageCursor(page + 1)
 			if mode == RepeatCursor {
 				cursor = "again"
 			}
-			send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":[],"nextCursor":%q}}`, m.ID, cursor))
+			c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":[],"nextCursor":%q}}`, m.ID, cursor))
 			continue
 		}
-		switch page {
-		case 1:
-			send(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"listing"}}`)
-			send(`{"jsonrpc":"2.0","id":"srv-1","method":"roots/list"}`)
-			if !expectAnswer(`"srv-1"`, true) {
-				return 3
-			}
-			send(`{"jsonrpc":"2.0","id":7,"method":"sampling/createMessage","params":{}}`)
-			if !expectAnswer(`7`, false) {
-				return 3
-			}
-		case 2:
-			send(`[{"jsonrpc":"2.0","id":8,"method":"ping"}]`)
-			if !expectAnswer(`8`, true) {
-				return 3
-			}
+		if !c.interject(page) {
+			return 3
 		}
 		next := ""
 		if page+1 < len(pages) {
@@ -268,8 +283,27 @@ func serve(mode string, in io.Reader, out, errw io.Writer) int {
 		if err := json.Compact(&tools, []byte(pages[page])); err != nil {
 			panic(err) // Pages is a constant
 		}
-		send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":%s%s}}`, m.ID, tools.Bytes(), next))
+		c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":%s%s}}`, m.ID, tools.Bytes(), next))
 	}
+}
+
+// interject sends the server's own messages and requests before answering
+// the given page, and checks the client's answers; false on a bad answer.
+func (c *fakeConn) interject(page int) bool {
+	switch page {
+	case 1:
+		c.send(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"listing"}}`)
+		c.send(`{"jsonrpc":"2.0","id":"srv-1","method":"roots/list"}`)
+		if !c.expectAnswer(`"srv-1"`, true) {
+			return false
+		}
+		c.send(`{"jsonrpc":"2.0","id":7,"method":"sampling/createMessage","params":{}}`)
+		return c.expectAnswer(`7`, false)
+	case 2:
+		c.send(`[{"jsonrpc":"2.0","id":8,"method":"ping"}]`)
+		return c.expectAnswer(`8`, true)
+	}
+	return true
 }
 
 func pageCursor(page int) string { return fmt.Sprintf("cursor-%d", page) }
