@@ -146,6 +146,10 @@ func one(ctx context.Context, s server, dir, cache string, prefixes []string, ch
 		return err
 	}
 	out := document(s, l, time.Now().UTC().Format("2006-01-02"))
+	// A server that names its working directory (figma's image folder)
+	// would write this machine's temp path into the file: it is $WORK there,
+	// as in the server's arguments.
+	out = bytes.ReplaceAll(out, []byte(work), []byte("$WORK"))
 	path := filepath.Join(dir, s.File())
 	if check {
 		old, err := os.ReadFile(path)
