@@ -22,10 +22,15 @@ import (
 
 func main() {
 	verbose := flag.Bool("v", false, "list the identifiers")
+	users := flag.Bool("users", false, "list each public identifier's users outside its package")
 	flag.Parse()
 	root := "."
 	if flag.NArg() > 0 {
 		root = flag.Arg(0)
+	}
+	if *users {
+		listUsers(root)
+		return
 	}
 	counts := map[string][]string{}
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -115,4 +120,26 @@ func main() {
 		}
 	}
 	fmt.Printf("%-40s %4d\n%-40s %4d\n", "total (public packages)", public, "total (incl. internal/)", total)
+}
+
+// listUsers prints, for each exported top-level identifier of a public
+// package, who uses it outside the package; "hand-off" marks those used only
+// by other toolshelf code, "unused" those used by nobody outside.
+func listUsers(root string) {
+	exports, err := scanUsers(root)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "apicount:", err)
+		os.Exit(1)
+	}
+	for _, e := range exports {
+		mark := ""
+		switch {
+		case e.handOff():
+			mark = "hand-off"
+		case len(e.users) == 0:
+			mark = "unused"
+		}
+		fmt.Printf("%-9s %-24s %-32s %-5s h=%v a=%v c=%v\n", mark, e.pkg, e.name, e.kind,
+			e.users[userHarness], e.users[userAPI], e.users[userCore])
+	}
 }
