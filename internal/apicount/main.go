@@ -32,6 +32,58 @@ func main() {
 		listUsers(root)
 		return
 	}
+	counts, err := count(root)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "apicount:", err)
+		os.Exit(1)
+	}
+	var pkgs []string
+	for p := range counts {
+		pkgs = append(pkgs, p)
+	}
+	sort.Strings(pkgs)
+	total, public := 0, 0
+	for _, p := range pkgs {
+		n := len(counts[p])
+		total += n
+		internal := isInternal(p)
+		if !internal {
+			public += n
+		}
+		fmt.Printf("%-40s %4d\n", p, n)
+		if *verbose {
+			sort.Strings(counts[p])
+			fmt.Printf("    %s\n", strings.Join(counts[p], " "))
+		}
+	}
+	fmt.Printf("%-40s %4d\n%-40s %4d\n", "total (public packages)", public, "total (incl. internal/)", total)
+}
+
+// listUsers prints, for each exported top-level identifier of a public
+// package, who uses it outside the package; "hand-off" marks those used only
+// by other toolshelf code, "unused" those used by nobody outside.
+func listUsers(root string) {
+	exports, err := scanUsers(root)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "apicount:", err)
+		os.Exit(1)
+	}
+	for _, e := range exports {
+		mark := ""
+		switch {
+		case e.handOff():
+			mark = "hand-off"
+		case len(e.users) == 0:
+			mark = "unused"
+		}
+		fmt.Printf("%-9s %-24s %-32s %-5s h=%v a=%v c=%v\n", mark, e.pkg, e.name, e.kind,
+			e.users[userHarness], e.users[userAPI], e.users[userCore])
+	}
+}
+
+// count returns, per package directory under root, the exported identifiers
+// apicount counts.
+func count(root string) (map[string][]string, error) {
 	counts := map[string][]string{}
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -96,50 +148,5 @@ func main() {
 		}
 		return nil
 	})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "apicount:", err)
-		os.Exit(1)
-	}
-	var pkgs []string
-	for p := range counts {
-		pkgs = append(pkgs, p)
-	}
-	sort.Strings(pkgs)
-	total, public := 0, 0
-	for _, p := range pkgs {
-		n := len(counts[p])
-		total += n
-		internal := strings.HasPrefix(p, "internal") || strings.Contains(p, "/internal")
-		if !internal {
-			public += n
-		}
-		fmt.Printf("%-40s %4d\n", p, n)
-		if *verbose {
-			sort.Strings(counts[p])
-			fmt.Printf("    %s\n", strings.Join(counts[p], " "))
-		}
-	}
-	fmt.Printf("%-40s %4d\n%-40s %4d\n", "total (public packages)", public, "total (incl. internal/)", total)
-}
-
-// listUsers prints, for each exported top-level identifier of a public
-// package, who uses it outside the package; "hand-off" marks those used only
-// by other toolshelf code, "unused" those used by nobody outside.
-func listUsers(root string) {
-	exports, err := scanUsers(root)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "apicount:", err)
-		os.Exit(1)
-	}
-	for _, e := range exports {
-		mark := ""
-		switch {
-		case e.handOff():
-			mark = "hand-off"
-		case len(e.users) == 0:
-			mark = "unused"
-		}
-		fmt.Printf("%-9s %-24s %-32s %-5s h=%v a=%v c=%v\n", mark, e.pkg, e.name, e.kind,
-			e.users[userHarness], e.users[userAPI], e.users[userCore])
-	}
+	return counts, err
 }

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// handOffAllowed lists the exported types and functions of public packages
+// whose only users outside their package are toolshelf's own stages, each
+// with the reason it is public anyway. Everything else of that kind belongs
+// in internal/ (issue 24: what a harness writes or reads is public, the
+// pipeline's hand-offs are not).
+var handOffAllowed = map[string]string{}
+
+// TestNoHandOffExports fails when a public package exports a type or
+// function that no harness-like code (examples/, integration/) and no other
+// public package's exported API uses, while other toolshelf packages do: a
+// hand-off between the pipeline's stages made public.
+func TestNoHandOffExports(t *testing.T) {
+	exports, err := scanUsers(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bad []string
+	seen := map[string]bool{}
+	for _, e := range exports {
+		if e.kind != "type" && e.kind != "func" {
+			continue
+		}
+		key := e.pkg + "." + e.name
+		seen[key] = true
+		if !e.handOff() {
+			continue
+		}
+		if _, ok := handOffAllowed[key]; ok {
+			continue
+		}
+		bad = append(bad, key+" (used by "+strings.Join(e.users[userCore], ", ")+")")
+	}
+	sort.Strings(bad)
+	for _, b := range bad {
+		t.Errorf("%s is exported only for other toolshelf packages: move it to internal/ or allow it in handOffAllowed with a reason", b)
+	}
+	for key, why := range handOffAllowed {
+		if !seen[key] {
+			t.Errorf("handOffAllowed lists %s, which is no longer exported: drop the entry", key)
+		}
+		if strings.TrimSpace(why) == "" {
+			t.Errorf("handOffAllowed: %s has no reason", key)
+		}
+	}
+}
+
+// TestScanUsersSees keeps TestNoHandOffExports honest: the scan must find
+// the loop's entry point with its harness users and a known hand-off with
+// only toolshelf's own, or the test above would pass on a broken scan.
+func TestScanUsersSees(t *testing.T) {
+	exports, err := scanUsers(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	byKey := map[string]*export{}
+	for _, e := range exports {
+		byKey[e.pkg+"."+e.name] = e
+	}
+	ns := byKey["request.NewSession"]
+	if ns == nil || len(ns.users[userHarness]) == 0 || ns.handOff() {
+		t.Fatalf("request.NewSession: want harness users, got %+v", ns)
+	}
+	cfg := byKey["request.Config"]
+	if cfg == nil || cfg.handOff() {
+		t.Fatalf("request.Config: want a public type, got %+v", cfg)
+	}
+	if len(exports) < 100 {
+		t.Fatalf("scan found %d exported identifiers; want the whole library's", len(exports))
+	}
+}
+
+// TestScanUsersClassifies runs the scan on a small synthetic tree: a
+// function only another stage calls is a hand-off; one an example calls, or
+// one another package's exported signature names, is not.
+func TestScanUsersClassifies(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, src string) {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a/a.go", "package a\n\nfunc Stage() {}\n\nfunc Loop() {}\n\ntype T struct{}\n\nfunc Unused() {}\n")
+	write("b/b.go", "package b\n\nimport \"github.com/toolshelf/toolshelf/a\"\n\nfunc Run(t a.T) { a.Stage() }\n")
+	write("examples/x/main.go", "package main\n\nimport \"github.com/toolshelf/toolshelf/a\"\n\nfunc main() { a.Loop() }\n")
+	exports, err := scanUsers(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, e := range exports {
+		got[e.pkg+"."+e.name] = e.handOff()
+	}
+	want := map[string]bool{"a.Stage": true, "a.Loop": false, "a.T": false, "a.Unused": false, "b.Run": false}
+	for k, v := range want {
+		if h, ok := got[k]; !ok || h != v {
+			t.Errorf("%s: hand-off = %v (found %v), want %v", k, h, ok, v)
+		}
+	}
+}
+
+// maxPublic is issue 24's ceiling on exported identifiers in public
+// packages (617 when the issue's work began, 514 when it was filed).
+const maxPublic = 330
+
+// TestPublicCount keeps the public surface at or under maxPublic, counted as
+// go run ./internal/apicount counts it.
+func TestPublicCount(t *testing.T) {
+	counts, err := count(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	public := 0
+	for dir, ids := range counts {
+		if !isInternal(dir) {
+			public += len(ids)
+		}
+	}
+	if public > maxPublic {
+		t.Fatalf("%d exported identifiers in public packages, over the ceiling of %d: move hand-offs to internal/ (go run ./internal/apicount -users)", public, maxPublic)
+	}
+	t.Logf("%d exported identifiers in public packages (ceiling %d)", public, maxPublic)
+}
