@@ -74,3 +74,83 @@ func TestSentinelPrefix(t *testing.T) {
 		t.Fatalf("found %d sentinels; the walk missed the packages", seen)
 	}
 }
+
+// TestPrefixOnce: fmt.Errorf("%w: %w", ErrConfig, ErrUnknownProvider) reads
+// "request: invalid session config: request: unknown provider". A call that
+// wraps two sentinels of its own package must use internal/errs.Wrap, which
+// keeps the prefix once.
+func TestPrefixOnce(t *testing.T) {
+	root := filepath.Join("..", "..")
+	fset := token.NewFileSet()
+	byDir := map[string][]*ast.File{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			n := d.Name()
+			if p != root && (n == "testdata" || n == "node_modules" || strings.HasPrefix(n, ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		byDir[filepath.Dir(p)] = append(byDir[filepath.Dir(p)], f)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	for _, files := range byDir {
+		sentinels := map[string]bool{}
+		for _, f := range files {
+			for _, decl := range f.Decls {
+				if g, ok := decl.(*ast.GenDecl); ok && g.Tok == token.VAR {
+					for _, s := range g.Specs {
+						for _, n := range s.(*ast.ValueSpec).Names {
+							if strings.HasPrefix(n.Name, "Err") || strings.HasPrefix(n.Name, "err") {
+								sentinels[n.Name] = true
+							}
+						}
+					}
+				}
+			}
+		}
+		for _, f := range files {
+			ast.Inspect(f, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				sel, ok := call.Fun.(*ast.SelectorExpr)
+				if !ok || sel.Sel.Name != "Errorf" {
+					return true
+				}
+				if x, ok := sel.X.(*ast.Ident); !ok || x.Name != "fmt" {
+					return true
+				}
+				calls++
+				own := 0
+				for _, a := range call.Args[1:] {
+					if id, ok := a.(*ast.Ident); ok && sentinels[id.Name] {
+						own++
+					}
+				}
+				if own >= 2 {
+					t.Errorf("%s: fmt.Errorf wraps %d sentinels of its own package, repeating its prefix: use internal/errs.Wrap", fset.Position(call.Pos()), own)
+				}
+				return true
+			})
+		}
+	}
+	if calls < 20 {
+		t.Fatalf("found %d fmt.Errorf calls; the walk missed the packages", calls)
+	}
+}
