@@ -31,17 +31,51 @@ type export struct {
 	users     map[string][]string
 }
 
+// srcFile is one parsed Go file and the package directory it sits in.
+type srcFile struct {
+	dir  string
+	f    *ast.File
+	test bool
+}
+
 // scanUsers reads every Go file under root (tests included, testdata and
 // node_modules skipped) and returns the exported top-level identifiers of the
 // public packages with who uses each of them.
 func scanUsers(root string) ([]*export, error) {
-	type file struct {
-		dir  string
-		f    *ast.File
-		test bool
+	files, pkgName, err := parseTree(root)
+	if err != nil {
+		return nil, err
 	}
-	var files []file
-	pkgName := map[string]string{} // import path → package name
+	exports := map[string]*export{} // "dir.Name"
+	for _, fl := range files {
+		if fl.test || isInternal(fl.dir) || fl.f.Name.Name == "main" || strings.HasPrefix(fl.dir, "examples") {
+			continue
+		}
+		declared(fl.f, func(name, kind string) {
+			exports[fl.dir+"."+name] = &export{pkg: fl.dir, name: name, kind: kind, users: map[string][]string{}}
+		})
+	}
+	for _, fl := range files {
+		scanFile(fl, pkgName, exports)
+	}
+	out := make([]*export, 0, len(exports))
+	for _, e := range exports {
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].pkg != out[j].pkg {
+			return out[i].pkg < out[j].pkg
+		}
+		return out[i].name < out[j].name
+	})
+	return out, nil
+}
+
+// parseTree parses the Go files under root and maps each package's import
+// path to its name.
+func parseTree(root string) ([]srcFile, map[string]string, error) {
+	var files []srcFile
+	pkgName := map[string]string{}
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -62,129 +96,111 @@ func scanUsers(root string) ([]*export, error) {
 		}
 		rel, _ := filepath.Rel(root, filepath.Dir(p))
 		rel = filepath.ToSlash(rel)
-		files = append(files, file{rel, f, strings.HasSuffix(p, "_test.go")})
+		files = append(files, srcFile{rel, f, strings.HasSuffix(p, "_test.go")})
 		if !strings.HasSuffix(p, "_test.go") {
 			pkgName[importPath(rel)] = f.Name.Name
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	exports := map[string]*export{} // "dir.Name"
-	for _, fl := range files {
-		if fl.test || isInternal(fl.dir) || fl.f.Name.Name == "main" ||
-			strings.HasPrefix(fl.dir, "examples") {
+	return files, pkgName, err
+}
+
+// scanFile records fl's references to the exports of other packages, and
+// its own package's API naming its own exports.
+func scanFile(fl srcFile, pkgName map[string]string, exports map[string]*export) {
+	imports := map[string]string{} // local name → dir
+	for _, im := range fl.f.Imports {
+		path, _ := strconv.Unquote(im.Path.Value)
+		dir, ok := strings.CutPrefix(path, modulePath+"/")
+		if !ok {
 			continue
 		}
-		declared(fl.f, func(name, kind string) {
-			exports[fl.dir+"."+name] = &export{pkg: fl.dir, name: name, kind: kind, users: map[string][]string{}}
-		})
+		local := pkgName[path]
+		if im.Name != nil {
+			local = im.Name.Name
+		}
+		imports[local] = dir
 	}
-	for _, fl := range files {
-		imports := map[string]string{} // local name → dir
-		for _, im := range fl.f.Imports {
-			path, _ := strconv.Unquote(im.Path.Value)
-			dir, ok := strings.CutPrefix(path, modulePath+"/")
-			if !ok {
-				continue
-			}
-			local := pkgName[path]
-			if im.Name != nil {
-				local = im.Name.Name
-			}
-			imports[local] = dir
-		}
-		if len(imports) == 0 {
-			continue
-		}
-		class := userCore
-		if strings.HasPrefix(fl.dir, "examples") || strings.HasPrefix(fl.dir, "integration") {
-			class = userHarness
-		}
-		publicAPI := class == userCore && !fl.test && !isInternal(fl.dir) && fl.f.Name.Name != "main"
-		record := func(n ast.Node, c string) {
-			ast.Inspect(n, func(n ast.Node) bool {
-				if id, ok := n.(*ast.Ident); ok && c == userAPI {
-					// The package's own exported API naming its own type.
-					if e := exports[fl.dir+"."+id.Name]; e != nil && fl.dir != "" {
-						e.users[c] = appendOnce(e.users[c], fl.dir)
-					}
-					return true
-				}
-				sel, ok := n.(*ast.SelectorExpr)
-				if !ok {
-					return true
-				}
-				id, ok := sel.X.(*ast.Ident)
-				if !ok {
-					return true
-				}
-				dir, ok := imports[id.Name]
-				if !ok || dir == fl.dir {
-					return true
-				}
-				if e := exports[dir+"."+sel.Sel.Name]; e != nil {
+	class := userCore
+	if strings.HasPrefix(fl.dir, "examples") || strings.HasPrefix(fl.dir, "integration") {
+		class = userHarness
+	}
+	record := func(n ast.Node, c string) {
+		ast.Inspect(n, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && c == userAPI {
+				// The package's own exported API naming its own type.
+				if e := exports[fl.dir+"."+id.Name]; e != nil {
 					e.users[c] = appendOnce(e.users[c], fl.dir)
 				}
 				return true
-			})
-		}
-		for _, decl := range fl.f.Decls {
-			if !publicAPI {
-				record(decl, class)
-				continue
 			}
-			switch d := decl.(type) {
-			case *ast.FuncDecl:
-				if d.Name.IsExported() && exportedRecv(d) {
-					record(d.Type, userAPI)
-				} else {
-					record(d.Type, class)
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			id, ok := sel.X.(*ast.Ident)
+			if !ok {
+				return true
+			}
+			dir, ok := imports[id.Name]
+			if !ok || dir == fl.dir {
+				return true
+			}
+			if e := exports[dir+"."+sel.Sel.Name]; e != nil {
+				e.users[c] = appendOnce(e.users[c], fl.dir)
+			}
+			return true
+		})
+	}
+	publicAPI := class == userCore && !fl.test && !isInternal(fl.dir) && fl.f.Name.Name != "main"
+	for _, decl := range fl.f.Decls {
+		if publicAPI {
+			recordDecl(decl, class, record)
+		} else {
+			record(decl, class)
+		}
+	}
+}
+
+// recordDecl records one declaration of a public package: the parts of its
+// exported API as userAPI, bodies and unexported parts as class.
+func recordDecl(decl ast.Decl, class string, record func(ast.Node, string)) {
+	switch d := decl.(type) {
+	case *ast.FuncDecl:
+		if d.Name.IsExported() && exportedRecv(d) {
+			record(d.Type, userAPI)
+		} else {
+			record(d.Type, class)
+		}
+		if d.Body != nil {
+			record(d.Body, class)
+		}
+	case *ast.GenDecl:
+		for _, s := range d.Specs {
+			switch s := s.(type) {
+			case *ast.TypeSpec:
+				if !s.Name.IsExported() {
+					record(s, class)
+					continue
 				}
-				if d.Body != nil {
-					record(d.Body, class)
+				for _, n := range apiParts(s.Type) {
+					record(n, userAPI)
 				}
-			case *ast.GenDecl:
-				for _, s := range d.Specs {
-					c := class
-					switch s := s.(type) {
-					case *ast.TypeSpec:
-						if !s.Name.IsExported() {
-							record(s, c)
-							continue
-						}
-						for _, n := range apiParts(s.Type) {
-							record(n, userAPI)
-						}
-						for _, n := range privateParts(s.Type) {
-							record(n, c)
-						}
-					case *ast.ValueSpec:
-						if s.Type != nil && anyExported(s.Names) {
-							record(s.Type, userAPI)
-						}
-						for _, v := range s.Values {
-							record(v, class)
-						}
-					default:
-						record(s, class)
-					}
+				for _, n := range privateParts(s.Type) {
+					record(n, class)
 				}
+			case *ast.ValueSpec:
+				if s.Type != nil && anyExported(s.Names) {
+					record(s.Type, userAPI)
+				}
+				for _, v := range s.Values {
+					record(v, class)
+				}
+			default:
+				record(s, class)
 			}
 		}
 	}
-	out := make([]*export, 0, len(exports))
-	for _, e := range exports {
-		out = append(out, e)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].pkg != out[j].pkg {
-			return out[i].pkg < out[j].pkg
-		}
-		return out[i].name < out[j].name
-	})
-	return out, nil
 }
 
 // handOff reports whether e is used outside its package only by toolshelf
