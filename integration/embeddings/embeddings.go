@@ -31,10 +31,10 @@ var (
 	ErrEndpoint = errors.New("embeddings: endpoint")
 )
 
-// Defaults of [Options].
+// Defaults of [Options], stated in its field docs.
 const (
-	DefaultTimeout   = 5 * time.Second
-	DefaultBatchSize = 64
+	defaultTimeout   = 5 * time.Second
+	defaultBatchSize = 64
 	maxResponseBytes = 64 << 20
 )
 
@@ -52,9 +52,9 @@ type Options struct {
 	// Dimensions, when positive, asks for vectors of that length (models
 	// that support it); 0 leaves the model's own.
 	Dimensions int
-	// Timeout bounds each call to the endpoint; 0 means DefaultTimeout.
+	// Timeout bounds each call to the endpoint; 0 means 5 seconds.
 	Timeout time.Duration
-	// BatchSize bounds the inputs of one call; 0 means DefaultBatchSize.
+	// BatchSize bounds the inputs of one call; 0 means 64.
 	BatchSize int
 	// CacheDir, when set, keeps tool vectors on disk, one file per content
 	// hash, so that a restart does not embed the catalog again.
@@ -80,10 +80,10 @@ func New(opts Options) (*Ranker, error) {
 		return nil, fmt.Errorf("%w: Dimensions, BatchSize and Timeout must not be negative", ErrOptions)
 	}
 	if opts.Timeout == 0 {
-		opts.Timeout = DefaultTimeout
+		opts.Timeout = defaultTimeout
 	}
 	if opts.BatchSize == 0 {
-		opts.BatchSize = DefaultBatchSize
+		opts.BatchSize = defaultBatchSize
 	}
 	if opts.Client == nil {
 		opts.Client = http.DefaultClient

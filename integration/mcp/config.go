@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -53,7 +52,7 @@ const maxConfig = 1 << 20
 // {"command", "args", "env"} or {"url", "headers", "type"}}}, the shape
 // Claude Desktop, Claude Code and Cursor share — and returns one [Server]
 // per entry, sorted by name, ready for [Manager.Start] or
-// [Manager.Connect]. A stdio entry ("type" absent or "stdio") runs command
+// [Manager.Connect] (both take them all at once). A stdio entry ("type" absent or "stdio") runs command
 // with args and env; an HTTP entry ("type" absent, "http" or
 // "streamable-http") reaches url over streamable HTTP with headers on
 // every request. "disabled": true leaves an entry out. Errors wrap
@@ -102,38 +101,6 @@ func LoadConfig(path string, opts *ConfigOptions) ([]Server, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return srvs, nil
-}
-
-// StartConfig starts every server of an mcpServers file in the background
-// ([Manager.Start]); a session lists the ones still connecting through
-// [Manager.Pending]. Nothing is started when one entry is invalid.
-func (m *Manager) StartConfig(servers []Server) error {
-	for i := range servers {
-		if err := servers[i].check(); err != nil {
-			return err
-		}
-	}
-	for _, s := range servers {
-		if err := m.Start(s); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// ConnectConfig connects every server of an mcpServers file and waits for
-// each; it returns the first error, with the servers that connected left
-// running.
-func (m *Manager) ConnectConfig(ctx context.Context, servers []Server) error {
-	if err := m.StartConfig(servers); err != nil {
-		return err
-	}
-	for _, s := range servers {
-		if err := m.Wait(ctx, s.Name); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 func parseEntry(name string, raw json.RawMessage, opts *ConfigOptions) (Server, bool, error) {

@@ -25,6 +25,11 @@
 //     session that was waiting for them, removed ones answer as removed,
 //     changed ones stay pinned until the harness approves.
 //
+// [Manager.Start] (background) and [Manager.Connect] (waits) take one
+// server or all of an mcpServers file ([LoadConfig], [ParseConfig]). A
+// server's state is what [Manager.Pending] and [Manager.Err] say:
+// connecting while pending, unavailable while Err is not nil, else ready.
+//
 // The package lives in the nested integration module so that the core
 // library never imports the go-sdk.
 package mcp

@@ -45,15 +45,15 @@ func (m *Manager) handler(server, tool string) registry.Handler {
 		}
 		m.lost(server, cs, err)
 		m.kick(server)
-		return unavailable(server, tool, StateUnavailable), nil
+		return unavailable(server, tool, stateUnavailable), nil
 	}
 }
 
 // unavailable is the model-facing answer of a call on a server that is not
 // connected. The tool's name stays in the index; the model may retry.
-func unavailable(server, tool string, state State) registry.Result {
+func unavailable(server, tool string, state connState) registry.Result {
 	why := "it is disconnected"
-	if state == StateConnecting {
+	if state == stateConnecting {
 		why = "it is still connecting"
 	}
 	return registry.Result{

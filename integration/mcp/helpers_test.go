@@ -193,3 +193,14 @@ func call(t *testing.T, ctx context.Context, reg *registry.Registry, name, args 
 	require.NoError(t, err, "an MCP handler never returns a Go error")
 	return res
 }
+
+// state returns name's connection state, for the tests' assertions.
+func (m *Manager) state(name string) (connState, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c, ok := m.conns[name]
+	if !ok {
+		return stateClosed, fmt.Errorf("%w: %q", ErrUnknownServer, name)
+	}
+	return c.state, nil
+}

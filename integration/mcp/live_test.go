@@ -173,7 +173,7 @@ func TestFollowLiveServer(t *testing.T) {
 
 			// A drop changes nothing: the tool answers unavailable.
 			fs.drop()
-			h.eventually("the drop is seen", func() bool { st, _ := m.State("late"); return st == StateUnavailable })
+			h.eventually("the drop is seen", func() bool { st, _ := m.state("late"); return st == stateUnavailable })
 			r = h.exec("mcp__late__b", `{"message":"x"}`)
 			assert.Contains(t, r.Text, "unavailable")
 			c, err := m.Sync(h.s)

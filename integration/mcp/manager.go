@@ -14,29 +14,29 @@ import (
 	"github.com/toolshelf/toolshelf/request"
 )
 
-// State is a managed server's connection state.
-type State uint8
+// connState is a managed server's connection state.
+type connState uint8
 
 // The connection states.
 const (
-	// StateConnecting: an attempt (first or reconnect) is running.
-	StateConnecting State = iota
-	// StateReady: connected; calls go to the server.
-	StateReady
-	// StateUnavailable: the connection failed or was lost; calls answer
+	// stateConnecting: an attempt (first or reconnect) is running.
+	stateConnecting connState = iota
+	// stateReady: connected; calls go to the server.
+	stateReady
+	// stateUnavailable: the connection failed or was lost; calls answer
 	// "unavailable, retry later" and start a reconnect.
-	StateUnavailable
-	// StateClosed: the Manager was closed.
-	StateClosed
+	stateUnavailable
+	// stateClosed: the Manager was closed.
+	stateClosed
 )
 
-func (s State) String() string {
+func (s connState) String() string {
 	switch s {
-	case StateConnecting:
+	case stateConnecting:
 		return "connecting"
-	case StateReady:
+	case stateReady:
 		return "ready"
-	case StateUnavailable:
+	case stateUnavailable:
 		return "unavailable"
 	}
 	return "closed"
@@ -107,7 +107,7 @@ type Manager struct {
 type conn struct {
 	srv Server
 
-	state   State
+	state   connState
 	session *sdk.ClientSession
 	err     error         // why the server is unavailable
 	done    chan struct{} // closed when the running attempt ends
@@ -140,31 +140,73 @@ func New(reg *registry.Registry, opts *Options) *Manager {
 	return m
 }
 
-// Connect connects srv, lists all its tools (every page) and registers its
-// group, returning when that is done or ctx ends. While it runs the server
-// is [Manager.Pending]. On failure the server stays managed as unavailable:
-// [Manager.Reconnect] retries it.
-func (m *Manager) Connect(ctx context.Context, srv Server) error {
-	c, err := m.add(srv, false)
-	if err != nil {
+// Connect connects each server, lists all its tools (every page) and
+// registers its group, returning when every attempt has ended or ctx ends;
+// the attempts run at once, bounded by ctx alone. While they run the
+// servers are [Manager.Pending]. It returns the first error in the order
+// given: nothing is connected when a server is invalid ([ErrConfig]), and
+// a server that fails stays managed as unavailable — [Manager.Reconnect]
+// retries it — with the others connected. Pass the servers of an
+// mcpServers file ([LoadConfig]) to connect them all and wait.
+func (m *Manager) Connect(ctx context.Context, srvs ...Server) error {
+	if err := checkAll(srvs); err != nil {
 		return err
 	}
-	return m.attempt(ctx, c)
+	errs := make([]error, len(srvs))
+	var wg sync.WaitGroup
+	for i, srv := range srvs {
+		c, err := m.add(srv, false)
+		if err != nil {
+			errs[i] = err
+			break
+		}
+		if len(srvs) == 1 {
+			errs[i] = m.attempt(ctx, c)
+			break
+		}
+		wg.Go(func() { errs[i] = m.attempt(ctx, c) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// Start connects srv in the background and returns at once; the server is
-// [Manager.Pending] until the attempt ends. [Manager.Wait] waits for it.
-func (m *Manager) Start(srv Server) error {
-	c, err := m.add(srv, true)
-	if err != nil {
+// Start connects each server in the background and returns at once; a
+// server is [Manager.Pending] until its attempt ends, bounded by
+// [Options.ConnectTimeout]. [Manager.Wait] waits for one. Nothing is
+// started when a server is invalid ([ErrConfig]). Pass the servers of an
+// mcpServers file ([LoadConfig]) to start them all; a session lists the
+// ones still connecting through [Manager.Pending].
+func (m *Manager) Start(srvs ...Server) error {
+	if err := checkAll(srvs); err != nil {
 		return err
 	}
-	go func() {
-		defer m.wg.Done()
-		ctx, cancel := context.WithTimeout(m.ctx, m.opts.ConnectTimeout)
-		defer cancel()
-		_ = m.attempt(ctx, c)
-	}()
+	for _, srv := range srvs {
+		c, err := m.add(srv, true)
+		if err != nil {
+			return err
+		}
+		go func() {
+			defer m.wg.Done()
+			ctx, cancel := context.WithTimeout(m.ctx, m.opts.ConnectTimeout)
+			defer cancel()
+			_ = m.attempt(ctx, c)
+		}()
+	}
+	return nil
+}
+
+// checkAll checks every server before any is added.
+func checkAll(srvs []Server) error {
+	for i := range srvs {
+		if err := srvs[i].check(); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -183,7 +225,7 @@ func (m *Manager) add(srv Server, bg bool) (*conn, error) {
 	if _, ok := m.conns[srv.Name]; ok {
 		return nil, fmt.Errorf("%w: %q", ErrDuplicateServer, srv.Name)
 	}
-	c := &conn{srv: srv, state: StateConnecting, done: make(chan struct{})}
+	c := &conn{srv: srv, state: stateConnecting, done: make(chan struct{})}
 	m.conns[srv.Name] = c
 	if bg {
 		m.wg.Add(1)
@@ -205,13 +247,13 @@ func (m *Manager) Reconnect(ctx context.Context, name string) error {
 	case !ok:
 		m.mu.Unlock()
 		return fmt.Errorf("%w: %q", ErrUnknownServer, name)
-	case c.state == StateConnecting:
+	case c.state == stateConnecting:
 		done := c.done
 		m.mu.Unlock()
 		return m.waitDone(ctx, name, done)
 	}
 	old := c.session
-	c.session, c.state, c.done = nil, StateConnecting, make(chan struct{})
+	c.session, c.state, c.done = nil, stateConnecting, make(chan struct{})
 	m.mu.Unlock()
 	if old != nil {
 		_ = old.Close()
@@ -252,7 +294,7 @@ func (m *Manager) Pending() []string {
 	defer m.mu.Unlock()
 	var out []string
 	for n, c := range m.conns {
-		if c.state == StateConnecting {
+		if c.state == stateConnecting {
 			out = append(out, n)
 		}
 	}
@@ -272,18 +314,11 @@ func (m *Manager) Servers() []string {
 	return out
 }
 
-// State returns name's connection state.
-func (m *Manager) State(name string) (State, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	c, ok := m.conns[name]
-	if !ok {
-		return StateClosed, fmt.Errorf("%w: %q", ErrUnknownServer, name)
-	}
-	return c.state, nil
-}
-
-// Err returns why name is unavailable, or nil when it is ready or connecting.
+// Err returns why name is unavailable — its last attempt's error, which
+// wraps [ErrUnavailable] when the connection failed or was lost, or
+// [ErrClosed] after [Manager.Close] — or nil when it is ready or connecting. With [Manager.Pending] it tells a
+// server's state: connecting when pending, unavailable when Err is not
+// nil, ready otherwise.
 func (m *Manager) Err(name string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -291,7 +326,7 @@ func (m *Manager) Err(name string) error {
 	if !ok {
 		return fmt.Errorf("%w: %q", ErrUnknownServer, name)
 	}
-	if c.state == StateUnavailable || c.state == StateClosed {
+	if c.state == stateUnavailable || c.state == stateClosed {
 		return c.err
 	}
 	return nil
@@ -311,7 +346,7 @@ func (m *Manager) Close() error {
 		if c.session != nil {
 			sessions = append(sessions, c.session)
 		}
-		c.session, c.state, c.err = nil, StateClosed, ErrClosed
+		c.session, c.state, c.err = nil, stateClosed, ErrClosed
 	}
 	m.mu.Unlock()
 	m.cancel()
@@ -336,18 +371,18 @@ func (m *Manager) attempt(ctx context.Context, c *conn) (err error) {
 		c.lastTry = time.Now()
 		switch {
 		case m.closed:
-			c.state, c.err = StateClosed, ErrClosed
+			c.state, c.err = stateClosed, ErrClosed
 			if cs != nil {
 				go cs.Close()
 			}
 			err = ErrClosed
 		case err != nil:
-			c.state, c.err = StateUnavailable, err
+			c.state, c.err = stateUnavailable, err
 			if cs != nil {
 				go cs.Close()
 			}
 		default:
-			c.state, c.err, c.session = StateReady, nil, cs
+			c.state, c.err, c.session = stateReady, nil, cs
 			m.watch(c, cs)
 		}
 		close(c.done)
@@ -451,19 +486,19 @@ func (m *Manager) lost(name string, cs *sdk.ClientSession, cause error) {
 	if cause == nil {
 		cause = errors.New("connection closed")
 	}
-	c.session, c.state = nil, StateUnavailable
+	c.session, c.state = nil, stateUnavailable
 	c.err = fmt.Errorf("%w: server %q: disconnected: %w", ErrUnavailable, name, cause)
 	m.opts.Logger.Warn("mcp: server disconnected", "server", name, "err", cause)
 	go cs.Close()
 }
 
 // session returns name's live session, or nil and its state.
-func (m *Manager) session(name string) (*sdk.ClientSession, State) {
+func (m *Manager) session(name string) (*sdk.ClientSession, connState) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	c, ok := m.conns[name]
 	if !ok {
-		return nil, StateClosed
+		return nil, stateClosed
 	}
 	return c.session, c.state
 }
@@ -476,11 +511,11 @@ func (m *Manager) kick(name string) {
 	}
 	m.mu.Lock()
 	c, ok := m.conns[name]
-	if !ok || m.closed || c.state != StateUnavailable || time.Since(c.lastTry) < m.opts.RetryInterval {
+	if !ok || m.closed || c.state != stateUnavailable || time.Since(c.lastTry) < m.opts.RetryInterval {
 		m.mu.Unlock()
 		return
 	}
-	c.state, c.done = StateConnecting, make(chan struct{})
+	c.state, c.done = stateConnecting, make(chan struct{})
 	m.wg.Add(1)
 	m.mu.Unlock()
 	go func() {

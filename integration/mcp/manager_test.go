@@ -50,9 +50,9 @@ func TestConnectListsEveryPage(t *testing.T) {
 		want[i] = registry.MCPName("paged", n)
 	}
 	assert.Equal(t, want, got, "7 tools over pages of 2: every page listed")
-	st, err := m.State("paged")
+	st, err := m.state("paged")
 	require.NoError(t, err)
-	assert.Equal(t, StateReady, st)
+	assert.Equal(t, stateReady, st)
 	assert.Empty(t, m.Pending())
 }
 
@@ -116,6 +116,35 @@ func TestPendingWhileConnecting(t *testing.T) {
 	assert.Equal(t, `echo: {"message":"hi"}`, res.Text)
 }
 
+// TestManyServers: Start and Connect take several servers (an mcpServers
+// file's); an invalid one among them starts nothing, and Connect returns
+// once every attempt has ended, with a failed server left unavailable and
+// the others ready.
+func TestManyServers(t *testing.T) {
+	ctx := testCtx(t)
+	fs := newFakeServer(t, nil, "echo")
+	reg := registry.New(nil)
+	m := newManager(t, reg, &Options{NoAutoReconnect: true})
+	good := Server{Name: "a", Transport: fs.transport}
+	require.ErrorIs(t, m.Start(good, Server{Name: "bad"}), ErrConfig)
+	require.ErrorIs(t, m.Connect(ctx, good, Server{Name: "bad"}), ErrConfig)
+	assert.Empty(t, m.Servers(), "nothing started when one entry is invalid")
+
+	err := m.Connect(ctx, good, Server{Name: "broken", Command: []string{"/nonexistent/mcp-server"}}, Server{Name: "b", Transport: fs.transport})
+	require.ErrorIs(t, err, ErrUnavailable)
+	assert.Contains(t, err.Error(), `"broken"`)
+	assert.Empty(t, m.Pending(), "every attempt ended")
+	require.NoError(t, m.Err("a"))
+	require.NoError(t, m.Err("b"))
+	require.ErrorIs(t, m.Err("broken"), ErrUnavailable)
+	assert.Equal(t, `echo: {"message":"hi"}`, call(t, ctx, reg, "mcp__b__echo", `{"message":"hi"}`).Text)
+
+	require.NoError(t, m.Start(Server{Name: "c", Transport: fs.transport}, Server{Name: "d", Transport: fs.transport}))
+	require.NoError(t, m.Wait(ctx, "c"))
+	require.NoError(t, m.Wait(ctx, "d"))
+	assert.Equal(t, []string{"a", "b", "broken", "c", "d"}, m.Servers())
+}
+
 func TestDisconnectAnswersUnavailable(t *testing.T) {
 	ctx := testCtx(t)
 	fs := newFakeServer(t, nil, "echo")
@@ -129,9 +158,9 @@ func TestDisconnectAnswersUnavailable(t *testing.T) {
 	assert.True(t, res.IsError)
 	assert.Contains(t, res.Text, "server flaky unavailable, retry later")
 
-	st, err := m.State("flaky")
+	st, err := m.state("flaky")
 	require.NoError(t, err)
-	assert.Equal(t, StateUnavailable, st)
+	assert.Equal(t, stateUnavailable, st)
 	require.ErrorIs(t, m.Err("flaky"), ErrUnavailable)
 	_, ok := reg.Snapshot().Tool("mcp__flaky__echo")
 	assert.True(t, ok, "a lost server's names stay in the registry")
@@ -353,14 +382,14 @@ func TestManagerErrors(t *testing.T) {
 	require.ErrorIs(t, m.Connect(ctx, Server{Name: "s", Transport: fs.transport}), ErrDuplicateServer)
 	require.ErrorIs(t, m.Reconnect(ctx, "nope"), ErrUnknownServer)
 	require.ErrorIs(t, m.Wait(ctx, "nope"), ErrUnknownServer)
-	_, err := m.State("nope")
+	_, err := m.state("nope")
 	require.ErrorIs(t, err, ErrUnknownServer)
 
 	// A server whose process cannot start stays managed as unavailable.
 	err = m.Connect(ctx, Server{Name: "broken", Command: []string{"/nonexistent/mcp-server"}})
 	require.ErrorIs(t, err, ErrUnavailable)
-	st, _ := m.State("broken")
-	assert.Equal(t, StateUnavailable, st)
+	st, _ := m.state("broken")
+	assert.Equal(t, stateUnavailable, st)
 	assert.Equal(t, []string{"broken", "s"}, m.Servers())
 
 	require.NoError(t, m.Close())

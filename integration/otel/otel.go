@@ -20,20 +20,21 @@ import (
 	"github.com/toolshelf/toolshelf/registry"
 )
 
-// ScopeName is the instrumentation scope of the spans and metrics.
-const ScopeName = "github.com/toolshelf/toolshelf/integration/otel"
+// scopeName is the instrumentation scope of the spans and metrics.
+const scopeName = "github.com/toolshelf/toolshelf/integration/otel"
 
-// Attribute keys of our own, next to the semantic conventions' ones.
+// Attribute keys of our own, next to the semantic conventions' ones; the
+// package doc lists their values for a harness that queries spans.
 const (
-	// ViaKey is "defer_execute" for a call that came through the wrapper.
-	ViaKey = attribute.Key("toolshelf.via")
-	// RuleKey is the permission rule that decided a call.
-	RuleKey = attribute.Key("toolshelf.rule")
-	// OutcomeKey is the dispatch's last decision (completed, denied ...).
-	OutcomeKey = attribute.Key("toolshelf.outcome")
-	// QueriesKey and LoadedKey are a search's queries and loaded names.
-	QueriesKey = attribute.Key("toolshelf.search.queries")
-	LoadedKey  = attribute.Key("toolshelf.search.loaded")
+	// viaKey is "defer_execute" for a call that came through the wrapper.
+	viaKey = attribute.Key("toolshelf.via")
+	// ruleKey is the permission rule that decided a call.
+	ruleKey = attribute.Key("toolshelf.rule")
+	// outcomeKey is the dispatch's last decision (completed, denied ...).
+	outcomeKey = attribute.Key("toolshelf.outcome")
+	// queriesKey and loadedKey are a search's queries and loaded names.
+	queriesKey = attribute.Key("toolshelf.search.queries")
+	loadedKey  = attribute.Key("toolshelf.search.loaded")
 )
 
 // Options configures an [Observer]. Nil means the global providers.
@@ -71,8 +72,8 @@ func New(o *Options) (*Observer, error) {
 	if opts.MeterProvider == nil {
 		opts.MeterProvider = global.GetMeterProvider()
 	}
-	m := opts.MeterProvider.Meter(ScopeName)
-	ob := &Observer{tracer: opts.TracerProvider.Tracer(ScopeName)}
+	m := opts.MeterProvider.Meter(scopeName)
+	ob := &Observer{tracer: opts.TracerProvider.Tracer(scopeName)}
 	var errs []error
 	var err error
 	ob.calls, err = m.Int64Counter("toolshelf.tool.calls", metric.WithUnit("{call}"), metric.WithDescription("Tool calls and searches dispatched, by tool and outcome."))
@@ -141,12 +142,12 @@ func (o *Observer) Event(ctx context.Context, ev execute.Event) {
 		st.span.SetAttributes(semconv.GenAIToolName(ev.Tool))
 	}
 	if ev.Via != "" {
-		st.span.SetAttributes(ViaKey.String(ev.Via))
+		st.span.SetAttributes(viaKey.String(ev.Via))
 	}
 	attrs := []attribute.KeyValue{}
 	if ev.Rule != "" {
-		attrs = append(attrs, RuleKey.String(ev.Rule))
-		st.span.SetAttributes(RuleKey.String(ev.Rule))
+		attrs = append(attrs, ruleKey.String(ev.Rule))
+		st.span.SetAttributes(ruleKey.String(ev.Rule))
 	}
 	if ev.Hook != "" {
 		attrs = append(attrs, attribute.String("toolshelf.hook", ev.Hook))
@@ -165,7 +166,7 @@ func (o *Observer) Event(ctx context.Context, ev execute.Event) {
 	case execute.EventUnloaded:
 		o.load(ctx, ev.Tool, "call_before_load")
 	case execute.EventSearched:
-		st.span.SetAttributes(QueriesKey.StringSlice(ev.Queries), LoadedKey.StringSlice(ev.Loaded))
+		st.span.SetAttributes(queriesKey.StringSlice(ev.Queries), loadedKey.StringSlice(ev.Loaded))
 		for _, n := range ev.Loaded {
 			o.load(ctx, n, "tool_search")
 		}
@@ -189,14 +190,14 @@ func (o *Observer) End(ctx context.Context, r registry.Result) {
 	if st.outcome == 0 {
 		outcome = "none"
 	}
-	st.span.SetAttributes(OutcomeKey.String(outcome))
+	st.span.SetAttributes(outcomeKey.String(outcome))
 	if r.IsError {
 		st.span.SetAttributes(semconv.ErrorTypeKey.String(outcome))
 		st.span.SetStatus(codes.Error, outcome)
 	}
 	st.span.End()
 	tool := attribute.String(string(semconv.GenAIToolNameKey), st.tool)
-	o.calls.Add(ctx, 1, metric.WithAttributes(tool, OutcomeKey.String(outcome)))
+	o.calls.Add(ctx, 1, metric.WithAttributes(tool, outcomeKey.String(outcome)))
 	if st.denied != 0 {
 		o.denials.Add(ctx, 1, metric.WithAttributes(tool, attribute.String("toolshelf.decision", st.denied.String())))
 	}

@@ -30,7 +30,7 @@ func OpenAI(ctx context.Context, c *openai.Client, p request.Provider, body []by
 		return request.Reply{}, fmt.Errorf("sdkbridge: %w: %q is not an OpenAI API", request.ErrUnknownProvider, p)
 	}
 	if err != nil {
-		return request.Reply{}, ClassifyError(p, err)
+		return request.Reply{}, Classify(p, err)
 	}
 	return decode(p, http.StatusOK, raw)
 }
@@ -41,7 +41,7 @@ func Anthropic(ctx context.Context, c *anthropic.Client, body []byte, opts ...ao
 	var raw []byte
 	opts = append(opts, aoption.WithRequestBody("application/json", body), aoption.WithResponseBodyInto(&raw))
 	if _, err := c.Messages.New(ctx, anthropic.MessageNewParams{}, opts...); err != nil {
-		return request.Reply{}, ClassifyError(request.Anthropic, err)
+		return request.Reply{}, Classify(request.Anthropic, err)
 	}
 	return decode(request.Anthropic, http.StatusOK, raw)
 }
@@ -54,7 +54,7 @@ func decode(p request.Provider, status int, raw []byte) (request.Reply, error) {
 		return rep, nil
 	}
 	if typ, code, msg := errorFields(raw); msg != "" || code != "" || typ == "error" {
-		c := Classify(p, 0, nil, raw)
+		c := classify(p, 0, nil, raw)
 		c.cause = err
 		return request.Reply{}, c
 	}
@@ -78,7 +78,7 @@ func OpenAIStream(ctx context.Context, c *openai.Client, p request.Provider, bod
 			onEvent(name, data)
 		}
 		if p == request.OpenAIResponses && (name == "error" || name == "response.failed") {
-			return Classify(p, 0, nil, data)
+			return classify(p, 0, nil, data)
 		}
 		return st.Event(name, data)
 	}
@@ -92,7 +92,7 @@ func OpenAIStream(ctx context.Context, c *openai.Client, p request.Provider, bod
 			}
 		}
 		if err := s.Err(); err != nil {
-			return request.Reply{}, ClassifyError(p, err)
+			return request.Reply{}, Classify(p, err)
 		}
 		// openai-go consumed the [DONE] that ends a Chat Completions stream.
 		if err := feed("", []byte("[DONE]")); err != nil {
@@ -108,7 +108,7 @@ func OpenAIStream(ctx context.Context, c *openai.Client, p request.Provider, bod
 			}
 		}
 		if err := s.Err(); err != nil {
-			return request.Reply{}, ClassifyError(p, err)
+			return request.Reply{}, Classify(p, err)
 		}
 	default:
 		return request.Reply{}, fmt.Errorf("sdkbridge: %w: %q is not an OpenAI API", request.ErrUnknownProvider, p)
@@ -138,7 +138,7 @@ func AnthropicStream(ctx context.Context, c *anthropic.Client, body []byte, onEv
 		}
 	}
 	if err := s.Err(); err != nil {
-		return request.Reply{}, ClassifyError(request.Anthropic, err)
+		return request.Reply{}, Classify(request.Anthropic, err)
 	}
 	return st.Reply()
 }

@@ -95,13 +95,13 @@ func (e *Error) Retryable() bool {
 // bodies are a few hundred bytes.
 const maxErrorBody = 64 << 10
 
-// Classify classifies a provider's error response: its HTTP status (0 for
+// classify classifies a provider's error response: its HTTP status (0 for
 // an error event inside a stream), headers (nil for none) and body, as the
 // provider documents them — Anthropic {"type":"error","error":{"type",
 // "message"}}, OpenAI {"error":{"message","type","code"}} or a Responses
 // stream's {"type":"error","code","message"}. It never fails: an
 // unrecognized body is classified by its status alone.
-func Classify(p request.Provider, status int, header http.Header, body []byte) *Error {
+func classify(p request.Provider, status int, header http.Header, body []byte) *Error {
 	if len(body) > maxErrorBody {
 		body = body[:maxErrorBody]
 	}
@@ -192,12 +192,13 @@ func retryAfter(h http.Header) time.Duration {
 	return 0
 }
 
-// ClassifyError classifies an error an official SDK returned: an HTTP
+// Classify classifies an error an official SDK returned: an HTTP
 // error (openai.Error, anthropic.Error), an error event in a stream, or a
 // toolshelf [request.ErrReply] for a reply that reported an error. Any
 // other error (a transport failure, a cancelled context) is returned as it
-// is.
-func ClassifyError(p request.Provider, err error) error {
+// is. The bridges' errors are classified already; Classify is for an SDK
+// call the harness makes itself.
+func Classify(p request.Provider, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -217,10 +218,10 @@ func ClassifyError(p request.Provider, err error) error {
 	case errors.As(err, &ae):
 		c = fromResponse(p, ae.StatusCode, ae.Response)
 		if c.Message == "" {
-			c = Classify(p, ae.StatusCode, header(ae.Response), []byte(ae.RawJSON()))
+			c = classify(p, ae.StatusCode, header(ae.Response), []byte(ae.RawJSON()))
 		}
 	case errors.As(err, &se):
-		c = Classify(p, 0, nil, se.Event.Data)
+		c = classify(p, 0, nil, se.Event.Data)
 	default:
 		return err
 	}
@@ -235,7 +236,7 @@ func fromResponse(p request.Provider, status int, res *http.Response) *Error {
 	if res != nil && res.Body != nil {
 		body, _ = io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
 	}
-	return Classify(p, status, header(res), body)
+	return classify(p, status, header(res), body)
 }
 
 func header(res *http.Response) http.Header {

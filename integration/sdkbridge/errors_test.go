@@ -78,7 +78,7 @@ func TestClassify(t *testing.T) {
 			for k, v := range c.header {
 				h.Set(k, v)
 			}
-			e := Classify(c.p, c.status, h, []byte(c.body))
+			e := classify(c.p, c.status, h, []byte(c.body))
 			assert.ErrorIs(t, e, c.kind)
 			assert.Equal(t, c.typ, e.Type)
 			assert.Equal(t, c.retry, e.RetryAfter)
@@ -115,11 +115,11 @@ func TestClassify(t *testing.T) {
 // one is read only up to the bound.
 func TestClassifyHostile(t *testing.T) {
 	for _, b := range []string{"", "null", "[]", `{"error":null}`, `{"error":"boom"}`, `{"error":{"code":42}}`, `{"response":{"error":null}}`, "\xff\xfe"} {
-		e := Classify(request.Anthropic, 400, nil, []byte(b))
+		e := classify(request.Anthropic, 400, nil, []byte(b))
 		assert.ErrorIs(t, e, ErrInvalidRequest, b)
 	}
 	huge := make([]byte, 10<<20)
-	e := Classify(request.OpenAIChat, 429, http.Header{"Retry-After": {"-5"}}, huge)
+	e := classify(request.OpenAIChat, 429, http.Header{"Retry-After": {"-5"}}, huge)
 	assert.ErrorIs(t, e, ErrRateLimited)
 	assert.Zero(t, e.RetryAfter, "a negative wait is no advice")
 	assert.Less(t, len(e.Error()), 1000)

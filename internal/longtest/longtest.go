@@ -5,7 +5,7 @@
 // Long runs are on when TOOLSHELF_LONG=1 ([EnvVar]); .ci/run sets it. They
 // are: the soak test at full size (internal/soak), the tests against real
 // npm MCP servers (internal/mcpstdio, cmd/toolshelf, integration/mcp), and
-// the SDK judge on every body of its long sessions (integration/sdkcheck);
+// the SDK judge on every body of its long sessions (integration/internal/sdkcheck);
 // off, the soak runs small, the real-server tests skip, and the judge
 // checks a sample of the bodies. No test is left out of the short run
 // except those that need a real server.

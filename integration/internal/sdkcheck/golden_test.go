@@ -12,7 +12,7 @@ import (
 )
 
 // root is the core module's directory, which holds testdata/.
-const root = "../.."
+const root = "../../.."
 
 // providerOf reads the provider from a golden file's name: <name>.<provider>.json.
 func providerOf(path string) request.Provider {

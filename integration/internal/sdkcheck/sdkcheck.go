@@ -16,8 +16,12 @@
 // block ([{"type":"text","text":s}]); and a top-level "stream", which the
 // SDKs set in their streaming methods rather than in the param types.
 //
-// The package lives in the nested integration module so that the SDKs stay
-// out of the core library's import graph.
+// It is toolshelf's own SDK-compatibility check, not a harness-facing kit:
+// only this package's tests use it, to judge the golden bodies, the wild
+// corpus and long sessions of every encoder (docs/integration.md, "The SDKs
+// as judges").
+// It lives in the nested integration module so that the SDKs stay out of
+// the core library's import graph.
 package sdkcheck
 
 import (
