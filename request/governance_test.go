@@ -156,7 +156,7 @@ func TestDeniedToolCallAnswersDenied(t *testing.T) {
 }
 
 // TestSearchGoesThroughDispatcher: a tool_search call raises an
-// EventSearched with its queries and the names it loaded, runs the hooks
+// "searched" event with its queries and the names it loaded, runs the hooks
 // whose pattern matches tool_search (not others), and a hook may block or
 // rewrite it.
 func TestSearchGoesThroughDispatcher(t *testing.T) {
