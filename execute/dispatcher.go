@@ -18,9 +18,13 @@ import (
 	"github.com/toolshelf/toolshelf/registry"
 )
 
-// Dispatcher runs every tool call, direct or through defer_execute, through
-// one pipeline. It is safe for concurrent use by any number of sessions; the
-// only state it keeps is its cache of resolved schemas.
+// Dispatcher runs every tool call, direct or through defer_execute, and
+// every tool_search through one pipeline. The harness builds it with [New]
+// and gives it to its sessions (request.Config.Dispatcher), which run each
+// call through it (request.Session.Call) and leave out of what the model
+// sees the tools its rules deny. It is safe for concurrent use by any
+// number of sessions; the only state it keeps is its cache of resolved
+// schemas.
 type Dispatcher struct {
 	opts  Options
 	log   *slog.Logger
