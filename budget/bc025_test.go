@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/toolshelf/toolshelf/budget"
 	deferral "github.com/toolshelf/toolshelf/defer"
-	"github.com/toolshelf/toolshelf/execute"
+	"github.com/toolshelf/toolshelf/internal/dispatch"
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/render"
@@ -159,7 +159,7 @@ func bc025Prefixes(t *testing.T) (snap *registry.Snapshot, alwaysOn, deferred []
 	// Rendered as package request renders it for a session.
 	desc, err := render.Render(registry.ToolSearchName, search.DescriptionTemplate, render.Vars{Session: map[string]string{"index": s.IndexText()}})
 	require.NoError(t, err)
-	ts, de := search.Definition(desc), execute.Definition()
+	ts, de := search.Definition(desc), dispatch.Definition()
 	deferred = append(budget.ToolSections(&ts, budget.ClassEntry), budget.ToolSections(&de, budget.ClassEntry)...)
 	return snap, alwaysOn, deferred
 }

@@ -57,7 +57,7 @@ type Policy struct {
 	// Denied reports the tools whose every call the harness's permission
 	// rules deny, and the rule: they are hidden like tools outside the
 	// mode, so that no request shows them. Package request sets it from
-	// its dispatcher ([execute.Dispatcher.Denied]) when it is nil.
+	// its dispatcher (whose rules deny every call of the tool) when it is nil.
 	Denied func(*registry.Tool) (rule string, denied bool)
 }
 

@@ -128,6 +128,6 @@ func TestRulesOnRealNameDecideAliasedCalls(t *testing.T) {
 
 // newAliasSession is a session in which the given deferred tools are
 // loaded.
-func newAliasSession(plan *deferral.Plan, loaded []string) execute.Session {
+func newAliasSession(plan *deferral.Plan, loaded []string) *testSession {
 	return (&env{plan: plan}).session("alias", loaded...)
 }

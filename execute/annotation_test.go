@@ -10,13 +10,12 @@ import (
 	"github.com/stretchr/testify/require"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
-	"github.com/toolshelf/toolshelf/execute/executetest"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
 // annotated is a session over a trusted server's reader and destructive
 // tool, and an untrusted server whose tools all claim to be read-only.
-func annotated(t *testing.T, ran *atomic.Int32) *executetest.Session {
+func annotated(t *testing.T, ran *atomic.Int32) *testSession {
 	t.Helper()
 	yes, no := true, false
 	h := func(context.Context, json.RawMessage) (registry.Result, error) {
@@ -34,7 +33,7 @@ func annotated(t *testing.T, ran *atomic.Int32) *executetest.Session {
 	))
 	plan, err := (&deferral.Policy{}).Plan(r.Snapshot(), deferral.View{})
 	require.NoError(t, err)
-	return executetest.NewSession("s", plan, nil)
+	return newTestSession("s", plan, nil)
 }
 
 // TestRuleByAnnotation: Ask(@destructive) decides the destructive tool's

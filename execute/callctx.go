@@ -9,16 +9,16 @@ type (
 
 // WithCallID returns a copy of ctx that carries id, the provider's ID of
 // the tool call being dispatched (a tool_use id, a call_id). Pass it to
-// [Dispatcher.Call] (or request.Session.Call) and the handler finds it in
-// [Call.ID]:
+// request.Session.Call and the handler, hooks and events find it in
+// [Call.ID] and [Event.CallID]:
 //
 //	res := s.Call(execute.WithCallID(ctx, c.ID), c.Name, c.Arguments)
 func WithCallID(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, callIDKey{}, id)
 }
 
-// CallFromContext returns the call a handler runs for: the session
-// (Call.Session.ID() is its ID), the tool name the model asked for
+// CallFromContext returns the call a handler runs for: the session's ID
+// (Call.Session), the tool name the model asked for
 // (Call.Name — the target's name also when the model went through
 // defer_execute, which Call.Via then says), the provider's call ID
 // (Call.ID, set with [WithCallID]) and the params the handler got.

@@ -21,7 +21,7 @@ func whoami(ctx context.Context, _ json.RawMessage) (registry.Result, error) {
 	if !ok {
 		return registry.Result{}, fmt.Errorf("no call in the handler's context")
 	}
-	b, err := json.Marshal(map[string]string{"session": c.Session.ID(), "name": c.Name, "via": c.Via, "id": c.ID})
+	b, err := json.Marshal(map[string]string{"session": c.Session, "name": c.Name, "via": c.Via, "id": c.ID})
 	return registry.Result{Text: string(b)}, err
 }
 
@@ -111,7 +111,7 @@ func ExampleCallFromContext() {
 		Name: "Whoami", Description: "Say who calls.", RawSchema: json.RawMessage(`{"type":"object"}`),
 		Handler: func(ctx context.Context, _ json.RawMessage) (registry.Result, error) {
 			c, _ := execute.CallFromContext(ctx)
-			return registry.Result{Text: fmt.Sprintf("session %s, tool %s, call %s", c.Session.ID(), c.Name, c.ID)}, nil
+			return registry.Result{Text: fmt.Sprintf("session %s, tool %s, call %s", c.Session, c.Name, c.ID)}, nil
 		},
 	})
 	d, _ := execute.New(nil)

@@ -20,14 +20,14 @@ func selects(p, name string, t *registry.Tool) bool {
 	return pattern.Match(p, name)
 }
 
-// Denied reports whether the dispatcher's rules deny every call of t — a
+// deniesAll reports whether the dispatcher's rules deny every call of t — a
 // Deny rule selects it by name or by annotation, or no rule does and the
 // default is Deny — and names the rule ("Deny(mcp__vault__*)", or
 // "default"). Rules see only the name and the tool, never the params, so
 // such a tool can never run: package request leaves it out of tools[],
 // the tool_search index and search results, as it does a hidden tool. A
 // tool an Ask rule selects stays visible: the user may say yes.
-func (d *Dispatcher) Denied(t *registry.Tool) (rule string, denied bool) {
+func (d *Dispatcher) deniesAll(t *registry.Tool) (rule string, denied bool) {
 	if t == nil {
 		return "", false
 	}
@@ -38,7 +38,7 @@ func (d *Dispatcher) Denied(t *registry.Tool) (rule string, denied bool) {
 // denied answers a call a rule (or the default) denies. Nothing about the
 // tool is in it: not its schema, not whether it exists.
 func (d *Dispatcher) denied(ctx context.Context, c *call, vd verdict) registry.Result {
-	ev := c.event(EventDenied)
+	ev := c.event(eventDenied)
 	ev.Rule = vd.rule
 	d.emit(ctx, c.scrub(ev))
 	return errResult(fmt.Sprintf("Permission denied: the harness's rules do not allow %q. Nothing was run. Do not retry it; do the task another way, or tell the user what you wanted to do.", c.target))

@@ -12,14 +12,19 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/toolshelf/toolshelf/internal/dispatch"
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"github.com/toolshelf/toolshelf/internal/tagsafe"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
-// Dispatcher runs every tool call, direct or through defer_execute, through
-// one pipeline. It is safe for concurrent use by any number of sessions; the
-// only state it keeps is its cache of resolved schemas.
+// Dispatcher runs every tool call, direct or through defer_execute, and
+// every tool_search through one pipeline. The harness builds it with [New]
+// and gives it to its sessions (request.Config.Dispatcher), which run each
+// call through it (request.Session.Call) and leave out of what the model
+// sees the tools its rules deny. It is safe for concurrent use by any
+// number of sessions; the only state it keeps is its cache of resolved
+// schemas.
 type Dispatcher struct {
 	opts  Options
 	log   *slog.Logger
@@ -28,7 +33,7 @@ type Dispatcher struct {
 }
 
 // New returns a dispatcher. opts may be nil. It reports an error wrapping
-// [ErrPermission] for an unusable permission rule or hook pattern.
+// errPermission (message prefix "execute: invalid permission rule") for an unusable permission rule or hook pattern.
 func New(opts *Options) (*Dispatcher, error) {
 	d := &Dispatcher{}
 	if opts != nil {
@@ -54,22 +59,22 @@ func New(opts *Options) (*Dispatcher, error) {
 		o.Default = Allow
 	}
 	if o.Default > Deny {
-		return nil, fmt.Errorf("execute: %w: default action %d: want Allow, Ask or Deny", ErrPermission, o.Default)
+		return nil, fmt.Errorf("execute: %w: default action %d: want Allow, Ask or Deny", errPermission, o.Default)
 	}
 	if o.MaxParamsBytes <= 0 {
-		o.MaxParamsBytes = DefaultMaxParamsBytes
+		o.MaxParamsBytes = defaultMaxParamsBytes
 	}
 	if o.MaxDepth <= 0 {
-		o.MaxDepth = DefaultMaxDepth
+		o.MaxDepth = defaultMaxDepth
 	}
 	if o.MaxResultBytes == 0 {
-		o.MaxResultBytes = DefaultMaxResultBytes
+		o.MaxResultBytes = defaultMaxResultBytes
 	}
 	if o.MaxSchemas <= 0 {
-		o.MaxSchemas = DefaultMaxSchemas
+		o.MaxSchemas = defaultMaxSchemas
 	}
 	if o.CallTimeout == 0 {
-		o.CallTimeout = DefaultCallTimeout
+		o.CallTimeout = defaultCallTimeout
 	}
 	if len(o.Guidance) > 0 {
 		g := make(map[string]string, len(o.Guidance))
@@ -89,7 +94,7 @@ func New(opts *Options) (*Dispatcher, error) {
 
 // call is the state of one dispatch.
 type call struct {
-	s      Session
+	s      dispatch.Session
 	sid    string
 	target string // as the model wrote it
 	via    string
@@ -105,11 +110,12 @@ func (c *call) event(k EventKind) Event {
 
 func errResult(text string) registry.Result { return registry.Result{Text: text, IsError: true} }
 
-// Call dispatches one call in session s. name is the name the model called:
-// either defer_execute, whose args are {"tool_name": ..., "params": ...}, or
-// a tool's own name, whose args are its params. The result is what the
-// model reads; failures of any kind are error results, never panics.
-func (d *Dispatcher) Call(ctx context.Context, s Session, name string, args json.RawMessage) (res registry.Result) {
+// callTool dispatches one call in session s ([dispatch.Dispatcher.Call]).
+// name is the name the model called: either defer_execute, whose args are
+// {"tool_name": ..., "params": ...}, or a tool's own name, whose args are
+// its params. The result is what the model reads; failures of any kind are
+// error results, never panics.
+func (d *Dispatcher) callTool(ctx context.Context, s dispatch.Session, name string, args json.RawMessage) (res registry.Result) {
 	c := &call{s: s, target: name, id: clip(callID(ctx), 200)}
 	if o := d.opts.Observer; o != nil {
 		ctx = d.begin(ctx, s, name, c.id)
@@ -118,7 +124,7 @@ func (d *Dispatcher) Call(ctx context.Context, s Session, name string, args json
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			ev := c.event(EventHostError)
+			ev := c.event(eventHostError)
 			ev.Detail = fmt.Sprintf("panic in the dispatch pipeline: %v", r)
 			d.emit(ctx, c.scrub(ev))
 			res = errResult(fmt.Sprintf("The call of %q failed inside the harness's tool dispatcher; nothing more is known. Retry once, or use another tool.", clip(c.target, 80)))
@@ -130,7 +136,7 @@ func (d *Dispatcher) Call(ctx context.Context, s Session, name string, args json
 		res.Text = safeText(res.Text)
 	}()
 	if s == nil {
-		d.emit(ctx, Event{Kind: EventHostError, Tool: clip(name, 80), Detail: "nil session"})
+		d.emit(ctx, Event{Kind: eventHostError, Tool: clip(name, 80), Detail: "nil session"})
 		return errResult("The harness called the tool dispatcher without a session; this is not fixable by changing the call.")
 	}
 	c.sid = s.ID()
@@ -149,7 +155,7 @@ func (d *Dispatcher) Call(ctx context.Context, s Session, name string, args json
 		}
 		c.target, params, shape = w.target, w.params, w.problem
 		if c.target == registry.DeferExecuteName || c.target == registry.ToolSearchName {
-			ev := c.event(EventRecursion)
+			ev := c.event(eventRecursion)
 			d.emit(ctx, c.scrub(ev))
 			return errResult(fmt.Sprintf("defer_execute cannot call %s. Call %s directly; use defer_execute only for the deferred tools listed in tool_search's index: defer_execute {\"tool_name\":\"<tool name>\",\"params\":{...}}.", c.target, c.target))
 		}
@@ -159,7 +165,7 @@ func (d *Dispatcher) Call(ctx context.Context, s Session, name string, args json
 
 // badInput answers arguments that name no tool usably.
 func (d *Dispatcher) badInput(ctx context.Context, c *call, problem string) registry.Result {
-	ev := c.event(EventBadInput)
+	ev := c.event(eventBadInput)
 	ev.Detail = problem
 	d.emit(ctx, c.scrub(ev))
 	if c.via != "" {
@@ -187,7 +193,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, c *call, params json.RawMessa
 		t, deferred, ok = c.s.Lookup(c.target)
 	}
 	if !ok || t == nil {
-		if ls, ok := c.s.(LiveSession); ok && ls.Removed(c.target) {
+		if ls, ok := c.s.(dispatch.LiveSession); ok && ls.Removed(c.target) {
 			return d.removed(ctx, c)
 		}
 		return d.unknown(ctx, c)
@@ -206,7 +212,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, c *call, params json.RawMessa
 		return d.unloaded(ctx, c, params, shape)
 	}
 	if shape != "" {
-		ev := c.event(EventBadInput)
+		ev := c.event(eventBadInput)
 		ev.Detail = shape
 		d.emit(ctx, c.scrub(ev))
 		return errResult(fmt.Sprintf("Invalid params for %q: %s. Nothing was run. %s", c.target, shape, d.correctCall(c)))
@@ -224,7 +230,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, c *call, params json.RawMessa
 		return res
 	}
 	// 6. Before-call hooks.
-	cl := &Call{Session: c.s, Tool: t, Name: c.target, Via: c.via, ID: callID(ctx), Params: full}
+	cl := &Call{Session: c.sid, Tool: t, Name: c.target, Via: c.via, ID: callID(ctx), Params: full}
 	hooks := d.hooksFor(c.target, t)
 	for _, h := range hooks {
 		if h.Before == nil {
@@ -244,7 +250,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, c *call, params json.RawMessa
 	// 8. UTF-8 and tags, then the size bound, then guidance, which is
 	// never cut.
 	if !utf8.ValidString(res.Text) {
-		ev := c.event(EventReplaced)
+		ev := c.event(eventReplaced)
 		ev.Detail = "the result is not valid UTF-8; invalid bytes replaced with U+FFFD"
 		d.emit(ctx, c.scrub(ev))
 	}
@@ -253,14 +259,14 @@ func (d *Dispatcher) dispatch(ctx context.Context, c *call, params json.RawMessa
 	if g := d.opts.Guidance[c.target]; g != "" {
 		res.Text += "\n\n" + g
 	}
-	ev := c.event(EventCompleted)
+	ev := c.event(eventCompleted)
 	ev.Detail = fmt.Sprintf("is_error=%t bytes=%d", res.IsError, len(res.Text))
 	d.emit(ctx, c.scrub(ev))
 	return res
 }
 
 func (d *Dispatcher) unknown(ctx context.Context, c *call) registry.Result {
-	d.emit(ctx, c.event(EventUnknownTool))
+	d.emit(ctx, c.event(eventUnknownTool))
 	skip := func(n string) bool {
 		return c.via != "" && (n == registry.DeferExecuteName || n == registry.ToolSearchName)
 	}
@@ -299,7 +305,7 @@ func (d *Dispatcher) unloaded(ctx context.Context, c *call, params json.RawMessa
 			}
 		}
 	}
-	ev := c.event(EventUnloaded)
+	ev := c.event(eventUnloaded)
 	ev.Detail = fmt.Sprintf("%d problems in the params", len(problems))
 	d.emit(ctx, c.scrub(ev))
 	var b strings.Builder
@@ -337,7 +343,7 @@ func (d *Dispatcher) correctCall(c *call) string {
 }
 
 func (d *Dispatcher) hostError(ctx context.Context, c *call, what, detail string) registry.Result {
-	ev := c.event(EventHostError)
+	ev := c.event(eventHostError)
 	ev.Detail = detail
 	d.emit(ctx, c.scrub(ev))
 	return errResult(fmt.Sprintf("Tool %q could not run: %s. This is a problem on the harness's side, not fixable by changing the params; nothing was run. Tell the user, or use another tool.", c.target, what))
@@ -357,7 +363,7 @@ func (d *Dispatcher) prepare(ctx context.Context, c *call, params json.RawMessag
 	v := c.v
 	obj, err := parseObject(params)
 	if err != nil {
-		ev := c.event(EventBadInput)
+		ev := c.event(eventBadInput)
 		ev.Detail = err.Error()
 		d.emit(ctx, c.scrub(ev))
 		return nil, nil, errResult(fmt.Sprintf("Invalid params for %q: %s. Nothing was run. %s", c.target, clip(strings.TrimPrefix(err.Error(), "params: "), 160), d.correctCall(c))), false
@@ -369,7 +375,7 @@ func (d *Dispatcher) prepare(ctx context.Context, c *call, params json.RawMessag
 	for _, f := range c.t.Injected {
 		if _, ok := obj[f]; ok {
 			delete(obj, f)
-			ev := c.event(EventInjectedIgnored)
+			ev := c.event(eventInjectedIgnored)
 			ev.Detail = "model-supplied value for host field " + f + " ignored"
 			d.emit(ctx, c.scrub(ev))
 		}
@@ -381,7 +387,7 @@ func (d *Dispatcher) prepare(ctx context.Context, c *call, params json.RawMessag
 	}
 	injected := map[string]any{}
 	if len(c.t.Injected) > 0 && d.opts.Inject != nil {
-		vals, err := d.opts.Inject(ctx, c.s, c.target)
+		vals, err := d.opts.Inject(ctx, c.sid, c.target)
 		if err != nil {
 			return nil, nil, d.hostError(ctx, c, "the harness could not supply its context", "inject: "+err.Error()), false
 		}
@@ -412,7 +418,7 @@ func (d *Dispatcher) prepare(ctx context.Context, c *call, params json.RawMessag
 		model = append(model, vi.String())
 	}
 	if len(model) > 0 {
-		ev := c.event(EventInvalid)
+		ev := c.event(eventInvalid)
 		ev.Pointer = first
 		ev.Detail = strings.Join(model, "; ")
 		d.emit(ctx, c.scrub(ev))
@@ -506,18 +512,18 @@ func merge(t *registry.Tool, v *validator, params json.RawMessage, obj map[strin
 // permission applies the rules to the target name.
 func (d *Dispatcher) permission(ctx context.Context, c *call, visible json.RawMessage) (registry.Result, bool) {
 	vd := d.permit(c.target, c.t)
-	ev := c.event(0)
+	ev := c.event("")
 	ev.Rule = vd.rule
 	switch vd.action {
 	case Allow:
-		ev.Kind = EventAllowed
+		ev.Kind = eventAllowed
 		d.emit(ctx, c.scrub(ev))
 		return registry.Result{}, true
 	case Deny:
 		return d.denied(ctx, c, vd), false
 	}
 	if d.opts.Ask == nil {
-		ev.Kind, ev.Detail = EventRejected, "no approver configured"
+		ev.Kind, ev.Detail = eventRejected, "no approver configured"
 		d.emit(ctx, c.scrub(ev))
 		return errResult(fmt.Sprintf("Calling %q needs the user's approval and the harness cannot ask for it here. Nothing was run. Do the task another way, or tell the user what you wanted to do.", c.target)), false
 	}
@@ -527,14 +533,14 @@ func (d *Dispatcher) permission(ctx context.Context, c *call, visible json.RawMe
 	}
 	yes, err := d.opts.Ask(ctx, AskRequest{Session: c.sid, Tool: c.target, Via: c.via, Params: visible, Rule: rule})
 	if err != nil || !yes {
-		ev.Kind = EventRejected
+		ev.Kind = eventRejected
 		if err != nil {
 			ev.Detail = "approver failed: " + err.Error()
 		}
 		d.emit(ctx, c.scrub(ev))
 		return errResult(fmt.Sprintf("The user did not approve the call of %q. Nothing was run. Do not retry the same call; ask the user how to proceed, or do the task another way.", c.target)), false
 	}
-	ev.Kind = EventApproved
+	ev.Kind = eventApproved
 	d.emit(ctx, c.scrub(ev))
 	return registry.Result{}, true
 }
@@ -557,7 +563,7 @@ func (d *Dispatcher) before(ctx context.Context, c *call, h Hook, cl *Call) (res
 		return d.hostError(ctx, c, "a harness hook failed", fmt.Sprintf("hook %q: %v", h.Name, err)), false
 	}
 	if vd.Block {
-		ev := c.event(EventBlocked)
+		ev := c.event(eventBlocked)
 		ev.Hook, ev.Detail = h.Name, vd.Reason
 		d.emit(ctx, c.scrub(ev))
 		reason := strings.TrimSpace(c.red.text(vd.Reason))
@@ -590,7 +596,7 @@ func (d *Dispatcher) before(ctx context.Context, c *call, h Hook, cl *Call) (res
 	if problem != "" {
 		return d.hostError(ctx, c, "a harness hook rewrote its params into invalid ones", fmt.Sprintf("hook %q: %s", h.Name, problem)), false
 	}
-	ev := c.event(EventRewritten)
+	ev := c.event(eventRewritten)
 	ev.Hook = h.Name
 	d.emit(ctx, c.scrub(ev))
 	cl.Params = slices.Clone(vd.Params)
@@ -600,13 +606,13 @@ func (d *Dispatcher) before(ctx context.Context, c *call, h Hook, cl *Call) (res
 func (d *Dispatcher) after(ctx context.Context, c *call, h Hook, cl *Call, in registry.Result) registry.Result {
 	out := in
 	if err := safely(func() { out = h.After(ctx, cl, in) }); err != nil {
-		ev := c.event(EventHostError)
+		ev := c.event(eventHostError)
 		ev.Hook, ev.Detail = h.Name, fmt.Sprintf("after hook panicked: %v; result kept", err)
 		d.emit(ctx, c.scrub(ev))
 		return in
 	}
 	if out != in {
-		ev := c.event(EventReplaced)
+		ev := c.event(eventReplaced)
 		ev.Hook = h.Name
 		d.emit(ctx, c.scrub(ev))
 	}
@@ -626,11 +632,11 @@ func safely(f func()) (err error) {
 // run calls the handler with the caller's context.
 func (d *Dispatcher) run(ctx context.Context, c *call, cl *Call) registry.Result {
 	if c.t.Handler == nil {
-		d.emit(ctx, c.event(EventNoHandler))
+		d.emit(ctx, c.event(eventNoHandler))
 		return errResult(fmt.Sprintf("Tool %q has no implementation in this harness, so it cannot be called here. Nothing was run; use another tool.", c.target))
 	}
 	if err := ctx.Err(); err != nil {
-		ev := c.event(EventHandlerError)
+		ev := c.event(eventHandlerError)
 		ev.Detail = err.Error()
 		d.emit(ctx, c.scrub(ev))
 		return errResult(fmt.Sprintf("The call of %q was cancelled before it ran (%v).", c.target, err))
@@ -639,26 +645,26 @@ func (d *Dispatcher) run(ctx context.Context, c *call, cl *Call) registry.Result
 	o, cause, finished := d.handle(hctx, c.t.Handler, cl.Params)
 	res, err, perr := o.res, o.err, o.perr
 	if errors.Is(cause, errCallTimeout) {
-		ev := c.event(EventTimeout)
+		ev := c.event(eventTimeout)
 		ev.Detail = fmt.Sprintf("%v; handler returned within the grace period: %t", cause, finished)
 		d.emit(ctx, c.scrub(ev))
 		if !finished {
 			return errResult(fmt.Sprintf("Tool %q did not finish within %s, so the harness stopped waiting. It may still be running, and what it did so far is unknown. Retry with a smaller request, or use another tool.", c.target, d.opts.CallTimeout))
 		}
 	} else if cause != nil && !finished {
-		ev := c.event(EventTimeout)
+		ev := c.event(eventTimeout)
 		ev.Detail = cause.Error()
 		d.emit(ctx, c.scrub(ev))
 		return errResult(fmt.Sprintf("The call of %q was cancelled before it finished (%v); what it did so far is unknown.", c.target, cause))
 	}
 	if perr != nil {
-		ev := c.event(EventPanic)
+		ev := c.event(eventPanic)
 		ev.Detail = perr.Error()
 		d.emit(ctx, c.scrub(ev))
 		return errResult(fmt.Sprintf("Tool %q failed with an internal error; nothing more is known. You may retry once with different params, or use another tool.", c.target))
 	}
 	if err != nil {
-		ev := c.event(EventHandlerError)
+		ev := c.event(eventHandlerError)
 		ev.Detail = err.Error()
 		d.emit(ctx, c.scrub(ev))
 		text := "Error: " + c.red.text(err.Error())
@@ -738,7 +744,7 @@ func (d *Dispatcher) bound(ctx context.Context, c *call, text string) string {
 		return text
 	}
 	cut := cutRunes(text, max)
-	ev := c.event(EventTruncated)
+	ev := c.event(eventTruncated)
 	ev.Detail = fmt.Sprintf("%d of %d bytes kept", len(cut), len(text))
 	d.emit(ctx, c.scrub(ev))
 	how := fmt.Sprintf("call %s again with a narrower request", c.target)

@@ -23,30 +23,31 @@
 //  8. the result made valid UTF-8, its wrapper tags neutralised, bounded in
 //     size and completed with per-tool guidance.
 //
-// tool_search goes through the same guards ([Dispatcher.Search]): its
+// tool_search goes through the same guards: its
 // permission rules, its hooks and an event with its queries and the names
 // it loaded. Rules and hook patterns select tools by name or by MCP
 // annotation (@readonly, @destructive, @idempotent, @openworld), trusted
 // only from the harness's own tools and servers it vouches for; a tool
-// whose every call is denied ([Dispatcher.Denied]) is left out of what the
-// model sees by package request.
+// whose every call is denied is left out of what the model sees by
+// package request.
 //
 // Every guard — rules, hooks, events, logs — sees the target tool's name,
 // never the wrapper's: a Deny(ImageGen) rule blocks
 // defer_execute {"tool_name":"ImageGen"} exactly as it blocks a direct call.
 //
 // Everything the model sends is untrusted. Bad input gets a model-facing
-// error result that says what a correct call looks like; [Dispatcher.Call]
-// never panics and never returns a Go error that would end the turn. Every
+// error result that says what a correct call looks like; a call never
+// panics and never returns a Go error that would end the turn. Every
 // decision is reported as an [Event] and logged with log/slog; the values of
 // injected fields never appear in a message, an event or a log line.
 //
 // API: [New] with [Options] ([Permission]s from [ParsePermission] or
-// [MustPermissions], an [Approver], [Hook]s, bounds whose defaults are the
-// Default* constants, an [Event] observer) gives a [Dispatcher]; request
-// calls it for each tool call. [Definition] is defer_execute's tool
-// definition; [Session] is what the dispatcher needs of a session
-// (executetest has a fake). [CallFromContext] gives a handler its [Call].
-// [ErrPermission] (message prefix "execute:") marks a rule that does not
-// parse.
+// [MustPermissions], an [Approver], [Hook]s, bounds, an [Event] callback
+// and an [Observer]) gives a [Dispatcher]; the harness puts it in
+// request.Config, and the session runs each tool call through it
+// (request.Session.Call). Hooks and handlers get a [Call] — the session's
+// ID and the call's facts, read-only — and a handler finds its own with
+// [CallFromContext]; [WithCallID] carries the provider's call ID to them.
+// New reports an error (message prefix "execute: invalid permission
+// rule") for a rule or hook pattern that does not parse.
 package execute

@@ -5,108 +5,83 @@ import (
 	"log/slog"
 )
 
-// EventKind names one decision of the dispatcher.
-type EventKind uint8
+// EventKind names one decision of the dispatcher: the same lowercase word
+// as in its log line ("execute: denied"), [Event.String] and
+// integration/otel's span events. The dispatcher reports these kinds:
+//
+//   - "bad_input": the arguments were not a usable JSON object (or too
+//     large, too deep, missing tool_name ...; Detail says which). Nothing
+//     ran.
+//   - "unknown_tool": the name is unknown or hidden; the two are not told
+//     apart. Nothing ran.
+//   - "recursion": defer_execute named defer_execute or tool_search.
+//     Nothing ran.
+//   - "unloaded": a deferred tool was called before its schema was
+//     loaded; the schema was returned and marked loaded. Nothing ran.
+//   - "invalid": params failed schema validation; Pointer is the first
+//     violation. Nothing ran.
+//   - "injected_ignored": the model supplied a value for a host-injected
+//     field; it was overwritten.
+//   - "host_error": the host side failed (injection, an unresolvable
+//     schema, a hook's invalid rewrite, a hook panic). Nothing ran.
+//   - "allowed": permission granted; Rule names the rule or "default".
+//   - "approved": an Ask rule matched and the approver said yes.
+//   - "rejected": an Ask rule matched and the approver said no (or there
+//     was no approver, or it failed).
+//   - "denied": a Deny rule (or a Deny default) matched.
+//   - "blocked": a before-call hook blocked the call.
+//   - "rewritten": a before-call hook rewrote params.
+//   - "no_handler": the tool has no handler in this harness.
+//   - "handler_error": the handler returned an error.
+//   - "panic": the handler panicked; the panic became an error result.
+//   - "replaced": an after-call hook changed the result, or (with no
+//     Hook) invalid UTF-8 in the result was replaced with U+FFFD.
+//   - "truncated": the result was cut to [Options.MaxResultBytes].
+//   - "completed": the handler ran; IsError is in Detail.
+//   - "timeout": [Options.CallTimeout] passed while the handler ran
+//     (Detail says whether it returned within the grace period, and so
+//     whether its result was used), or the caller's context ended and the
+//     handler did not return; without a result the call answered a
+//     timeout result and the handler's goroutine was left to finish on
+//     its own.
+//   - "searched": a tool_search call ran; Queries holds what it asked for
+//     and Loaded the names whose schemas it loaded.
+//   - "removed_tool": the tool left the session's tool set (its server no
+//     longer offers it); the call was answered as removed. Nothing ran.
+//   - "tool_changed": a tool's definition changed under a session; the
+//     session keeps the one it showed until the harness approves the
+//     change. Reported by the session (request.Session.Sync), not by a
+//     call.
+//
+// Compare a kind with the word: ev.Kind == "denied".
+type EventKind string
 
-// The decisions a [Dispatcher] reports.
+// The decisions a [Dispatcher] reports, as listed on [EventKind].
 const (
-	// EventBadInput: the arguments were not a usable JSON object (or too
-	// large, too deep, missing tool_name ...). Nothing ran.
-	EventBadInput EventKind = iota + 1
-	// EventUnknownTool: the name is unknown or hidden; the two are not told
-	// apart. Nothing ran.
-	EventUnknownTool
-	// EventRecursion: defer_execute named defer_execute or tool_search.
-	EventRecursion
-	// EventUnloaded: a deferred tool was called before its schema was
-	// loaded; the schema was returned and marked loaded. Nothing ran.
-	EventUnloaded
-	// EventInvalid: params failed schema validation; Pointer is the first
-	// violation. Nothing ran.
-	EventInvalid
-	// EventInjectedIgnored: the model supplied a value for a host-injected
-	// field; it was overwritten.
-	EventInjectedIgnored
-	// EventHostError: the host side failed (injection, an unresolvable
-	// schema, a hook's invalid rewrite, a hook panic). Nothing ran.
-	EventHostError
-	// EventAllowed: permission granted; Rule names the rule or "default".
-	EventAllowed
-	// EventApproved: an ask rule matched and the approver said yes.
-	EventApproved
-	// EventRejected: an ask rule matched and the approver said no (or there
-	// was no approver, or it failed).
-	EventRejected
-	// EventDenied: a deny rule (or a deny default) matched.
-	EventDenied
-	// EventBlocked: a before-call hook blocked the call.
-	EventBlocked
-	// EventRewritten: a before-call hook rewrote params.
-	EventRewritten
-	// EventNoHandler: the tool has no handler in this harness.
-	EventNoHandler
-	// EventHandlerError: the handler returned an error.
-	EventHandlerError
-	// EventPanic: the handler panicked; the panic became an error result.
-	EventPanic
-	// EventReplaced: an after-call hook changed the result, or (with no
-	// Hook) invalid UTF-8 in the result was replaced with U+FFFD.
-	EventReplaced
-	// EventTruncated: the result was cut to the size bound.
-	EventTruncated
-	// EventCompleted: the handler ran; IsError is in Detail.
-	EventCompleted
-	// EventTimeout: [Options.CallTimeout] passed while the handler ran
-	// (Detail says whether it returned within the grace period, and so
-	// whether its result was used), or the caller's context ended and the
-	// handler did not return; without a result the call answered a timeout
-	// result and the handler's goroutine was left to finish on its own.
-	EventTimeout
-	// EventSearched: a tool_search call ran ([Dispatcher.Search]); Queries
-	// holds what it asked for and Loaded the names whose schemas it
-	// loaded.
-	EventSearched
-	// EventRemovedTool: the tool left the session's tool set (its server
-	// no longer offers it); the call was answered as removed. Nothing ran.
-	EventRemovedTool
-	// EventToolChanged: a tool's definition changed under a session; the
-	// session keeps the one it showed until the harness approves the
-	// change. Reported by the session ([Dispatcher.Report]), not by a call.
-	EventToolChanged
+	eventBadInput        EventKind = "bad_input"
+	eventUnknownTool     EventKind = "unknown_tool"
+	eventRecursion       EventKind = "recursion"
+	eventUnloaded        EventKind = "unloaded"
+	eventInvalid         EventKind = "invalid"
+	eventInjectedIgnored EventKind = "injected_ignored"
+	eventHostError       EventKind = "host_error"
+	eventAllowed         EventKind = "allowed"
+	eventApproved        EventKind = "approved"
+	eventRejected        EventKind = "rejected"
+	eventDenied          EventKind = "denied"
+	eventBlocked         EventKind = "blocked"
+	eventRewritten       EventKind = "rewritten"
+	eventNoHandler       EventKind = "no_handler"
+	eventHandlerError    EventKind = "handler_error"
+	eventPanic           EventKind = "panic"
+	eventReplaced        EventKind = "replaced"
+	eventTruncated       EventKind = "truncated"
+	eventCompleted       EventKind = "completed"
+	eventTimeout         EventKind = "timeout"
+	eventSearched        EventKind = "searched"
+	eventRemovedTool     EventKind = "removed_tool"
+	eventToolChanged     EventKind = "tool_changed"
 )
-
-var eventNames = [...]string{
-	EventBadInput:        "bad_input",
-	EventUnknownTool:     "unknown_tool",
-	EventRecursion:       "recursion",
-	EventUnloaded:        "unloaded",
-	EventInvalid:         "invalid",
-	EventInjectedIgnored: "injected_ignored",
-	EventHostError:       "host_error",
-	EventAllowed:         "allowed",
-	EventApproved:        "approved",
-	EventRejected:        "rejected",
-	EventDenied:          "denied",
-	EventBlocked:         "blocked",
-	EventRewritten:       "rewritten",
-	EventNoHandler:       "no_handler",
-	EventHandlerError:    "handler_error",
-	EventPanic:           "panic",
-	EventReplaced:        "replaced",
-	EventTruncated:       "truncated",
-	EventCompleted:       "completed",
-	EventTimeout:         "timeout",
-	EventSearched:        "searched",
-	EventRemovedTool:     "removed_tool",
-	EventToolChanged:     "tool_changed",
-}
-
-func (k EventKind) String() string {
-	if int(k) < len(eventNames) && eventNames[k] != "" {
-		return eventNames[k]
-	}
-	return "unknown_event"
-}
 
 // Event is one decision of the dispatcher, for audit: what the model tried,
 // including calls a mode made impossible.
@@ -131,20 +106,20 @@ type Event struct {
 	// CallID is the provider's ID of the call ([WithCallID]), or "".
 	CallID string
 	// Queries are a search's queries (exact loads as "select:NAME,..."),
-	// each clipped to 200 bytes; only on [EventSearched].
+	// each clipped to 200 bytes; only on "searched".
 	Queries []string
 	// Loaded are the names whose schemas a search loaded, sorted; only on
-	// [EventSearched].
+	// "searched".
 	Loaded []string
 }
 
 func (k EventKind) level() slog.Level {
 	switch k {
-	case EventAllowed, EventCompleted:
+	case eventAllowed, eventCompleted:
 		return slog.LevelDebug
-	case EventHostError, EventPanic:
+	case eventHostError, eventPanic:
 		return slog.LevelError
-	case EventDenied, EventRejected, EventBlocked, EventHandlerError, EventTimeout, EventToolChanged:
+	case eventDenied, eventRejected, eventBlocked, eventHandlerError, eventTimeout, eventToolChanged:
 		return slog.LevelWarn
 	}
 	return slog.LevelInfo
@@ -180,8 +155,8 @@ func (d *Dispatcher) emit(ctx context.Context, ev Event) {
 	if ev.CallID != "" {
 		attrs = append(attrs, slog.String("call_id", ev.CallID))
 	}
-	if ev.Kind == EventSearched {
+	if ev.Kind == eventSearched {
 		attrs = append(attrs, slog.Any("queries", ev.Queries), slog.Any("loaded", ev.Loaded))
 	}
-	d.log.LogAttrs(ctx, lvl, "execute: "+ev.Kind.String(), attrs...)
+	d.log.LogAttrs(ctx, lvl, "execute: "+string(ev.Kind), attrs...)
 }

@@ -15,7 +15,7 @@ import (
 // line never breaks.
 func (ev Event) String() string {
 	var b strings.Builder
-	b.WriteString(ev.Kind.String())
+	b.WriteString(string(ev.Kind))
 	b.WriteByte(' ')
 	b.WriteString(word(ev.Tool))
 	if ev.Via != "" {
@@ -34,7 +34,7 @@ func (ev Event) String() string {
 		b.WriteString(" at ")
 		b.WriteString(strconv.Quote(ev.Pointer))
 	}
-	if ev.Kind == EventSearched {
+	if ev.Kind == eventSearched {
 		b.WriteString(" queries [")
 		for i, q := range ev.Queries {
 			if i > 0 {

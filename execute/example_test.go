@@ -7,14 +7,14 @@ import (
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
-	"github.com/toolshelf/toolshelf/execute/executetest"
 	"github.com/toolshelf/toolshelf/registry"
-	"github.com/toolshelf/toolshelf/search"
+	"github.com/toolshelf/toolshelf/request"
 )
 
 // A deny rule on the target blocks it through defer_execute as well as
-// directly; the event names the target and the wrapper.
-func ExampleDispatcher_Call() {
+// directly; the event names the target and the wrapper. The harness gives
+// the dispatcher to its sessions, which run every call through it.
+func ExampleNew() {
 	reg := registry.New(nil)
 	_ = reg.Register(registry.Tool{
 		Name:         "ImageGen",
@@ -24,16 +24,14 @@ func ExampleDispatcher_Call() {
 			return registry.Result{Text: "image.png"}, nil
 		},
 	})
-	plan, _ := (&deferral.Policy{}).Plan(reg.Snapshot(), deferral.View{})
-	s := executetest.NewSession("s1", plan, search.NewLoadedSet("ImageGen"))
-
 	d, _ := execute.New(&execute.Options{
 		Permissions: execute.MustPermissions("Deny(ImageGen)"),
 		OnEvent: func(ev execute.Event) {
 			fmt.Printf("event: %s %s via %s by %s\n", ev.Kind, ev.Tool, ev.Via, ev.Rule)
 		},
 	})
-	r := d.Call(context.Background(), s, "defer_execute", json.RawMessage(`{"tool_name":"ImageGen","params":{"prompt":"a cat"}}`))
+	s, _ := request.NewSession(request.Config{ID: "s1", Snapshot: reg.Snapshot(), Policy: &deferral.Policy{}, Provider: request.OpenAIChat, Model: "gpt-4o", Dispatcher: d})
+	r := s.Call(context.Background(), "defer_execute", json.RawMessage(`{"tool_name":"ImageGen","params":{"prompt":"a cat"}}`))
 	fmt.Println(r.IsError, r.Text)
 	// Output:
 	// event: denied ImageGen via defer_execute by Deny(ImageGen)
@@ -42,7 +40,7 @@ func ExampleDispatcher_Call() {
 
 // A deferred tool called before its schema was loaded does not run: the
 // answer carries the schema, and the schema counts as loaded from then on.
-func ExampleDispatcher_Call_unloaded() {
+func ExampleNew_unloaded() {
 	reg := registry.New(nil)
 	_ = reg.Register(registry.Tool{
 		Name:         "WebFetch",
@@ -52,13 +50,12 @@ func ExampleDispatcher_Call_unloaded() {
 			return registry.Result{Text: "<html>"}, nil
 		},
 	})
-	plan, _ := (&deferral.Policy{}).Plan(reg.Snapshot(), deferral.View{})
-	s := executetest.NewSession("s1", plan, nil)
 	d, _ := execute.New(nil)
+	s, _ := request.NewSession(request.Config{ID: "s1", Snapshot: reg.Snapshot(), Policy: &deferral.Policy{}, Provider: request.OpenAIChat, Model: "gpt-4o", Dispatcher: d})
 
-	r := d.Call(context.Background(), s, "defer_execute", json.RawMessage(`{"tool_name":"WebFetch","params":{"uri":"https://go.dev"}}`))
+	r := s.Call(context.Background(), "defer_execute", json.RawMessage(`{"tool_name":"WebFetch","params":{"uri":"https://go.dev"}}`))
 	fmt.Println(r.Text)
-	r = d.Call(context.Background(), s, "defer_execute", json.RawMessage(`{"tool_name":"WebFetch","params":{"url":"https://go.dev"}}`))
+	r = s.Call(context.Background(), "defer_execute", json.RawMessage(`{"tool_name":"WebFetch","params":{"url":"https://go.dev"}}`))
 	fmt.Println(r.Text)
 	// Output:
 	// Tool "WebFetch" is deferred and its schema had not been loaded, so nothing was run. Its schema, loaded now:
@@ -67,16 +64,6 @@ func ExampleDispatcher_Call_unloaded() {
 	// - /url: required property is missing
 	// Call it again with params that match this schema. A correct call looks like: defer_execute {"tool_name":"WebFetch","params":{"url":"<string>"}}
 	// <html>
-}
-
-// Tool is the defer_execute definition a session puts in tools[].
-func ExampleTool() {
-	t := execute.Definition()
-	fmt.Println(t.Name, t.DeferLoading)
-	fmt.Println(string(t.RawSchema))
-	// Output:
-	// defer_execute false
-	// {"type":"object","properties":{"tool_name":{"type":"string","description":"Exact name of the deferred tool, as listed in the tool_search index."},"params":{"type":"object","description":"The tool's parameters as a JSON object matching the schema tool_search returned; {} if it takes none."}},"required":["tool_name","params"],"additionalProperties":false}
 }
 
 func ExampleParsePermission() {

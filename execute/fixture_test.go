@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
-	"github.com/toolshelf/toolshelf/execute/executetest"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/search"
 )
@@ -115,8 +114,8 @@ func contains(xs []string, s string) bool {
 }
 
 // session returns a session with the given deferred tools already loaded.
-func (e *env) session(id string, loaded ...string) *executetest.Session {
-	return executetest.NewSession(id, e.plan, search.NewLoadedSet(loaded...))
+func (e *env) session(id string, loaded ...string) *testSession {
+	return newTestSession(id, e.plan, search.NewLoadedSet(loaded...))
 }
 
 func mustNew(t testing.TB, o *execute.Options) *execute.Dispatcher {

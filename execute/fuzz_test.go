@@ -15,7 +15,6 @@ import (
 	"github.com/stretchr/testify/require"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
-	"github.com/toolshelf/toolshelf/execute/executetest"
 	"github.com/toolshelf/toolshelf/internal/tagsafe"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/search"
@@ -125,7 +124,7 @@ func FuzzDeferExecute(f *testing.F) {
 				loaded.Add(dt.Name)
 			}
 		}
-		s := executetest.NewSession("fuzz", plan, loaded)
+		s := newTestSession("fuzz", plan, loaded)
 		for _, target := range []string{registry.DeferExecuteName, name} {
 			before := map[string]bool{}
 			for _, n := range loaded.Names() {
@@ -195,7 +194,7 @@ func FuzzResultTruncation(f *testing.F) {
 		require.NoError(t, err)
 		d, err := execute.New(&execute.Options{MaxResultBytes: limit, Guidance: map[string]string{"Out": "Pass cursor for more."}})
 		require.NoError(t, err)
-		r := d.Call(context.Background(), executetest.NewSession("t", plan, nil), "Out", json.RawMessage(`{}`))
+		r := d.Call(context.Background(), newTestSession("t", plan, nil), "Out", json.RawMessage(`{}`))
 		if !utf8.ValidString(r.Text) {
 			t.Fatalf("limit %d: result of %q is not valid UTF-8: %q", limit, text, r.Text)
 		}

@@ -123,7 +123,7 @@ func TestAskRequest(t *testing.T) {
 	d := mustNew(t, &execute.Options{
 		Permissions: execute.MustPermissions("Ask(Notify)"),
 		Ask:         func(_ context.Context, r execute.AskRequest) (bool, error) { got = r; return true, nil },
-		Inject: func(context.Context, execute.Session, string) (map[string]any, error) {
+		Inject: func(context.Context, string, string) (map[string]any, error) {
 			return map[string]any{"auth_token": "secret"}, nil
 		},
 	})
@@ -154,7 +154,7 @@ func TestHooksSeeTarget(t *testing.T) {
 		Name: "audit",
 		Before: func(_ context.Context, c *execute.Call) execute.Verdict {
 			before = append(before, c.Name+"|"+c.Via)
-			sessions = append(sessions, c.Session.ID())
+			sessions = append(sessions, c.Session)
 			return execute.Verdict{}
 		},
 		After: func(_ context.Context, c *execute.Call, r registry.Result) registry.Result {

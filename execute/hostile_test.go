@@ -16,7 +16,6 @@ import (
 	"github.com/stretchr/testify/require"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
-	"github.com/toolshelf/toolshelf/execute/executetest"
 	"github.com/toolshelf/toolshelf/internal/tagsafe"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
@@ -45,13 +44,13 @@ func (r *received) ask(_ context.Context, a execute.AskRequest) (bool, error) {
 }
 
 // oneTool returns a session holding one resident tool with schema.
-func oneTool(t testing.TB, name, schema string, h registry.Handler, injected ...string) *executetest.Session {
+func oneTool(t testing.TB, name, schema string, h registry.Handler, injected ...string) *testSession {
 	t.Helper()
 	reg := registry.New(nil)
 	require.NoError(t, reg.Register(registry.Tool{Name: name, RawSchema: json.RawMessage(schema), Handler: h, DeferLoading: registry.DeferFalse, Injected: injected}))
 	plan, err := (&deferral.Policy{}).Plan(reg.Snapshot(), deferral.View{})
 	require.NoError(t, err)
-	return executetest.NewSession("s", plan, search.NewLoadedSet())
+	return newTestSession("s", plan, search.NewLoadedSet())
 }
 
 // Issue 11, case 5: {"path":"/etc/passwd","path":"/sandbox/a"} validated
@@ -157,7 +156,7 @@ func TestInjectedValuesNeverLeak(t *testing.T) {
 			var evs events
 			var logs strings.Builder
 			d := mustNew(t, &execute.Options{
-				Inject: func(context.Context, execute.Session, string) (map[string]any, error) {
+				Inject: func(context.Context, string, string) (map[string]any, error) {
 					return map[string]any{"token": secret, "uid": uid}, nil
 				},
 				OnEvent: evs.add,

@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
-	"github.com/toolshelf/toolshelf/execute/executetest"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/search"
 )
@@ -175,7 +174,7 @@ func TestTopLevelAnyOfValidated(t *testing.T) {
 	}))
 	plan, err := (&deferral.Policy{}).Plan(reg.Snapshot(), deferral.View{})
 	require.NoError(t, err)
-	s := executetest.NewSession("s", plan, search.NewLoadedSet())
+	s := newTestSession("s", plan, search.NewLoadedSet())
 	d := mustNew(t, nil)
 	r := d.Call(context.Background(), s, "either", json.RawMessage(`{}`))
 	require.True(t, r.IsError)

@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
-	"github.com/toolshelf/toolshelf/execute/executetest"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/search"
 )
@@ -31,7 +30,7 @@ func TestValidationNestedPointers(t *testing.T) {
 		}}))
 	plan, err := (&deferral.Policy{}).Plan(r.Snapshot(), deferral.View{})
 	require.NoError(t, err)
-	s := executetest.NewSession("s", plan, search.NewLoadedSet())
+	s := newTestSession("s", plan, search.NewLoadedSet())
 	d := mustNew(t, &execute.Options{})
 
 	tests := []struct{ params, want string }{

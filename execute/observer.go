@@ -3,11 +3,12 @@ package execute
 import (
 	"context"
 
+	"github.com/toolshelf/toolshelf/internal/dispatch"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
-// An Observer sees each dispatch — a tool call ([Dispatcher.Call]) or a
-// search ([Dispatcher.Search]) — from start to end with its context: what
+// An Observer sees each dispatch — a tool call or a tool_search, as
+// request.Session.Call runs them — from start to end with its context: what
 // a tracer needs to make one span per dispatch (package
 // integration/otel makes OpenTelemetry spans and metrics of it). Its
 // methods are called synchronously from the dispatching goroutine and
@@ -36,7 +37,7 @@ type Dispatch struct {
 }
 
 // begin starts observing a dispatch; s may be nil.
-func (d *Dispatcher) begin(ctx context.Context, s Session, name, id string) context.Context {
+func (d *Dispatcher) begin(ctx context.Context, s dispatch.Session, name, id string) context.Context {
 	dp := Dispatch{Name: clip(name, 80), CallID: id}
 	if s != nil {
 		dp.Session = s.ID()

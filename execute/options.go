@@ -9,24 +9,14 @@ import (
 	"github.com/toolshelf/toolshelf/registry"
 )
 
-// Default bounds. Params are bounded before they are parsed; results after
-// the handler returns.
+// Default bounds, stated on the [Options] fields they fill. Params are
+// bounded before they are parsed; results after the handler returns.
 const (
-	// DefaultMaxParamsBytes bounds the raw arguments of one call.
-	DefaultMaxParamsBytes = 1 << 20
-	// DefaultMaxDepth bounds the nesting of the arguments' JSON (objects and
-	// arrays). No tool in testdata nests past 6.
-	DefaultMaxDepth = 32
-	// DefaultMaxResultBytes bounds the text of a result (about 25,000
-	// tokens at 4 chars/token); longer text is cut at a rune boundary.
-	DefaultMaxResultBytes = 100_000
-	// DefaultMaxSchemas bounds the validation cache; past it the cache is
-	// emptied and refilled on demand.
-	DefaultMaxSchemas = 4096
-	// DefaultCallTimeout bounds one handler call: long enough for a build
-	// or a slow MCP server, short enough that a handler which ignores its
-	// context cannot hold a conversation forever.
-	DefaultCallTimeout = 5 * time.Minute
+	defaultMaxParamsBytes = 1 << 20
+	defaultMaxDepth       = 32
+	defaultMaxResultBytes = 100_000
+	defaultMaxSchemas     = 4096
+	defaultCallTimeout    = 5 * time.Minute
 )
 
 // Options configures a [Dispatcher]. Nil (or the zero value) means: allow
@@ -43,10 +33,11 @@ type Options struct {
 	// rejects them: without an approver nobody can say yes.
 	Ask Approver
 	// Inject returns the values of a tool's injected fields
-	// ([registry.Tool.Injected]) for one call. It is called only for tools
-	// that declare injected fields; a value the model sent for such a field
-	// is dropped first. Keys that are not injected fields are ignored.
-	Inject func(ctx context.Context, s Session, tool string) (map[string]any, error)
+	// ([registry.Tool.Injected]) for one call of tool in the session whose
+	// ID is session. It is called only for tools that declare injected
+	// fields; a value the model sent for such a field is dropped first.
+	// Keys that are not injected fields are ignored.
+	Inject func(ctx context.Context, session, tool string) (map[string]any, error)
 	// Hooks run in order around the handler, for the tools their pattern
 	// matches.
 	Hooks []Hook
@@ -54,21 +45,27 @@ type Options struct {
 	// ("results are paged: pass cursor to continue"). It always reaches the
 	// model, after any truncation.
 	Guidance map[string]string
-	// MaxParamsBytes bounds the raw arguments; 0 means [DefaultMaxParamsBytes].
+	// MaxParamsBytes bounds the raw arguments of one call; 0 means 1 MiB
+	// (1,048,576 bytes).
 	MaxParamsBytes int
-	// MaxDepth bounds the arguments' nesting; 0 means [DefaultMaxDepth].
+	// MaxDepth bounds the nesting of the arguments' JSON (objects and
+	// arrays); 0 means 32. No tool in testdata nests past 6.
 	MaxDepth int
-	// MaxResultBytes bounds a result's text; 0 means [DefaultMaxResultBytes],
-	// negative means no bound.
+	// MaxResultBytes bounds the text of a result; 0 means 100,000 bytes
+	// (about 25,000 tokens at 4 chars/token), negative means no bound.
+	// Longer text is cut at a rune boundary.
 	MaxResultBytes int
-	// MaxSchemas bounds the validation cache; 0 means [DefaultMaxSchemas].
+	// MaxSchemas bounds the validation cache; 0 means 4,096 schemas. Past
+	// it the cache is emptied and refilled on demand.
 	MaxSchemas int
-	// CallTimeout bounds how long Call waits for a handler; 0 means
-	// [DefaultCallTimeout], negative means no bound of the dispatcher's
+	// CallTimeout bounds how long a call waits for its handler; 0 means 5
+	// minutes — long enough for a build or a slow MCP server, short enough
+	// that a handler which ignores its context cannot hold a conversation
+	// forever — and negative means no bound of the dispatcher's
 	// own (the caller's context still applies). The handler runs on its
 	// own goroutine; its context ends at the deadline (with a cause
 	// wrapping context.DeadlineExceeded), and a handler that returns
-	// within 100 ms after that still has its result used. Otherwise Call
+	// within 100 ms after that still has its result used. Otherwise the call
 	// answers a timeout result without waiting further. A handler that
 	// ignores its context keeps running in its goroutine until it
 	// returns: stopping it, and whatever it does after the deadline, is
@@ -87,8 +84,10 @@ type Options struct {
 // Call describes one call to hooks, after validation, injection and
 // permission.
 type Call struct {
-	// Session is the calling session.
-	Session Session
+	// Session is the calling session's ID (request.Config.ID). A hook
+	// reads the session; it does not steer it: what the model has loaded
+	// is request.Session.Loaded's to answer.
+	Session string
 	// Tool is the target tool.
 	Tool *registry.Tool
 	// Name is the target tool's name (never "defer_execute").

@@ -11,8 +11,8 @@ import (
 	"github.com/toolshelf/toolshelf/registry"
 )
 
-// ErrPermission reports a permission rule that cannot be parsed or used.
-var ErrPermission = errors.New("execute: invalid permission rule")
+// errPermission marks a permission rule that cannot be parsed or used.
+var errPermission = errors.New("execute: invalid permission rule")
 
 // Action is what a permission rule decides.
 type Action uint8
@@ -64,7 +64,7 @@ func ParsePermission(s string) (Permission, error) {
 	t := strings.TrimSpace(s)
 	open := strings.IndexByte(t, '(')
 	if open < 0 || !strings.HasSuffix(t, ")") {
-		return Permission{}, fmt.Errorf("%w %q: want Allow(pattern), Ask(pattern) or Deny(pattern)", ErrPermission, clip(s, 120))
+		return Permission{}, fmt.Errorf("%w %q: want Allow(pattern), Ask(pattern) or Deny(pattern)", errPermission, clip(s, 120))
 	}
 	r := Permission{Pattern: strings.TrimSpace(t[open+1 : len(t)-1])}
 	switch t[:open] {
@@ -75,7 +75,7 @@ func ParsePermission(s string) (Permission, error) {
 	case "Deny":
 		r.Action = Deny
 	default:
-		return Permission{}, fmt.Errorf("%w %q: unknown action %q: want Allow, Ask or Deny", ErrPermission, clip(s, 120), clip(t[:open], 40))
+		return Permission{}, fmt.Errorf("%w %q: unknown action %q: want Allow, Ask or Deny", errPermission, clip(s, 120), clip(t[:open], 40))
 	}
 	if err := r.check(); err != nil {
 		return Permission{}, err
@@ -98,16 +98,16 @@ func MustPermissions(rules ...string) []Permission {
 
 func (r Permission) check() error {
 	if r.Action < Allow || r.Action > Deny {
-		return fmt.Errorf("%w %q: action must be Allow, Ask or Deny", ErrPermission, r.String())
+		return fmt.Errorf("%w %q: action must be Allow, Ask or Deny", errPermission, r.String())
 	}
 	if name, ok := strings.CutPrefix(r.Pattern, "@"); ok {
 		if _, err := registry.ParseHint(name); err != nil {
-			return fmt.Errorf("%w %q: %v", ErrPermission, clip(r.String(), 120), err)
+			return fmt.Errorf("%w %q: %v", errPermission, clip(r.String(), 120), err)
 		}
 		return nil
 	}
 	if err := pattern.Check(r.Pattern); err != nil {
-		return fmt.Errorf("%w %q: %v", ErrPermission, clip(r.String(), 120), err)
+		return fmt.Errorf("%w %q: %v", errPermission, clip(r.String(), 120), err)
 	}
 	return nil
 }

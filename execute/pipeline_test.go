@@ -16,7 +16,6 @@ import (
 	"github.com/stretchr/testify/require"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
-	"github.com/toolshelf/toolshelf/execute/executetest"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -27,8 +26,8 @@ func TestInjectedFields(t *testing.T) {
 	tl, _ := e.reg.Snapshot().Tool("Notify")
 	require.NotContains(t, string(tl.ModelSchema()), "auth_token")
 
-	inject := func(_ context.Context, s execute.Session, tool string) (map[string]any, error) {
-		return map[string]any{"auth_token": "tok-" + s.ID() + "-" + tool, "other": "ignored"}, nil
+	inject := func(_ context.Context, s, tool string) (map[string]any, error) {
+		return map[string]any{"auth_token": "tok-" + s + "-" + tool, "other": "ignored"}, nil
 	}
 	var evs events
 	d := mustNew(t, &execute.Options{Inject: inject, OnEvent: evs.add})
@@ -42,10 +41,10 @@ func TestInjectedFields(t *testing.T) {
 	t.Run("host failure is not the model's", func(t *testing.T) {
 		for name, o := range map[string]*execute.Options{
 			"no injector": nil,
-			"injector error": {Inject: func(context.Context, execute.Session, string) (map[string]any, error) {
+			"injector error": {Inject: func(context.Context, string, string) (map[string]any, error) {
 				return nil, errors.New("vault sealed")
 			}},
-			"wrong type": {Inject: func(context.Context, execute.Session, string) (map[string]any, error) {
+			"wrong type": {Inject: func(context.Context, string, string) (map[string]any, error) {
 				return map[string]any{"auth_token": 42}, nil
 			}},
 		} {
@@ -269,15 +268,15 @@ func TestConcurrentSessions(t *testing.T) {
 			asked.Store(r.Session, true)
 			return true, nil
 		},
-		Inject: func(_ context.Context, s execute.Session, _ string) (map[string]any, error) {
-			return map[string]any{"auth_token": s.ID()}, nil
+		Inject: func(_ context.Context, s, _ string) (map[string]any, error) {
+			return map[string]any{"auth_token": s}, nil
 		},
 		OnEvent: evs.add,
 		Hooks: []execute.Hook{{Name: "count", After: func(_ context.Context, c *execute.Call, r registry.Result) registry.Result {
 			return r
 		}}},
 	})
-	sessions := make([]*executetest.Session, 10)
+	sessions := make([]*testSession, 10)
 	for i := range sessions {
 		sessions[i] = e.session(fmt.Sprintf("s%d", i))
 	}

@@ -10,7 +10,6 @@ import (
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
-	"github.com/toolshelf/toolshelf/execute/executetest"
 	"github.com/toolshelf/toolshelf/internal/tagsafe"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/search"
@@ -60,10 +59,10 @@ func FuzzSchemaCall(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := executetest.NewSession("s", plan, search.NewLoadedSet())
+		s := newTestSession("s", plan, search.NewLoadedSet())
 		var pipelinePanic string
 		d, err := execute.New(&execute.Options{
-			Inject: func(context.Context, execute.Session, string) (map[string]any, error) {
+			Inject: func(context.Context, string, string) (map[string]any, error) {
 				return map[string]any{"token": secret}, nil
 			},
 			OnEvent: func(ev execute.Event) {

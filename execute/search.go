@@ -7,24 +7,20 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/toolshelf/toolshelf/internal/dispatch"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
-// A SearchFunc runs one tool_search call with its arguments (a hook may
-// have rewritten them) and returns its result and the names whose schemas
-// it loaded.
-type SearchFunc func(ctx context.Context, args json.RawMessage) (res registry.Result, loaded []string)
-
-// Search runs a tool_search call through the guards every call passes:
+// search runs a tool_search call through the guards every call passes:
 // the permission rules on the name tool_search (Deny(tool_search) answers
 // denied; an Ask rule asks the approver, with the search's arguments as
 // its params), the before-call hooks whose pattern matches tool_search (a
 // hook may block the search or rewrite its arguments), run, and the
 // after-call hooks (which may replace the result, to filter it). An
-// [EventSearched] reports the queries and the names the search loaded.
-// Like [Dispatcher.Call] it never panics and answers every failure with a
+// "searched" reports the queries and the names the search loaded.
+// Like [Dispatcher.callTool] it never panics and answers every failure with a
 // model-facing error result.
-func (d *Dispatcher) Search(ctx context.Context, s Session, args json.RawMessage, run SearchFunc) (res registry.Result) {
+func (d *Dispatcher) search(ctx context.Context, s dispatch.Session, args json.RawMessage, run dispatch.SearchFunc) (res registry.Result) {
 	name := registry.ToolSearchName
 	c := &call{s: s, target: name, id: clip(callID(ctx), 200)}
 	if o := d.opts.Observer; o != nil {
@@ -33,7 +29,7 @@ func (d *Dispatcher) Search(ctx context.Context, s Session, args json.RawMessage
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			ev := c.event(EventHostError)
+			ev := c.event(eventHostError)
 			ev.Detail = fmt.Sprintf("panic in tool_search: %v", r)
 			d.emit(ctx, ev)
 			res = errResult("tool_search failed inside the harness; nothing more is known. Retry once, or call a tool you already know.")
@@ -41,7 +37,7 @@ func (d *Dispatcher) Search(ctx context.Context, s Session, args json.RawMessage
 		res.Text = safeText(res.Text)
 	}()
 	if s == nil || run == nil {
-		d.emit(ctx, Event{Kind: EventHostError, Tool: name, Detail: "nil session or search function"})
+		d.emit(ctx, Event{Kind: eventHostError, Tool: name, Detail: "nil session or search function"})
 		return errResult("The harness called tool_search without a session; this is not fixable by changing the call.")
 	}
 	c.sid = s.ID()
@@ -53,7 +49,7 @@ func (d *Dispatcher) Search(ctx context.Context, s Session, args json.RawMessage
 	if res, ok := d.permission(ctx, c, args); !ok {
 		return res
 	}
-	cl := &Call{Session: s, Tool: t, Name: name, ID: c.id, Params: slices.Clone(args)}
+	cl := &Call{Session: c.sid, Tool: t, Name: name, ID: c.id, Params: slices.Clone(args)}
 	hooks := d.hooksFor(name, t)
 	for _, h := range hooks {
 		if h.Before == nil {
@@ -64,7 +60,7 @@ func (d *Dispatcher) Search(ctx context.Context, s Session, args json.RawMessage
 		}
 	}
 	res, loaded := run(ctx, cl.Params)
-	ev := c.event(EventSearched)
+	ev := c.event(eventSearched)
 	ev.Queries, ev.Loaded = searchQueries(cl.Params), slices.Sorted(slices.Values(loaded))
 	ev.Detail = fmt.Sprintf("is_error=%t bytes=%d", res.IsError, len(res.Text))
 	d.emit(ctx, ev)
@@ -85,7 +81,7 @@ func (d *Dispatcher) beforeSearch(ctx context.Context, c *call, h Hook, cl *Call
 		return d.hostError(ctx, c, "a harness hook failed", fmt.Sprintf("hook %q: %v", h.Name, err)), false
 	}
 	if vd.Block {
-		ev := c.event(EventBlocked)
+		ev := c.event(eventBlocked)
 		ev.Hook, ev.Detail = h.Name, vd.Reason
 		d.emit(ctx, ev)
 		reason := strings.TrimSpace(vd.Reason)
@@ -104,7 +100,7 @@ func (d *Dispatcher) beforeSearch(ctx context.Context, c *call, h Hook, cl *Call
 	if problem != "" {
 		return d.hostError(ctx, c, "a harness hook rewrote its arguments into invalid ones", fmt.Sprintf("hook %q: %s", h.Name, problem)), false
 	}
-	ev := c.event(EventRewritten)
+	ev := c.event(eventRewritten)
 	ev.Hook = h.Name
 	d.emit(ctx, ev)
 	cl.Params = slices.Clone(vd.Params)
@@ -161,7 +157,7 @@ func strList(v json.RawMessage) []string {
 // definition, with the library's own annotations — it reads the local
 // catalog and changes nothing but what the model has loaded — so that
 // Ask(@destructive) or Deny(@openworld) never catches a search.
-func searchTool(s Session) *registry.Tool {
+func searchTool(s dispatch.Session) *registry.Tool {
 	var st registry.Tool
 	if t, _, ok := s.Lookup(registry.ToolSearchName); ok && t != nil {
 		st = *t

@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
-	"github.com/toolshelf/toolshelf/execute/executetest"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/search"
 )
@@ -47,7 +46,7 @@ func TestDeferExecuteShortNames(t *testing.T) {
 	for _, n := range []string{"Read", "mcp__github__get_me", "mcp__github__create_issue", "mcp__gitlab__create_issue", "mcp__fs__Read"} {
 		loaded.Add(n)
 	}
-	s := executetest.NewSession("s", plan, loaded)
+	s := newTestSession("s", plan, loaded)
 	call := func(name string) registry.Result {
 		return d.Call(t.Context(), s, registry.DeferExecuteName, json.RawMessage(`{"tool_name":"`+name+`","params":{}}`))
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	deferral "github.com/toolshelf/toolshelf/defer"
-	"github.com/toolshelf/toolshelf/execute/executetest"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/search"
 )
@@ -28,7 +27,7 @@ func TestWildSchemaConstructsThroughTheDispatcher(t *testing.T) {
 	))
 	plan, err := (&deferral.Policy{}).Plan(reg.Snapshot(), deferral.View{})
 	require.NoError(t, err)
-	s := executetest.NewSession("s", plan, search.NewLoadedSet())
+	s := newTestSession("s", plan, search.NewLoadedSet())
 	d := mustNew(t, nil)
 	cases := []struct {
 		tool, args string

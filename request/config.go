@@ -74,10 +74,10 @@ type Config struct {
 	// Search configures the tool_search engine. Nil means defaults.
 	Search *search.Options
 	// Dispatcher runs every tool call, tool_search included (its rules,
-	// hooks and events; [execute.Dispatcher.Search]). Nil means calls
+	// hooks and events). Nil means calls
 	// answer with an error result and tool_search runs unguarded. Its
-	// rules shape the prefix: a tool whose every call they deny
-	// ([execute.Dispatcher.Denied]) is left out of tools[], the index and
+	// rules shape the prefix: a tool whose every call they deny is left
+	// out of tools[], the index and
 	// search results, as a hidden tool is.
 	Dispatcher *execute.Dispatcher
 	// Pending names MCP servers still connecting, for tool_search misses.

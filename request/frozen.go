@@ -7,11 +7,11 @@ import (
 	"slices"
 	"unicode/utf8"
 
+	"github.com/toolshelf/toolshelf/internal/dispatch"
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"github.com/toolshelf/toolshelf/internal/openai"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
-	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/render"
 	"github.com/toolshelf/toolshelf/search"
@@ -299,7 +299,7 @@ func entryTools(index string, vars render.Vars, indexInSystem, shortNames bool) 
 		return nil, nil, err
 	}
 	st := search.Definition(d)
-	et := execute.Definition()
+	et := dispatch.Definition()
 	if et.Description, err = render.Description(&et, vars); err != nil {
 		return nil, nil, err
 	}

@@ -2,6 +2,7 @@ package request
 
 import (
 	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/internal/dispatch"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -18,7 +19,7 @@ func governedPolicy(cfg *Config) *deferral.Policy {
 		p = *cfg.Policy
 	}
 	if p.Denied == nil && cfg.Dispatcher != nil {
-		p.Denied = cfg.Dispatcher.Denied
+		p.Denied = dispatch.Of(cfg.Dispatcher).Denied
 	}
 	return &p
 }

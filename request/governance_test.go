@@ -151,12 +151,12 @@ func TestDeniedToolCallAnswersDenied(t *testing.T) {
 		assert.Equal(t, int32(1), ran.Load(), "an allowed tool still runs")
 	}
 	require.NotEmpty(t, evs)
-	assert.Equal(t, execute.EventDenied, evs[0].Kind)
+	assert.Equal(t, execute.EventKind("denied"), evs[0].Kind)
 	assert.Equal(t, "Deny(mcp__vault__read_*)", evs[0].Rule)
 }
 
 // TestSearchGoesThroughDispatcher: a tool_search call raises an
-// EventSearched with its queries and the names it loaded, runs the hooks
+// "searched" event with its queries and the names it loaded, runs the hooks
 // whose pattern matches tool_search (not others), and a hook may block or
 // rewrite it.
 func TestSearchGoesThroughDispatcher(t *testing.T) {
@@ -191,7 +191,7 @@ func TestSearchGoesThroughDispatcher(t *testing.T) {
 	require.Equal(t, []string{`tool_search {"queries":["list vault keys"]}`}, seen)
 	var searched []execute.Event
 	for _, e := range evs {
-		if e.Kind == execute.EventSearched {
+		if e.Kind == "searched" {
 			searched = append(searched, e)
 		}
 	}
@@ -214,7 +214,7 @@ func TestSearchGoesThroughDispatcher(t *testing.T) {
 	for _, e := range evs {
 		kinds = append(kinds, e.Kind)
 	}
-	assert.Equal(t, []execute.EventKind{execute.EventAllowed, execute.EventRewritten, execute.EventSearched}, kinds)
+	assert.Equal(t, []execute.EventKind{"allowed", "rewritten", "searched"}, kinds)
 
 	// A block refuses the search; nothing is loaded.
 	block = true
@@ -241,7 +241,7 @@ func TestDenySearch(t *testing.T) {
 		assert.False(t, res.IsError, res.Text)
 	}
 	require.NotEmpty(t, evs)
-	assert.Equal(t, execute.EventDenied, evs[0].Kind)
+	assert.Equal(t, execute.EventKind("denied"), evs[0].Kind)
 	assert.Equal(t, "Deny(tool_search)", evs[0].Rule)
 }
 

@@ -8,7 +8,7 @@ import (
 	"slices"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
-	"github.com/toolshelf/toolshelf/execute"
+	"github.com/toolshelf/toolshelf/internal/dispatch"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -82,7 +82,7 @@ type syncPass struct {
 //   - a tool whose description, schema or annotations changed is pinned:
 //     the session keeps the definition it shows, and holds the change as a
 //     [PendingChange], reported to the dispatcher as
-//     [execute.EventToolChanged], until [Session.ApproveChange] or
+//     "tool_changed" ([execute.Event]), until [Session.ApproveChange] or
 //     [Session.RejectChange]. With [Config.AcceptChanges] a changed
 //     deferred tool is taken as is and announced instead. A resident tool's
 //     definition is in the frozen prefix: its change stays pending.
@@ -126,10 +126,8 @@ func (s *Session) Sync(snap *registry.Snapshot) (ToolsChange, error) {
 	s.mu.Unlock()
 	if d != nil {
 		for _, c := range raised {
-			d.Report(context.Background(), execute.Event{
-				Kind: execute.EventToolChanged, Session: s.cfg.ID, Tool: c.Tool,
-				Detail: fmt.Sprintf("definition changed on server %q (sha256 %s → %s); the session keeps the one it showed until the change is approved", c.Server, c.OldSHA256, c.NewSHA256),
-			})
+			dispatch.Of(d).ToolChanged(context.Background(), s.cfg.ID, c.Tool,
+				fmt.Sprintf("definition changed on server %q (sha256 %s → %s); the session keeps the one it showed until the change is approved", c.Server, c.OldSHA256, c.NewSHA256))
 		}
 	}
 	return change, nil
@@ -571,7 +569,7 @@ func (s *Session) removedVisible(name string) bool {
 	return ok && mode.Allows(t)
 }
 
-var _ execute.LiveSession = dispatchSession{}
+var _ dispatch.LiveSession = dispatchSession{}
 
 func compareStrings(a, b string) int {
 	switch {

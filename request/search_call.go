@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/toolshelf/toolshelf/internal/dispatch"
 	"github.com/toolshelf/toolshelf/internal/tagsafe"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/search"
@@ -12,7 +13,8 @@ import (
 
 // search answers a tool_search call. With a dispatcher it is a call like
 // the others: its permission rules, its hooks and its events
-// ([execute.Dispatcher.Search]); without one it runs as is.
+// (the dispatcher's Search, [dispatch.Dispatcher]); without one it runs
+// as is.
 func (s *Session) search(ctx context.Context, f *Frozen, scope search.Scope, args json.RawMessage) registry.Result {
 	run := func(ctx context.Context, args json.RawMessage) (registry.Result, []string) {
 		before := s.loaded.Names()
@@ -26,7 +28,7 @@ func (s *Session) search(ctx context.Context, f *Frozen, scope search.Scope, arg
 		res, _ := run(ctx, args)
 		return res
 	}
-	return s.cfg.Dispatcher.Search(ctx, dispatchSession{s}, args, run)
+	return dispatch.Of(s.cfg.Dispatcher).Search(ctx, dispatchSession{s}, args, run)
 }
 
 // newNames returns the names of after (sorted) missing from before

@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
-	"github.com/toolshelf/toolshelf/execute"
+	"github.com/toolshelf/toolshelf/internal/dispatch"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/search"
 )
@@ -36,11 +36,11 @@ type Session struct {
 }
 
 // dispatchSession is the session as the dispatcher sees it: it adds the
-// methods only [execute.Session] needs (ID, MarkLoaded, VisibleNames) so
+// methods only [dispatch.Session] needs (ID, MarkLoaded, VisibleNames) so
 // that they stay off Session's API; Lookup and Loaded are Session's own.
 type dispatchSession struct{ *Session }
 
-var _ execute.Session = dispatchSession{}
+var _ dispatch.Session = dispatchSession{}
 
 // ID returns Config.ID.
 func (d dispatchSession) ID() string { return d.cfg.ID }
@@ -214,7 +214,7 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) r
 			IsError: true,
 		}
 	}
-	return s.cfg.Dispatcher.Call(ctx, dispatchSession{s}, name, args)
+	return dispatch.Of(s.cfg.Dispatcher).Call(ctx, dispatchSession{s}, name, args)
 }
 
 // RegisterSelfBuilt adds a tool the model wrote to this session only. It is

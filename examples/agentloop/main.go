@@ -321,13 +321,13 @@ func describe(e execute.Event) string {
 		via = " (via " + e.Via + ")"
 	}
 	switch e.Kind {
-	case execute.EventDenied, execute.EventApproved, execute.EventRejected:
+	case "denied", "approved", "rejected":
 		return fmt.Sprintf("%s %s%s by %s", e.Kind, e.Tool, via, e.Rule)
-	case execute.EventAllowed:
+	case "allowed":
 		return fmt.Sprintf("allowed %s%s (%s)", e.Tool, via, e.Rule)
-	case execute.EventBlocked, execute.EventRewritten:
+	case "blocked", "rewritten":
 		return fmt.Sprintf("%s %s%s by hook %s", e.Kind, e.Tool, via, e.Hook)
-	case execute.EventUnloaded, execute.EventInvalid, execute.EventUnknownTool, execute.EventBadInput:
+	case "unloaded", "invalid", "unknown_tool", "bad_input":
 		return fmt.Sprintf("%s %s%s", e.Kind, e.Tool, via)
 	}
 	return ""

@@ -159,8 +159,8 @@ func newDispatcher(log func(string)) (*execute.Dispatcher, error) {
 		}},
 		OnEvent: func(e execute.Event) {
 			switch e.Kind {
-			case execute.EventAllowed, execute.EventApproved, execute.EventDenied, execute.EventRejected,
-				execute.EventBlocked, execute.EventRewritten, execute.EventUnloaded:
+			case "allowed", "approved", "denied", "rejected",
+				"blocked", "rewritten", "unloaded":
 				line := fmt.Sprintf("guard   %s %s", e.Kind, e.Tool)
 				if e.Rule != "" && e.Rule != "default" {
 					line += " by " + e.Rule

@@ -158,14 +158,14 @@ func (o *Observer) Event(ctx context.Context, ev execute.Event) {
 	if ev.Detail != "" {
 		attrs = append(attrs, attribute.String("toolshelf.detail", ev.Detail))
 	}
-	st.span.AddEvent(ev.Kind.String(), trace.WithAttributes(attrs...))
+	st.span.AddEvent(string(ev.Kind), trace.WithAttributes(attrs...))
 	st.outcome = ev.Kind
 	switch ev.Kind {
-	case execute.EventDenied, execute.EventRejected, execute.EventBlocked:
+	case "denied", "rejected", "blocked":
 		st.denied = ev.Kind
-	case execute.EventUnloaded:
+	case "unloaded":
 		o.load(ctx, ev.Tool, "call_before_load")
-	case execute.EventSearched:
+	case "searched":
 		st.span.SetAttributes(queriesKey.StringSlice(ev.Queries), loadedKey.StringSlice(ev.Loaded))
 		for _, n := range ev.Loaded {
 			o.load(ctx, n, "tool_search")
@@ -186,8 +186,8 @@ func (o *Observer) End(ctx context.Context, r registry.Result) {
 	if st == nil {
 		return
 	}
-	outcome := st.outcome.String()
-	if st.outcome == 0 {
+	outcome := string(st.outcome)
+	if outcome == "" {
 		outcome = "none"
 	}
 	st.span.SetAttributes(outcomeKey.String(outcome))
@@ -198,8 +198,8 @@ func (o *Observer) End(ctx context.Context, r registry.Result) {
 	st.span.End()
 	tool := attribute.String(string(semconv.GenAIToolNameKey), st.tool)
 	o.calls.Add(ctx, 1, metric.WithAttributes(tool, outcomeKey.String(outcome)))
-	if st.denied != 0 {
-		o.denials.Add(ctx, 1, metric.WithAttributes(tool, attribute.String("toolshelf.decision", st.denied.String())))
+	if st.denied != "" {
+		o.denials.Add(ctx, 1, metric.WithAttributes(tool, attribute.String("toolshelf.decision", string(st.denied))))
 	}
 	if st.search {
 		o.searchD.Record(ctx, time.Since(st.start).Seconds())

@@ -23,6 +23,7 @@ import (
 	"github.com/toolshelf/toolshelf/budget"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
+	"github.com/toolshelf/toolshelf/internal/dispatch"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 	"github.com/toolshelf/toolshelf/search"
@@ -296,7 +297,7 @@ func newRunEnv(o Options) (*runEnv, error) {
 	}
 	// The sessions' plan: the tools the rule denies leave the index.
 	governed := *policy
-	governed.Denied = d.Denied
+	governed.Denied = dispatch.Of(d).Denied
 	plan, err := governed.Plan(snap, deferral.View{})
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package execute
+package dispatch
 
 import "github.com/toolshelf/toolshelf/registry"
 
@@ -10,8 +10,9 @@ const toolDescription = `Call a deferred tool: a tool listed by name in tool_sea
 // toolSchema is defer_execute's input schema, compact.
 const toolSchema = `{"type":"object","properties":{"tool_name":{"type":"string","description":"Exact name of the deferred tool, as listed in the tool_search index."},"params":{"type":"object","description":"The tool's parameters as a JSON object matching the schema tool_search returned; {} if it takes none."}},"required":["tool_name","params"],"additionalProperties":false}`
 
-// Definition returns the defer_execute definition. Its Handler is nil: calls of
-// defer_execute go to [Dispatcher.Call], which unwraps them.
+// Definition returns the defer_execute definition a session puts in
+// tools[]. Its Handler is nil: calls of defer_execute go to
+// [Dispatcher.Call], which unwraps them.
 func Definition() registry.Tool {
 	return registry.Tool{
 		Name:         registry.DeferExecuteName,
