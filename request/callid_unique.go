@@ -3,7 +3,7 @@ package request
 import "fmt"
 
 // sentIDs records, for every tool call the history encoded, the id it was
-// sent under ([encoder.callID]) and the harness's id behind it, so that no
+// sent under ([traits.callID]) and the harness's id behind it, so that no
 // two calls of one conversation are sent under one id unless they have
 // one id: an id a provider refuses is sent as its alias, and a later
 // call's own id could equal an earlier call's alias. Before, such a call
@@ -20,7 +20,7 @@ type sentIDs struct {
 func (h *history) recordIDs(m *Message) {
 	for i := range m.ToolCalls {
 		id := m.ToolCalls[i].ID
-		sent := h.enc.callID(id)
+		sent := h.enc.traits().callID(id)
 		if _, ok := h.ids.byID[sent]; ok {
 			continue
 		}
@@ -47,7 +47,7 @@ func (h *history) forgetIDs(n int) {
 func (h *history) checkIDsUnique(m *Message, at int, batch []string) ([]string, error) {
 	for j := range m.ToolCalls {
 		id := m.ToolCalls[j].ID
-		sent := h.enc.callID(id)
+		sent := h.enc.traits().callID(id)
 		other, ok := h.ids.byID[sent]
 		for k := 0; !ok && k < len(batch); k += 2 {
 			other, ok = batch[k+1], batch[k] == sent

@@ -34,9 +34,9 @@ func TestCallIDAliasUniqueAcrossHistory(t *testing.T) {
 		t.Run(string(p), func(t *testing.T) {
 			id := earlier[p]
 			enc, _ := encoderFor(p)
-			alias := enc.callID(id)
+			alias := enc.traits().callID(id)
 			require.Equal(t, toolname.CallIDAlias(id), alias)
-			require.Equal(t, alias, enc.callID(alias), "the alias is sent as itself")
+			require.Equal(t, alias, enc.traits().callID(alias), "the alias is sent as itself")
 
 			s, err := NewSession(testConfig(reg.Snapshot(), p, githubPolicy(), nil))
 			require.NoError(t, err)

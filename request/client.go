@@ -133,7 +133,7 @@ func (s *Session) Answer(ctx context.Context, c ToolCall) Message {
 	for _, n := range append(slices.Clone(refs), own...) {
 		s.loaded.Add(n)
 	}
-	if s.hist.enc.searchOutputCarriesTools() {
+	if s.hist.enc.traits().searchOutputCarriesTools {
 		refs = append(refs, own...)
 		own = nil
 	}
@@ -179,14 +179,14 @@ func (h *history) checkReferences(m *Message, at int) error {
 	if m.Role != RoleTool {
 		return fmt.Errorf("%w: messages[%d]: tool_references belong to tool results", ErrInvalidMessage, at)
 	}
-	if h.client == nil {
+	if h.msg.client == nil {
 		return fmt.Errorf("%w: messages[%d]: tool_references need a session with Config.ToolSearch %q", ErrInvalidMessage, at, Client)
 	}
 	if m.IsError {
 		return fmt.Errorf("%w: messages[%d]: a failed tool result cannot load tools; drop tool_references or is_error", ErrInvalidMessage, at)
 	}
 	for i, n := range m.ToolReferences {
-		if !h.client.loadable(n) {
+		if !h.msg.client.loadable(n) {
 			return fmt.Errorf("%w: messages[%d].tool_references[%d]: %.80q is not a deferred tool of this session", ErrInvalidMessage, at, i, n)
 		}
 		if slices.Contains(m.ToolReferences[:i], n) {
@@ -232,7 +232,7 @@ func newClientHistory(s *Session) *clientHistory {
 		}
 		return nil
 	}
-	carries := s.hist.enc.searchOutputCarriesTools()
+	carries := s.hist.enc.traits().searchOutputCarriesTools
 	return &clientHistory{
 		loadable: func(name string) bool {
 			return frozen(name) != nil || (carries && own(name) != nil)
@@ -246,11 +246,7 @@ func newClientHistory(s *Session) *clientHistory {
 				}
 				ft = &FrozenTool{Name: t.Name, Description: t.Description, Schema: jsonx.AppendCompact(nil, t.ModelSchema())}
 			}
-			b = appendFunction(append(b, `{"type":"function",`...), ft)
-			if ft.Strict {
-				return append(b, `,"strict":true}`...)
-			}
-			return append(b, `,"strict":false}`...)
+			return append(appendResponsesFunction(b, ft), '}')
 		},
 	}
 }
@@ -276,63 +272,4 @@ func (c *clientHistory) follow(m *Message) {
 // answersSearch reports whether tool result m answers a client tool search.
 func (c *clientHistory) answersSearch(m *Message) bool {
 	return len(m.ToolReferences) > 0 || slices.Contains(c.searches, m.CallID)
-}
-
-// appendSearchCall appends a client tool search call as the Responses API
-// takes it back: a tool_search_call item.
-func (h *history) appendSearchCall(b []byte, c *ToolCall) []byte {
-	b = append(b, `{"type":"tool_search_call","call_id":`...)
-	b = jsonx.AppendString(b, h.enc.callID(c.ID))
-	b = append(b, `,"execution":"client","status":"completed","arguments":`...)
-	b = append(b, h.args(c.Arguments)...)
-	return append(b, '}')
-}
-
-// appendSearchOutput appends the answer to a client tool search on the
-// Responses API: a tool_search_output item with the found tools'
-// definitions (none for a search that found nothing to load).
-func (h *history) appendSearchOutput(b []byte, m *Message) []byte {
-	b = append(b, `{"type":"tool_search_output","call_id":`...)
-	b = jsonx.AppendString(b, h.enc.callID(m.CallID))
-	b = append(b, `,"execution":"client","status":"completed","tools":[`...)
-	for i, n := range m.ToolReferences {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = h.client.appendDef(b, n)
-	}
-	return append(b, "]}"...)
-}
-
-// appendReferences appends an Anthropic tool_result whose content loads
-// tools: one tool_reference block per name, then the text, if any.
-func (h *history) appendReferences(b []byte, m *Message) []byte {
-	b = append(b, `{"type":"tool_result","tool_use_id":`...)
-	b = jsonx.AppendString(b, h.enc.callID(m.CallID))
-	b = append(b, `,"content":[`...)
-	for i, n := range m.ToolReferences {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"type":"tool_reference","tool_name":`...)
-		b = jsonx.AppendString(b, n)
-		b = append(b, '}')
-	}
-	if !blank(m.Text) {
-		b = append(b, `,{"type":"text","text":`...)
-		b = jsonx.AppendString(b, m.Text)
-		b = append(b, '}')
-	}
-	return append(b, "]}"...)
-}
-
-// appendClientSearch appends tool_search as the Responses API takes a
-// client-executed search: the hosted tool's type with execution "client",
-// and toolshelf's description and parameters.
-func appendClientSearch(b []byte, t *FrozenTool) []byte {
-	b = append(b, `{"type":"tool_search","execution":"client","description":`...)
-	b = jsonx.AppendString(b, t.Description)
-	b = append(b, `,"parameters":`...)
-	b = append(b, t.Schema...)
-	return append(b, '}')
 }

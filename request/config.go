@@ -169,17 +169,17 @@ func checkToolSearch(m ToolSearch, p Provider) error {
 	case "", Portable:
 		return nil
 	case Native:
-		if enc.searchTool(Native) == "" {
+		if enc.traits().searchTool(Native) == "" {
 			return fmt.Errorf("%w: Config.ToolSearch %q: provider %q has no native tool search; use Portable (tool_search and defer_execute work on every provider) or the %q provider", ErrConfig, m, p, OpenAIResponses)
 		}
 		return nil
 	case Client:
-		if !enc.hasNative() {
+		if !enc.traits().native {
 			return fmt.Errorf("%w: Config.ToolSearch %q: provider %q has no reference form for client-executed search; use Portable (tool_search and defer_execute work on every provider), or the %q or %q provider", ErrConfig, m, p, Anthropic, OpenAIResponses)
 		}
 		return nil
 	case NativeRegex:
-		if enc.searchTool(NativeRegex) == "" {
+		if enc.traits().searchTool(NativeRegex) == "" {
 			return fmt.Errorf("%w: Config.ToolSearch %q: the regex tool search is Anthropic's; provider %q: use %q or Portable", ErrConfig, m, p, Native)
 		}
 		return nil

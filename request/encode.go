@@ -1,13 +1,13 @@
 package request
 
 import (
-	"github.com/toolshelf/toolshelf/internal/jsonx"
+	"bytes"
+	"encoding/json"
 	"maps"
 	"slices"
-)
 
-// ephemeral is Anthropic's cache breakpoint member.
-const ephemeral = `,"cache_control":{"type":"ephemeral"}`
+	"github.com/toolshelf/toolshelf/internal/jsonx"
+)
 
 // Tags around a user's own text.
 const (
@@ -45,7 +45,7 @@ const deferLoading = `,"defer_loading":true`
 // when there is none: Portable mode, or nothing deferred.
 func searchTool(cfg *Config) string {
 	enc, _ := encoderFor(cfg.Provider)
-	return enc.searchTool(cfg.searchMode())
+	return enc.traits().searchTool(cfg.searchMode())
 }
 
 // appendToolsArray appends "tools": the tools encoded by one, with search
@@ -80,6 +80,52 @@ func appendToolsArray(b []byte, tools []FrozenTool, search string, one func([]by
 		b = one(b, &tools[i])
 	}
 	return append(b, ']')
+}
+
+// appendFunction appends the members the OpenAI APIs share for a function
+// tool: name, description and parameters.
+func appendFunction(b []byte, t *FrozenTool) []byte {
+	b = append(b, `"name":`...)
+	b = jsonx.AppendString(b, t.Name)
+	b = append(b, `,"description":`...)
+	b = jsonx.AppendString(b, t.Description)
+	b = append(b, `,"parameters":`...)
+	return append(b, t.Schema...)
+}
+
+// A msgContext is what encoding a message needs beyond the message and
+// the role before it (see [encoder.appendMessage]): the session's Client
+// tool search state, and scratch space reused so that a steady turn does
+// not allocate. The history holds one.
+type msgContext struct {
+	client  *clientHistory // the Client tool search mode's state, else nil
+	scratch []byte
+}
+
+// args returns the compact arguments, "{}" when empty, in scratch space.
+func (c *msgContext) args(a []byte) []byte {
+	if noArguments(a) {
+		c.scratch = append(c.scratch[:0], "{}"...)
+	} else {
+		c.scratch = jsonx.AppendCompact(c.scratch[:0], a)
+	}
+	return c.scratch
+}
+
+// noArguments reports an empty or null arguments value: a call without
+// arguments, sent as {}.
+func noArguments(a []byte) bool {
+	a = bytes.TrimSpace(a)
+	return len(a) == 0 || string(a) == "null"
+}
+
+// sep appends the comma before a message's first element when msgs, the
+// encoded messages, already holds one.
+func sep(msgs []byte) []byte {
+	if len(msgs) > 0 {
+		msgs = append(msgs, ',')
+	}
+	return msgs
 }
 
 // appendTextParts appends a user message's blocks, then its text wrapped
@@ -119,4 +165,50 @@ func appendQuery(b []byte, text string) []byte {
 	b = appendQueryBody(b, text)
 	b = append(b, queryClose...)
 	return append(b, '"')
+}
+
+// appendResultText appends a tool result's text, neutralised
+// ([appendToolResult]); providers without an error flag read "Error: " in
+// front of a failed result.
+func appendResultText(b []byte, m *Message) []byte {
+	if !m.IsError {
+		return appendToolResult(b, m.Text)
+	}
+	b = append(b, `"Error: `...)
+	b = appendQueryBody(b, resultText(m))
+	return append(b, '"')
+}
+
+// resultText is a tool result's text as sent: a failed result with no
+// text says so ([emptyErrorResult]).
+func resultText(m *Message) string {
+	if m.IsError && blank(m.Text) {
+		return emptyErrorResult
+	}
+	return m.Text
+}
+
+// assistantText is an assistant message's text as sent: whitespace-only
+// text is left out next to tool calls or native parts, and is
+// [emptyText] when it is all the message has.
+func assistantText(m *Message) string {
+	if m.Text == "" || !blank(m.Text) {
+		return m.Text
+	}
+	if len(m.ToolCalls) > 0 || len(m.Native) > 0 {
+		return ""
+	}
+	return emptyText
+}
+
+// appendNative appends a reply's provider-native parts (server tool search
+// blocks), comma-separated, as the provider sent them.
+func appendNative(b []byte, parts []json.RawMessage) []byte {
+	for i, p := range parts {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsonx.AppendCompact(b, p)
+	}
+	return b
 }

@@ -202,7 +202,7 @@ func freeze(cfg *Config, view deferral.View) (*Frozen, error) {
 	if err := checkToolCount(cfg, f); err != nil {
 		return nil, err
 	}
-	if enc, _ := encoderFor(cfg.Provider); cfg.Strict && enc.strictFunctions() {
+	if enc, _ := encoderFor(cfg.Provider); cfg.Strict && enc.traits().strictFunctions {
 		for i := range f.tools {
 			f.tools[i].Strict = f.entry[f.tools[i].Name] == nil && openai.StrictCompatible(f.tools[i].Schema)
 		}
@@ -234,7 +234,7 @@ func freeze(cfg *Config, view deferral.View) (*Frozen, error) {
 // when a tool is deferred in a native mode.
 func checkToolCount(cfg *Config, f *Frozen) error {
 	enc, _ := encoderFor(cfg.Provider)
-	limit := enc.maxTools()
+	limit := enc.traits().maxTools
 	n := len(f.tools)
 	if searchTool(cfg) != "" && slices.ContainsFunc(f.tools, func(t FrozenTool) bool { return t.Deferred }) {
 		n++

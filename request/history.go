@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"slices"
 	"unicode/utf8"
 
@@ -30,12 +29,12 @@ type history struct {
 	last     Role     // role of the last entry, "" before the first
 	pending  []string // call IDs of the last assistant message still unanswered
 	ids      sentIDs  // the ids calls were sent under
-	// client is the Client tool search mode's state, else nil.
-	client *clientHistory
+	// msg is what the encoder needs to encode a message: the Client tool
+	// search mode's state and scratch space.
+	msg msgContext
 	// scratch space, reused so that a steady turn does not allocate
-	scratch []byte
-	pend2   []string
-	batch   []string
+	pend2 []string
+	batch []string
 }
 
 // mark is a point in a history that [history.rewind] returns to.
@@ -166,12 +165,13 @@ func (h *history) checkAssistant(m *Message, last Role, at int, pending []string
 
 // checkSentID refuses call j of message at, id, when it would be sent
 // under the same id as another call of its message (pending): an id the
-// provider refuses is sent as its alias (see [encoder.callID]), and a
+// provider refuses is sent as its alias (see [traits.callID]), and a
 // harness id could, in principle, equal another's alias.
 func (h *history) checkSentID(id string, pending []string, at, j int) error {
-	sent := h.enc.callID(id)
+	t := h.enc.traits()
+	sent := t.callID(id)
 	for _, p := range pending {
-		if h.enc.callID(p) == sent {
+		if t.callID(p) == sent {
 			return fmt.Errorf("%w: messages[%d].tool_calls[%d]: ids %q and %q are both sent as %q (provider %q's call-id rule); give the call another id", ErrInvalidMessage, at, j, p, id, sent, h.provider)
 		}
 	}
@@ -200,7 +200,7 @@ func (h *history) checkNative(parts []json.RawMessage) error {
 	if len(parts) == 0 {
 		return nil
 	}
-	if !h.enc.hasNative() {
+	if !h.enc.traits().native {
 		return fmt.Errorf(": provider %q has no native parts; send text and tool calls only", h.provider)
 	}
 	for i, p := range parts {
@@ -252,7 +252,7 @@ func (h *history) addOne(m *Message) {
 		h.entries = append(h.entries, *m)
 	}
 	h.reserve(m)
-	h.enc.add(h, m)
+	h.buf = h.enc.appendMessage(h.buf, m, h.last, &h.msg)
 	h.follow(m)
 	h.recordIDs(m)
 }
@@ -270,8 +270,8 @@ func (h *history) follow(m *Message) {
 			h.pending = slices.Delete(h.pending, k, k+1)
 		}
 	}
-	if h.client != nil {
-		h.client.follow(m)
+	if h.msg.client != nil {
+		h.msg.client.follow(m)
 	}
 	h.last = m.Role
 }
@@ -300,224 +300,4 @@ func (h *history) reserve(m *Message) {
 	b := make([]byte, len(h.buf), n+n/8)
 	copy(b, h.buf)
 	h.buf = b
-}
-
-func (h *history) sep() {
-	if len(h.buf) > 0 {
-		h.buf = append(h.buf, ',')
-	}
-}
-
-// args returns the compact arguments, "{}" when empty, in scratch space.
-func (h *history) args(a []byte) []byte {
-	if noArguments(a) {
-		h.scratch = append(h.scratch[:0], "{}"...)
-	} else {
-		h.scratch = jsonx.AppendCompact(h.scratch[:0], a)
-	}
-	return h.scratch
-}
-
-func (h *history) chat(b []byte, m *Message) []byte {
-	switch m.Role {
-	case RoleUser:
-		b = append(b, `{"role":"user","content":`...)
-		if len(m.Blocks) == 0 {
-			b = appendQuery(b, m.Text)
-		} else {
-			b = append(b, '[')
-			b = appendTextParts(b, "text", m)
-			b = append(b, ']')
-		}
-		return append(b, '}')
-	case RoleAssistant:
-		b = append(b, `{"role":"assistant","content":`...)
-		if text := assistantText(m); text == "" {
-			b = append(b, "null"...)
-		} else {
-			b = jsonx.AppendString(b, text)
-		}
-		if len(m.ToolCalls) > 0 {
-			b = append(b, `,"tool_calls":[`...)
-			for i := range m.ToolCalls {
-				c := &m.ToolCalls[i]
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = append(b, `{"id":`...)
-				b = jsonx.AppendString(b, h.enc.callID(c.ID))
-				b = append(b, `,"type":"function","function":{"name":`...)
-				b = jsonx.AppendString(b, c.Name)
-				b = append(b, `,"arguments":`...)
-				b = appendBytesString(b, h.args(c.Arguments))
-				b = append(b, "}}"...)
-			}
-			b = append(b, ']')
-		}
-		return append(b, '}')
-	default:
-		b = append(b, `{"role":"tool","tool_call_id":`...)
-		b = jsonx.AppendString(b, h.enc.callID(m.CallID))
-		b = append(b, `,"content":`...)
-		b = appendResultText(b, m)
-		return append(b, '}')
-	}
-}
-
-// appendResultText appends a tool result's text, neutralised
-// ([appendToolResult]); providers without an error flag read "Error: " in
-// front of a failed result.
-func appendResultText(b []byte, m *Message) []byte {
-	if !m.IsError {
-		return appendToolResult(b, m.Text)
-	}
-	b = append(b, `"Error: `...)
-	b = appendQueryBody(b, resultText(m))
-	return append(b, '"')
-}
-
-// resultText is a tool result's text as sent: a failed result with no
-// text says so ([emptyErrorResult]).
-func resultText(m *Message) string {
-	if m.IsError && blank(m.Text) {
-		return emptyErrorResult
-	}
-	return m.Text
-}
-
-// assistantText is an assistant message's text as sent: whitespace-only
-// text is left out next to tool calls or native parts, and is
-// [emptyText] when it is all the message has.
-func assistantText(m *Message) string {
-	if m.Text == "" || !blank(m.Text) {
-		return m.Text
-	}
-	if len(m.ToolCalls) > 0 || len(m.Native) > 0 {
-		return ""
-	}
-	return emptyText
-}
-
-func (h *history) responses(b []byte, m *Message) []byte {
-	switch m.Role {
-	case RoleUser:
-		b = append(b, `{"type":"message","role":"user","content":[`...)
-		b = appendTextParts(b, "input_text", m)
-		return append(b, "]}"...)
-	case RoleAssistant:
-		b = appendNative(b, m.Native)
-		text := assistantText(m)
-		if text != "" {
-			if len(m.Native) > 0 {
-				b = append(b, ',')
-			}
-			// The plain input-message form (EasyInputMessage): an
-			// output_text item would need the id and status of a response
-			// the API produced.
-			b = append(b, `{"type":"message","role":"assistant","content":`...)
-			b = jsonx.AppendString(b, text)
-			b = append(b, '}')
-		}
-		for i := range m.ToolCalls {
-			c := &m.ToolCalls[i]
-			if i > 0 || text != "" || len(m.Native) > 0 {
-				b = append(b, ',')
-			}
-			if h.client != nil && c.Name == registry.ToolSearchName {
-				b = h.appendSearchCall(b, c)
-				continue
-			}
-			b = append(b, `{"type":"function_call","call_id":`...)
-			b = jsonx.AppendString(b, h.enc.callID(c.ID))
-			b = append(b, `,"name":`...)
-			b = jsonx.AppendString(b, c.Name)
-			b = append(b, `,"arguments":`...)
-			b = appendBytesString(b, h.args(c.Arguments))
-			b = append(b, '}')
-		}
-		return b
-	default:
-		if h.client != nil && h.client.answersSearch(m) {
-			return h.appendSearchOutput(b, m)
-		}
-		b = append(b, `{"type":"function_call_output","call_id":`...)
-		b = jsonx.AppendString(b, h.enc.callID(m.CallID))
-		b = append(b, `,"output":`...)
-		b = appendResultText(b, m)
-		return append(b, '}')
-	}
-}
-
-func (h *history) anthropic(b []byte, m *Message) []byte {
-	if m.Role == RoleAssistant {
-		b = append(b, `{"role":"assistant","content":[`...)
-	} else {
-		b = append(b, `{"role":"user","content":[`...)
-	}
-	b = h.anthropicBlocks(b, m)
-	return append(b, "]}"...)
-}
-
-// anthropicBlocks appends m's content blocks.
-func (h *history) anthropicBlocks(b []byte, m *Message) []byte {
-	switch m.Role {
-	case RoleUser:
-		return appendTextParts(b, "text", m)
-	case RoleAssistant:
-		b = appendNative(b, m.Native)
-		text := assistantText(m)
-		if text != "" {
-			if len(m.Native) > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"type":"text","text":`...)
-			b = jsonx.AppendString(b, text)
-			b = append(b, '}')
-		}
-		for i := range m.ToolCalls {
-			c := &m.ToolCalls[i]
-			if i > 0 || text != "" || len(m.Native) > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"type":"tool_use","id":`...)
-			b = jsonx.AppendString(b, h.enc.callID(c.ID))
-			b = append(b, `,"name":`...)
-			b = jsonx.AppendString(b, c.Name)
-			b = append(b, `,"input":`...)
-			b = append(b, h.args(c.Arguments)...)
-			b = append(b, '}')
-		}
-		return b
-	default:
-		if len(m.ToolReferences) > 0 {
-			return h.appendReferences(b, m)
-		}
-		b = append(b, `{"type":"tool_result","tool_use_id":`...)
-		b = jsonx.AppendString(b, h.enc.callID(m.CallID))
-		b = append(b, `,"content":`...)
-		b = appendToolResult(b, resultText(m))
-		if m.IsError {
-			b = append(b, `,"is_error":true`...)
-		}
-		return append(b, '}')
-	}
-}
-
-// noArguments reports an empty or null arguments value: a call without
-// arguments, sent as {}.
-func noArguments(a []byte) bool {
-	a = bytes.TrimSpace(a)
-	return len(a) == 0 || string(a) == "null"
-}
-
-// appendNative appends a reply's provider-native parts (server tool search
-// blocks), comma-separated, as the provider sent them.
-func appendNative(b []byte, parts []json.RawMessage) []byte {
-	for i, p := range parts {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonx.AppendCompact(b, p)
-	}
-	return b
 }

@@ -37,7 +37,7 @@ const (
 // wire.MaxDescription characters.
 func capsDescriptions(p Provider) bool {
 	enc, ok := encoderFor(p)
-	return ok && enc.capsDescriptions()
+	return ok && enc.traits().capsDescriptions
 }
 
 // checkProviderRules refuses configurations the provider would refuse on

@@ -73,7 +73,7 @@ func NewSession(cfg Config) (*Session, error) {
 		frozen: f,
 		hist:   history{provider: cfg.Provider, enc: enc},
 	}
-	s.hist.client = newClientHistory(s)
+	s.hist.msg.client = newClientHistory(s)
 	return s, nil
 }
 
