@@ -6,7 +6,7 @@
 //
 // Accounting sits above the session it measures: budget imports request,
 // never the reverse. [Sections] reads a live session's latest request as
-// [Section] values, [TranscriptOf] and [ParseTranscript] a recorded
+// [Section] values, [transcriptOf] and [parseTranscript] a recorded
 // conversation (request's one Message type, host blocks and native parts
 // included), and [Usage] is the decoded reply's own usage type:
 //
@@ -22,7 +22,7 @@
 // [Measurement] ([Counter.Measure], [Counter.Tally] turn by turn) that a
 // [Bar] draws. [NewAccount] gives the savings [Account] of a deferral plan,
 // [Advise] ranks tools by cost and use, [Boilerplate] and [RepeatedFields]
-// find repeated text, [Counter.TaskCost] and [Compare] cost a recorded task
+// find repeated text, [taskCost] and [compare] cost a recorded task
 // with and without deferral, and a [Ledger] adds up the [Usage] a provider
 // reports. The remaining types are what those return. Number formatting for
 // reports lives in internal/textfmt, shared with the CLI.

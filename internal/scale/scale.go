@@ -189,7 +189,9 @@ func Registry(testdata string, n int) (*registry.Registry, error) {
 // turn needs (the session keeps the history, encoded).
 type session struct {
 	s        *request.Session
-	tally    *budget.Tally
+	counter  *budget.Counter
+	secs     []budget.Section // the turn's new messages, measured
+	tokens   budget.Tokens    // their running total
 	next     []request.Message
 	selfName string
 	history  int
@@ -248,7 +250,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 
 	var hist int
 	for i := range sessions {
-		sessions[i].next, sessions[i].tally = nil, nil // the harness's own, not the session's
+		sessions[i].next, sessions[i].secs = nil, nil // the harness's own, not the session's
 		hist += sessions[i].history
 	}
 	runtime.GC()
@@ -302,7 +304,7 @@ func newRunEnv(o Options) (*runEnv, error) {
 		return nil, err
 	}
 	ranker := &countingRanker{threshold: len(plan.Deferred())}
-	counter, err := budget.NewCounterCache(budget.O200kBase, o.CounterBytes)
+	counter, err := budget.NewCounterCache("o200k_base", o.CounterBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -331,7 +333,7 @@ func (e *runEnv) openSessions(o Options, sessions []session) error {
 			return err
 		}
 		s.DropMessages() // the harness stores the conversation itself
-		sessions[i] = session{s: s, tally: e.counter.Tally(), late: o.LateServerEvery > 0 && i%o.LateServerEvery == o.LateServerEvery/2 && i%o.SelfBuiltEvery != 0,
+		sessions[i] = session{s: s, counter: e.counter, late: o.LateServerEvery > 0 && i%o.LateServerEvery == o.LateServerEvery/2 && i%o.SelfBuiltEvery != 0,
 			next: []request.Message{{Role: request.RoleUser, Text: fmt.Sprintf("Task %d: %s, then report what you found.", i, queries[i%len(queries)])}}}
 	}
 	return nil
@@ -453,9 +455,11 @@ func playTurn(ctx context.Context, ss *session, i, turn int, o Options, buf *[]b
 		}
 	}
 	// Accounting for the new text only.
+	ss.secs = ss.secs[:0]
 	for _, m := range ss.next {
-		ss.tally.Add(budget.Section{Name: string(m.Role), Class: budget.ClassMessage, Text: m.Text, Frozen: true})
+		ss.secs = append(ss.secs, budget.Section{Name: string(m.Role), Class: budget.ClassMessage, Text: m.Text, Frozen: true})
 	}
+	ss.tokens = ss.tokens.Add(ss.counter.Measure(ss.secs).Total.Tokens)
 
 	reply := request.Message{Role: request.RoleAssistant, ToolCalls: []request.ToolCall{{ID: searchID, Name: registry.ToolSearchName, Arguments: args}}}
 	results := []request.Message{{Role: request.RoleTool, CallID: searchID, Text: res.Text, IsError: res.IsError}}
