@@ -10,8 +10,8 @@ import "github.com/toolshelf/toolshelf/internal/claudeest"
 const claudeEstimate Encoding = "claude_estimate"
 
 // Method names how the counter's figures are made: "" for an exact
-// tokenizer, the character rates for [encodingEstimate], the calibration
-// (ratios, texts, error band) for [claudeEstimate].
+// tokenizer, the character rates for "estimate", the calibration (ratios,
+// texts, error band) for "claude_estimate".
 func (c *Counter) Method() string {
 	switch c.enc {
 	case claudeEstimate:

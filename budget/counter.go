@@ -14,8 +14,13 @@ import (
 	"github.com/toolshelf/toolshelf/internal/textfmt"
 )
 
-// Encoding names a tokenizer vocabulary. [encodingEstimate] is not a
-// vocabulary: it counts characters and marks every figure as an estimate.
+// Encoding names how a [Counter] counts: "o200k_base" (gpt-4o, gpt-4.1,
+// gpt-5, o1, o3, o4) and "cl100k_base" (gpt-4, gpt-3.5) are tokenizer
+// vocabularies and count exactly; "claude_estimate" scales an exact
+// o200k_base count by ratios calibrated against Claude's tokenizer;
+// "estimate" (Gemini, unknown models) counts characters. The two
+// estimates mark every figure as an estimate. [NewCounter] rejects any
+// other name.
 type Encoding string
 
 // The encodings a [Counter] knows.
@@ -34,7 +39,7 @@ func encodings() []Encoding {
 }
 
 // parseEncoding checks an encoding name ("o200k_base", "cl100k_base",
-// "estimate", "claude_estimate"). The error wraps [errUnknownEncoding] and
+// "estimate", "claude_estimate"). The error wraps errUnknownEncoding and
 // lists the valid names.
 func parseEncoding(name string) (Encoding, error) {
 	for _, e := range encodings() {
@@ -48,8 +53,8 @@ func parseEncoding(name string) (Encoding, error) {
 // encodingForModel maps a model name to its tokenizer: the GPT-4o, GPT-4.1,
 // GPT-5 and o-series families to o200k_base, GPT-4 and GPT-3.5 to
 // cl100k_base. Claude models (claude-*, anthropic/claude-*) map to
-// [claudeEstimate], every other model (gemini-*, unknown names) to
-// [encodingEstimate]; for both exact reports false: no tokenizer fits, so
+// claude_estimate, every other model (gemini-*, unknown names) to
+// estimate; for both exact reports false: no tokenizer fits, so
 // their figures are estimates.
 func encodingForModel(model string) (enc Encoding, exact bool) {
 	m := strings.ToLower(strings.TrimSpace(model))
@@ -82,7 +87,7 @@ func hasFamily(model, family string) bool {
 }
 
 // Kind says how a section's text is estimated when no tokenizer fits: prose
-// at 4 characters a token, dense JSON at 1.3, or, for [claudeEstimate],
+// at 4 characters a token, dense JSON at 1.3, or, for "claude_estimate",
 // the o200k count times the kind's calibrated ratio. Exact counts ignore it.
 type Kind uint8
 
@@ -103,8 +108,8 @@ func (k Kind) String() string {
 // use (o200k_base costs ~7 MB of heap and tens of milliseconds), never
 // before: a harness that never asks for tokens never pays it. Counts of
 // frozen text are cached by content, so measuring turn after turn only
-// tokenizes what is new. The cache is bounded in bytes
-// ([defaultCacheBytes], or [NewCounterCache]) and drops the least recently
+// tokenizes what is new. The cache is bounded in bytes (8 MiB, or
+// [NewCounterCache]) and drops the least recently
 // used texts: a counter shared by every session of a long-running harness
 // does not grow with the number of conversations it has seen. A Counter is
 // safe for concurrent use; share one per encoding.
@@ -128,14 +133,17 @@ type Counter struct {
 // messages of the conversations in flight.
 const defaultCacheBytes = 8 << 20
 
-// NewCounter returns a counter for enc with a cache of [defaultCacheBytes].
-// It does not load the vocabulary. The error wraps [errUnknownEncoding].
+// NewCounter returns a counter for enc (see [Encoding] for the names) with
+// a cache of 8 MiB: the texts it keeps plus 128 bytes each, enough for the
+// prefixes of a few dozen distinct catalogs and the recent messages of the
+// conversations in flight. It does not load the vocabulary. An unknown
+// name is an error that lists the valid ones.
 func NewCounter(enc Encoding) (*Counter, error) {
 	return NewCounterCache(enc, defaultCacheBytes)
 }
 
 // NewCounterCache is [NewCounter] with a cache of at most cacheBytes
-// (texts plus [cacheEntryOverhead] each); 0 or less caches nothing.
+// (texts plus 128 bytes each); 0 or less caches nothing.
 func NewCounterCache(enc Encoding, cacheBytes int) (*Counter, error) {
 	if _, err := parseEncoding(string(enc)); err != nil {
 		return nil, err
@@ -145,8 +153,12 @@ func NewCounterCache(enc Encoding, cacheBytes int) (*Counter, error) {
 	return c, nil
 }
 
-// CounterForModel returns a counter for the model's tokenizer, or an
-// estimating counter when none fits (see [encodingForModel]).
+// CounterForModel returns a counter for the model's tokenizer: the GPT-4o,
+// GPT-4.1, GPT-5 and o-series families count with o200k_base, GPT-4 and
+// GPT-3.5 with cl100k_base (a provider prefix, "openai/gpt-4o", and "ft:"
+// are ignored). No tokenizer fits other models, so their counter
+// estimates: claude-* models with claude_estimate, every other model
+// (gemini-*, unknown names) with the character estimate.
 func CounterForModel(model string) *Counter {
 	enc, _ := encodingForModel(model)
 	c, _ := NewCounter(enc) // enc is always valid
@@ -205,7 +217,7 @@ func (t Tokens) Add(u Tokens) Tokens {
 
 // Count returns the tokens of text. An estimating counter uses the kind's
 // rate; a tokenizing one ignores kind. Nothing is cached: [Counter.Measure]
-// and [Counter.Tally] cache the counts of frozen sections, which recur.
+// caches the counts of frozen sections, which recur.
 func (c *Counter) Count(kind Kind, text string) Tokens {
 	if c.byChars() {
 		return Tokens{N: estimateKind(kind, text), Estimate: true}
@@ -256,8 +268,8 @@ func (c *Counter) countFrozenVocab(kind Kind, text string) (Tokens, int) {
 	return t, r
 }
 
-// CacheBytes returns the bytes the cache holds now (texts plus
-// [cacheEntryOverhead] each) and its bound.
+// CacheBytes returns the bytes the cache holds now (texts plus 128 bytes
+// each) and its bound.
 func (c *Counter) CacheBytes() (held, limit int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

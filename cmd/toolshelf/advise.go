@@ -15,7 +15,7 @@ import (
 )
 
 // advise reads usage counts ({"name": calls}) and ranks the visible tools
-// by what deferring each saves (budget.Advise). A name the catalogs do not
+// by what deferring each saves (advice.Advise). A name the catalogs do not
 // hold is an error: a typo would otherwise count as "never used" and
 // advise deferring a tool the harness calls every turn.
 func advise(path string, snap *registry.Snapshot, visible []*registry.Tool, c *budget.Counter, turns, roundTrip int) ([]advice.Advice, error) {

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/toolshelf/toolshelf/budget"
-	"github.com/toolshelf/toolshelf/internal/advice"
 	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/internal/advice"
 	"github.com/toolshelf/toolshelf/internal/textfmt"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"

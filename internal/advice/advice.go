@@ -37,10 +37,10 @@ var ErrAdvice = errors.New("budget: bad advice input")
 // Advice is the verdict on one tool: what keeping it resident costs over
 // the observed turns against what deferring it costs.
 type Advice struct {
-	Name   string `json:"name"`
-	Chars  int    `json:"chars"`
+	Name   string        `json:"name"`
+	Chars  int           `json:"chars"`
 	Tokens budget.Tokens `json:"tokens"`
-	Uses   int    `json:"uses"`
+	Uses   int           `json:"uses"`
 	// Resident is Tokens × Turns.
 	Resident int `json:"resident_cost_tokens"`
 	// Deferred is the name in the index on every turn, plus, per use, the
