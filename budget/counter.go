@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tiktoken-go/tokenizer"
+	"github.com/toolshelf/toolshelf/internal/countercache"
 	"github.com/toolshelf/toolshelf/internal/estimate"
 	"github.com/toolshelf/toolshelf/internal/textfmt"
 )
@@ -108,8 +109,7 @@ func (k Kind) String() string {
 // use (o200k_base costs ~7 MB of heap and tens of milliseconds), never
 // before: a harness that never asks for tokens never pays it. Counts of
 // frozen text are cached by content, so measuring turn after turn only
-// tokenizes what is new. The cache is bounded in bytes (8 MiB, or
-// [NewCounterCache]) and drops the least recently
+// tokenizes what is new. The cache is bounded in bytes (8 MiB) and drops the least recently
 // used texts: a counter shared by every session of a long-running harness
 // does not grow with the number of conversations it has seen. A Counter is
 // safe for concurrent use; share one per encoding.
@@ -139,12 +139,20 @@ const defaultCacheBytes = 8 << 20
 // conversations in flight. It does not load the vocabulary. An unknown
 // name is an error that lists the valid ones.
 func NewCounter(enc Encoding) (*Counter, error) {
-	return NewCounterCache(enc, defaultCacheBytes)
+	return newCounterCache(enc, defaultCacheBytes)
 }
 
-// NewCounterCache is [NewCounter] with a cache of at most cacheBytes
-// (texts plus 128 bytes each); 0 or less caches nothing.
-func NewCounterCache(enc Encoding, cacheBytes int) (*Counter, error) {
+func init() {
+	countercache.Register(
+		func(enc string, maxBytes int) (any, error) { return newCounterCache(Encoding(enc), maxBytes) },
+		func(c any) (int, int) { return c.(*Counter).cacheBytes() })
+}
+
+// newCounterCache is [NewCounter] with a cache of at most cacheBytes
+// (texts plus [cacheEntryOverhead] each); 0 or less caches nothing.
+// internal/scale sizes its shared counter with it, through
+// internal/countercache.
+func newCounterCache(enc Encoding, cacheBytes int) (*Counter, error) {
 	if _, err := parseEncoding(string(enc)); err != nil {
 		return nil, err
 	}
@@ -268,9 +276,9 @@ func (c *Counter) countFrozenVocab(kind Kind, text string) (Tokens, int) {
 	return t, r
 }
 
-// CacheBytes returns the bytes the cache holds now (texts plus 128 bytes
-// each) and its bound.
-func (c *Counter) CacheBytes() (held, limit int) {
+// cacheBytes returns the bytes the cache holds now (texts plus
+// [cacheEntryOverhead] each) and its bound.
+func (c *Counter) cacheBytes() (held, limit int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.cache.bytes, c.cache.limit

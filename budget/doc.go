@@ -15,9 +15,8 @@
 //	fmt.Println(bar.Render(nil))
 //
 // API: a [Counter] ([CounterForModel], or [NewCounter] for an [Encoding]
-// by name; [NewCounterCache] for a harness sizing its cache; [Counter.Method]
-// says how its estimates are made) measures [Section]s into a
-// [Measurement] ([Counter.Measure]) that a [Bar] draws. [NewAccount] and
+// by name; [Counter.Method] says how its estimates are made) measures
+// [Section]s into a [Measurement] ([Counter.Measure]) that a [Bar] draws. [NewAccount] and
 // [AccountFor] give the savings [Account] of a deferral plan, and a
 // [Ledger] adds up the [Usage] a provider reports. The remaining types are
 // what those return. The CLI's advisor (which tools to defer, repeated

@@ -91,6 +91,7 @@ var (
 	EncodingForModel   = encodingForModel
 	ErrUnknownEncoding = errUnknownEncoding
 	ErrNoPlan          = errNoPlan
+	NewCounterCache    = newCounterCache
 	Compare            = compare
 	ParseTranscript    = parseTranscript
 )
@@ -124,3 +125,6 @@ func (t *tally) Add(sections ...Section)   { t.add(sections...) }
 func (t *tally) Total() Size               { return t.total() }
 func (t *tally) Measurement() *Measurement { return t.measurement() }
 func (s Size) Add(o Size) Size             { return s.add(o) }
+
+// CacheBytes is cacheBytes: what the counter's cache holds, and its bound.
+func (c *Counter) CacheBytes() (held, limit int) { return c.cacheBytes() }

@@ -23,6 +23,7 @@ import (
 	"github.com/toolshelf/toolshelf/budget"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
+	"github.com/toolshelf/toolshelf/internal/countercache"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 	"github.com/toolshelf/toolshelf/search"
@@ -304,7 +305,7 @@ func newRunEnv(o Options) (*runEnv, error) {
 		return nil, err
 	}
 	ranker := &countingRanker{threshold: len(plan.Deferred())}
-	counter, err := budget.NewCounterCache("o200k_base", o.CounterBytes)
+	counter, err := countercache.New[*budget.Counter]("o200k_base", o.CounterBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -378,7 +379,7 @@ func (e *runEnv) runTurns(ctx context.Context, o Options, sessions []session, la
 		if firstErr != nil {
 			return firstErr
 		}
-		held, _ := e.counter.CacheBytes()
+		held, _ := countercache.Bytes(e.counter)
 		counterMax.Store(max(counterMax.Load(), int64(held)))
 	}
 	return nil
@@ -393,7 +394,7 @@ func (e *runEnv) fillReport(rep *Report, lat, cpu []time.Duration, counterMax *a
 	rep.CPUP50, rep.CPUP99, rep.CPUMax = cpu[len(cpu)/2], cpu[len(cpu)*99/100], cpu[len(cpu)-1]
 	rep.SharedIndexBuilds, rep.OverlayBuilds = e.ranker.shared.Load(), e.ranker.overlay.Load()
 	rep.Prefixes = e.cache.Len()
-	held, _ := e.counter.CacheBytes()
+	held, _ := countercache.Bytes(e.counter)
 	rep.CounterHeld, rep.CounterMax = held, int(max(counterMax.Load(), int64(held)))
 	rep.Calls, rep.SelfFound, rep.SelfSearches = t.calls.Load(), t.selfFound.Load(), t.selfSearches.Load()
 	rep.LateSessions, rep.LateSearches, rep.LateFound, rep.LateCalls = t.late.sessions.Load(), t.late.searches.Load(), t.late.found.Load(), t.late.calls.Load()
