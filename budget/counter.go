@@ -109,10 +109,11 @@ func (k Kind) String() string {
 // use (o200k_base costs ~7 MB of heap and tens of milliseconds), never
 // before: a harness that never asks for tokens never pays it. Counts of
 // frozen text are cached by content, so measuring turn after turn only
-// tokenizes what is new. The cache is bounded in bytes (8 MiB) and drops the least recently
-// used texts: a counter shared by every session of a long-running harness
-// does not grow with the number of conversations it has seen. A Counter is
-// safe for concurrent use; share one per encoding.
+// tokenizes what is new. The cache is bounded in bytes (8 MiB, see
+// [NewCounter]) and drops the least recently used texts: a counter shared
+// by every session of a long-running harness does not grow with the
+// number of conversations it has seen. A Counter is safe for concurrent
+// use; share one per encoding.
 type Counter struct {
 	enc Encoding
 
