@@ -33,8 +33,8 @@ type AccountOptions struct {
 	IndexBudget int
 }
 
-// ErrNoPlan is returned by [NewAccount] for a nil plan.
-var ErrNoPlan = errors.New("budget: no plan")
+// errNoPlan is returned by [NewAccount] for a nil plan.
+var errNoPlan = errors.New("budget: no plan")
 
 // Account is the savings account of a deferral plan, in the form of the
 // published 60-tool accounting. Sizes are characters (runes): a tool's size
@@ -146,14 +146,14 @@ func nameList(tools []*registry.Tool) string {
 // plan.Deferred(), resident ones plan.Resident()).
 func NewAccount(plan *deferral.Plan, opts *AccountOptions) (*Account, error) {
 	if plan == nil {
-		return nil, ErrNoPlan
+		return nil, errNoPlan
 	}
 	var o AccountOptions
 	if opts != nil {
 		o = *opts
 	}
 	if o.Counter == nil {
-		o.Counter, _ = NewCounter(EncodingEstimate)
+		o.Counter, _ = NewCounter(encodingEstimate)
 	}
 	if o.IndexBudget <= 0 {
 		o.IndexBudget = search.DefaultIndexBudget

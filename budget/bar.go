@@ -43,8 +43,8 @@ const (
 // that no section shows, 0 if unknown), then system, tools (resident tools,
 // entry tools and the index) and messages (with injection blocks).
 func BarFor(m *Measurement, base Tokens, window int) Bar {
-	tools := m.ByClass(ClassTool).Add(m.ByClass(ClassEntry)).Add(m.ByClass(ClassIndex))
-	msgs := m.ByClass(ClassMessage).Add(m.ByClass(ClassInjection))
+	tools := m.ByClass(ClassTool).add(m.ByClass(ClassEntry)).add(m.ByClass(ClassIndex))
+	msgs := m.ByClass(ClassMessage).add(m.ByClass(ClassInjection))
 	b := Bar{Window: window}
 	if base.N > 0 {
 		b.Segments = append(b.Segments, Segment{"base", base})
@@ -56,8 +56,8 @@ func BarFor(m *Measurement, base Tokens, window int) Bar {
 	return b
 }
 
-// Used returns the tokens of all segments.
-func (b Bar) Used() Tokens {
+// used returns the tokens of all segments.
+func (b Bar) used() Tokens {
 	var t Tokens
 	for _, s := range b.Segments {
 		t = t.Add(s.Tokens)
@@ -65,18 +65,18 @@ func (b Bar) Used() Tokens {
 	return t
 }
 
-// Free returns the free tokens and whether the window is known. Negative
+// free returns the free tokens and whether the window is known. Negative
 // free means over budget.
-func (b Bar) Free() (int, bool) {
+func (b Bar) free() (int, bool) {
 	if b.Window <= 0 {
 		return 0, false
 	}
-	return b.Window - b.Used().N, true
+	return b.Window - b.used().N, true
 }
 
-// Over reports whether the segments exceed a known window.
-func (b Bar) Over() bool {
-	f, ok := b.Free()
+// over reports whether the segments exceed a known window.
+func (b Bar) over() bool {
+	f, ok := b.free()
 	return ok && f < 0
 }
 
@@ -91,8 +91,8 @@ func (b Bar) Render(opts *BarOptions) string {
 	if opts != nil && opts.Width > 0 {
 		width = opts.Width
 	}
-	used := b.Used()
-	free, known := b.Free()
+	used := b.used()
+	free, known := b.free()
 	if !known {
 		return fmt.Sprintf("%s tokens · window unknown", used)
 	}
@@ -129,8 +129,8 @@ func (b Bar) Render(opts *BarOptions) string {
 	return line + "free " + Tokens{N: free, Estimate: used.Estimate}.String()
 }
 
-// Legend lists the segments with their tokens: "system 1,200 · tools ~9,000 · messages 300".
-func (b Bar) Legend() string {
+// legend lists the segments with their tokens: "system 1,200 · tools ~9,000 · messages 300".
+func (b Bar) legend() string {
 	parts := make([]string, len(b.Segments))
 	for i, s := range b.Segments {
 		parts[i] = s.Label + " " + s.Tokens.String()

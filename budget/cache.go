@@ -2,10 +2,10 @@ package budget
 
 import "unsafe"
 
-// CacheEntryOverhead is what one cached text costs beyond its bytes, in
+// cacheEntryOverhead is what one cached text costs beyond its bytes, in
 // the accounting of a counter's cache bound: the entry and its two map
 // slots, rounded up.
-const CacheEntryOverhead = 128
+const cacheEntryOverhead = 128
 
 // countCache is a least-recently-used cache of token counts by text,
 // bounded in bytes. Each entry is in two maps: by content, and by the
@@ -56,7 +56,7 @@ func (c *countCache) get(text string) *countEntry {
 // put stores a count, then evicts the least recently used entries until
 // the cache is within its bound. A text larger than the bound is not kept.
 func (c *countCache) put(text string, tokens, runes int) {
-	size := len(text) + CacheEntryOverhead
+	size := len(text) + cacheEntryOverhead
 	if size > c.limit {
 		return
 	}
@@ -73,7 +73,7 @@ func (c *countCache) put(text string, tokens, runes int) {
 		c.unlink(old)
 		delete(c.byText, old.text)
 		delete(c.byPtr, idOf(old.text))
-		c.bytes -= len(old.text) + CacheEntryOverhead
+		c.bytes -= len(old.text) + cacheEntryOverhead
 	}
 }
 

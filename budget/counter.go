@@ -10,48 +10,54 @@ import (
 	"unicode/utf8"
 
 	"github.com/tiktoken-go/tokenizer"
+	"github.com/toolshelf/toolshelf/internal/countercache"
 	"github.com/toolshelf/toolshelf/internal/estimate"
 	"github.com/toolshelf/toolshelf/internal/textfmt"
 )
 
-// Encoding names a tokenizer vocabulary. [EncodingEstimate] is not a
-// vocabulary: it counts characters and marks every figure as an estimate.
+// Encoding names how a [Counter] counts: "o200k_base" (gpt-4o, gpt-4.1,
+// gpt-5, o1, o3, o4) and "cl100k_base" (gpt-4, gpt-3.5) are tokenizer
+// vocabularies and count exactly; "claude_estimate" scales an exact
+// o200k_base count by ratios calibrated against Claude's tokenizer;
+// "estimate" (Gemini, unknown models) counts characters. The two
+// estimates mark every figure as an estimate. [NewCounter] rejects any
+// other name.
 type Encoding string
 
 // The encodings a [Counter] knows.
 const (
-	O200kBase        Encoding = "o200k_base"  // gpt-4o, gpt-4.1, gpt-5, o1, o3, o4
-	Cl100kBase       Encoding = "cl100k_base" // gpt-4, gpt-3.5
-	EncodingEstimate Encoding = "estimate"    // Gemini, unknown models
+	o200kBase        Encoding = "o200k_base"  // gpt-4o, gpt-4.1, gpt-5, o1, o3, o4
+	cl100kBase       Encoding = "cl100k_base" // gpt-4, gpt-3.5
+	encodingEstimate Encoding = "estimate"    // Gemini, unknown models
 )
 
-// ErrUnknownEncoding is returned for an encoding name the package does not know.
-var ErrUnknownEncoding = errors.New("budget: unknown encoding")
+// errUnknownEncoding is returned for an encoding name the package does not know.
+var errUnknownEncoding = errors.New("budget: unknown encoding")
 
 // encodings lists the accepted encoding names, for usage messages.
 func encodings() []Encoding {
-	return []Encoding{O200kBase, Cl100kBase, EncodingEstimate, ClaudeEstimate}
+	return []Encoding{o200kBase, cl100kBase, encodingEstimate, claudeEstimate}
 }
 
-// ParseEncoding checks an encoding name ("o200k_base", "cl100k_base",
-// "estimate", "claude_estimate"). The error wraps [ErrUnknownEncoding] and
+// parseEncoding checks an encoding name ("o200k_base", "cl100k_base",
+// "estimate", "claude_estimate"). The error wraps errUnknownEncoding and
 // lists the valid names.
-func ParseEncoding(name string) (Encoding, error) {
+func parseEncoding(name string) (Encoding, error) {
 	for _, e := range encodings() {
 		if string(e) == name {
 			return e, nil
 		}
 	}
-	return "", fmt.Errorf("%w %q: want one of o200k_base, cl100k_base, estimate, claude_estimate", ErrUnknownEncoding, name)
+	return "", fmt.Errorf("%w %q: want one of o200k_base, cl100k_base, estimate, claude_estimate", errUnknownEncoding, name)
 }
 
-// EncodingForModel maps a model name to its tokenizer: the GPT-4o, GPT-4.1,
+// encodingForModel maps a model name to its tokenizer: the GPT-4o, GPT-4.1,
 // GPT-5 and o-series families to o200k_base, GPT-4 and GPT-3.5 to
 // cl100k_base. Claude models (claude-*, anthropic/claude-*) map to
-// [ClaudeEstimate], every other model (gemini-*, unknown names) to
-// [EncodingEstimate]; for both exact reports false: no tokenizer fits, so
+// claude_estimate, every other model (gemini-*, unknown names) to
+// estimate; for both exact reports false: no tokenizer fits, so
 // their figures are estimates.
-func EncodingForModel(model string) (enc Encoding, exact bool) {
+func encodingForModel(model string) (enc Encoding, exact bool) {
 	m := strings.ToLower(strings.TrimSpace(model))
 	if i := strings.LastIndexByte(m, '/'); i >= 0 { // "openai/gpt-4o"
 		m = m[i+1:]
@@ -61,13 +67,13 @@ func EncodingForModel(model string) (enc Encoding, exact bool) {
 	case hasFamily(m, "gpt-4o"), hasFamily(m, "chatgpt-4o"), hasFamily(m, "gpt-4.1"),
 		hasFamily(m, "gpt-4.5"), hasFamily(m, "gpt-5"),
 		hasFamily(m, "o1"), hasFamily(m, "o3"), hasFamily(m, "o4"):
-		return O200kBase, true
+		return o200kBase, true
 	case hasFamily(m, "gpt-4"), hasFamily(m, "gpt-3.5"), hasFamily(m, "gpt-35"):
-		return Cl100kBase, true
+		return cl100kBase, true
 	case hasFamily(m, "claude"):
-		return ClaudeEstimate, false
+		return claudeEstimate, false
 	}
-	return EncodingEstimate, false
+	return encodingEstimate, false
 }
 
 // hasFamily reports whether model is family or family followed by a '-',
@@ -82,7 +88,7 @@ func hasFamily(model, family string) bool {
 }
 
 // Kind says how a section's text is estimated when no tokenizer fits: prose
-// at 4 characters a token, dense JSON at 1.3, or, for [ClaudeEstimate],
+// at 4 characters a token, dense JSON at 1.3, or, for "claude_estimate",
 // the o200k count times the kind's calibrated ratio. Exact counts ignore it.
 type Kind uint8
 
@@ -103,11 +109,11 @@ func (k Kind) String() string {
 // use (o200k_base costs ~7 MB of heap and tens of milliseconds), never
 // before: a harness that never asks for tokens never pays it. Counts of
 // frozen text are cached by content, so measuring turn after turn only
-// tokenizes what is new. The cache is bounded in bytes
-// ([DefaultCacheBytes], or [NewCounterCache]) and drops the least recently
-// used texts: a counter shared by every session of a long-running harness
-// does not grow with the number of conversations it has seen. A Counter is
-// safe for concurrent use; share one per encoding.
+// tokenizes what is new. The cache is bounded in bytes (8 MiB, see
+// [NewCounter]) and drops the least recently used texts: a counter shared
+// by every session of a long-running harness does not grow with the
+// number of conversations it has seen. A Counter is safe for concurrent
+// use; share one per encoding.
 type Counter struct {
 	enc Encoding
 
@@ -122,22 +128,33 @@ type Counter struct {
 	misses int
 }
 
-// DefaultCacheBytes bounds a counter's cache of frozen counts: the texts it
-// keeps plus [CacheEntryOverhead] per text. 8 MiB holds the prefixes of a
+// defaultCacheBytes bounds a counter's cache of frozen counts: the texts it
+// keeps plus [cacheEntryOverhead] per text. 8 MiB holds the prefixes of a
 // few dozen distinct catalogs (a 254-tool prefix is ~110 KB) and the recent
 // messages of the conversations in flight.
-const DefaultCacheBytes = 8 << 20
+const defaultCacheBytes = 8 << 20
 
-// NewCounter returns a counter for enc with a cache of [DefaultCacheBytes].
-// It does not load the vocabulary. The error wraps [ErrUnknownEncoding].
+// NewCounter returns a counter for enc (see [Encoding] for the names) with
+// a cache of 8 MiB: the texts it keeps plus 128 bytes each, enough for the
+// prefixes of a few dozen distinct catalogs and the recent messages of the
+// conversations in flight. It does not load the vocabulary. An unknown
+// name is an error that lists the valid ones.
 func NewCounter(enc Encoding) (*Counter, error) {
-	return NewCounterCache(enc, DefaultCacheBytes)
+	return newCounterCache(enc, defaultCacheBytes)
 }
 
-// NewCounterCache is [NewCounter] with a cache of at most cacheBytes
-// (texts plus [CacheEntryOverhead] each); 0 or less caches nothing.
-func NewCounterCache(enc Encoding, cacheBytes int) (*Counter, error) {
-	if _, err := ParseEncoding(string(enc)); err != nil {
+func init() {
+	countercache.Register(
+		func(enc string, maxBytes int) (any, error) { return newCounterCache(Encoding(enc), maxBytes) },
+		func(c any) (int, int) { return c.(*Counter).cacheBytes() })
+}
+
+// newCounterCache is [NewCounter] with a cache of at most cacheBytes
+// (texts plus [cacheEntryOverhead] each); 0 or less caches nothing.
+// internal/scale sizes its shared counter with it, through
+// internal/countercache.
+func newCounterCache(enc Encoding, cacheBytes int) (*Counter, error) {
+	if _, err := parseEncoding(string(enc)); err != nil {
 		return nil, err
 	}
 	c := &Counter{enc: enc}
@@ -145,10 +162,14 @@ func NewCounterCache(enc Encoding, cacheBytes int) (*Counter, error) {
 	return c, nil
 }
 
-// CounterForModel returns a counter for the model's tokenizer, or an
-// estimating counter when none fits (see [EncodingForModel]).
+// CounterForModel returns a counter for the model's tokenizer: the GPT-4o,
+// GPT-4.1, GPT-5 and o-series families count with o200k_base, GPT-4 and
+// GPT-3.5 with cl100k_base (a provider prefix, "openai/gpt-4o", and "ft:"
+// are ignored). No tokenizer fits other models, so their counter
+// estimates: claude-* models with claude_estimate, every other model
+// (gemini-*, unknown names) with the character estimate.
 func CounterForModel(model string) *Counter {
-	enc, _ := EncodingForModel(model)
+	enc, _ := encodingForModel(model)
 	c, _ := NewCounter(enc) // enc is always valid
 	return c
 }
@@ -157,16 +178,16 @@ func CounterForModel(model string) *Counter {
 func (c *Counter) Encoding() Encoding { return c.enc }
 
 // Exact reports whether the counter tokenizes (true) or estimates (false).
-func (c *Counter) Exact() bool { return c.enc == O200kBase || c.enc == Cl100kBase }
+func (c *Counter) Exact() bool { return c.enc == o200kBase || c.enc == cl100kBase }
 
 // byChars reports whether the counter estimates from characters alone.
-func (c *Counter) byChars() bool { return c.enc == EncodingEstimate }
+func (c *Counter) byChars() bool { return c.enc == encodingEstimate }
 
-// vocabulary is the tokenizer the counter runs: [ClaudeEstimate] counts
+// vocabulary is the tokenizer the counter runs: [claudeEstimate] counts
 // with o200k_base and scales.
 func (c *Counter) vocabulary() Encoding {
-	if c.enc == ClaudeEstimate {
-		return O200kBase
+	if c.enc == claudeEstimate {
+		return o200kBase
 	}
 	return c.enc
 }
@@ -205,7 +226,7 @@ func (t Tokens) Add(u Tokens) Tokens {
 
 // Count returns the tokens of text. An estimating counter uses the kind's
 // rate; a tokenizing one ignores kind. Nothing is cached: [Counter.Measure]
-// and [Counter.Tally] cache the counts of frozen sections, which recur.
+// caches the counts of frozen sections, which recur.
 func (c *Counter) Count(kind Kind, text string) Tokens {
 	if c.byChars() {
 		return Tokens{N: estimateKind(kind, text), Estimate: true}
@@ -256,9 +277,9 @@ func (c *Counter) countFrozenVocab(kind Kind, text string) (Tokens, int) {
 	return t, r
 }
 
-// CacheBytes returns the bytes the cache holds now (texts plus
-// [CacheEntryOverhead] each) and its bound.
-func (c *Counter) CacheBytes() (held, limit int) {
+// cacheBytes returns the bytes the cache holds now (texts plus
+// [cacheEntryOverhead] each) and its bound.
+func (c *Counter) cacheBytes() (held, limit int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.cache.bytes, c.cache.limit

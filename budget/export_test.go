@@ -12,7 +12,6 @@ import (
 // test-only helpers and aliases of unexported functions.
 
 var (
-	Sentences = sentences
 	ToolChars = toolChars
 	Encodings = encodings
 )
@@ -76,3 +75,56 @@ func signedPct(f float64) string {
 
 // CountTools is countTools, the per-kind sums behind NewAccount.
 var CountTools = countTools
+
+// The encodings, defaults and sentinels that are not part of the API (a
+// harness names an encoding by its string), under their test names.
+const (
+	O200kBase         = o200kBase
+	Cl100kBase        = cl100kBase
+	EncodingEstimate  = encodingEstimate
+	ClaudeEstimate    = claudeEstimate
+	DefaultCacheBytes = defaultCacheBytes
+)
+
+var (
+	ParseEncoding      = parseEncoding
+	EncodingForModel   = encodingForModel
+	ErrUnknownEncoding = errUnknownEncoding
+	ErrNoPlan          = errNoPlan
+	NewCounterCache    = newCounterCache
+	Compare            = compare
+	ParseTranscript    = parseTranscript
+)
+
+// Per-task cost: used by the tests that replay recorded tasks (bc025).
+type (
+	Transcript     = transcript
+	TaskCost       = taskCost
+	TaskComparison = taskComparison
+)
+
+// TaskCost is taskCost, the replay of a recorded task.
+func (c *Counter) TaskCost(prefix []Section, tr *Transcript) TaskCost { return c.taskCost(prefix, tr) }
+
+// Free, Over and Legend are the bar's unexported figures.
+func (b Bar) Free() (int, bool) { return b.free() }
+func (b Bar) Over() bool        { return b.over() }
+func (b Bar) Legend() string    { return b.legend() }
+
+// ResidentDelta and Estimate are the ledger's counterfactual, as the
+// account gave it (a.Tokens.NetSavingAfterEntry, a.Tokens.Estimate).
+func (l *Ledger) ResidentDelta() int { return l.delta }
+func (l *Ledger) Estimate() bool     { return l.estimate }
+
+// Tally is the turn-by-turn measurement behind the scale benchmark's
+// accounting.
+type Tally = tally
+
+func (c *Counter) Tally() *Tally           { return c.newTally() }
+func (t *tally) Add(sections ...Section)   { t.add(sections...) }
+func (t *tally) Total() Size               { return t.total() }
+func (t *tally) Measurement() *Measurement { return t.measurement() }
+func (s Size) Add(o Size) Size             { return s.add(o) }
+
+// CacheBytes is cacheBytes: what the counter's cache holds, and its bound.
+func (c *Counter) CacheBytes() (held, limit int) { return c.cacheBytes() }

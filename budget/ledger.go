@@ -18,13 +18,13 @@ type Usage = request.Usage
 // have taken with every tool resident.
 //
 // The counterfactual is computed, not measured: each request's input as
-// the provider counted it, plus [Ledger.ResidentDelta], the tokens by which
+// the provider counted it, plus the resident delta, the tokens by which
 // the tools section with every tool resident exceeds the deferred one (the
 // deferred tools' definitions, minus the index of their names and the
 // entry tools tool_search and defer_execute that replace them). The delta
 // is counted by the session's own [Account] with its [Counter], on the
 // same text the requests carry, and is exact only where the counter's
-// encoding is the provider's ([Ledger.Estimate] says when it is not).
+// encoding is the provider's (the account's Tokens.Estimate says when it is not).
 // Where a turn read the prefix from the cache, the resident tools, which
 // belong to the prefix, would have been read from it too.
 //
@@ -69,14 +69,6 @@ func NewLedger(a *Account) *Ledger {
 	}
 	return l
 }
-
-// ResidentDelta returns the tokens each request would carry in addition
-// with every tool resident.
-func (l *Ledger) ResidentDelta() int { return l.delta }
-
-// Estimate reports whether ResidentDelta is an estimate: the account's
-// counter does not tokenize exactly as the provider does.
-func (l *Ledger) Estimate() bool { return l.estimate }
 
 // Add records one request's usage and returns its line.
 func (l *Ledger) Add(u Usage) LedgerTurn {

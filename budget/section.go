@@ -54,8 +54,8 @@ type Size struct {
 	Tokens Tokens `json:"tokens"`
 }
 
-// Add returns the sum of two sizes.
-func (s Size) Add(o Size) Size {
+// add returns the sum of two sizes.
+func (s Size) add(o Size) Size {
 	return Size{Runes: s.Runes + o.Runes, Bytes: s.Bytes + o.Bytes, Tokens: s.Tokens.Add(o.Tokens)}
 }
 
@@ -84,7 +84,7 @@ func (m *Measurement) ByClass(c Class) Size {
 	var s Size
 	for _, r := range m.Rows {
 		if r.Class == c {
-			s = s.Add(r.Size)
+			s = s.add(r.Size)
 		}
 	}
 	return s
@@ -111,9 +111,9 @@ func (m *Measurement) add(c *Counter, sections []Section) {
 			t, runes = c.Count(s.Kind, s.Text), runeCount(s.Text)
 		}
 		size := Size{Runes: runes, Bytes: len(s.Text), Tokens: t}
-		m.Total = m.Total.Add(size)
+		m.Total = m.Total.add(size)
 		if n := len(m.Rows); n > 0 && m.Rows[n-1].Name == s.Name && m.Rows[n-1].Class == s.Class {
-			m.Rows[n-1].Size = m.Rows[n-1].Size.Add(size)
+			m.Rows[n-1].Size = m.Rows[n-1].Size.add(size)
 			continue
 		}
 		m.Rows = append(m.Rows, Row{Name: s.Name, Class: s.Class, Size: size})

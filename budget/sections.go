@@ -13,8 +13,8 @@ import (
 )
 
 // This file reads what a session sends as sections to measure: [Sections]
-// for a live session's latest request, [TranscriptOf] and
-// [ParseTranscript] for a recorded conversation. Both describe a message
+// for a live session's latest request, [transcriptOf] and
+// [parseTranscript] for a recorded conversation. Both describe a message
 // with messageSections, so a session measured live and the same messages
 // saved and replayed count the same tokens. Accounting sits above the
 // session: package request never imports budget.
@@ -64,14 +64,14 @@ func Sections(s *request.Session) []Section {
 	return out
 }
 
-// TranscriptOf reduces a conversation in request's message form — what
+// transcriptOf reduces a conversation in request's message form — what
 // [request.Session.Messages] returns, with its blocks and native parts — to
-// what [Counter.TaskCost] replays: one frozen section per message, its host
+// what [taskCost] replays: one frozen section per message, its host
 // blocks before it as [ClassInjection] sections, and which sections the
 // model wrote. An error wraps [request.ErrInvalidMessage] and names the
 // message.
-func TranscriptOf(name string, msgs []request.Message) (*Transcript, error) {
-	tr := &Transcript{Name: name}
+func transcriptOf(name string, msgs []request.Message) (*transcript, error) {
+	tr := &transcript{Name: name}
 	for i := range msgs {
 		secs, err := messageSections(i, &msgs[i])
 		if err != nil {
@@ -87,18 +87,18 @@ func TranscriptOf(name string, msgs []request.Message) (*Transcript, error) {
 	return tr, nil
 }
 
-// ParseTranscript parses a transcript file — a JSON array of
+// parseTranscript parses a transcript file — a JSON array of
 // [request.Message], as json.Marshal writes [request.Session.Messages] —
-// and reduces it with [TranscriptOf]. Unknown fields are an error, so that
+// and reduces it with [transcriptOf]. Unknown fields are an error, so that
 // a misspelt key is not measured as an empty message.
-func ParseTranscript(name string, data []byte) (*Transcript, error) {
+func parseTranscript(name string, data []byte) (*transcript, error) {
 	var msgs []request.Message
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&msgs); err != nil {
 		return nil, fmt.Errorf("%w: transcript %s: want a JSON array of messages: %w", request.ErrInvalidMessage, name, err)
 	}
-	return TranscriptOf(name, msgs)
+	return transcriptOf(name, msgs)
 }
 
 // messageSections describes message i: each host block (an injection),

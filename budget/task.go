@@ -1,13 +1,13 @@
 package budget
 
-// Transcript is a recorded conversation reduced to what costs tokens: one
+// transcript is a recorded conversation reduced to what costs tokens: one
 // frozen section per message (and per host block sent with it), and which
 // of them the model wrote. Each model-written section answers one model
 // request, whose input is the prefix plus every section before it.
 //
-// [TranscriptOf] builds one from request's messages (Session.Messages),
-// [ParseTranscript] from a saved file.
-type Transcript struct {
+// [transcriptOf] builds one from request's messages (Session.Messages),
+// [parseTranscript] from a saved file.
+type transcript struct {
 	// Name names the task, for reports.
 	Name string
 	// Messages has one section per message, in order.
@@ -18,10 +18,10 @@ type Transcript struct {
 	ToolCalls int
 }
 
-// TaskCost is what one task pays in tokens: every model request re-reads
+// taskCost is what one task pays in tokens: every model request re-reads
 // the prefix and the conversation so far, so each tool call costs a second
 // prefill, and each extra round trip (tool_search, then the call) another.
-type TaskCost struct {
+type taskCost struct {
 	Task      string `json:"task"`
 	Requests  int    `json:"requests"`
 	ToolCalls int    `json:"tool_calls"`
@@ -34,12 +34,12 @@ type TaskCost struct {
 	Output Tokens `json:"output_tokens"`
 }
 
-// TaskCost replays tr against prefix (system and tools as sent on every
+// taskCost replays tr against prefix (system and tools as sent on every
 // request): one request per model-written message, its input the prefix
 // plus every message before it. Counts are content sums (see
 // [Measurement.Total]); the provider's per-message framing is not included.
-func (c *Counter) TaskCost(prefix []Section, tr *Transcript) TaskCost {
-	tc := TaskCost{Task: tr.Name, ToolCalls: tr.ToolCalls}
+func (c *Counter) taskCost(prefix []Section, tr *transcript) taskCost {
+	tc := taskCost{Task: tr.Name, ToolCalls: tr.ToolCalls}
 	tc.Prefix = c.Measure(prefix).Total.Tokens
 	var before Tokens
 	for i, s := range tr.Messages {
@@ -56,12 +56,12 @@ func (c *Counter) TaskCost(prefix []Section, tr *Transcript) TaskCost {
 	return tc
 }
 
-// TaskComparison sets one task's cost with every tool resident against its
+// taskComparison sets one task's cost with every tool resident against its
 // cost with deferral.
-type TaskComparison struct {
+type taskComparison struct {
 	Task     string   `json:"task"`
-	AlwaysOn TaskCost `json:"always_on"`
-	Deferred TaskCost `json:"deferred"`
+	AlwaysOn taskCost `json:"always_on"`
+	Deferred taskCost `json:"deferred"`
 	// Delta is deferred minus always-on input tokens (negative saves);
 	// DeltaShare is Delta over always-on.
 	Delta      int     `json:"delta_input_tokens"`
@@ -70,9 +70,9 @@ type TaskComparison struct {
 }
 
 // Compare pairs two costs of the same task.
-func Compare(alwaysOn, deferred TaskCost) TaskComparison {
+func compare(alwaysOn, deferred taskCost) taskComparison {
 	d := deferred.Input.N - alwaysOn.Input.N
-	return TaskComparison{
+	return taskComparison{
 		Task: alwaysOn.Task, AlwaysOn: alwaysOn, Deferred: deferred,
 		Delta: d, DeltaShare: ratio(d, alwaysOn.Input.N),
 		Estimate: alwaysOn.Input.Estimate || deferred.Input.Estimate,

@@ -9,15 +9,16 @@ import (
 	"sort"
 
 	"github.com/toolshelf/toolshelf/budget"
+	"github.com/toolshelf/toolshelf/internal/advice"
 	"github.com/toolshelf/toolshelf/internal/textfmt"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
 // advise reads usage counts ({"name": calls}) and ranks the visible tools
-// by what deferring each saves (budget.Advise). A name the catalogs do not
+// by what deferring each saves (advice.Advise). A name the catalogs do not
 // hold is an error: a typo would otherwise count as "never used" and
 // advise deferring a tool the harness calls every turn.
-func advise(path string, snap *registry.Snapshot, visible []*registry.Tool, c *budget.Counter, turns, roundTrip int) ([]budget.Advice, error) {
+func advise(path string, snap *registry.Snapshot, visible []*registry.Tool, c *budget.Counter, turns, roundTrip int) ([]advice.Advice, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("--usage: %w", err)
@@ -47,7 +48,7 @@ func advise(path string, snap *registry.Snapshot, visible []*registry.Tool, c *b
 		}
 		usage[n] = int(v)
 	}
-	adv, err := budget.Advise(visible, usage, &budget.AdviceOptions{Counter: c, Turns: turns, RoundTrip: roundTrip})
+	adv, err := advice.Advise(visible, usage, &advice.Options{Counter: c, Turns: turns, RoundTrip: roundTrip})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -60,7 +61,7 @@ const adviceLines = 10
 // writeAdvice prints the ranking: the tools most worth deferring first
 // (at most adviceLines), then how many more are worth it and how many are
 // better kept resident.
-func writeAdvice(w io.Writer, adv []budget.Advice) {
+func writeAdvice(w io.Writer, adv []advice.Advice) {
 	if adv == nil {
 		return
 	}

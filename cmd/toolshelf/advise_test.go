@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/toolshelf/toolshelf/budget"
+	"github.com/toolshelf/toolshelf/internal/advice"
 )
 
 func TestBudgetAdvice(t *testing.T) {
@@ -17,11 +17,11 @@ func TestBudgetAdvice(t *testing.T) {
 		"--usage", usage, "--turns", "50", "--round-trip", "14000")
 	require.Equal(t, exitOK, code, errOut)
 	var r struct {
-		Advice []budget.Advice `json:"advice"`
+		Advice []advice.Advice `json:"advice"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &r))
 	require.Len(t, r.Advice, 58, "every visible tool is ranked")
-	byName := map[string]budget.Advice{}
+	byName := map[string]advice.Advice{}
 	for i, a := range r.Advice {
 		byName[a.Name] = a
 		if i > 0 {

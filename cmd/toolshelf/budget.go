@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolshelf/toolshelf/budget"
 	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/internal/advice"
 	"github.com/toolshelf/toolshelf/internal/textfmt"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
@@ -35,11 +36,11 @@ type budgetJSON struct {
 	Bar  []budget.Segment `json:"bar"`
 	// Repeats are the most wasteful repeated sentences and field
 	// descriptions (at most 5 each).
-	RepeatedSentences []budget.Repeat `json:"repeated_sentences"`
-	RepeatedFields    []budget.Repeat `json:"repeated_fields"`
+	RepeatedSentences []advice.Repeat `json:"repeated_sentences"`
+	RepeatedFields    []advice.Repeat `json:"repeated_fields"`
 	// Advice ranks the visible tools by what deferring each saves over
 	// --turns requests, given --usage counts; absent without --usage.
-	Advice []budget.Advice `json:"advice,omitempty"`
+	Advice []advice.Advice `json:"advice,omitempty"`
 	// Aliases are the MCP tools whose mcp__<server>__<tool> name broke the
 	// providers' name rule, under the alias the model sees (registry.Alias).
 	Aliases []aliasJSON `json:"aliases,omitempty"`
@@ -147,19 +148,20 @@ func (o *budgetOptions) check(fs *flag.FlagSet) (*budget.Counter, error) {
 	case o.roundTrip < 0:
 		return nil, fmt.Errorf("toolshelf budget: --round-trip %d: must not be negative", o.roundTrip)
 	}
-	enc := budget.O200kBase
 	switch {
 	case o.encName != "" && o.model != "":
 		return nil, errors.New("toolshelf budget: give --encoding or --model, not both")
-	case o.encName != "":
-		var err error
-		if enc, err = budget.ParseEncoding(o.encName); err != nil {
-			return nil, fmt.Errorf("toolshelf budget: --encoding: %v", err)
-		}
 	case o.model != "":
-		enc, _ = budget.EncodingForModel(o.model)
+		return budget.CounterForModel(o.model), nil
 	}
-	counter, _ := budget.NewCounter(enc) // enc is valid
+	enc := budget.Encoding("o200k_base")
+	if o.encName != "" {
+		enc = budget.Encoding(o.encName)
+	}
+	counter, err := budget.NewCounter(enc)
+	if err != nil {
+		return nil, fmt.Errorf("toolshelf budget: --encoding: %v", err)
+	}
 	return counter, nil
 }
 
@@ -197,9 +199,9 @@ func (o *budgetOptions) account(counter *budget.Counter) (*budgetJSON, budget.Ba
 	bar := budget.Bar{Window: o.window, Segments: []budget.Segment{{Label: "tools", Tokens: resident}}}
 	visible := append(plan.Resident(), plan.Deferred()...)
 	out := &budgetJSON{
-		Catalogs: append([]string{}, o.catalogs...), MCPServer: server, Account: acc, ResidentTokens: resident, Over: bar.Over(), Bar: bar.Segments,
-		RepeatedSentences: top(budget.Boilerplate(visible, counter), 5),
-		RepeatedFields:    top(budget.RepeatedFields(visible, counter), 5),
+		Catalogs: append([]string{}, o.catalogs...), MCPServer: server, Account: acc, ResidentTokens: resident, Over: o.window > 0 && resident.N > o.window, Bar: bar.Segments,
+		RepeatedSentences: top(advice.Boilerplate(visible, counter), 5),
+		RepeatedFields:    top(advice.RepeatedFields(visible, counter), 5),
 	}
 	out.Warnings = warningsJSON(reg.Warnings())
 	for _, t := range visible {
@@ -213,8 +215,7 @@ func (o *budgetOptions) account(counter *budget.Counter) (*budgetJSON, budget.Ba
 		}
 	}
 	if o.window > 0 {
-		free, _ := bar.Free()
-		window := o.window
+		free, window := o.window-resident.N, o.window
 		out.Window, out.Free = &window, &free
 	}
 	return out, bar, nil
@@ -238,9 +239,9 @@ func readRulesPolicy(rules string) (*deferral.Policy, error) {
 	return policy, nil
 }
 
-func top(r []budget.Repeat, n int) []budget.Repeat {
+func top(r []advice.Repeat, n int) []advice.Repeat {
 	if r == nil {
-		return []budget.Repeat{}
+		return []advice.Repeat{}
 	}
 	return r[:min(n, len(r))]
 }

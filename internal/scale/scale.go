@@ -23,6 +23,7 @@ import (
 	"github.com/toolshelf/toolshelf/budget"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
+	"github.com/toolshelf/toolshelf/internal/countercache"
 	"github.com/toolshelf/toolshelf/internal/dispatch"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
@@ -190,7 +191,9 @@ func Registry(testdata string, n int) (*registry.Registry, error) {
 // turn needs (the session keeps the history, encoded).
 type session struct {
 	s        *request.Session
-	tally    *budget.Tally
+	counter  *budget.Counter
+	secs     []budget.Section // the turn's new messages, measured
+	tokens   budget.Tokens    // their running total
 	next     []request.Message
 	selfName string
 	history  int
@@ -249,7 +252,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 
 	var hist int
 	for i := range sessions {
-		sessions[i].next, sessions[i].tally = nil, nil // the harness's own, not the session's
+		sessions[i].next, sessions[i].secs = nil, nil // the harness's own, not the session's
 		hist += sessions[i].history
 	}
 	runtime.GC()
@@ -303,7 +306,7 @@ func newRunEnv(o Options) (*runEnv, error) {
 		return nil, err
 	}
 	ranker := &countingRanker{threshold: len(plan.Deferred())}
-	counter, err := budget.NewCounterCache(budget.O200kBase, o.CounterBytes)
+	counter, err := countercache.New[*budget.Counter]("o200k_base", o.CounterBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -332,7 +335,7 @@ func (e *runEnv) openSessions(o Options, sessions []session) error {
 			return err
 		}
 		s.DropMessages() // the harness stores the conversation itself
-		sessions[i] = session{s: s, tally: e.counter.Tally(), late: o.LateServerEvery > 0 && i%o.LateServerEvery == o.LateServerEvery/2 && i%o.SelfBuiltEvery != 0,
+		sessions[i] = session{s: s, counter: e.counter, late: o.LateServerEvery > 0 && i%o.LateServerEvery == o.LateServerEvery/2 && i%o.SelfBuiltEvery != 0,
 			next: []request.Message{{Role: request.RoleUser, Text: fmt.Sprintf("Task %d: %s, then report what you found.", i, queries[i%len(queries)])}}}
 	}
 	return nil
@@ -377,7 +380,7 @@ func (e *runEnv) runTurns(ctx context.Context, o Options, sessions []session, la
 		if firstErr != nil {
 			return firstErr
 		}
-		held, _ := e.counter.CacheBytes()
+		held, _ := countercache.Bytes(e.counter)
 		counterMax.Store(max(counterMax.Load(), int64(held)))
 	}
 	return nil
@@ -392,7 +395,7 @@ func (e *runEnv) fillReport(rep *Report, lat, cpu []time.Duration, counterMax *a
 	rep.CPUP50, rep.CPUP99, rep.CPUMax = cpu[len(cpu)/2], cpu[len(cpu)*99/100], cpu[len(cpu)-1]
 	rep.SharedIndexBuilds, rep.OverlayBuilds = e.ranker.shared.Load(), e.ranker.overlay.Load()
 	rep.Prefixes = e.cache.Len()
-	held, _ := e.counter.CacheBytes()
+	held, _ := countercache.Bytes(e.counter)
 	rep.CounterHeld, rep.CounterMax = held, int(max(counterMax.Load(), int64(held)))
 	rep.Calls, rep.SelfFound, rep.SelfSearches = t.calls.Load(), t.selfFound.Load(), t.selfSearches.Load()
 	rep.LateSessions, rep.LateSearches, rep.LateFound, rep.LateCalls = t.late.sessions.Load(), t.late.searches.Load(), t.late.found.Load(), t.late.calls.Load()
@@ -454,9 +457,11 @@ func playTurn(ctx context.Context, ss *session, i, turn int, o Options, buf *[]b
 		}
 	}
 	// Accounting for the new text only.
+	ss.secs = ss.secs[:0]
 	for _, m := range ss.next {
-		ss.tally.Add(budget.Section{Name: string(m.Role), Class: budget.ClassMessage, Text: m.Text, Frozen: true})
+		ss.secs = append(ss.secs, budget.Section{Name: string(m.Role), Class: budget.ClassMessage, Text: m.Text, Frozen: true})
 	}
+	ss.tokens = ss.tokens.Add(ss.counter.Measure(ss.secs).Total.Tokens)
 
 	reply := request.Message{Role: request.RoleAssistant, ToolCalls: []request.ToolCall{{ID: searchID, Name: registry.ToolSearchName, Arguments: args}}}
 	results := []request.Message{{Role: request.RoleTool, CallID: searchID, Text: res.Text, IsError: res.IsError}}

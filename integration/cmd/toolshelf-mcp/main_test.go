@@ -102,7 +102,7 @@ func account(t *testing.T, snap *registry.Snapshot) *budget.Account {
 	require.NoError(t, err)
 	entry, index, err := request.EntryDefinitions(plan, nil)
 	require.NoError(t, err)
-	c, err := budget.NewCounter(budget.O200kBase)
+	c, err := budget.NewCounter("o200k_base")
 	require.NoError(t, err)
 	acc, err := budget.NewAccount(plan, &budget.AccountOptions{Counter: c, Entry: entry, Index: index})
 	require.NoError(t, err)

@@ -1,4 +1,8 @@
-package budget
+// Package advice is the advisor of toolshelf budget (cmd/toolshelf): it
+// ranks tools to defer by size and usage ([Advise]) and finds text repeated
+// across tool definitions ([Boilerplate], [RepeatedFields]), costed with a
+// [budget.Counter]. It uses only budget's public API.
+package advice
 
 import (
 	"cmp"
@@ -7,13 +11,16 @@ import (
 	"slices"
 	"strings"
 
+	"unicode/utf8"
+
+	"github.com/toolshelf/toolshelf/budget"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
-// AdviceOptions configures [Advise]. Nil means defaults.
-type AdviceOptions struct {
+// Options configures [Advise]. Nil means defaults.
+type Options struct {
 	// Counter counts tokens; nil estimates (and marks it).
-	Counter *Counter
+	Counter *budget.Counter
 	// Turns is the number of model requests the usage counts were observed
 	// over: a resident tool is paid on each. It must be at least the
 	// largest usage count.
@@ -30,10 +37,10 @@ var ErrAdvice = errors.New("budget: bad advice input")
 // Advice is the verdict on one tool: what keeping it resident costs over
 // the observed turns against what deferring it costs.
 type Advice struct {
-	Name   string `json:"name"`
-	Chars  int    `json:"chars"`
-	Tokens Tokens `json:"tokens"`
-	Uses   int    `json:"uses"`
+	Name   string        `json:"name"`
+	Chars  int           `json:"chars"`
+	Tokens budget.Tokens `json:"tokens"`
+	Uses   int           `json:"uses"`
 	// Resident is Tokens × Turns.
 	Resident int `json:"resident_cost_tokens"`
 	// Deferred is the name in the index on every turn, plus, per use, the
@@ -53,13 +60,13 @@ const searchCallOverhead = `tool_search{"tool_names":[""]}`
 // often it was used (usage maps names to calls over opts.Turns requests;
 // names not in usage count as unused). The list is sorted by saving, then
 // name; Defer marks the tools worth deferring.
-func Advise(tools []*registry.Tool, usage map[string]int, opts *AdviceOptions) ([]Advice, error) {
-	var o AdviceOptions
+func Advise(tools []*registry.Tool, usage map[string]int, opts *Options) ([]Advice, error) {
+	var o Options
 	if opts != nil {
 		o = *opts
 	}
 	if o.Counter == nil {
-		o.Counter, _ = NewCounter(EncodingEstimate)
+		o.Counter = estimating()
 	}
 	maxUse := 0
 	for name, n := range usage {
@@ -72,11 +79,11 @@ func Advise(tools []*registry.Tool, usage map[string]int, opts *AdviceOptions) (
 		return nil, errors.Join(ErrAdvice, errors.New("turns must be positive and at least the largest usage count, round trip not negative"))
 	}
 	c := o.Counter
-	overhead := c.countFrozenTokens(KindJSON, searchCallOverhead)
+	overhead := c.Count(budget.KindJSON, searchCallOverhead)
 	out := make([]Advice, 0, len(tools))
 	for _, t := range tools {
-		tok := countTools(c, []*registry.Tool{t}).Add(c.countFrozenTokens(KindProse, t.Name))
-		name := c.countFrozenTokens(KindProse, t.Name+"\n")
+		tok := toolTokens(c, t).Add(c.Count(budget.KindProse, t.Name))
+		name := c.Count(budget.KindProse, t.Name+"\n")
 		a := Advice{Name: t.Name, Chars: toolChars(t), Tokens: tok, Uses: usage[t.Name]}
 		a.Resident = tok.N * o.Turns
 		perUse := tok.N + overhead.N + name.N + o.RoundTrip
@@ -106,7 +113,7 @@ type Repeat struct {
 	WastedChars int `json:"wasted_chars"`
 	// WastedTokens is the tokens of those copies (one copy's count times
 	// Count−1; in context a copy can tokenize a token apart).
-	WastedTokens Tokens `json:"wasted_tokens"`
+	WastedTokens budget.Tokens `json:"wasted_tokens"`
 }
 
 // minRepeatChars is the shortest sentence [Boilerplate] reports: shorter
@@ -115,22 +122,22 @@ const minRepeatChars = 20
 
 // Boilerplate finds sentences repeated across tool descriptions (a sentence
 // that appears in two or more tools, or twice in one), most wasteful first.
-func Boilerplate(tools []*registry.Tool, c *Counter) []Repeat {
+func Boilerplate(tools []*registry.Tool, c *budget.Counter) []Repeat {
 	seen := map[string][]string{}
 	for _, t := range tools {
 		for _, s := range sentences(t.Description) {
-			if runeCount(s) >= minRepeatChars {
+			if utf8.RuneCountInString(s) >= minRepeatChars {
 				seen[s] = append(seen[s], t.Name)
 			}
 		}
 	}
-	return repeats(seen, KindProse, c)
+	return repeats(seen, budget.KindProse, c)
 }
 
 // RepeatedFields finds per-field descriptions repeated across schemas (the
 // same "owner"/"repo" description in every tool of a server), most wasteful
 // first. Nested properties and array items are searched too.
-func RepeatedFields(tools []*registry.Tool, c *Counter) []Repeat {
+func RepeatedFields(tools []*registry.Tool, c *budget.Counter) []Repeat {
 	seen := map[string][]string{}
 	for _, t := range tools {
 		var schema any
@@ -141,7 +148,7 @@ func RepeatedFields(tools []*registry.Tool, c *Counter) []Repeat {
 			seen[desc] = append(seen[desc], path)
 		})
 	}
-	return repeats(seen, KindProse, c)
+	return repeats(seen, budget.KindProse, c)
 }
 
 func walkFields(schema any, path string, visit func(path, desc string)) {
@@ -164,9 +171,9 @@ func walkFields(schema any, path string, visit func(path, desc string)) {
 	}
 }
 
-func repeats(seen map[string][]string, kind Kind, c *Counter) []Repeat {
+func repeats(seen map[string][]string, kind budget.Kind, c *budget.Counter) []Repeat {
 	if c == nil {
-		c, _ = NewCounter(EncodingEstimate)
+		c = estimating()
 	}
 	var out []Repeat
 	for text, where := range seen {
@@ -174,10 +181,10 @@ func repeats(seen map[string][]string, kind Kind, c *Counter) []Repeat {
 			continue
 		}
 		slices.Sort(where)
-		one := c.countFrozenTokens(kind, text)
-		r := Repeat{Text: text, Count: len(where), Where: slices.Compact(where), Chars: runeCount(text)}
+		one := c.Count(kind, text)
+		r := Repeat{Text: text, Count: len(where), Where: slices.Compact(where), Chars: utf8.RuneCountInString(text)}
 		r.WastedChars = r.Chars * (r.Count - 1)
-		r.WastedTokens = Tokens{N: one.N * (r.Count - 1), Estimate: one.Estimate}
+		r.WastedTokens = budget.Tokens{N: one.N * (r.Count - 1), Estimate: one.Estimate}
 		out = append(out, r)
 	}
 	slices.SortFunc(out, func(a, b Repeat) int {
@@ -208,4 +215,23 @@ func appendTrimmed(out []string, s string) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// estimating is the counter used when none is given: a character estimate,
+// marked as such.
+func estimating() *budget.Counter {
+	c, _ := budget.NewCounter("estimate") // a valid encoding
+	return c
+}
+
+// toolChars is a tool's size as the savings account counts it: runes of
+// its description plus runes of its model-facing schema's compact JSON.
+func toolChars(t *registry.Tool) int {
+	return utf8.RuneCountInString(t.Description) + utf8.RuneCountInString(string(t.ModelSchema()))
+}
+
+// toolTokens counts a tool as the savings account does: its description
+// as prose, its model-facing schema as JSON.
+func toolTokens(c *budget.Counter, t *registry.Tool) budget.Tokens {
+	return c.Count(budget.KindProse, t.Description).Add(c.Count(budget.KindJSON, string(t.ModelSchema())))
 }

@@ -1,20 +1,46 @@
-package budget_test
+package advice
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/toolshelf/toolshelf/budget"
+	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
+func testdata(parts ...string) string {
+	return filepath.Join(append([]string{"..", "..", "testdata"}, parts...)...)
+}
+
+// loadPlan imports catalogs into a fresh registry and plans with the
+// default (resident) policy, every tier visible.
+func loadPlan(t testing.TB, files ...string) *deferral.Plan {
+	t.Helper()
+	reg := registry.New(nil)
+	for _, f := range files {
+		c, err := registry.LoadCatalog(f)
+		require.NoError(t, err)
+		require.NoError(t, reg.Import(c))
+	}
+	plan, err := (&deferral.Policy{}).Plan(reg.Snapshot(), deferral.View{Tier: registry.TierFull})
+	require.NoError(t, err)
+	return plan
+}
+
+// sizedTool is a tool whose description has exactly n runes (schema "{}" adds 2).
+func sizedTool(name string, n int) *registry.Tool {
+	return &registry.Tool{Name: name, Description: strings.Repeat("x", n-2), RawSchema: []byte(`{}`)}
+}
+
 func TestBoilerplateHarness(t *testing.T) {
-	plan := loadPlan(t, nil, testdata("fixtures", "harness-catalog.json"))
+	plan := loadPlan(t, testdata("fixtures", "harness-catalog.json"))
 	tools := append(plan.Resident(), plan.Deferred()...)
-	reps := budget.Boilerplate(tools, nil)
+	reps := Boilerplate(tools, nil)
 	require.NotEmpty(t, reps)
 	for i, r := range reps[:min(5, len(reps))] {
 		t.Logf("%d× %d chars wasted %d: %.80s", r.Count, r.Chars, r.WastedChars, r.Text)
@@ -37,12 +63,12 @@ func TestBoilerplateHarness(t *testing.T) {
 }
 
 func TestRepeatedFieldsGithub(t *testing.T) {
-	plan := loadPlan(t, nil, testdata("catalogs", "github.tools.json"))
-	c, err := budget.NewCounter(budget.O200kBase)
+	plan := loadPlan(t, testdata("catalogs", "github.tools.json"))
+	c, err := budget.NewCounter("o200k_base")
 	require.NoError(t, err)
-	reps := budget.RepeatedFields(plan.Resident(), c)
+	reps := RepeatedFields(plan.Resident(), c)
 	require.NotEmpty(t, reps)
-	var owner *budget.Repeat
+	var owner *Repeat
 	for i := range reps {
 		for _, w := range reps[i].Where {
 			if strings.HasSuffix(w, ".owner") && owner == nil {
@@ -68,7 +94,7 @@ func TestSentences(t *testing.T) {
 		{"e.g. this", []string{"e.g.", "this"}},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, budget.Sentences(tt.in), tt.in)
+		assert.Equal(t, tt.want, sentences(tt.in), tt.in)
 	}
 }
 
@@ -76,12 +102,12 @@ func TestAdvise(t *testing.T) {
 	big, small := sizedTool("Big", 4000), sizedTool("Small", 40)
 	usedBig := sizedTool("UsedBig", 4000)
 	tools := []*registry.Tool{small, big, usedBig}
-	adv, err := budget.Advise(tools, map[string]int{"UsedBig": 100, "Small": 1}, &budget.AdviceOptions{Turns: 100, RoundTrip: 500})
+	adv, err := Advise(tools, map[string]int{"UsedBig": 100, "Small": 1}, &Options{Turns: 100, RoundTrip: 500})
 	require.NoError(t, err)
 	require.Len(t, adv, 3)
 	assert.Equal(t, "Big", adv[0].Name, "large and unused: defer first")
 	assert.True(t, adv[0].Defer)
-	byName := map[string]budget.Advice{}
+	byName := map[string]Advice{}
 	for _, a := range adv {
 		byName[a.Name] = a
 		assert.Equal(t, a.Resident-a.Deferred, a.Saving)
@@ -92,14 +118,14 @@ func TestAdvise(t *testing.T) {
 
 	for _, bad := range []struct {
 		usage map[string]int
-		opts  budget.AdviceOptions
+		opts  Options
 	}{
-		{map[string]int{"Big": -1}, budget.AdviceOptions{Turns: 10}},
-		{map[string]int{"Big": 11}, budget.AdviceOptions{Turns: 10}},
-		{nil, budget.AdviceOptions{}},
-		{nil, budget.AdviceOptions{Turns: 1, RoundTrip: -1}},
+		{map[string]int{"Big": -1}, Options{Turns: 10}},
+		{map[string]int{"Big": 11}, Options{Turns: 10}},
+		{nil, Options{}},
+		{nil, Options{Turns: 1, RoundTrip: -1}},
 	} {
-		_, err := budget.Advise(tools, bad.usage, &bad.opts)
-		assert.ErrorIs(t, err, budget.ErrAdvice, fmt.Sprint(bad))
+		_, err := Advise(tools, bad.usage, &bad.opts)
+		assert.ErrorIs(t, err, ErrAdvice, fmt.Sprint(bad))
 	}
 }
