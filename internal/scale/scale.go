@@ -23,6 +23,7 @@ import (
 	"github.com/toolshelf/toolshelf/budget"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
+	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 	"github.com/toolshelf/toolshelf/search"
@@ -111,12 +112,12 @@ func (r *Report) String() string {
 
 // countingRanker is BM25F counting its builds by size.
 type countingRanker struct {
-	search.BM25F
+	toolsearch.BM25F
 	shared, overlay atomic.Int64
 	threshold       int
 }
 
-func (c *countingRanker) Index(ctx context.Context, tools []*registry.Tool) (search.Index, error) {
+func (c *countingRanker) Index(ctx context.Context, tools []*registry.Tool) (toolsearch.Index, error) {
 	if len(tools) >= c.threshold {
 		c.shared.Add(1)
 	} else {
