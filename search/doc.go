@@ -28,9 +28,9 @@
 // expands queries through WordNet and a vocabulary of abbreviations and a
 // Chinese glossary, extended through [Options].Vocabulary; it needs no model
 // and no network (docs/search-quality.md measures it). A harness brings its
-// own ranker through [Options].Ranker — an [Index] built over the tools that
-// returns [Hit]s — or fuses one with the built-in ranking by [Hybrid] (an
-// embedding model's: integration/embeddings).
+// own ranker through [Options].Ranker — an [Index] built over the tools,
+// returning [Hit] values — or fuses one with the built-in ranking by
+// [Hybrid] (an embedding model's: integration/embeddings).
 //
 // The index over a plan's deferred tools is built once per plan and shared
 // by every session of the plan; a session's self-built tools are searched

@@ -2,8 +2,8 @@ package search
 
 import "github.com/toolshelf/toolshelf/internal/toolsearch"
 
-// ErrOptions reports an invalid [Options] value: request.New returns it,
-// wrapped, when the session's Config.Search cannot be honoured.
+// ErrOptions reports an invalid [Options] value: request.NewSession returns
+// it, wrapped, when the session's Config.Search cannot be honoured.
 var ErrOptions = toolsearch.ErrOptions
 
 // A Ranker builds a search index over tools:
