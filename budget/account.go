@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"github.com/toolshelf/toolshelf/registry"
-	"github.com/toolshelf/toolshelf/search"
 )
 
 // publishedCharsPerToken is the flat rate the published accounting used for
@@ -27,9 +27,9 @@ type AccountOptions struct {
 	// the published form: the deferred names, one per line, each ending in
 	// a newline.
 	Index string
-	// IndexBudget is the index's character budget; 0 means
-	// [search.DefaultIndexBudget], the budget tool_search itself
-	// renders the index within.
+	// IndexBudget is the index's character budget; 0 means 20,000, the
+	// budget tool_search itself renders the index within by default
+	// (search.Options.IndexBudget).
 	IndexBudget int
 }
 
@@ -156,7 +156,7 @@ func NewAccount(plan *deferral.Plan, opts *AccountOptions) (*Account, error) {
 		o.Counter, _ = NewCounter(encodingEstimate)
 	}
 	if o.IndexBudget <= 0 {
-		o.IndexBudget = search.DefaultIndexBudget
+		o.IndexBudget = toolsearch.DefaultIndexBudget
 	}
 	resident, deferred := plan.Resident(), plan.Deferred()
 	all := make([]*registry.Tool, 0, len(resident)+len(deferred))

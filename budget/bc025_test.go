@@ -13,10 +13,10 @@ import (
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/dispatch"
 	"github.com/toolshelf/toolshelf/internal/jsonx"
+	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/render"
 	"github.com/toolshelf/toolshelf/request/requesttest"
-	"github.com/toolshelf/toolshelf/search"
 )
 
 // bc025Suite is the part of task-suite.json the replay needs.
@@ -154,12 +154,12 @@ func bc025Prefixes(t *testing.T) (snap *registry.Snapshot, alwaysOn, deferred []
 	plan, err := (&deferral.Policy{Default: deferral.DefaultDefer}).Plan(snap, deferral.View{})
 	require.NoError(t, err)
 	require.Len(t, plan.Deferred(), 20)
-	s, err := search.New(plan, nil)
+	s, err := toolsearch.New(plan, nil)
 	require.NoError(t, err)
 	// Rendered as package request renders it for a session.
-	desc, err := render.Render(registry.ToolSearchName, search.DescriptionTemplate, render.Vars{Session: map[string]string{"index": s.IndexText()}})
+	desc, err := render.Render(registry.ToolSearchName, toolsearch.DescriptionTemplate, render.Vars{Session: map[string]string{"index": s.IndexText()}})
 	require.NoError(t, err)
-	ts, de := search.Definition(desc), dispatch.Definition()
+	ts, de := toolsearch.Definition(desc), dispatch.Definition()
 	deferred = append(budget.ToolSections(&ts, budget.ClassEntry), budget.ToolSections(&de, budget.ClassEntry)...)
 	return snap, alwaysOn, deferred
 }

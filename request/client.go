@@ -12,6 +12,7 @@ import (
 	"github.com/toolshelf/toolshelf/internal/dispatch"
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"github.com/toolshelf/toolshelf/internal/tagsafe"
+	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/render"
 	"github.com/toolshelf/toolshelf/search"
@@ -56,7 +57,7 @@ func (f *Frozen) clientTools(cfg *Config, vars render.Vars, caps bool) error {
 	if err != nil {
 		return err
 	}
-	st := search.Definition(d)
+	st := toolsearch.Definition(d)
 	f.entry[st.Name] = &st
 	f.tools = append(f.tools, FrozenTool{Name: st.Name, Description: st.Description, Schema: jsonx.AppendCompact(nil, st.ModelSchema())})
 	if cfg.SelfBuilt {
@@ -106,7 +107,7 @@ func (s *Session) Answer(ctx context.Context, c ToolCall) Message {
 	// A fresh loaded set collects what this search returned in full,
 	// whether or not an earlier search loaded it already.
 	found := search.NewLoadedSet()
-	scope := search.Scope{Loaded: found, Announced: f.shortened, Overlay: &f.overlay, Pending: pending, Removed: removed}
+	scope := toolsearch.Scope{Loaded: found, Announced: f.shortened, Overlay: &f.overlay, Pending: pending, Removed: removed}
 	if len(withLive) > 0 {
 		scope.Announced, scope.Overlay = append(withLive, f.shortened...), &s.overlay
 	}
@@ -156,7 +157,7 @@ func (s *Session) Answer(ctx context.Context, c ToolCall) Message {
 			args = jsonx.AppendString(args, n)
 		}
 		args = append(args, "]}"...)
-		own := f.searcher.Call(ctx, args, search.Scope{Announced: announced})
+		own := f.searcher.Call(ctx, args, toolsearch.Scope{Announced: announced})
 		m.Text = neutralized(own.Text)
 	}
 	return m

@@ -12,6 +12,7 @@ import (
 	"github.com/toolshelf/toolshelf/internal/openai"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/render"
 	"github.com/toolshelf/toolshelf/search"
@@ -29,7 +30,7 @@ type Frozen struct {
 	provider Provider
 	search   ToolSearch // Portable or a native mode, normalized
 	plan     *deferral.Plan
-	searcher *search.Searcher
+	searcher *toolsearch.Searcher
 	tools    []FrozenTool
 	entry    map[string]*registry.Tool
 	index    string
@@ -39,7 +40,7 @@ type Frozen struct {
 	shortened []*registry.Tool
 	// overlay is tool_search's index over shortened, shared by the
 	// sessions of this prefix that have no self-built tools.
-	overlay search.Overlay
+	overlay toolsearch.Overlay
 
 	system []string // the system texts, in the order sent
 
@@ -150,7 +151,7 @@ func freeze(cfg *Config, view deferral.View) (*Frozen, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	searcher, err := search.New(plan, cfg.Search)
+	searcher, err := toolsearch.New(plan, (*toolsearch.Options)(cfg.Search))
 	if err != nil {
 		return nil, fmt.Errorf("%w: tool_search: %w", ErrConfig, err)
 	}
@@ -287,18 +288,18 @@ func entryTools(index string, vars render.Vars, indexInSystem, shortNames bool) 
 		session = map[string]string{}
 	}
 	session[indexVar] = index
-	tmpl := search.DescriptionTemplate
+	tmpl := toolsearch.DescriptionTemplate
 	if indexInSystem {
-		tmpl = search.SystemIndexDescription
+		tmpl = toolsearch.SystemIndexDescription
 	}
 	if shortNames {
-		tmpl = search.WithShortNames(tmpl)
+		tmpl = toolsearch.WithShortNames(tmpl)
 	}
 	d, err := render.Render(registry.ToolSearchName, tmpl, render.Vars{Static: vars.Static, Session: session})
 	if err != nil {
 		return nil, nil, err
 	}
-	st := search.Definition(d)
+	st := toolsearch.Definition(d)
 	et := dispatch.Definition()
 	if et.Description, err = render.Description(&et, vars); err != nil {
 		return nil, nil, err
@@ -316,7 +317,7 @@ func EntryDefinitions(plan *deferral.Plan, opts *search.Options) ([]*registry.To
 	if !plan.EntryTools() {
 		return nil, "", nil
 	}
-	s, err := search.New(plan, opts)
+	s, err := toolsearch.New(plan, (*toolsearch.Options)(opts))
 	if err != nil {
 		return nil, "", fmt.Errorf("%w: tool_search: %w", ErrConfig, err)
 	}

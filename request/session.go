@@ -9,6 +9,7 @@ import (
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/dispatch"
+	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/search"
 )
@@ -26,7 +27,7 @@ type Session struct {
 	selfBuilt []*registry.Tool // in registration order
 	notes     []note           // announcements not yet sent
 	hist      history
-	overlay   search.Overlay // tool_search's index over selfBuilt
+	overlay   toolsearch.Overlay // tool_search's index over selfBuilt
 
 	// synced is the registry snapshot last adopted by Sync, live what it
 	// adopted (nil until a change; see live.go). selfBuilt also holds the
@@ -193,7 +194,7 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) r
 		// searchable too: their note points here for the full text. They
 		// are the same for every session sharing the prefix, which shares
 		// their overlay too; a session with its own tools keeps its own.
-		scope := search.Scope{Loaded: s.loaded, Announced: f.shortened, Overlay: &f.overlay, Pending: pending, Removed: removed}
+		scope := toolsearch.Scope{Loaded: s.loaded, Announced: f.shortened, Overlay: &f.overlay, Pending: pending, Removed: removed}
 		if len(announced) > 0 {
 			scope.Announced, scope.Overlay = append(announced, f.shortened...), &s.overlay
 		}

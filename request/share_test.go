@@ -7,18 +7,19 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/search"
 )
 
 // countingRanker is BM25F counting its index builds.
 type countingRanker struct {
-	search.BM25F
+	toolsearch.BM25F
 	mu     sync.Mutex
 	builds int
 }
 
-func (r *countingRanker) Index(ctx context.Context, tools []*registry.Tool) (search.Index, error) {
+func (r *countingRanker) Index(ctx context.Context, tools []*registry.Tool) (toolsearch.Index, error) {
 	r.mu.Lock()
 	r.builds++
 	r.mu.Unlock()

@@ -3,58 +3,70 @@ package search_test
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
-	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/search"
 )
 
-func Example() {
-	reg := registry.New(nil)
-	_ = reg.Register(registry.Tool{Name: "VideoGen", Description: "Generate a short video from a prompt."})
-	_ = reg.AddGroup(registry.Group{Name: "github", Description: "GitHub's API:\nissues, pull requests."})
-	_ = reg.Register(
-		registry.Tool{Name: "create_pull_request", Group: "github", Description: "Open a new pull request.",
-			RawSchema: []byte(`{"type":"object","properties":{"title":{"type":"string"},"draft":{"type":"boolean","default":false}},"required":["title"]}`)},
-		registry.Tool{Name: "list_issues", Group: "github", Description: "List issues in a repository."},
-	)
-	plan, _ := (&deferral.Policy{Default: deferral.DefaultDefer}).Plan(reg.Snapshot(), deferral.View{})
-	s, _ := search.New(plan, nil)
-	fmt.Println(s.IndexText())
+// nameRanker stands for a harness's own ranking (an embedding model's, in
+// practice): a tool scores one point per query word among its name's words.
+type nameRanker struct{}
 
-	loaded := search.NewLoadedSet()
-	res := s.Call(context.Background(), []byte(`{"queries": ["open a PR"]}`), search.Scope{Loaded: loaded})
-	fmt.Println(res.Text)
-	fmt.Println(loaded.Names())
-	// Output:
-	// <available_deferred_tools>
-	// VideoGen
-	// mcp__github: GitHub's API: issues, pull requests.
-	//   create_pull_request
-	//   list_issues
-	// </available_deferred_tools>
-	// 1 match for "open a PR".
-	// Loaded 1 tool; call it with defer_execute {"tool_name": "<name>", "params": {...}}.
-	//
-	// ## mcp__github__create_pull_request
-	// Open a new pull request.
-	// Parameters:
-	// - title (string, required)
-	// - draft (boolean, default false)
-	// [mcp__github__create_pull_request]
+func (nameRanker) Index(_ context.Context, tools []*registry.Tool) (search.Index, error) {
+	return nameIndex(tools), nil
 }
 
-func ExampleSearcher_Call_exact() {
-	reg := registry.New(nil)
-	_ = reg.Register(registry.Tool{Name: "Screenshot", Description: "Capture the screen."})
-	plan, _ := (&deferral.Policy{Default: deferral.DefaultDefer}).Plan(reg.Snapshot(), deferral.View{})
-	s, _ := search.New(plan, nil)
-	sc := search.Scope{Loaded: search.NewLoadedSet()}
-	s.Call(context.Background(), []byte(`{"tool_names": ["Screenshot"]}`), sc)
-	fmt.Println(s.Call(context.Background(), []byte(`{"queries": ["select:Screenshot"]}`), sc).Text)
-	fmt.Println(s.Call(context.Background(), []byte(`{"queries": []}`), sc).Text)
+type nameIndex []*registry.Tool
+
+func (ix nameIndex) Search(_ context.Context, queries []string, limit int) ([]search.Hit, error) {
+	var hits []search.Hit
+	for _, t := range ix {
+		score := 0.0
+		for _, q := range queries {
+			for _, w := range strings.Fields(q) {
+				if slices.Contains(strings.Split(t.Name, "_"), w) {
+					score++
+				}
+			}
+		}
+		if score > 0 {
+			hits = append(hits, search.Hit{Name: t.Name, Score: score})
+		}
+	}
+	// Best first, ties by name, as an Index must order them.
+	slices.SortFunc(hits, func(a, b search.Hit) int {
+		if a.Score != b.Score {
+			if a.Score > b.Score {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	return hits[:min(limit, len(hits))], nil
+}
+
+// A harness brings its own ranking and fuses it with the built-in one; a
+// session takes it as request.Config{Search: &search.Options{Ranker: h}}.
+func ExampleHybrid() {
+	tools := []*registry.Tool{
+		{Name: "create_issue", Description: "Open a new issue in a repository."},
+		{Name: "list_issues", Description: "List the issues of a repository."},
+		{Name: "take_screenshot", Description: "Capture the screen."},
+	}
+	h := &search.Hybrid{Second: nameRanker{}}
+	idx, err := h.Index(context.Background(), tools)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	hits, _ := idx.Search(context.Background(), []string{"open a new issue"}, 3)
+	for _, hit := range hits {
+		fmt.Println(hit.Name, hit.Fit.Credible())
+	}
 	// Output:
-	// Screenshot is already loaded (its schema is earlier in this conversation): call it with defer_execute.
-	// Invalid tool_search call: "queries" is an empty array.
-	// Call tool_search with exactly one of: {"queries": ["keywords for the capability you need"]} to search, or {"tool_names": ["exact_tool_name"]} to load tools listed in <available_deferred_tools>.
+	// create_issue true
+	// list_issues true
 }

@@ -4,13 +4,14 @@ import (
 	"context"
 	"sort"
 
+	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
 // Defaults of [Hybrid].
 const (
-	DefaultFusionK     = 60 // reciprocal-rank fusion's constant, as in Cormack et al. (2009)
-	DefaultFusionDepth = 50 // how deep each ranking is read
+	fusionK     = 60 // reciprocal-rank fusion's constant, as in Cormack et al. (2009)
+	fusionDepth = 50 // how deep each ranking is read
 )
 
 // Hybrid is a [Ranker] that fuses the lexical ranking with a second one (an
@@ -27,14 +28,14 @@ const (
 // the lexical ranking's best tool is also first after fusion and not
 // credible.
 type Hybrid struct {
-	// Lexical is the first ranking; nil means [BM25F] with the default
-	// vocabulary.
+	// Lexical is the first ranking; nil means the built-in lexical ranker
+	// (BM25F) with the shipped vocabulary.
 	Lexical Ranker
 	// Second is the ranking fused with it; nil makes Hybrid the lexical
 	// ranking alone.
 	Second Ranker
 	// K is the fusion constant and Depth how many hits of each ranking are
-	// read; 0 means DefaultFusionK and DefaultFusionDepth.
+	// read; 0 means 60 (as in Cormack et al., 2009) and 50.
 	K     float64
 	Depth int
 }
@@ -44,7 +45,7 @@ type Hybrid struct {
 func (h *Hybrid) Index(ctx context.Context, tools []*registry.Tool) (Index, error) {
 	lex := h.Lexical
 	if lex == nil {
-		lex = &BM25F{}
+		lex = &toolsearch.BM25F{}
 	}
 	li, err := lex.Index(ctx, tools)
 	if err != nil {
@@ -52,10 +53,10 @@ func (h *Hybrid) Index(ctx context.Context, tools []*registry.Tool) (Index, erro
 	}
 	ix := &hybridIndex{lex: li, k: h.K, depth: h.Depth}
 	if ix.k <= 0 {
-		ix.k = DefaultFusionK
+		ix.k = fusionK
 	}
 	if ix.depth <= 0 {
-		ix.depth = DefaultFusionDepth
+		ix.depth = fusionDepth
 	}
 	if h.Second != nil {
 		if si, err := h.Second.Index(ctx, tools); err == nil {

@@ -3,12 +3,30 @@ package search
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"github.com/toolshelf/toolshelf/registry"
 )
+
+func names(hits []Hit) []string {
+	out := make([]string, len(hits))
+	for i, h := range hits {
+		out[i] = h.Name
+	}
+	return out
+}
+
+func catalogPaths(t testing.TB) []string {
+	t.Helper()
+	paths, err := filepath.Glob("../testdata/catalogs/*.tools.json")
+	require.NoError(t, err)
+	require.Len(t, paths, 10)
+	return paths
+}
 
 // fixedRanker returns the same ranking for every query, or fails.
 type fixedRanker struct {
@@ -42,10 +60,10 @@ func TestFuseReciprocalRank(t *testing.T) {
 }
 
 func TestHybridFallsBackToLexical(t *testing.T) {
-	plan, err := PlanCatalogs(catalogPaths(t)...)
+	plan, err := toolsearch.PlanCatalogs(catalogPaths(t)...)
 	require.NoError(t, err)
 	ctx := context.Background()
-	lexIdx, err := (&BM25F{}).Index(ctx, plan.Deferred())
+	lexIdx, err := (&toolsearch.BM25F{}).Index(ctx, plan.Deferred())
 	require.NoError(t, err)
 	want, err := lexIdx.Search(ctx, []string{"take a screenshot"}, 5)
 	require.NoError(t, err)
@@ -63,8 +81,8 @@ func TestHybridFallsBackToLexical(t *testing.T) {
 	assert.Equal(t, want[0].Name, got[0].Name, "first in both")
 	assert.Contains(t, names(got), "mcp__time__get_current_time", "the second ranking's own find is fused in")
 
-	s, err := New(plan, &Options{Ranker: &Hybrid{Second: fixedRanker{fail: true}}})
+	s, err := toolsearch.New(plan, (*toolsearch.Options)(&Options{Ranker: &Hybrid{Second: fixedRanker{fail: true}}}))
 	require.NoError(t, err)
-	r := call(t, s, `{"queries": ["take a screenshot"]}`, Scope{Loaded: NewLoadedSet()})
+	r := s.Call(ctx, []byte(`{"queries": ["take a screenshot"]}`), toolsearch.Scope{Loaded: NewLoadedSet()})
 	assert.Contains(t, r.Text, "## "+want[0].Name)
 }

@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"github.com/toolshelf/toolshelf/registry"
-	"github.com/toolshelf/toolshelf/search"
 )
 
 // runEval implements `toolshelf eval --catalog FILE... --queries FILE.jsonl
@@ -19,7 +19,7 @@ import (
 // recall@5, MRR and mean schemas loaded of tool_search over the catalogs
 // (every tool deferred), per lang, kind and half (tune/check), and the
 // misses. --baseline bm25 runs the same queries through the reference
-// [search.PlainBM25] and prints it as a second row ("baseline" in JSON).
+// [toolsearch.PlainBM25] and prints it as a second row ("baseline" in JSON).
 // Exit status 1 means a --min-* bar was not met.
 func runEval(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
@@ -52,8 +52,8 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	}
 	if *asJSON {
 		out := struct {
-			*search.Report
-			Baseline *search.Report `json:"baseline,omitempty"`
+			*toolsearch.Report
+			Baseline *toolsearch.Report `json:"baseline,omitempty"`
 		}{rep, base}
 		if err := writeJSON(stdout, out); err != nil {
 			return fail(stderr, "toolshelf eval: %v", err)
@@ -71,18 +71,18 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 // every tool deferred, and with baseline through plain BM25 as well. It
 // returns the number of tools searched and the reports; its errors are
 // the whole message for the user.
-func evalReports(catalogs []string, server, queries string, baseline bool) (int, *search.Report, *search.Report, error) {
+func evalReports(catalogs []string, server, queries string, baseline bool) (int, *toolsearch.Report, *toolsearch.Report, error) {
 	reg, err := loadCatalogs(catalogs, server)
 	if err != nil {
 		return 0, nil, nil, fmt.Errorf("toolshelf eval: %v", err)
 	}
-	// Every tool deferred, as search.PlanCatalogs plans them.
+	// Every tool deferred, as toolsearch.PlanCatalogs plans them.
 	all := deferral.Policy{Default: deferral.DefaultDefer, Layers: []deferral.Layer{deferral.MustLayer("eval", "Defer(*)")}}
 	plan, err := all.Plan(reg.Snapshot(), deferral.View{Tier: registry.TierFull})
 	if err != nil {
 		return 0, nil, nil, fmt.Errorf("toolshelf eval: %v", err)
 	}
-	s, err := search.New(plan, nil)
+	s, err := toolsearch.New(plan, nil)
 	if err != nil {
 		return 0, nil, nil, fmt.Errorf("toolshelf eval: %v", err)
 	}
@@ -90,7 +90,7 @@ func evalReports(catalogs []string, server, queries string, baseline bool) (int,
 	if err != nil {
 		return 0, nil, nil, fmt.Errorf("toolshelf eval: %v", err)
 	}
-	qs, err := search.ReadQueries(f)
+	qs, err := toolsearch.ReadQueries(f)
 	f.Close()
 	if err != nil {
 		return 0, nil, nil, fmt.Errorf("toolshelf eval: %s: %v", queries, err)
@@ -98,17 +98,17 @@ func evalReports(catalogs []string, server, queries string, baseline bool) (int,
 	if len(qs) == 0 {
 		return 0, nil, nil, fmt.Errorf("toolshelf eval: %s: no queries (want one JSON object a line: {\"query\": ..., \"expect\": [tool names]})", queries)
 	}
-	rep, err := search.Eval(context.Background(), s, qs)
+	rep, err := toolsearch.Eval(context.Background(), s, qs)
 	if err != nil {
 		return 0, nil, nil, fmt.Errorf("toolshelf eval: %v", err)
 	}
-	var base *search.Report
+	var base *toolsearch.Report
 	if baseline {
-		idx, err := search.PlainBM25{}.Index(context.Background(), plan.Deferred())
+		idx, err := toolsearch.PlainBM25{}.Index(context.Background(), plan.Deferred())
 		if err != nil {
 			return 0, nil, nil, fmt.Errorf("toolshelf eval: %v", err)
 		}
-		if base, err = search.EvalIndex(context.Background(), idx, 5, qs); err != nil {
+		if base, err = toolsearch.EvalIndex(context.Background(), idx, 5, qs); err != nil {
 			return 0, nil, nil, fmt.Errorf("toolshelf eval: %v", err)
 		}
 	}
@@ -118,16 +118,16 @@ func evalReports(catalogs []string, server, queries string, baseline bool) (int,
 // writeEvalText writes eval's text output: the figures of rep over tools
 // deferred tools, sliced by half, lang and kind, the abstention, the
 // baseline's figures when base is not nil, and the misses.
-func writeEvalText(stdout io.Writer, rep, base *search.Report, tools int) {
+func writeEvalText(stdout io.Writer, rep, base *toolsearch.Report, tools int) {
 	fmt.Fprintf(stdout, "%d queries over %d tools\n", rep.Queries, tools)
-	row := func(label string, f *search.Figures) {
+	row := func(label string, f *toolsearch.Figures) {
 		fmt.Fprintf(stdout, "%-21s n=%-5d recall@1 %.3f  recall@5 %.3f  MRR %.3f  schemas/query %.2f\n", label, f.Queries, f.RecallAt1, f.RecallAt5, f.MRR, f.MeanSchemasLoaded)
 	}
-	slices := func(r *search.Report, prefix string) {
+	slices := func(r *toolsearch.Report, prefix string) {
 		row(prefix+"all", &r.Figures)
 		for _, m := range []struct {
 			what string
-			by   map[string]*search.Figures
+			by   map[string]*toolsearch.Figures
 		}{{"half", r.ByHalf}, {"lang", r.ByLang}, {"kind", r.ByKind}} {
 			keys := make([]string, 0, len(m.by))
 			for k := range m.by {

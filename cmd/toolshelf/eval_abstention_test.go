@@ -11,7 +11,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/toolshelf/toolshelf/search"
+	"github.com/toolshelf/toolshelf/internal/toolsearch"
 )
 
 // TestRunEvalAbstention: rows with "expect": [] are reported in an
@@ -27,7 +27,7 @@ func TestRunEvalAbstention(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte(rows), 0o644))
 	var out, errb bytes.Buffer
 	require.Equal(t, exitOK, runEval(append(catalogArgs(t), "--queries", path, "--json"), &out, &errb), errb.String())
-	var got search.Report
+	var got toolsearch.Report
 	require.NoError(t, json.Unmarshal(out.Bytes(), &got))
 	require.NotNil(t, got.Abstention)
 	assert.Equal(t, 3, got.Abstention.Queries)
@@ -35,13 +35,13 @@ func TestRunEvalAbstention(t *testing.T) {
 
 	paths, err := filepath.Glob("../../testdata/catalogs/*.tools.json")
 	require.NoError(t, err)
-	plan, err := search.PlanCatalogs(paths...)
+	plan, err := toolsearch.PlanCatalogs(paths...)
 	require.NoError(t, err)
-	s, err := search.New(plan, nil)
+	s, err := toolsearch.New(plan, nil)
 	require.NoError(t, err)
-	qs, err := search.ReadQueries(strings.NewReader(rows))
+	qs, err := toolsearch.ReadQueries(strings.NewReader(rows))
 	require.NoError(t, err)
-	want, err := search.Eval(context.Background(), s, qs)
+	want, err := toolsearch.Eval(context.Background(), s, qs)
 	require.NoError(t, err)
 	assert.Equal(t, want.Abstention.Abstained, got.Abstention.Abstained)
 	assert.Positive(t, got.Abstention.Abstained)

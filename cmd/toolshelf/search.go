@@ -11,6 +11,7 @@ import (
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/jsonx"
+	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/search"
 )
@@ -63,7 +64,7 @@ func runSearch(args []string, stdout, stderr io.Writer) int {
 // searcher plans the catalogs under the rules file (none when empty) and
 // returns the search over their deferred tools; its errors are the whole
 // message for the user.
-func searcher(catalogs []string, server, rules string) (*search.Searcher, error) {
+func searcher(catalogs []string, server, rules string) (*toolsearch.Searcher, error) {
 	reg, err := loadCatalogs(catalogs, server)
 	if err != nil {
 		return nil, fmt.Errorf("toolshelf search: %v", err)
@@ -79,7 +80,7 @@ func searcher(catalogs []string, server, rules string) (*search.Searcher, error)
 	if len(plan.Deferred()) == 0 {
 		return nil, errors.New("toolshelf search: no tool of the catalogs is deferred, so tool_search has nothing to find: an MCP server's tools are deferred, built-in tools resident; pass --rules FILE with Defer(pattern) to defer built-ins")
 	}
-	s, err := search.New(plan, nil)
+	s, err := toolsearch.New(plan, nil)
 	if err != nil {
 		return nil, fmt.Errorf("toolshelf search: %v", err)
 	}
@@ -87,8 +88,8 @@ func searcher(catalogs []string, server, rules string) (*search.Searcher, error)
 }
 
 // explainSearch prints how the tool scores for the queries (--explain).
-func explainSearch(stdout, stderr io.Writer, s *search.Searcher, queries []string, tool string, asJSON bool) int {
-	e, err := s.Explain(context.Background(), queries, tool, search.Scope{})
+func explainSearch(stdout, stderr io.Writer, s *toolsearch.Searcher, queries []string, tool string, asJSON bool) int {
+	e, err := s.Explain(context.Background(), queries, tool, toolsearch.Scope{})
 	if err != nil {
 		return fail(stderr, "toolshelf search: %v", err)
 	}
@@ -105,7 +106,7 @@ func explainSearch(stdout, stderr io.Writer, s *search.Searcher, queries []strin
 
 // callSearch prints what tool_search answers the model for the queries
 // or the comma-separated names, and with asJSON the ranked hits as well.
-func callSearch(stdout, stderr io.Writer, s *search.Searcher, queries []string, names string, limit int, asJSON bool) int {
+func callSearch(stdout, stderr io.Writer, s *toolsearch.Searcher, queries []string, names string, limit int, asJSON bool) int {
 	call := map[string]any{}
 	if names != "" {
 		call["tool_names"] = strings.Split(names, ",")
@@ -120,14 +121,14 @@ func callSearch(stdout, stderr io.Writer, s *search.Searcher, queries []string, 
 		return fail(stderr, "toolshelf search: %v", err)
 	}
 	ctx := context.Background()
-	res := s.Call(ctx, json.RawMessage(raw), search.Scope{Loaded: search.NewLoadedSet()})
-	var hits []search.Hit
+	res := s.Call(ctx, json.RawMessage(raw), toolsearch.Scope{Loaded: search.NewLoadedSet()})
+	var hits []toolsearch.Hit
 	if len(queries) > 0 {
 		n := limit
 		if n <= 0 || n > s.Options().ResultLimit {
 			n = s.Options().MaxResults
 		}
-		if hits, err = s.Search(ctx, queries, n, search.Scope{}); err != nil {
+		if hits, err = s.Search(ctx, queries, n, toolsearch.Scope{}); err != nil {
 			return fail(stderr, "toolshelf search: %v", err)
 		}
 	}
@@ -137,12 +138,12 @@ func callSearch(stdout, stderr io.Writer, s *search.Searcher, queries []string, 
 	}
 	if asJSON {
 		if hits == nil {
-			hits = []search.Hit{}
+			hits = []toolsearch.Hit{}
 		}
 		out := struct {
-			Text    string       `json:"text"`
-			IsError bool         `json:"is_error"`
-			Hits    []search.Hit `json:"hits"`
+			Text    string           `json:"text"`
+			IsError bool             `json:"is_error"`
+			Hits    []toolsearch.Hit `json:"hits"`
 		}{res.Text, res.IsError, hits}
 		if err := writeJSON(stdout, out); err != nil {
 			return fail(stderr, "toolshelf search: %v", err)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/toolshelf/toolshelf/search"
+	"github.com/toolshelf/toolshelf/internal/toolsearch"
 )
 
 func catalogArgs(t *testing.T) []string {
@@ -73,27 +73,27 @@ func TestRunEvalBaseline(t *testing.T) {
 	args := append(catalogArgs(t), "--queries", "../../testdata/queries/dev.jsonl", "--baseline", "bm25", "--json")
 	require.Equal(t, exitOK, runEval(args, &out, &errb), errb.String())
 	var got struct {
-		search.Report
-		Baseline *search.Report `json:"baseline"`
+		toolsearch.Report
+		Baseline *toolsearch.Report `json:"baseline"`
 	}
 	require.NoError(t, json.Unmarshal(out.Bytes(), &got))
 	require.NotNil(t, got.Baseline, "the baseline object")
 
 	paths, err := filepath.Glob("../../testdata/catalogs/*.tools.json")
 	require.NoError(t, err)
-	plan, err := search.PlanCatalogs(paths...)
+	plan, err := toolsearch.PlanCatalogs(paths...)
 	require.NoError(t, err)
 	f, err := os.Open("../../testdata/queries/dev.jsonl")
 	require.NoError(t, err)
-	qs, err := search.ReadQueries(f)
+	qs, err := toolsearch.ReadQueries(f)
 	f.Close()
 	require.NoError(t, err)
-	idx, err := search.PlainBM25{}.Index(context.Background(), plan.Deferred())
+	idx, err := toolsearch.PlainBM25{}.Index(context.Background(), plan.Deferred())
 	require.NoError(t, err)
-	want, err := search.EvalIndex(context.Background(), idx, 5, qs)
+	want, err := toolsearch.EvalIndex(context.Background(), idx, 5, qs)
 	require.NoError(t, err)
 	assert.Equal(t, want.Figures, got.Baseline.Figures)
-	assert.Equal(t, want.ByHalf[search.HalfCheck], got.Baseline.ByHalf[search.HalfCheck])
+	assert.Equal(t, want.ByHalf[toolsearch.HalfCheck], got.Baseline.ByHalf[toolsearch.HalfCheck])
 	assert.Greater(t, got.RecallAt1, got.Baseline.RecallAt1, "tool_search ahead of the baseline on dev")
 
 	out.Reset()
@@ -109,7 +109,7 @@ func TestRunSearchExplain(t *testing.T) {
 	var out, errb bytes.Buffer
 	args := append(catalogArgs(t), "--explain", "mcp__github__create_issue", "--json", "create an issue on GitHub")
 	require.Equal(t, exitOK, runSearch(args, &out, &errb), errb.String())
-	var e search.Explanation
+	var e toolsearch.Explanation
 	require.NoError(t, json.Unmarshal(out.Bytes(), &e))
 	assert.Equal(t, "mcp__github__create_issue", e.Tool)
 
@@ -117,7 +117,7 @@ func TestRunSearchExplain(t *testing.T) {
 	args = append(catalogArgs(t), "--json", "--limit", "10", "create an issue on GitHub")
 	require.Equal(t, exitOK, runSearch(args, &out, &errb), errb.String())
 	var res struct {
-		Hits []search.Hit `json:"hits"`
+		Hits []toolsearch.Hit `json:"hits"`
 	}
 	require.NoError(t, json.Unmarshal(out.Bytes(), &res))
 	found := false

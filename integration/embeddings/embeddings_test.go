@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/search"
 )
@@ -142,7 +143,7 @@ func TestChangedToolReembedded(t *testing.T) {
 // the endpoint is back, the embeddings count again.
 func TestFailingEndpointFallsBack(t *testing.T) {
 	ctx := context.Background()
-	lex, err := (&search.BM25F{}).Index(ctx, catalog)
+	lex, err := (&toolsearch.BM25F{}).Index(ctx, catalog)
 	require.NoError(t, err)
 	want, err := lex.Search(ctx, []string{"list workflow runs"}, 3)
 	require.NoError(t, err)

@@ -11,7 +11,7 @@
 //
 // Servers are late and flaky, and the Manager is built for that:
 //   - a server still connecting is listed by [Manager.Pending], which a
-//     session passes to tool_search as search.Scope.Pending;
+//     session passes to tool_search as request.Config.Pending;
 //   - a server that disconnects keeps its tools in the registry, and their
 //     handlers answer a model-facing "server <x> unavailable, retry later"
 //     result (never a Go error that ends the turn) while a reconnect starts;

@@ -18,8 +18,8 @@ import (
 	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/internal/dispatch"
 	"github.com/toolshelf/toolshelf/internal/longtest"
+	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"github.com/toolshelf/toolshelf/registry"
-	"github.com/toolshelf/toolshelf/search"
 )
 
 // The real servers are npm packages pinned in testdata/mcp-servers.
@@ -95,10 +95,10 @@ func TestEverythingServerEndToEnd(t *testing.T) {
 	sess := deferAll(t, reg)
 
 	// Search: the index names the tool, and a search loads its schema.
-	s, err := search.New(sess.plan, nil)
+	s, err := toolsearch.New(sess.plan, nil)
 	require.NoError(t, err)
 	assert.Regexp(t, `\nmcp__everything:.*\n(  .*\n)*  echo\n`, s.IndexText(), "echo by its short name under the server's header")
-	res := s.Call(ctx, json.RawMessage(`{"queries":["echo a message back"]}`), search.Scope{Loaded: sess.loaded, Pending: m.Pending()})
+	res := s.Call(ctx, json.RawMessage(`{"queries":["echo a message back"]}`), toolsearch.Scope{Loaded: sess.loaded, Pending: m.Pending()})
 	require.False(t, res.IsError, res.Text)
 	assert.Contains(t, res.Text, "mcp__everything__echo")
 	require.True(t, sess.loaded.Has("mcp__everything__echo"), "search loaded echo's schema:\n%s", res.Text)
@@ -157,9 +157,9 @@ func TestFilesystemServerEndToEnd(t *testing.T) {
 	require.NoError(t, m.Connect(ctx, Server{Name: "fs", Command: argv}))
 	sess := deferAll(t, reg)
 
-	s, err := search.New(sess.plan, nil)
+	s, err := toolsearch.New(sess.plan, nil)
 	require.NoError(t, err)
-	res := s.Call(ctx, json.RawMessage(`{"tool_names":["mcp__fs__list_directory","mcp__fs__read_text_file"]}`), search.Scope{Loaded: sess.loaded})
+	res := s.Call(ctx, json.RawMessage(`{"tool_names":["mcp__fs__list_directory","mcp__fs__read_text_file"]}`), toolsearch.Scope{Loaded: sess.loaded})
 	require.False(t, res.IsError, res.Text)
 	require.True(t, sess.loaded.Has("mcp__fs__list_directory"))
 	require.True(t, sess.loaded.Has("mcp__fs__read_text_file"))

@@ -287,7 +287,7 @@ func (m *Manager) waitDone(ctx context.Context, name string, done <-chan struct{
 }
 
 // Pending returns the servers with a connection attempt running, sorted: a
-// session passes it as search.Scope.Pending so that a miss can say "not
+// session passes it as request.Config.Pending so that a miss can say "not
 // ready yet".
 func (m *Manager) Pending() []string {
 	m.mu.Lock()

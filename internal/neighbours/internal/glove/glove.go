@@ -378,7 +378,7 @@ func Antonyms(dir string) (map[[2]string]bool, []string, error) {
 var adjMarker = regexp.MustCompile(`\((a|p|ip)\)$`)
 
 // StopWords reads the stop-word list of the search package from its
-// source file (the `stopWords` literal of search/text.go), so the
+// source file (the `stopWords` literal of internal/toolsearch/text.go), so the
 // vocabulary leaves out exactly the words a query never searches.
 func StopWords(textGo string) (map[string]bool, error) {
 	src, err := os.ReadFile(textGo)

@@ -156,7 +156,7 @@ func TestBuildRejects(t *testing.T) {
 
 // TestStopWords reads the search package's stop-word literal.
 func TestStopWords(t *testing.T) {
-	stop, err := StopWords("../../../../search/text.go")
+	stop, err := StopWords("../../../toolsearch/text.go")
 	require.NoError(t, err)
 	for _, w := range []string{"the", "and", "please", "tool"} {
 		assert.True(t, stop[w], w)

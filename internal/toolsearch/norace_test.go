@@ -1,0 +1,5 @@
+//go:build !race
+
+package toolsearch
+
+const raceEnabled = false

@@ -1,0 +1,356 @@
+package toolsearch
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/internal/shortname"
+	"github.com/toolshelf/toolshelf/registry"
+)
+
+// Defaults of [Options].
+const (
+	DefaultIndexBudget      = 20000 // chars of the index, as in a published 60-tool harness
+	DefaultDescriptionLimit = 100   // runes of a server description in the index
+	DefaultWhere            = "the search index"
+	DefaultMaxResults       = 5 // results of a fuzzy search, as Claude Code
+	DefaultResultLimit      = 10
+	DefaultMaxFullSchemas   = 3
+	DefaultFullScoreRatio   = 0.5
+	DefaultResponseCap      = 30000 // 1.5 × the index budget
+	DefaultMaxNames         = 20
+	DefaultMaxQueries       = 10
+	DefaultMaxQueryRunes    = 2000
+)
+
+// Options configures a [Searcher]. Nil, or a zero field, means the default.
+// A harness writes search.Options, which converts to it: the two keep the
+// same fields, in the same order (search.Options documents the defaults).
+type Options struct {
+	// IndexBudget bounds the characters of the index lines; groups that do
+	// not fit are dropped whole and counted in the coordinate line.
+	IndexBudget int
+	// DescriptionLimit bounds a server description in its header, in runes.
+	DescriptionLimit int
+	// Where completes the coordinate line: "[other N MCP servers with M
+	// tools can be found in <Where>. ...]".
+	Where string
+	// MaxResults is how many results a fuzzy search returns unless the call
+	// asks for another number ("limit"), which may not exceed ResultLimit.
+	MaxResults  int
+	ResultLimit int
+	// MaxFullSchemas bounds how many full schemas one fuzzy search returns
+	// (and so loads); further hits come back as a one-line description,
+	// then as names only.
+	MaxFullSchemas int
+	// FullScoreRatio: a hit scoring below this fraction of the best hit's
+	// score comes back as a one-line description, not a full schema, so a
+	// clear winner does not drag weak runners-up into the context. Set it
+	// negative to give every hit up to MaxFullSchemas its schema.
+	FullScoreRatio float64
+	// ResponseCap bounds one response, in characters.
+	ResponseCap int
+	// MaxNames bounds tool_names in one call; MaxQueries the strings of
+	// queries; MaxQueryRunes the length of one query string.
+	MaxNames, MaxQueries, MaxQueryRunes int
+	// Languages, when set, requires every fuzzy search to carry keywords
+	// in each of these languages, e.g. {"zh", "en"} for a Chinese harness
+	// over English catalogs (a lone Chinese word segments badly). Known:
+	// "en" (and other Latin-script codes: "fr", "de", "es", ...), "zh",
+	// "ja", "ko".
+	Languages []string
+	// Vocabulary holds extra synonym and glossary rules, in the format of
+	// [Vocabulary], added to the shipped ones. Ignored when Ranker is set.
+	Vocabulary []string
+	// Ranker ranks fuzzy searches; nil means [BM25F] with the vocabulary.
+	Ranker Ranker
+}
+
+func (o *Options) withDefaults() (Options, error) {
+	var c Options
+	if o != nil {
+		c = *o
+	}
+	def := func(p *int, v int) {
+		if *p == 0 {
+			*p = v
+		}
+	}
+	def(&c.IndexBudget, DefaultIndexBudget)
+	def(&c.DescriptionLimit, DefaultDescriptionLimit)
+	def(&c.MaxResults, DefaultMaxResults)
+	def(&c.ResultLimit, DefaultResultLimit)
+	def(&c.MaxFullSchemas, DefaultMaxFullSchemas)
+	def(&c.ResponseCap, DefaultResponseCap)
+	def(&c.MaxNames, DefaultMaxNames)
+	def(&c.MaxQueries, DefaultMaxQueries)
+	def(&c.MaxQueryRunes, DefaultMaxQueryRunes)
+	if c.FullScoreRatio == 0 {
+		c.FullScoreRatio = DefaultFullScoreRatio
+	}
+	if c.Where == "" {
+		c.Where = DefaultWhere
+	}
+	c.Where = collapse(c.Where)
+	for _, p := range []struct {
+		name string
+		v    int
+	}{{"IndexBudget", c.IndexBudget}, {"DescriptionLimit", c.DescriptionLimit}, {"MaxResults", c.MaxResults}, {"ResultLimit", c.ResultLimit},
+		{"MaxFullSchemas", c.MaxFullSchemas}, {"ResponseCap", c.ResponseCap}, {"MaxNames", c.MaxNames}, {"MaxQueries", c.MaxQueries}, {"MaxQueryRunes", c.MaxQueryRunes}} {
+		if p.v < 0 {
+			return c, fmt.Errorf("%w: %s is %d, want a positive number (0 means the default)", ErrOptions, p.name, p.v)
+		}
+	}
+	if c.MaxResults > c.ResultLimit {
+		return c, fmt.Errorf("%w: MaxResults %d exceeds ResultLimit %d", ErrOptions, c.MaxResults, c.ResultLimit)
+	}
+	if c.FullScoreRatio > 1 {
+		return c, fmt.Errorf("%w: FullScoreRatio %v is above 1", ErrOptions, c.FullScoreRatio)
+	}
+	for _, l := range c.Languages {
+		if _, ok := languageScript(l); !ok {
+			return c, fmt.Errorf("%w: language %q: want a code such as \"en\", \"zh\", \"ja\" or \"ko\"", ErrOptions, l)
+		}
+	}
+	return c, nil
+}
+
+// LoadedTools is the set a search marks the schemas it returns in:
+// search.LoadedSet, which a session keeps and a harness reads.
+type LoadedTools interface {
+	Has(name string) bool
+	Add(name string) bool
+}
+
+// Scope is one session's side of a search call. A Searcher is shared by
+// every session with the same plan; what differs per session lives here.
+type Scope struct {
+	// Loaded is the session's loaded set (a *search.LoadedSet); schemas
+	// returned are marked in it. Nil marks nothing.
+	Loaded LoadedTools
+	// Announced are self-built tools announced mid-session: searchable, but
+	// not in the frozen index.
+	Announced []*registry.Tool
+	// Overlay, when set, keeps the index over Announced between calls: a
+	// session passes its own, and the index is rebuilt only when the
+	// session's announced tools change. Nil builds it for the call.
+	Overlay *Overlay
+	// Pending names MCP servers still connecting, so a miss can say "not
+	// ready yet" rather than "does not exist".
+	Pending []string
+	// Removed names tools that left the session's tool set: never found,
+	// and a load by name says the tool was removed. Sorted.
+	Removed []string
+}
+
+// removed reports whether name is in sc.Removed.
+func (sc *Scope) removed(name string) bool {
+	_, ok := slices.BinarySearch(sc.Removed, name)
+	return ok
+}
+
+// Searcher answers tool_search calls over a plan's deferred tools. It is
+// built once per session (or shared by sessions with the same plan) and is
+// safe for concurrent use. Its index over the deferred tools is built once,
+// in [New], and never rebuilt: a session's self-built tools are searched
+// through that session's [Overlay].
+type Searcher struct {
+	plan   *deferral.Plan
+	opts   Options
+	ranker Ranker
+	index  Index
+	text   string
+	tools  map[string]*registry.Tool // deferred tools by name
+	short  *shortname.Table          // the plan's short names
+	// shortListed: the index lists a short name ([Searcher.ShortNames]).
+	shortListed bool
+	full        sync.Map // name → formatFull text of a deferred tool
+	twin        sync.Map // name → toolWords of a deferred tool
+}
+
+// fullText returns t as a full-schema hit reads. The text of a deferred
+// tool is a pure function of the tool, formatted once per searcher and
+// shared by every session: formatting parses the schema, and did so on
+// every hit (a third of the CPU of the scale run's turns). A session's
+// self-built tool is formatted each time.
+func (s *Searcher) fullText(t *registry.Tool) string {
+	if s.tools[t.Name] != t {
+		var b strings.Builder
+		formatFull(&b, t)
+		return b.String()
+	}
+	if v, ok := s.full.Load(t.Name); ok {
+		return v.(string)
+	}
+	var b strings.Builder
+	formatFull(&b, t)
+	v, _ := s.full.LoadOrStore(t.Name, b.String())
+	return v.(string)
+}
+
+// New builds the searcher, its ranking index and its name index for plan.
+// Only the plan's deferred tools are searchable (plus tools a session
+// announces through [Scope]); hidden tools never appear. opts may be nil.
+func New(plan *deferral.Plan, opts *Options) (*Searcher, error) {
+	if plan == nil {
+		return nil, fmt.Errorf("%w: nil plan", ErrOptions)
+	}
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	r := o.Ranker
+	if r == nil {
+		v, err := NewVocabulary(o.Vocabulary...)
+		if err != nil {
+			return nil, err
+		}
+		r = &BM25F{Vocabulary: v}
+	}
+	s := &Searcher{plan: plan, opts: o, ranker: r, tools: map[string]*registry.Tool{}, short: shortTable(plan)}
+	for _, t := range plan.Deferred() {
+		s.tools[t.Name] = t
+	}
+	s.index, err = r.Index(context.Background(), plan.Deferred())
+	if err != nil {
+		return nil, fmt.Errorf("search: building the index: %w", err)
+	}
+	s.text = buildIndex(plan, &o)
+	s.shortListed = listsShortNames(plan, s.short)
+	return s, nil
+}
+
+// IndexText returns the <available_deferred_tools> block for the description.
+func (s *Searcher) IndexText() string { return s.text }
+
+// Options returns the options in effect, defaults filled in.
+func (s *Searcher) Options() Options { return s.opts }
+
+// view is the searchable world of one call: the deferred tools plus the
+// scope's announced ones.
+type view struct {
+	index  Index
+	lookup func(name string) (*registry.Tool, bool)
+}
+
+func (s *Searcher) view(ctx context.Context, sc Scope) (view, error) {
+	base := func(name string) (*registry.Tool, bool) {
+		t, ok := s.tools[name]
+		return t, ok
+	}
+	if len(sc.Removed) > 0 {
+		base = func(name string) (*registry.Tool, bool) {
+			t, ok := s.tools[name]
+			return t, ok && !sc.removed(name)
+		}
+	}
+	// An announced tool may carry a deferred tool's name: the session
+	// approved a new definition of it, which replaces the shared one.
+	var extra []*registry.Tool
+	for _, t := range sc.Announced {
+		if t != nil && s.tools[t.Name] != t && !sc.removed(t.Name) {
+			extra = append(extra, t)
+		}
+	}
+	if len(extra) == 0 {
+		return view{index: s.index, lookup: base}, nil
+	}
+	ov := sc.Overlay
+	if ov == nil {
+		ov = &Overlay{}
+	}
+	idx, by, err := ov.get(ctx, s.ranker, s.index, extra)
+	if err != nil {
+		return view{}, err
+	}
+	return view{index: merged{s.index, idx, by}, lookup: func(name string) (*registry.Tool, bool) {
+		if t, ok := by[name]; ok {
+			return t, true
+		}
+		return base(name)
+	}}, nil
+}
+
+// Search ranks the searchable tools for queries (searched together) and
+// returns up to limit hits, best first. It is the ranking behind fuzzy
+// tool_search calls, without the presentation; `toolshelf search --json`
+// and [Eval] use it. A query with several needs also brings each need's
+// best hit up behind the first, scored for its need, and the best hit's
+// near twins beside it, so scores need not descend.
+func (s *Searcher) Search(ctx context.Context, queries []string, limit int, sc Scope) ([]Hit, error) {
+	v, err := s.view(ctx, sc)
+	if err != nil {
+		return nil, err
+	}
+	hits, _, _, _, err := s.assemble(ctx, v, queries, limit, false)
+	return hits, err
+}
+
+// search is Search with the count of leading hits that head a need of the
+// query (see [rankNeeds]).
+func (s *Searcher) search(ctx context.Context, queries []string, limit int, sc Scope) ([]Hit, int, error) {
+	v, err := s.view(ctx, sc)
+	if err != nil {
+		return nil, 0, err
+	}
+	hits, heads, _, _, err := s.assemble(ctx, v, queries, limit, false)
+	return hits, heads, err
+}
+
+// assemble ranks a fuzzy search: the needs of the query covered
+// ([rankNeeds]), then the best hit's near twins brought up beside it
+// ([withTwins]). heads counts the leading hits that get their schema;
+// twins describes the twin group, when there is one.
+func (s *Searcher) assemble(ctx context.Context, v view, queries []string, limit int, wantNotes bool) (hits []Hit, heads int, note string, twins []string, err error) {
+	hits, heads, note, deep, err := rankNeeds(ctx, v.index, queries, limit)
+	if err != nil || len(hits) == 0 {
+		return hits, heads, note, nil, err
+	}
+	hits, heads, group := withTwins(hits, heads, deep, limit, v.lookup, s.twinWordsOf)
+	if len(group) > 0 && wantNotes {
+		best, _ := v.lookup(hits[0].Name)
+		twins = s.twinNotes(best, group, v.lookup)
+	}
+	return hits, heads, note, twins, nil
+}
+
+// Presentation says how each of hits would come back from a fuzzy search:
+// the first ones with their full schema (at most MaxFullSchemas, and only
+// those scoring at least FullScoreRatio of the best), the next ones as a
+// one-line description (as many again), the rest as names only.
+func (s *Searcher) Presentation(hits []Hit) []Shape { return s.presentation(hits, 1) }
+
+// presentation is Presentation where the first heads hits each head one
+// need of the query: they get their schema (within MaxFullSchemas)
+// whatever their score.
+func (s *Searcher) presentation(hits []Hit, heads int) []Shape {
+	out := make([]Shape, len(hits))
+	full, short := 0, 0
+	for i, h := range hits {
+		switch {
+		case full < s.opts.MaxFullSchemas && full == i && (i < heads || s.opts.FullScoreRatio < 0 || h.Score >= s.opts.FullScoreRatio*hits[0].Score):
+			out[i] = ShapeFull
+			full++
+		case short < s.opts.MaxFullSchemas:
+			out[i] = ShapeShort
+			short++
+		default:
+			out[i] = ShapeName
+		}
+	}
+	return out
+}
+
+// Shape is how one hit is presented.
+type Shape uint8
+
+// The three shapes of a hit, from most to least detail.
+const (
+	ShapeFull  Shape = iota + 1 // name, description, every parameter
+	ShapeShort                  // name and the description's first line
+	ShapeName                   // name only
+)
