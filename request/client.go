@@ -12,7 +12,7 @@ import (
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"github.com/toolshelf/toolshelf/internal/tagsafe"
 	"github.com/toolshelf/toolshelf/registry"
-	"github.com/toolshelf/toolshelf/render"
+	"github.com/toolshelf/toolshelf/internal/render"
 	"github.com/toolshelf/toolshelf/search"
 )
 

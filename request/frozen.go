@@ -13,7 +13,7 @@ import (
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/registry"
-	"github.com/toolshelf/toolshelf/render"
+	"github.com/toolshelf/toolshelf/internal/render"
 	"github.com/toolshelf/toolshelf/search"
 )
 
