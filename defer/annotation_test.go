@@ -35,7 +35,7 @@ func mixedCatalog(t *testing.T) *registry.Registry {
 
 func visibleNames(p *Plan) []string {
 	var out []string
-	for _, d := range p.Decisions() {
+	for _, d := range p.allDecisions() {
 		if d.State != Hidden && d.Name != registry.ToolSearchName && d.Name != registry.DeferExecuteName {
 			out = append(out, d.Name)
 		}
@@ -49,14 +49,14 @@ func visibleNames(p *Plan) []string {
 func TestModeByAnnotation(t *testing.T) {
 	r := mixedCatalog(t)
 	want := []string{"Grep", "Read", "mcp__docs__search_docs"}
-	for _, m := range []Mode{AskMode(), {Name: "ro", ReadOnly: true}, {Name: "ro", Allow: []string{"@readonly"}}} {
+	for _, m := range []Mode{askMode(), {Name: "ro", ReadOnly: true}, {Name: "ro", Allow: []string{"@readonly"}}} {
 		plan, err := (&Policy{}).Plan(r.Snapshot(), View{Mode: m})
 		require.NoError(t, err)
 		assert.ElementsMatch(t, want, visibleNames(plan), "%+v", m)
 	}
 	// Trusting the server later makes its claims count, for new plans.
 	require.NoError(t, r.SetGroup(registry.Group{Name: "liar", TrustAnnotations: true}))
-	plan, err := (&Policy{}).Plan(r.Snapshot(), View{Mode: AskMode()})
+	plan, err := (&Policy{}).Plan(r.Snapshot(), View{Mode: askMode()})
 	require.NoError(t, err)
 	assert.ElementsMatch(t, append(want, "mcp__liar__wipe_disk", "mcp__liar__list_files"), visibleNames(plan))
 	// A mode of destructive tools: an untrusted tool counts as destructive.
@@ -67,7 +67,7 @@ func TestModeByAnnotation(t *testing.T) {
 
 func TestModeUnknownAnnotation(t *testing.T) {
 	_, err := (&Policy{}).Plan(mixedCatalog(t).Snapshot(), View{Mode: Mode{Name: "x", Allow: []string{"@readOnly"}}})
-	require.ErrorIs(t, err, ErrRule)
+	require.ErrorIs(t, err, errRule)
 	assert.ErrorIs(t, err, registry.ErrHint)
 	assert.ErrorContains(t, err, `"@readOnly"`)
 }

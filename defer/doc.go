@@ -15,9 +15,10 @@
 //  5. the global [Default]: resident, deferred, or auto (defer only when
 //     the resident definitions would exceed a share of the context window).
 //
-// Before any of that, a session's [View] — its [Mode] (for example the
-// read-only mode of [AskMode]), its tier and whether it was elevated — hides every
-// tool outside it. A hidden tool is structurally absent, not advised against.
+// Before any of that, a session's [View] — its [Mode] (for example the ask
+// mode Mode{Name: "ask", ReadOnly: true}: the read-only tools), its tier and
+// whether it was elevated — hides every tool outside it. A hidden tool is
+// structurally absent, not advised against.
 //
 // [Policy.Plan] returns a [Plan]: every tool's [State] and the reason for it,
 // which [Plan.Explain] returns. As soon as anything is deferred the plan adds
@@ -26,11 +27,14 @@
 // The package decides nothing from a prompt: its inputs are the snapshot,
 // the policy and the view.
 //
-// API: a harness builds a [Policy] (defaults and [Layer]s of [Rule]s, from
-// [ParseLayer] or [MustLayer]) and a [View] ([Mode], tier, elevation), and
-// reads the [Plan] that request computes from them, mostly through
-// [Plan.Explain]. [ErrRule] (message prefix "defer:") marks a rule string
-// that does not parse. The pattern syntax shared with execute's permission
-// rules lives in internal/pattern; the plan's types ([State], [Decision],
-// [Verb] ...) are exported because a [Plan] reports them.
+// API: a harness writes a [Policy] (a [Default] and [Layer]s of rules, from
+// [ParseLayer] or [MustLayer]) and a [View] (a [Mode], tier, elevation),
+// and reads the [Plan] that request computes from them (or [Policy.Plan]
+// does): [Plan.Resident], [Plan.Deferred], [Plan.State] and, for "why is
+// my tool not visible?", [Plan.Explain]'s [Decision]. A rule that does not
+// parse is an error whose message starts with "defer: invalid rule" and
+// quotes the rule and its layer. The pattern syntax shared with execute's
+// permission rules lives in internal/pattern; the mode and tier rules that
+// request applies again to tools arriving mid-session live in
+// internal/visibility.
 package deferral

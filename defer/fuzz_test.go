@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// FuzzParseRule: any rule string parses or fails with ErrRule, never panics,
+// FuzzParseRule: any rule string parses or fails with errRule, never panics,
 // and a parsed rule prints back to a string that parses to the same rule.
 func FuzzParseRule(f *testing.F) {
 	for _, s := range []string{"Defer(mcp__github__*)", "NoDefer(Read)", "Defer()", "Allow(x)", "NoDefer(**a*b*)", "Defer(\x00)", "Defer(ü)"} {
@@ -14,8 +14,8 @@ func FuzzParseRule(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		r, err := parseRule(s)
 		if err != nil {
-			if !strings.Contains(err.Error(), ErrRule.Error()) {
-				t.Fatalf("error without ErrRule: %v", err)
+			if !strings.Contains(err.Error(), errRule.Error()) {
+				t.Fatalf("error without errRule: %v", err)
 			}
 			return
 		}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/toolshelf/toolshelf/internal/pattern"
+	"github.com/toolshelf/toolshelf/internal/visibility"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -21,43 +21,23 @@ type Mode struct {
 	// ReadOnly also exposes every read-only tool: the same as "@readonly"
 	// in Allow. Only trusted annotations count (a built-in tool's, or an
 	// MCP server's with [registry.Group.TrustAnnotations]): a server that
-	// claims every tool is read-only adds none to a read-only mode.
+	// claims every tool is read-only adds none to a read-only mode. The
+	// ask mode of question answering is Mode{Name: "ask", ReadOnly: true}.
 	ReadOnly bool
 }
 
-// AskMode returns the mode of question answering: the read-only tools,
-// decided by annotations — the harness marks its own readers
-// (readOnlyHint, as Read, Glob, Grep, WebFetch and WebSearch are in
-// testdata's harness catalog), trusted MCP servers mark theirs — and no
-// writer (Write, Edit, Bash ...). Each call returns a new Mode, so no
-// caller can change another's.
-func AskMode() Mode {
+// askMode is the mode of question answering: the read-only tools, decided
+// by annotations — the harness marks its own readers (readOnlyHint, as
+// Read, Glob, Grep, WebFetch and WebSearch are in testdata's harness
+// catalog), trusted MCP servers mark theirs — and no writer (Write, Edit,
+// Bash ...). A harness writes it as Mode{Name: "ask", ReadOnly: true}.
+func askMode() Mode {
 	return Mode{Name: "ask", ReadOnly: true}
 }
 
-// restricts reports whether the mode hides anything at all.
-func (m Mode) restricts() bool { return len(m.Allow) > 0 || m.ReadOnly }
-
-// Allows reports whether the mode exposes t.
-func (m Mode) Allows(t *registry.Tool) bool {
-	if !m.restricts() {
-		return true
-	}
-	if m.ReadOnly && t.HasHint(registry.HintReadOnly) {
-		return true
-	}
-	for _, p := range m.Allow {
-		if h, ok := strings.CutPrefix(p, "@"); ok {
-			if hint, err := registry.ParseHint(h); err == nil && t.HasHint(hint) {
-				return true
-			}
-			continue
-		}
-		if pattern.Match(p, t.Name) {
-			return true
-		}
-	}
-	return false
+// allows reports whether the mode exposes t.
+func (m Mode) allows(t *registry.Tool) bool {
+	return visibility.Allows(m.Allow, m.ReadOnly, t)
 }
 
 // check refuses an Allow entry that names an unknown annotation.
@@ -65,7 +45,7 @@ func (m Mode) check() error {
 	for _, p := range m.Allow {
 		if h, ok := strings.CutPrefix(p, "@"); ok {
 			if _, err := registry.ParseHint(h); err != nil {
-				return fmt.Errorf("%w: mode %q: Allow %q: %w", ErrRule, modeName(m), p, err)
+				return fmt.Errorf("%w: mode %q: Allow %q: %w", errRule, modeName(m), p, err)
 			}
 		}
 	}
@@ -73,9 +53,9 @@ func (m Mode) check() error {
 }
 
 // View is what a session may see: its mode, its tier, and whether it was
-// elevated. Sessions hold a View; [View.Effective] is the one place that
-// turns it into the mode and tier in force.
+// elevated. A session holds one (request.Config.View, Session.SetView).
 type View struct {
+	// Mode hides the tools outside it; the zero Mode hides none.
 	Mode Mode
 	// Tier is the session's tier: core hides full-tier tools, full shows
 	// them. Empty means core, the default.
@@ -86,20 +66,13 @@ type View struct {
 	Elevated bool
 }
 
-// Effective returns the mode and tier in force for the view.
-func (v View) Effective() (Mode, registry.Tier) {
-	tier := v.Tier
-	if tier == "" {
-		tier = registry.TierCore
-	}
-	if v.Elevated {
-		tier = registry.TierFull
-	}
-	return v.Mode, tier
+// effective returns the mode and tier in force for the view.
+func (v View) effective() (Mode, registry.Tier) {
+	return v.Mode, visibility.Tier(v.Tier, v.Elevated)
 }
 
-// Elevate returns the view with elevation granted.
-func (v View) Elevate() View {
+// elevate returns the view with elevation granted.
+func (v View) elevate() View {
 	v.Elevated = true
 	return v
 }

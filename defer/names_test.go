@@ -55,7 +55,7 @@ func TestServerPatternsMatchOneServer(t *testing.T) {
 				name := registry.MCPName(s, tool)
 				tl := &registry.Tool{Name: name}
 				assert.Equal(t, s == owner, match(pattern, name), "Match(%q, %q)", pattern, name)
-				assert.Equal(t, s == owner, mode.Allows(tl), "mode %q allows %q", pattern, name)
+				assert.Equal(t, s == owner, mode.allows(tl), "mode %q allows %q", pattern, name)
 				if owner == servers[0] {
 					gs, gt, ok := registry.SplitMCPName(name)
 					assert.True(t, ok)

@@ -60,12 +60,12 @@ func (d Decision) String() string {
 // deferred. A Plan is immutable.
 type Plan struct {
 	snap      *registry.Snapshot
-	view      View
 	decisions []Decision
 	index     map[string]int
 	resident  []*registry.Tool
 	deferred  []*registry.Tool
-	hidden    []*registry.Tool
+	// hiddenTools are the hidden registry tools, in snapshot order.
+	hiddenTools []*registry.Tool
 }
 
 func (p *Plan) finish() {
@@ -76,7 +76,7 @@ func (p *Plan) finish() {
 		case Deferred:
 			p.deferred = append(p.deferred, t)
 		default:
-			p.hidden = append(p.hidden, t)
+			p.hiddenTools = append(p.hiddenTools, t)
 		}
 	}
 	if len(p.deferred) > 0 {
@@ -88,31 +88,33 @@ func (p *Plan) finish() {
 	}
 }
 
-// Snapshot returns the snapshot the plan was computed from.
+// Snapshot returns the snapshot the plan was computed from: its groups and
+// every tool, whatever its state.
 func (p *Plan) Snapshot() *registry.Snapshot { return p.snap }
 
-// View returns the view the plan was computed for.
-func (p *Plan) View() View { return p.view }
-
-// EntryTools reports whether tool_search and defer_execute are exposed: true
-// exactly when at least one tool is deferred.
-func (p *Plan) EntryTools() bool { return len(p.deferred) > 0 }
+// entryTools reports whether tool_search and defer_execute are exposed:
+// true exactly when at least one tool is deferred (len(Deferred()) > 0).
+func (p *Plan) entryTools() bool { return len(p.deferred) > 0 }
 
 // Resident returns the resident registry tools in snapshot order. The entry
-// tools are not registry tools and are not included; see [Plan.EntryTools].
+// tools are not registry tools and are not included: they are resident
+// exactly when [Plan.Deferred] is not empty.
 func (p *Plan) Resident() []*registry.Tool { return p.resident }
 
 // Deferred returns the deferred tools in snapshot order.
 func (p *Plan) Deferred() []*registry.Tool { return p.deferred }
 
-// Hidden returns the hidden tools in snapshot order.
-func (p *Plan) Hidden() []*registry.Tool { return p.hidden }
+// hidden returns the hidden tools in snapshot order. A harness asks
+// [Plan.State] or [Plan.Explain] about one.
+func (p *Plan) hidden() []*registry.Tool { return p.hiddenTools }
 
-// Decisions returns every decision: the snapshot's tools in order, then the
-// entry tools when present.
-func (p *Plan) Decisions() []Decision { return append([]Decision(nil), p.decisions...) }
+// allDecisions returns every decision: the snapshot's tools in order, then
+// the entry tools when present.
+func (p *Plan) allDecisions() []Decision { return append([]Decision(nil), p.decisions...) }
 
-// State returns the state of name; unknown names are Hidden.
+// State returns the state of name; unknown names are Hidden. The entry
+// tools tool_search and defer_execute are Resident when anything is
+// deferred.
 func (p *Plan) State(name string) State {
 	if i, ok := p.index[name]; ok {
 		return p.decisions[i].State
@@ -120,9 +122,10 @@ func (p *Plan) State(name string) State {
 	return Hidden
 }
 
-// Visible returns the tool if the plan shows it (resident or deferred).
-// Hidden and unknown tools are indistinguishable here, by design.
-func (p *Plan) Visible(name string) (*registry.Tool, bool) {
+// visible returns the tool if the plan shows it (resident or deferred).
+// Hidden and unknown tools are indistinguishable here, by design. Other
+// packages ask Snapshot().Tool(name) and State(name) != Hidden.
+func (p *Plan) visible(name string) (*registry.Tool, bool) {
 	i, ok := p.index[name]
 	if !ok || p.decisions[i].State == Hidden {
 		return nil, false

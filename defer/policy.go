@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/toolshelf/toolshelf/internal/estimate"
-	"github.com/toolshelf/toolshelf/internal/pattern"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -75,21 +74,19 @@ func (p *Policy) Plan(snap *registry.Snapshot, view View) (*Plan, error) {
 	if p.AutoShare < 0 || p.AutoShare > 1 {
 		return nil, fmt.Errorf("deferral: AutoShare %v is outside [0, 1]", p.AutoShare)
 	}
-	for _, l := range p.Layers {
-		for _, r := range l.Rules {
-			if r.Verb != VerbDefer && r.Verb != VerbNoDefer {
-				return nil, fmt.Errorf("%w in layer %q: unknown verb %d", ErrRule, l.Name, r.Verb)
-			}
-			if err := pattern.Check(r.Pattern); err != nil {
-				return nil, fmt.Errorf("%w %q in layer %q: %v", ErrRule, r.String(), l.Name, err)
-			}
+	layers := make([][]rule, len(p.Layers))
+	for i, l := range p.Layers {
+		rules, err := l.rules()
+		if err != nil {
+			return nil, err
 		}
+		layers[i] = rules
 	}
-	mode, tier := view.Effective()
+	mode, tier := view.effective()
 	if err := mode.check(); err != nil {
 		return nil, err
 	}
-	plan := &Plan{snap: snap, view: view, index: map[string]int{}}
+	plan := &Plan{snap: snap, index: map[string]int{}}
 	var autoCandidates []int
 	visibleSize := 0
 	for _, t := range snap.Tools() {
@@ -100,7 +97,7 @@ func (p *Policy) Plan(snap *registry.Snapshot, view View) (*Plan, error) {
 		g := snap.GroupOf(t)
 		soft := false
 		switch {
-		case !mode.Allows(t):
+		case !mode.allows(t):
 			d.State, d.Reason = Hidden, fmt.Sprintf("hidden: outside mode %q", modeName(mode))
 		case p.denies(t, &d):
 		case tier == registry.TierCore && t.EffectiveTier(g) == registry.TierFull:
@@ -108,7 +105,7 @@ func (p *Policy) Plan(snap *registry.Snapshot, view View) (*Plan, error) {
 		case t.Source == registry.SourceSelfBuilt:
 			d.State, d.Reason = Deferred, "self-built tools are always deferred"
 		default:
-			soft = p.decide(t, g, &d)
+			soft = p.decide(layers, t, g, &d)
 		}
 		if d.State != Hidden && p.Default == DefaultAuto {
 			visibleSize += p.size(t)
@@ -167,25 +164,25 @@ func modeName(m Mode) string {
 	return m.Name
 }
 
-// decide applies override layers, the tool's flag, its group and the global
-// default, in that order. It reports whether the decision is "soft": one
+// decide applies override layers (layers holds p.Layers' rules, parsed),
+// the tool's flag, its group and the global default, in that order. It reports whether the decision is "soft": one
 // that auto mode may still turn around (a flag, group or default that says
 // the tool may be deferred).
-func (p *Policy) decide(t *registry.Tool, g *registry.Group, d *Decision) (soft bool) {
+func (p *Policy) decide(layers [][]rule, t *registry.Tool, g *registry.Group, d *Decision) (soft bool) {
 	// Layers: NoDefer anywhere wins; among several, the highest layer is
 	// reported. Without NoDefer, the highest matching Defer decides.
-	var deferRule, noDeferRule *Rule
+	var deferRule, noDeferRule *rule
 	var deferLayer, noDeferLayer string
-	for _, l := range p.Layers {
-		for i := range l.Rules {
-			r := &l.Rules[i]
+	for li, rules := range layers {
+		for i := range rules {
+			r := &rules[i]
 			if !r.matches(t.Name) {
 				continue
 			}
-			if r.Verb == VerbNoDefer {
-				noDeferRule, noDeferLayer = r, l.Name
+			if r.verb == verbNoDefer {
+				noDeferRule, noDeferLayer = r, p.Layers[li].Name
 			} else {
-				deferRule, deferLayer = r, l.Name
+				deferRule, deferLayer = r, p.Layers[li].Name
 			}
 		}
 	}

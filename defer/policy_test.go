@@ -107,7 +107,7 @@ func TestPrecedenceMatrix(t *testing.T) {
 						wantState, wantReason := expected(lr, flag, gs, def)
 						assert.Equal(t, wantState, d.State, d.Reason)
 						assert.Contains(t, d.Reason, wantReason)
-						assert.Equal(t, wantState == Deferred, plan.EntryTools())
+						assert.Equal(t, wantState == Deferred, plan.entryTools())
 					})
 					n++
 				}
@@ -152,20 +152,20 @@ func TestEntryToolsAutoPinned(t *testing.T) {
 	require.NoError(t, r.Register(registry.Tool{Name: "A"}, registry.Tool{Name: "B", DeferLoading: registry.DeferTrue}))
 	plan, err := (&Policy{}).Plan(r.Snapshot(), View{})
 	require.NoError(t, err)
-	require.True(t, plan.EntryTools())
+	require.True(t, plan.entryTools())
 	for _, n := range []string{registry.ToolSearchName, registry.DeferExecuteName} {
 		d, ok := plan.Explain(n)
 		require.True(t, ok)
 		assert.Equal(t, Resident, d.State)
 		assert.Contains(t, d.Reason, "auto-pinned: 1 tools are deferred")
 	}
-	decisions := plan.Decisions()
+	decisions := plan.allDecisions()
 	assert.Equal(t, []string{"A", "B", "tool_search", "defer_execute"}, namesOf(decisions))
 
 	// Nothing deferred: neither entry tool appears.
 	plan, err = (&Policy{Layers: []Layer{MustLayer("s", "NoDefer(*)")}}).Plan(r.Snapshot(), View{})
 	require.NoError(t, err)
-	assert.False(t, plan.EntryTools())
+	assert.False(t, plan.entryTools())
 	_, ok := plan.Explain(registry.ToolSearchName)
 	assert.False(t, ok)
 	assert.Equal(t, Hidden, plan.State(registry.DeferExecuteName))
@@ -200,15 +200,15 @@ func harness(t *testing.T) *registry.Registry {
 // expose Write) changes no other caller's, which a package variable with a
 // shared Allow slice did.
 func TestAskModeIsNotShared(t *testing.T) {
-	mine := AskMode()
+	mine := askMode()
 	mine.Allow = append(mine.Allow, "Bash")
 	mine.ReadOnly = false
-	assert.Equal(t, Mode{Name: "ask", ReadOnly: true}, AskMode())
+	assert.Equal(t, Mode{Name: "ask", ReadOnly: true}, askMode())
 }
 
 func TestAskMode(t *testing.T) {
 	r := harness(t)
-	plan, err := (&Policy{Default: DefaultDefer}).Plan(r.Snapshot(), View{Mode: AskMode()})
+	plan, err := (&Policy{Default: DefaultDefer}).Plan(r.Snapshot(), View{Mode: askMode()})
 	require.NoError(t, err)
 	var visible []string
 	for _, tl := range append(plan.Resident(), plan.Deferred()...) {
@@ -217,7 +217,7 @@ func TestAskMode(t *testing.T) {
 	assert.ElementsMatch(t, []string{"Read", "Glob", "Grep", "WebFetch", "WebSearch", "Lookup"}, visible)
 	for _, w := range []string{"Write", "Edit", "Bash", "PowerShell", "VideoGen"} {
 		assert.Equal(t, Hidden, plan.State(w), w)
-		_, ok := plan.Visible(w)
+		_, ok := plan.visible(w)
 		assert.False(t, ok, w)
 		d, _ := plan.Explain(w)
 		assert.Contains(t, d.Reason, `outside mode "ask"`)
@@ -230,7 +230,7 @@ func TestAskMode(t *testing.T) {
 		names = append(names, tl.Name)
 	}
 	assert.Equal(t, []string{"Glob", "Grep", "Lookup", "Read", "WebFetch", "WebSearch"}, names)
-	assert.False(t, plan.EntryTools(), "nothing visible is deferred")
+	assert.False(t, plan.entryTools(), "nothing visible is deferred")
 }
 
 func TestTiersAndElevation(t *testing.T) {
@@ -252,7 +252,7 @@ func TestTiersAndElevation(t *testing.T) {
 	d, _ := plan.Explain("Migrate")
 	assert.Contains(t, d.Reason, "elevate")
 
-	elevated := core.Elevate()
+	elevated := core.elevate()
 	plan, err = p.Plan(r.Snapshot(), elevated)
 	require.NoError(t, err)
 	assert.Equal(t, Resident, plan.State("Migrate"))
@@ -261,10 +261,10 @@ func TestTiersAndElevation(t *testing.T) {
 	// Losing elevation falls back to the session's own tier, never to something new.
 	lost := elevated
 	lost.Elevated = false
-	m, tier := lost.Effective()
+	m, tier := lost.effective()
 	assert.Equal(t, registry.TierCore, tier)
 	assert.Equal(t, Mode{}, m)
-	_, tier = View{Tier: registry.TierFull}.Effective()
+	_, tier = View{Tier: registry.TierFull}.effective()
 	assert.Equal(t, registry.TierFull, tier)
 }
 
@@ -303,9 +303,17 @@ func TestAutoDefault(t *testing.T) {
 
 func TestPlanRejectsHandBuiltBadRules(t *testing.T) {
 	r := registry.New(nil)
-	_, err := (&Policy{Layers: []Layer{{Name: "code", Rules: []Rule{{Verb: VerbDefer, Pattern: ""}}}}}).Plan(r.Snapshot(), View{})
-	assert.ErrorIs(t, err, ErrRule)
+	_, err := (&Policy{Layers: []Layer{{Name: "code", Rules: []string{"Defer()"}}}}).Plan(r.Snapshot(), View{})
+	assert.ErrorIs(t, err, errRule)
 	assert.ErrorContains(t, err, `layer "code"`)
+	_, err = (&Policy{Layers: []Layer{{Name: "code", Rules: []string{"Pin(Read)"}}}}).Plan(r.Snapshot(), View{})
+	assert.ErrorIs(t, err, errRule)
+	assert.ErrorContains(t, err, `layer "code"`)
+	// A hand-built layer decides as the parsed one does.
+	plan, err := (&Policy{Layers: []Layer{{Name: "code", Rules: []string{" Defer( Read ) "}}}}).Plan(harness(t).Snapshot(), View{})
+	require.NoError(t, err)
+	d, _ := plan.Explain("Read")
+	assert.Equal(t, Decision{Name: "Read", State: Deferred, Reason: `rule Defer(Read) in layer "code"`, Layer: "code", Rule: "Defer(Read)"}, d)
 }
 
 func TestExplainUnknown(t *testing.T) {
@@ -324,8 +332,9 @@ func ExamplePlan_Explain() {
 		registry.Tool{Name: "Write"},
 	)
 	p := &Policy{Layers: []Layer{MustLayer("project", "NoDefer(VideoGen)")}}
-	plan, _ := p.Plan(r.Snapshot(), View{Mode: AskMode()})
-	for _, d := range plan.Decisions() {
+	plan, _ := p.Plan(r.Snapshot(), View{Mode: Mode{Name: "ask", ReadOnly: true}})
+	for _, name := range []string{"Read", "VideoGen", "Write"} {
+		d, _ := plan.Explain(name)
 		fmt.Println(d)
 	}
 	// Output:

@@ -8,62 +8,62 @@ import (
 	"github.com/toolshelf/toolshelf/internal/pattern"
 )
 
-// ErrRule reports a rule string that cannot be parsed. The message quotes
+// errRule reports a rule string that cannot be parsed. The message quotes
 // the rule and names its layer.
-var ErrRule = errors.New("defer: invalid rule")
+var errRule = errors.New("defer: invalid rule")
 
-// Verb is what a rule asks for.
-type Verb uint8
+// verb is what a rule asks for.
+type verb uint8
 
 // The two verbs.
 const (
-	VerbDefer   Verb = iota + 1 // Defer(pattern): may be deferred
-	VerbNoDefer                 // NoDefer(pattern): pinned resident
+	verbDefer   verb = iota + 1 // Defer(pattern): may be deferred
+	verbNoDefer                 // NoDefer(pattern): pinned resident
 )
 
-func (v Verb) String() string {
-	if v == VerbNoDefer {
+func (v verb) String() string {
+	if v == verbNoDefer {
 		return "NoDefer"
 	}
 	return "Defer"
 }
 
-// Rule is one override: Defer(pattern) or NoDefer(pattern).
-type Rule struct {
-	Verb    Verb
-	Pattern string
+// rule is one parsed override: Defer(pattern) or NoDefer(pattern).
+type rule struct {
+	verb    verb
+	pattern string
 }
 
 // String returns the rule in the form [ParseLayer] reads.
-func (r Rule) String() string { return r.Verb.String() + "(" + r.Pattern + ")" }
+func (r rule) String() string { return r.verb.String() + "(" + r.pattern + ")" }
 
 // matches reports whether the rule's pattern matches name.
-func (r Rule) matches(name string) bool { return pattern.Match(r.Pattern, name) }
+func (r rule) matches(name string) bool { return pattern.Match(r.pattern, name) }
 
 // parseRule parses "Defer(pattern)" or "NoDefer(pattern)". Patterns match the
 // whole tool name and may use * for any run of characters. Other characters
 // must be tool-name characters, so a rule cannot smuggle in syntax.
-func parseRule(s string) (Rule, error) {
+func parseRule(s string) (rule, error) {
 	src := s
 	s = strings.TrimSpace(s)
 	open := strings.IndexByte(s, '(')
 	if open < 0 || !strings.HasSuffix(s, ")") {
-		return Rule{}, fmt.Errorf("%w %q: want Defer(pattern) or NoDefer(pattern)", ErrRule, clip(src))
+		return rule{}, fmt.Errorf("%w %q: want Defer(pattern) or NoDefer(pattern)", errRule, clip(src))
 	}
-	verb, pat := s[:open], strings.TrimSpace(s[open+1:len(s)-1])
-	var r Rule
-	switch verb {
+	name, pat := s[:open], strings.TrimSpace(s[open+1:len(s)-1])
+	var r rule
+	switch name {
 	case "Defer":
-		r.Verb = VerbDefer
+		r.verb = verbDefer
 	case "NoDefer":
-		r.Verb = VerbNoDefer
+		r.verb = verbNoDefer
 	default:
-		return Rule{}, fmt.Errorf("%w %q: unknown verb %q: want Defer or NoDefer", ErrRule, clip(src), clip(verb))
+		return rule{}, fmt.Errorf("%w %q: unknown verb %q: want Defer or NoDefer", errRule, clip(src), clip(name))
 	}
 	if err := pattern.Check(pat); err != nil {
-		return Rule{}, fmt.Errorf("%w %q: %v", ErrRule, clip(src), err)
+		return rule{}, fmt.Errorf("%w %q: %v", errRule, clip(src), err)
 	}
-	r.Pattern = pat
+	r.pattern = pat
 	return r, nil
 }
 
@@ -76,8 +76,26 @@ func clip(s string) string {
 
 // Layer is a named, ordered list of rules: "user", "project", "session" ...
 type Layer struct {
-	Name  string
-	Rules []Rule
+	Name string
+	// Rules are the layer's rules, each "Defer(pattern)" or
+	// "NoDefer(pattern)": a pattern matches the whole tool name, * any run
+	// of characters, and holds only tool-name characters. [ParseLayer] and
+	// [MustLayer] write them in this form; [Policy.Plan] refuses a layer
+	// with a rule that does not parse.
+	Rules []string
+}
+
+// rules parses the layer's rules.
+func (l Layer) rules() ([]rule, error) {
+	out := make([]rule, 0, len(l.Rules))
+	for _, s := range l.Rules {
+		r, err := parseRule(s)
+		if err != nil {
+			return nil, fmt.Errorf("layer %q: %w", l.Name, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }
 
 // ParseLayer parses a layer from text: one rule per line; blank lines and
@@ -94,7 +112,7 @@ func ParseLayer(name, text string) (Layer, error) {
 		if err != nil {
 			return Layer{}, fmt.Errorf("layer %q, line %d: %w", name, i+1, err)
 		}
-		l.Rules = append(l.Rules, r)
+		l.Rules = append(l.Rules, r.String())
 	}
 	return l, nil
 }

@@ -50,11 +50,11 @@ func TestMatchIsNotExponential(t *testing.T) {
 func TestParseRule(t *testing.T) {
 	r, err := parseRule("  NoDefer(mcp__github__*)  ")
 	require.NoError(t, err)
-	assert.Equal(t, Rule{Verb: VerbNoDefer, Pattern: "mcp__github__*"}, r)
+	assert.Equal(t, rule{verb: verbNoDefer, pattern: "mcp__github__*"}, r)
 	assert.Equal(t, "NoDefer(mcp__github__*)", r.String())
 	r, err = parseRule("Defer( VideoGen )")
 	require.NoError(t, err)
-	assert.Equal(t, Rule{Verb: VerbDefer, Pattern: "VideoGen"}, r)
+	assert.Equal(t, rule{verb: verbDefer, pattern: "VideoGen"}, r)
 
 	bad := []struct{ rule, want string }{
 		{"Defer()", "empty pattern"},
@@ -71,7 +71,7 @@ func TestParseRule(t *testing.T) {
 	for _, tc := range bad {
 		_, err := parseRule(tc.rule)
 		require.Error(t, err, tc.rule)
-		assert.True(t, errors.Is(err, ErrRule))
+		assert.True(t, errors.Is(err, errRule))
 		assert.Contains(t, err.Error(), tc.want, tc.rule)
 	}
 }
@@ -79,7 +79,7 @@ func TestParseRule(t *testing.T) {
 func TestParseLayerQuotesRuleAndLayer(t *testing.T) {
 	l, err := ParseLayer("project", "# comment\n\nDefer(mcp__*)\nNoDefer(mcp__github__get_me)\n")
 	require.NoError(t, err)
-	assert.Equal(t, []Rule{{VerbDefer, "mcp__*"}, {VerbNoDefer, "mcp__github__get_me"}}, l.Rules)
+	assert.Equal(t, []string{"Defer(mcp__*)", "NoDefer(mcp__github__get_me)"}, l.Rules)
 
 	_, err = ParseLayer("user", "Defer(Read)\nPin(Write)")
 	require.Error(t, err)

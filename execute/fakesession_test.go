@@ -31,7 +31,7 @@ func newTestSession(id string, plan *deferral.Plan, loaded *search.LoadedSet) *t
 	for _, t := range plan.Deferred() {
 		names = append(names, t.Name)
 	}
-	if plan.EntryTools() {
+	if len(plan.Deferred()) > 0 {
 		names = append(names, registry.ToolSearchName, registry.DeferExecuteName)
 	}
 	slices.Sort(names)
@@ -44,8 +44,8 @@ func (s *testSession) ID() string { return s.id }
 // Lookup returns a resident or deferred tool of the plan; hidden and unknown
 // names both report false.
 func (s *testSession) Lookup(name string) (*registry.Tool, bool, bool) {
-	t, ok := s.plan.Visible(name)
-	if !ok {
+	t, ok := s.plan.Snapshot().Tool(name)
+	if !ok || s.plan.State(name) == deferral.Hidden {
 		return nil, false, false
 	}
 	return t, s.plan.State(name) == deferral.Deferred, true

@@ -16,9 +16,9 @@ import (
 // defer_execute nor a direct call reaches their handlers, and the answer is
 // the one an unregistered tool gets.
 func TestAskModeHidesWriters(t *testing.T) {
-	e := newEnv(t, deferral.View{Mode: deferral.AskMode()})
+	e := newEnv(t, deferral.View{Mode: deferral.Mode{Name: "ask", ReadOnly: true}})
 	// The same visible world, but the writers never existed.
-	absent := newEnv(t, deferral.View{Mode: deferral.AskMode()}, "Write", "Edit", "Bash", "ImageGen", "Notify")
+	absent := newEnv(t, deferral.View{Mode: deferral.Mode{Name: "ask", ReadOnly: true}}, "Write", "Edit", "Bash", "ImageGen", "Notify")
 	require.Equal(t, e.session("s").VisibleNames(), absent.session("s").VisibleNames())
 
 	var evs events

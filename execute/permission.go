@@ -42,7 +42,7 @@ func (a Action) String() string {
 
 // Permission is one permission rule: an action for the tool names its pattern
 // matches. Patterns match the whole target name, with * for any run of
-// characters, as [deferral.Rule] patterns.
+// characters, as the rules of a [deferral.Layer].
 type Permission struct {
 	Action  Action
 	Pattern string

@@ -6,24 +6,13 @@ import (
 	"strings"
 )
 
-// Sentinel errors. Every error of a failed render is an [*Error] wrapping
-// one of them, so callers match with [errors.Is].
-var (
-	// ErrForbiddenFunction reports a call of a non-deterministic function
-	// (time, random, uuid, fs, exec, http, env).
-	ErrForbiddenFunction = errors.New("render: forbidden function")
-	// ErrForbiddenVariable reports the use of a per-turn or random variable.
-	ErrForbiddenVariable = errors.New("render: forbidden variable")
-	// ErrUndeclaredVariable reports a variable declared in no tier.
-	ErrUndeclaredVariable = errors.New("render: undeclared variable")
-	// ErrUnknownPart reports a part or section name that does not exist.
-	ErrUnknownPart = errors.New("render: unknown part")
-	// ErrTemplate reports a template that does not parse or execute.
-	ErrTemplate = errors.New("render: template error")
-	// ErrVariables reports a bad variable declaration: a session variable
-	// with a forbidden name, or one declared in two tiers.
-	ErrVariables = errors.New("render: invalid variables")
-)
+// ErrTemplate matches every error of a failed render, and of a bad
+// variable declaration (Config.StaticVars or SessionVars with a forbidden
+// name, or a name declared in both): errors.Is(err, render.ErrTemplate).
+// What failed — a forbidden function or variable, an undeclared variable,
+// an unknown part or section, a template that does not parse or execute —
+// is in the message and, for a render, in the [*Error].
+var ErrTemplate = errors.New("render: template error")
 
 // Error is a failed render. Its message names the tool, the template line
 // and the function or variable at fault, and says how to fix the template.
@@ -34,7 +23,8 @@ type Error struct {
 	Line int
 	// Name is the function or variable at fault, if any.
 	Name string
-	// Err is the sentinel (or the underlying template error).
+	// Err is what failed ("render: forbidden function", "render: undeclared
+	// variable" ... or ErrTemplate itself); it matches [ErrTemplate].
 	Err error
 	// Hint says how to fix it.
 	Hint string
@@ -56,5 +46,5 @@ func (e *Error) Error() string {
 	return msg
 }
 
-// Unwrap returns the sentinel.
+// Unwrap returns what failed, Err.
 func (e *Error) Unwrap() error { return e.Err }

@@ -247,7 +247,7 @@ func configKey(cfg *Config, view deferral.View, snap key) key {
 		h.str(l.Name)
 		h.num(uint64(len(l.Rules)))
 		for _, r := range l.Rules {
-			h.str(r.String())
+			h.str(r)
 		}
 	}
 	h.num(uint64(p.Window))

@@ -14,7 +14,7 @@ import (
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"github.com/toolshelf/toolshelf/registry"
-	"github.com/toolshelf/toolshelf/render"
+	"github.com/toolshelf/toolshelf/internal/render"
 	"github.com/toolshelf/toolshelf/search"
 )
 
@@ -174,11 +174,11 @@ func freeze(cfg *Config, view deferral.View) (*Frozen, error) {
 			}
 			f.tools = append(f.tools, FrozenTool{Name: t.Name, Description: d, Schema: jsonx.AppendCompact(nil, t.ModelSchema()), Deferred: true})
 		}
-	} else if f.search == Client && (plan.EntryTools() || cfg.SelfBuilt) {
+	} else if f.search == Client && (len(plan.Deferred()) > 0 || cfg.SelfBuilt) {
 		if err := f.clientTools(cfg, vars, caps); err != nil {
 			return nil, err
 		}
-	} else if plan.EntryTools() || cfg.SelfBuilt {
+	} else if len(plan.Deferred()) > 0 || cfg.SelfBuilt {
 		f.index = searcher.IndexText()
 		st, et, err := entryTools(f.index, vars, caps, searcher.ShortNames())
 		if err != nil {
@@ -314,7 +314,7 @@ func entryTools(index string, vars render.Vars, indexInSystem, shortNames bool) 
 // line of its own. Both are empty when nothing is deferred. opts are the
 // search options the sessions use (nil means defaults).
 func EntryDefinitions(plan *deferral.Plan, opts *search.Options) ([]*registry.Tool, string, error) {
-	if !plan.EntryTools() {
+	if len(plan.Deferred()) == 0 {
 		return nil, "", nil
 	}
 	s, err := toolsearch.New(plan, (*toolsearch.Options)(opts))

@@ -9,6 +9,7 @@ import (
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/dispatch"
+	"github.com/toolshelf/toolshelf/internal/visibility"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -178,7 +179,7 @@ func (s *Session) shownTool(name string) (*registry.Tool, bool) {
 			return t, true
 		}
 	}
-	if t, ok := s.frozen.plan.Visible(name); ok {
+	if t, ok := s.cfg.Snapshot.Tool(name); ok && s.frozen.plan.State(name) != deferral.Hidden {
 		return t, true
 	}
 	for _, t := range s.selfBuilt {
@@ -201,11 +202,10 @@ func (s *Session) admits(t *registry.Tool, snap *registry.Snapshot) bool {
 	if t.Source == registry.SourceSelfBuilt {
 		return false // self-built tools are the session's own
 	}
-	mode, tier := s.view.Effective()
-	if !mode.Allows(t) {
+	if !visibility.Allows(s.view.Mode.Allow, s.view.Mode.ReadOnly, t) {
 		return false
 	}
-	return tier == registry.TierFull || t.EffectiveTier(snap.GroupOf(t)) != registry.TierFull
+	return visibility.Tier(s.view.Tier, s.view.Elevated) == registry.TierFull || t.EffectiveTier(snap.GroupOf(t)) != registry.TierFull
 }
 
 // reconcile compares snap with what the session shows. Without p.apply it
@@ -541,7 +541,7 @@ func (s *Session) liveLookup(name string) (t *registry.Tool, deferred, ok, hit b
 		return nil, false, false, true
 	}
 	if t := s.live.updated[name]; t != nil {
-		if mode, _ := s.view.Effective(); !mode.Allows(t) {
+		if !visibility.Allows(s.view.Mode.Allow, s.view.Mode.ReadOnly, t) {
 			return nil, false, false, true
 		}
 		return t, true, true, true
@@ -565,8 +565,7 @@ func (s *Session) removedVisible(name string) bool {
 		return false
 	}
 	t, ok := s.shownTool(name)
-	mode, _ := s.view.Effective()
-	return ok && mode.Allows(t)
+	return ok && visibility.Allows(s.view.Mode.Allow, s.view.Mode.ReadOnly, t)
 }
 
 var _ dispatch.LiveSession = dispatchSession{}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/internal/visibility"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -45,10 +46,10 @@ func (s *Session) liveScope(announced []*registry.Tool) (_ []*registry.Tool, pen
 	if s.live == nil {
 		return announced, s.cfg.Pending, nil
 	}
-	mode, _ := s.view.Effective()
+	mode := s.view.Mode
 	var upd []*registry.Tool
 	for name, t := range s.live.updated {
-		if s.frozen.plan.State(name) == deferral.Deferred && mode.Allows(t) {
+		if s.frozen.plan.State(name) == deferral.Deferred && visibility.Allows(mode.Allow, mode.ReadOnly, t) {
 			upd = append(upd, t)
 		}
 	}

@@ -57,7 +57,7 @@ func checkShape(t *testing.T, p Provider, s *Session, body []byte) {
 	tools, _ := req["tools"].([]any)
 	plan := s.Frozen().Plan()
 	want := len(plan.Resident())
-	if plan.EntryTools() {
+	if len(plan.Deferred()) > 0 {
 		want += 2
 	}
 	require.Len(t, tools, want)
@@ -255,7 +255,7 @@ func TestPrefixEvents(t *testing.T) {
 			return s
 		}},
 		{"mode change", true, func(t *testing.T, s *Session) *Session {
-			require.NoError(t, s.SetView(deferral.View{Mode: deferral.AskMode()}))
+			require.NoError(t, s.SetView(deferral.View{Mode: deferral.Mode{Name: "ask", ReadOnly: true}}))
 			return s
 		}},
 		{"new session, other policy", true, func(t *testing.T, s *Session) *Session {

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/internal/visibility"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -113,7 +114,7 @@ func (s *Session) restoreNotes(saved []noteState) error {
 // with cfg.RestoreElevation.
 func restoredView(cfg *Config, saved viewState) (deferral.View, error) {
 	v := cfg.View
-	mode, tier := v.Effective()
+	mode, tier := v.Mode, visibility.Tier(v.Tier, v.Elevated)
 	switch saved.Tier {
 	case "", registry.TierCore:
 	case registry.TierFull:
@@ -151,7 +152,7 @@ func restoredView(cfg *Config, saved viewState) (deferral.View, error) {
 // Config would not load, and never passes a guard (validation,
 // permission and hooks run on every call).
 func (s *Session) restoreLoaded(names []string) {
-	mode, _ := s.view.Effective()
+	mode := s.view.Mode
 	for _, n := range names {
 		if _, _, ok := s.Lookup(n); ok {
 			s.loaded.Add(n)
@@ -161,7 +162,7 @@ func (s *Session) restoreLoaded(names []string) {
 		// the harness's snapshot confirms it; it keeps its loaded mark if
 		// the view would show it then.
 		if s.live != nil && s.live.unconfirmed[n] {
-			if t, ok := s.shownTool(n); ok && mode.Allows(t) && !s.denied(t) {
+			if t, ok := s.shownTool(n); ok && visibility.Allows(mode.Allow, mode.ReadOnly, t) && !s.denied(t) {
 				s.loaded.Add(n)
 			}
 		}

@@ -62,7 +62,7 @@ func TestCacheKeySeparatesLayers(t *testing.T) {
 		require.NoError(t, err)
 		return s.Frozen()
 	}
-	one := build(deferral.Layer{Name: "x", Rules: []deferral.Rule{{Verb: deferral.VerbDefer, Pattern: "A"}}})
+	one := build(deferral.Layer{Name: "x", Rules: []string{"Defer(A)"}})
 	two := build(deferral.Layer{Name: "x"}, deferral.Layer{Name: "Defer(A)"})
 	assert.NotSame(t, one, two)
 	assert.Equal(t, 2, cache.Len())

@@ -10,6 +10,7 @@ import (
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/dispatch"
 	"github.com/toolshelf/toolshelf/internal/toolsearch"
+	"github.com/toolshelf/toolshelf/internal/visibility"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/search"
 )
@@ -103,7 +104,9 @@ func (s *Session) LoadedSet() *search.LoadedSet { return s.loaded }
 // Elevate grants the full tier for the rest of the session. It changes the
 // prefix: the full tier's tools join tools[] and the index.
 func (s *Session) Elevate() error {
-	return s.SetView(s.View().Elevate())
+	v := s.View()
+	v.Elevated = true
+	return s.SetView(v)
 }
 
 // SetView switches the session's mode, tier or elevation. It changes the
@@ -155,10 +158,10 @@ func (s *Session) Lookup(name string) (t *registry.Tool, deferred bool, ok bool)
 // mode allows: a mode hides a self-built tool as it hides a registered one
 // (after SetView to a narrower mode, say). s.mu must be held.
 func (s *Session) visibleSelfBuilt() []*registry.Tool {
-	mode, _ := s.view.Effective()
+	mode := s.view.Mode
 	out := make([]*registry.Tool, 0, len(s.selfBuilt))
 	for _, t := range s.selfBuilt {
-		if t = s.liveShown(t); t != nil && mode.Allows(t) && !s.denied(t) {
+		if t = s.liveShown(t); t != nil && visibility.Allows(mode.Allow, mode.ReadOnly, t) && !s.denied(t) {
 			out = append(out, t)
 		}
 	}
@@ -239,7 +242,7 @@ func (s *Session) RegisterSelfBuilt(t registry.Tool) error {
 	if s.frozen.search == Client && s.frozen.entry[registry.DeferExecuteName] == nil {
 		return fmt.Errorf("%w: self-built tool %q: in tool search %q a self-built tool, which is not in the frozen tools[], is called through defer_execute, and this session has none; create sessions that take self-built tools with Config.SelfBuilt", ErrConfig, nt.Name, Client)
 	}
-	if mode, _ := s.view.Effective(); !mode.Allows(&nt) {
+	if mode := s.view.Mode; !visibility.Allows(mode.Allow, mode.ReadOnly, &nt) {
 		return fmt.Errorf("%w: self-built tool %q is outside the session's mode %q, which would hide it", ErrConfig, nt.Name, mode.Name)
 	}
 	if rule, ok := s.deniedBy(&nt); ok {

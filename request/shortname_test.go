@@ -128,7 +128,8 @@ func TestIndexNamesResolve(t *testing.T) {
 		entries := readIndex(t, index)
 		require.NotEmpty(t, entries)
 		for _, e := range entries {
-			tool, ok := s.Frozen().Plan().Visible(e.full)
+			tool, ok := s.Frozen().Plan().Snapshot().Tool(e.full)
+			ok = ok && s.Frozen().Plan().State(e.full) != deferral.Hidden
 			require.True(t, ok, "%q stands for %q, a visible tool", e.listed, e.full)
 			r := s.Call(ctx, registry.ToolSearchName, json.RawMessage(`{"tool_names":["`+e.listed+`"]}`))
 			require.False(t, r.IsError, r.Text)

@@ -42,7 +42,8 @@ func e2eCtx(t *testing.T) context.Context {
 func deferAll(t *testing.T, reg *registry.Registry) *session {
 	t.Helper()
 	s := newSession(t, reg, deferral.Policy{Default: deferral.DefaultDefer})
-	require.True(t, s.plan.EntryTools(), "tool_search and defer_execute are resident")
+	require.Equal(t, deferral.Resident, s.plan.State(registry.ToolSearchName), "tool_search and defer_execute are resident")
+	require.Equal(t, deferral.Resident, s.plan.State(registry.DeferExecuteName))
 	for _, tl := range reg.Snapshot().Tools() {
 		require.Equal(t, deferral.Deferred, s.plan.State(tl.Name), "%s is deferred", tl.Name)
 	}

@@ -136,8 +136,8 @@ func newSession(t *testing.T, reg *registry.Registry, policy deferral.Policy) *s
 func (s *session) ID() string { return "test-session" }
 
 func (s *session) Lookup(name string) (*registry.Tool, bool, bool) {
-	t, ok := s.plan.Visible(name)
-	if !ok {
+	t, ok := s.plan.Snapshot().Tool(name)
+	if !ok || s.plan.State(name) == deferral.Hidden {
 		return nil, false, false
 	}
 	return t, s.plan.State(name) == deferral.Deferred, true

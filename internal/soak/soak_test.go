@@ -183,7 +183,7 @@ func TestSoak(t *testing.T) {
 	}}
 	views := []deferral.View{
 		{},
-		{Mode: deferral.AskMode()},
+		{Mode: deferral.Mode{Name: "ask", ReadOnly: true}},
 		{Mode: deferral.Mode{Name: "github", Allow: []string{"Read", "Grep", "mcp__github__*", "soak_*"}}},
 	}
 	providers := []request.Provider{request.OpenAIChat, request.OpenAIResponses, request.Anthropic}
@@ -326,7 +326,7 @@ func TestSoak(t *testing.T) {
 			}
 			wrap := fmt.Sprintf(`{"tool_name":%q,"params":{}}`, target)
 			add(registry.DeferExecuteName, wrap) // refused while unloaded, runs once loaded (schema allowing)
-			hidden := pick(callable(plan.Hidden()))
+			hidden := pick(callable(hiddenTools(plan)))
 			add(registry.DeferExecuteName, fmt.Sprintf(`{"tool_name":%q,"params":{}}`, hidden))
 			add(hidden, `{}`)
 			add(pick(callable(plan.Resident())), `{}`)
@@ -428,4 +428,16 @@ func outputBound(p request.Provider) map[string]json.RawMessage {
 		return nil
 	}
 	return map[string]json.RawMessage{"max_tokens": json.RawMessage("1024")}
+}
+
+// hiddenTools returns the snapshot's tools that plan hides, in snapshot
+// order.
+func hiddenTools(plan *deferral.Plan) []*registry.Tool {
+	var out []*registry.Tool
+	for _, t := range plan.Snapshot().Tools() {
+		if plan.State(t.Name) == deferral.Hidden {
+			out = append(out, t)
+		}
+	}
+	return out
 }

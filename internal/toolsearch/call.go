@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -293,7 +294,7 @@ func (s *Searcher) exact(ctx context.Context, w *writer, v view, names []string,
 			removed = append(removed, n)
 			continue
 		}
-		if _, ok := s.plan.Visible(n); ok {
+		if _, ok := s.plan.Snapshot().Tool(n); ok && s.plan.State(n) != deferral.Hidden {
 			resident = append(resident, n)
 			continue
 		}

@@ -139,7 +139,8 @@ func TestIndexBudget(t *testing.T) {
 				assert.Contains(t, s.IndexText(), "mcp__zzz:\n  three\n  two\n", "a later group that fits is still listed")
 			}
 			for _, e := range listedNames(t, s.IndexText()) {
-				_, ok := plan.Visible(e.full)
+				_, ok := plan.Snapshot().Tool(e.full)
+				ok = ok && plan.State(e.full) != deferral.Hidden
 				assert.True(t, ok, "whole names only: %q under %q", e.listed, e.header)
 			}
 		})

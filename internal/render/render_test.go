@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/toolshelf/toolshelf/registry"
+	pub "github.com/toolshelf/toolshelf/render"
 )
 
 func TestRenderEachForbiddenFunctionFails(t *testing.T) {
@@ -126,4 +127,23 @@ func ExampleRender() {
 	// Output:
 	// Tools in /src: <index>a,b</index> <nil>
 	// render: tool "tool_search", line 1: forbidden function "now": templates are rendered once per session and must be pure; the current time would differ between sessions and processes; declare the value as a session variable instead
+}
+
+// TestEveryErrorMatchesErrTemplate: a harness matches one sentinel, the
+// public render.ErrTemplate, whatever failed; the kinds keep their messages.
+func TestEveryErrorMatchesErrTemplate(t *testing.T) {
+	for _, k := range []error{ErrForbiddenFunction, ErrForbiddenVariable, ErrUndeclaredVariable, ErrUnknownPart, ErrVariables, ErrTemplate} {
+		assert.ErrorIs(t, k, pub.ErrTemplate, k.Error())
+		assert.True(t, strings.HasPrefix(k.Error(), "render: "), k.Error())
+	}
+	_, err := Render("x", "{{now}}", Vars{})
+	assert.ErrorIs(t, err, pub.ErrTemplate)
+	assert.ErrorIs(t, err, ErrForbiddenFunction)
+	assert.NotErrorIs(t, err, ErrUndeclaredVariable)
+	var re *pub.Error
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, `render: tool "x", line 1: forbidden function "now": templates are rendered once per session and must be pure; the current time would differ between sessions and processes; declare the value as a session variable instead`, err.Error())
+	err = Vars{Session: map[string]string{"nonce": "1"}}.Check()
+	assert.ErrorIs(t, err, pub.ErrTemplate)
+	assert.ErrorIs(t, err, ErrVariables)
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/toolshelf/toolshelf/render"
+	"github.com/toolshelf/toolshelf/internal/render"
 )
 
 // fuzzVars are the declarations every fuzzed template renders with.
