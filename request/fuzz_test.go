@@ -16,10 +16,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/internal/wire"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 	"github.com/toolshelf/toolshelf/request/requesttest"
-	"github.com/toolshelf/toolshelf/request/wire"
 )
 
 var fzProviders = []request.Provider{request.OpenAIChat, request.OpenAIResponses, request.Anthropic}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"github.com/toolshelf/toolshelf/internal/openai"
+	"github.com/toolshelf/toolshelf/internal/wire"
 	"github.com/toolshelf/toolshelf/registry"
-	"github.com/toolshelf/toolshelf/request/wire"
 )
 
 // An encoder is one provider's wire shape: how the prefix lays out the

@@ -15,9 +15,9 @@ import (
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/internal/jsonx"
+	"github.com/toolshelf/toolshelf/internal/wire"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request/requesttest"
-	"github.com/toolshelf/toolshelf/request/wire"
 )
 
 // serverCatalogs are the MCP servers' catalogs under testdata/catalogs.
@@ -438,10 +438,10 @@ func TestAliasedToolsCallable(t *testing.T) {
 // The rule book is the same table docs/providers.md shows.
 func TestRulesDocumented(t *testing.T) {
 	for _, p := range providers {
-		rs := wire.Rules(string(p))
+		rs := wire.Rules(p)
 		require.NotEmpty(t, rs)
 		for _, r := range rs {
-			assert.Equal(t, string(p), r.Provider)
+			assert.Equal(t, p, r.Provider)
 		}
 	}
 	assert.True(t, errors.Is(checkProviderRules(&Config{Provider: Anthropic}), ErrConfig))

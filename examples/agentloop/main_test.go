@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolshelf/toolshelf/request/requesttest"
-	"github.com/toolshelf/toolshelf/request/wire"
+	"github.com/toolshelf/toolshelf/internal/wire"
 )
 
 // recorder keeps every request body the loop sends.

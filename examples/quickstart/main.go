@@ -41,7 +41,7 @@ import (
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 	"github.com/toolshelf/toolshelf/request/replytest"
-	"github.com/toolshelf/toolshelf/request/wire"
+	"github.com/toolshelf/toolshelf/internal/wire"
 )
 
 // options are the command's flags.

@@ -16,7 +16,7 @@ import (
 	"github.com/toolshelf/toolshelf/internal/textfmt"
 	"github.com/toolshelf/toolshelf/request"
 	"github.com/toolshelf/toolshelf/request/requesttest"
-	"github.com/toolshelf/toolshelf/request/wire"
+	"github.com/toolshelf/toolshelf/internal/wire"
 )
 
 func runQuickstart(t *testing.T, o options) string {

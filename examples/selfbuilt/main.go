@@ -18,7 +18,7 @@ import (
 	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
-	"github.com/toolshelf/toolshelf/request/wire"
+	"github.com/toolshelf/toolshelf/internal/wire"
 )
 
 func main() {

@@ -23,7 +23,7 @@ import (
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 	"github.com/toolshelf/toolshelf/request/storetest"
-	"github.com/toolshelf/toolshelf/request/wire"
+	"github.com/toolshelf/toolshelf/internal/wire"
 )
 
 // root is the core module's directory, which holds testdata/.
