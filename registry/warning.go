@@ -100,7 +100,7 @@ func (r *Registry) ImportReport(c *Catalog) (ImportResult, error) {
 	}
 	group := c.Server
 	if group == "" {
-		group = BuiltinGroup
+		group = builtinGroup
 	}
 	nrej := len(r.rejected[group])
 	r.mu.Unlock()

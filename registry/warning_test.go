@@ -53,7 +53,7 @@ func TestUnvalidatableKeywordsAreWarnings(t *testing.T) {
 // tool and the schema path, never a Go type.
 func TestRefusalInOurWords(t *testing.T) {
 	err := New(nil).Register(Tool{Name: "loop", RawSchema: json.RawMessage(`{"type":"object","properties":{"a":{"$ref":"#/properties/b"},"b":{"$ref":"#/properties/a"}}}`)})
-	require.ErrorIs(t, err, ErrInvalidSchema)
+	require.ErrorIs(t, err, errInvalidSchema)
 	assert.Contains(t, err.Error(), `tool "loop"`)
 	assert.Contains(t, err.Error(), "/properties/")
 	for _, bad := range []string{"json: cannot unmarshal", "schemaWithoutMethods", "Go struct", "jsonschema.Schema"} {

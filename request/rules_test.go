@@ -12,9 +12,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/internal/jsonx"
+	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/internal/wire"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request/requesttest"
@@ -57,7 +59,7 @@ func assertConforms(t *testing.T, p Provider, body []byte) {
 		if name == "" {
 			continue // a provider's own search tool, named by its type
 		}
-		assert.True(t, registry.ValidName(name), "tools[%d] name %q", i, name)
+		assert.True(t, toolname.Valid(name), "tools[%d] name %q", i, name)
 		if p != Anthropic {
 			assert.LessOrEqual(t, utf8.RuneCountInString(desc), maxDescription, "tools[%d] %s description", i, name)
 		}
@@ -416,9 +418,9 @@ func TestAliasedToolsCallable(t *testing.T) {
 			require.NoError(t, err)
 			assertConforms(t, p, body)
 			for _, orig := range []string{long, "files.read"} {
-				alias := registry.MCPName("srv", orig)
-				require.LessOrEqual(t, len(alias), registry.MaxNameLen)
-				require.NotContains(t, string(body), `"`+registry.MCPPrefix+"srv__"+orig+`"`, "the raw name never reaches the model")
+				alias := toolname.MCPName("srv", orig)
+				require.LessOrEqual(t, len(alias), toolname.MaxLen)
+				require.NotContains(t, string(body), `"`+toolname.MCPPrefix+"srv__"+orig+`"`, "the raw name never reaches the model")
 				args := json.RawMessage(`{}`)
 				name := alias
 				if pol != nil {

@@ -13,7 +13,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
 	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request/requesttest"
 )
@@ -74,7 +76,7 @@ func TestWildCorpusBodiesPassTheRuleBook(t *testing.T) {
 					t.Fatalf("%s: %s body breaks the rule book", c.Server, p)
 				}
 				for _, tool := range c.Tools {
-					assert.Contains(t, string(b), string(json.RawMessage(mustTool(t, snap, registry.MCPName(c.Server, tool.Name)).ModelSchema())), "%s: the schema is sent", tool.Name)
+					assert.Contains(t, string(b), string(json.RawMessage(mustTool(t, snap, toolname.MCPName(c.Server, tool.Name)).ModelSchema())), "%s: the schema is sent", tool.Name)
 				}
 			}
 		})
@@ -102,7 +104,7 @@ func TestWildCorpusSearchAnswers(t *testing.T) {
 			args, _ := json.Marshal(map[string][]string{"queries": {q}})
 			res := s.Call(t.Context(), "tool_search", args)
 			require.False(t, res.IsError, "%s: %s", q, res.Text)
-			assert.True(t, strings.Contains(res.Text, registry.MCPPrefix), "%s: the answer names a tool: %.300s", q, res.Text)
+			assert.True(t, strings.Contains(res.Text, toolname.MCPPrefix), "%s: the answer names a tool: %.300s", q, res.Text)
 		}
 	}
 }

@@ -41,7 +41,7 @@ type budgetJSON struct {
 	// --turns requests, given --usage counts; absent without --usage.
 	Advice []budget.Advice `json:"advice,omitempty"`
 	// Aliases are the MCP tools whose mcp__<server>__<tool> name broke the
-	// providers' name rule, under the alias the model sees (registry.Alias).
+	// providers' name rule, under the alias the model sees (toolname.Alias).
 	Aliases []aliasJSON `json:"aliases,omitempty"`
 	// Warnings are the schema keywords the dispatcher leaves out of
 	// validation (registry.Warning): sent to the provider as written,

@@ -23,6 +23,7 @@ import (
 	"github.com/toolshelf/toolshelf/budget"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
+	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 	"github.com/toolshelf/toolshelf/search"
@@ -447,7 +448,7 @@ func playTurn(ctx context.Context, ss *session, i, turn int, o Options, buf *[]b
 	}
 	if searchingSelf {
 		selfSearches.Add(1)
-		own, other := strings.Index(res.Text, ss.selfName), strings.Index(res.Text, registry.MCPPrefix)
+		own, other := strings.Index(res.Text, ss.selfName), strings.Index(res.Text, toolname.MCPPrefix)
 		if own >= 0 && (other < 0 || own < other) {
 			selfFound.Add(1)
 		}
