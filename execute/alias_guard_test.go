@@ -14,6 +14,7 @@ import (
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
+	"github.com/toolshelf/toolshelf/internal/regview"
 	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 )
@@ -62,7 +63,7 @@ func aliasedTools(t *testing.T, c *counter) (*registry.Registry, []*registry.Too
 	}
 	var out []*registry.Tool
 	for _, tl := range reg.Snapshot().Tools() {
-		if tl.Aliased() {
+		if regview.Aliased(tl) {
 			out = append(out, tl)
 		}
 	}

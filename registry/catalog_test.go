@@ -253,9 +253,9 @@ func TestAdversarialCatalogs(t *testing.T) {
 		require.NoError(t, err)
 		c.Server = "s"
 		require.Empty(t, c.Rejected)
-		require.Len(t, c.Warnings(), 1)
+		require.Len(t, c.warnings(), 1)
 		assert.Equal(t, Warning{Tool: "a", Path: "/properties/r", Keyword: "$ref",
-			Reason: `"https://example.invalid/s.json" does not lead to a schema inside the tool's schema; left out of validation`}, c.Warnings()[0])
+			Reason: `"https://example.invalid/s.json" does not lead to a schema inside the tool's schema; left out of validation`}, c.warnings()[0])
 		r := New(nil)
 		res, err := r.ImportReport(c)
 		require.NoError(t, err)

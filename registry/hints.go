@@ -3,7 +3,7 @@ package registry
 import "github.com/toolshelf/toolshelf/internal/registryx"
 
 func init() {
-	registryx.SetHooks((*Registry).prepareSelfBuilt, (*Tool).hasHint, nameTaken)
+	registryx.SetHooks((*Registry).prepareSelfBuilt, (*Tool).hasHint, nameTaken, (*Snapshot).all)
 }
 
 // hintsTrusted reports whether the tool's annotations are facts rules may

@@ -45,9 +45,6 @@ func (s *Snapshot) Group(name string) (*Group, bool) {
 	return g, ok
 }
 
-// GroupOf returns the group of t.
-func (s *Snapshot) GroupOf(t *Tool) *Group { return s.byGroup[t.Group] }
-
 // compareGroups orders groups by kind, then name.
 func compareGroups(a, b *Group) int {
 	if c := cmp.Compare(a.rank(), b.rank()); c != 0 {

@@ -10,7 +10,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"github.com/toolshelf/toolshelf/internal/schemacheck"
-	"github.com/toolshelf/toolshelf/internal/toolname"
 )
 
 // DeferLoading is a tool's three-state defer flag: [DeferUnset] falls to the
@@ -174,17 +173,6 @@ type Tool struct {
 	trustedHints bool
 }
 
-// EffectiveTier returns the tool's tier, falling back to the group's, then core.
-func (t *Tool) EffectiveTier(g *Group) Tier {
-	if t.Tier != "" {
-		return t.Tier
-	}
-	if g != nil && g.Tier != "" {
-		return g.Tier
-	}
-	return TierCore
-}
-
 // ModelSchema returns the compact JSON schema the model sees: RawSchema with
 // the Injected properties (and their "required" entries) removed. The result
 // is deterministic: the source's key order is kept.
@@ -311,11 +299,4 @@ func withObjectType(raw json.RawMessage) json.RawMessage {
 		out = append(out, ',')
 	}
 	return append(out, raw[1:]...)
-}
-
-// Aliased reports whether t's exposed name is an alias of the server's own
-// name: an MCP tool whose mcp__<server>__<tool> name broke the
-// providers' name rule. OriginalName then holds the server's name.
-func (t *Tool) Aliased() bool {
-	return t.Source == SourceMCP && t.Name != toolname.MCPPrefix+t.Group+"__"+t.OriginalName
 }

@@ -70,15 +70,6 @@ func (r *Registry) Warnings() []Warning {
 	return out
 }
 
-// Warnings returns the warnings of the catalog's tools, in file order.
-func (c *Catalog) Warnings() []Warning {
-	var out []Warning
-	for _, t := range c.Tools {
-		out = append(out, t.Warnings...)
-	}
-	return out
-}
-
 // ImportResult is what [Registry.ImportReport] did with a catalog.
 type ImportResult struct {
 	// Imported are the exposed names of the tools registered, sorted.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolshelf/toolshelf/budget"
 	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/internal/regview"
 	"github.com/toolshelf/toolshelf/internal/textfmt"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
@@ -203,7 +204,7 @@ func (o *budgetOptions) account(counter *budget.Counter) (*budgetJSON, budget.Ba
 	}
 	out.Warnings = warningsJSON(reg.Warnings())
 	for _, t := range visible {
-		if t.Aliased() {
+		if regview.Aliased(t) {
 			out.Aliases = append(out.Aliases, aliasJSON{Alias: t.Name, ServerName: t.OriginalName})
 		}
 	}

@@ -12,9 +12,9 @@ import (
 	"strings"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/internal/wire"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
-	"github.com/toolshelf/toolshelf/internal/wire"
 )
 
 // requestJSON is request's --json output: the body and what shaped it.

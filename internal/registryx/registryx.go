@@ -5,13 +5,16 @@
 // preparation a request session runs against a registry's bounds.
 //
 // Functions that need a registry's unexported state (PrepareSelfBuilt,
-// HasHint, NameTaken) are installed by package registry when it is
+// HasHint, NameTaken, SnapshotAll) are installed by package registry when it is
 // initialised; every caller imports registry for its types, so they are
 // always set. They are generic over the registry's types so that this
 // package does not import registry (which imports it).
 package registryx
 
-import "errors"
+import (
+	"errors"
+	"iter"
+)
 
 // Bounds on tools. A model writes self-built tools at run time, so their
 // size is bounded tighter: past a bound registration fails with
@@ -47,11 +50,20 @@ var hooks struct {
 	prepareSelfBuilt any // func(*registry.Registry, registry.Tool) (registry.Tool, error)
 	hasHint          any // func(*registry.Tool, Hint) bool
 	nameTaken        func(string) error
+	snapshotAll      any // func(*registry.Snapshot) iter.Seq[*registry.Tool]
 }
 
 // SetHooks installs registry's functions; registry calls it from init.
-func SetHooks[R, T, P any](prepareSelfBuilt func(R, T) (T, error), hasHint func(P, Hint) bool, nameTaken func(string) error) {
-	hooks.prepareSelfBuilt, hooks.hasHint, hooks.nameTaken = prepareSelfBuilt, hasHint, nameTaken
+func SetHooks[R, T, P, S any](prepareSelfBuilt func(R, T) (T, error), hasHint func(P, Hint) bool, nameTaken func(string) error, snapshotAll func(S) iter.Seq[P]) {
+	hooks.prepareSelfBuilt, hooks.hasHint, hooks.nameTaken, hooks.snapshotAll = prepareSelfBuilt, hasHint, nameTaken, snapshotAll
+}
+
+// SnapshotAll returns the tools (*registry.Tool) of snapshot s (a
+// *registry.Snapshot) in snapshot order without copying them: a request
+// session walks it on every change notice, and an unchanged snapshot must
+// cost no allocation. The tools are shared and must not be modified.
+func SnapshotAll[P, S any](s S) iter.Seq[P] {
+	return hooks.snapshotAll.(func(S) iter.Seq[P])(s)
 }
 
 // PrepareSelfBuilt validates a self-built tool t against registry r's
