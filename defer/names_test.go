@@ -79,7 +79,7 @@ func TestTrailingUnderscoreServerRefused(t *testing.T) {
 		_, err := registry.ParseCatalog([]byte(`{"server":"` + name + `","tools":[]}`))
 		assert.ErrorIs(t, err, registryx.ErrInvalidName, name)
 	}
-	assert.Zero(t, r.Snapshot().Len())
+	assert.Zero(t, len(r.Snapshot().Tools()))
 }
 
 // An alias (for an MCP tool name that breaks the providers' rule) cut

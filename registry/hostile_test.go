@@ -33,7 +33,7 @@ func TestHostileSchemasRejectedAtEveryEntry(t *testing.T) {
 			t.Run("Register", func(t *testing.T) {
 				r := New(nil)
 				check(t, r.Register(Tool{Name: "bad", RawSchema: raw}))
-				assert.Zero(t, r.Snapshot().Len())
+				assert.Zero(t, len(r.Snapshot().Tools()))
 			})
 			t.Run("RegisterSelfBuilt", func(t *testing.T) {
 				r := New(&Options{MaxSelfBuiltSchema: 1 << 20})

@@ -119,13 +119,6 @@ func (r *Registry) Rejected() []Rejection {
 	return out
 }
 
-// Version returns the current version; it increases with every change.
-func (r *Registry) Version() uint64 {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.version
-}
-
 // AddGroup adds an MCP server group. A server with no tools is still a group,
 // so that the model can learn it exists. The group's Source is set to
 // [SourceMCP].

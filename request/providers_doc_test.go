@@ -95,7 +95,7 @@ func measureSizes(t *testing.T) string {
 			}
 		}
 		assert.Len(t, s.Frozen().shortened, over, "every over-cap resident description is shortened")
-		fmt.Fprintf(&b, "| %s | %d | %s | %d | %d | %s |\n", name, snap.Len(), textfmt.Thousands(utf8.RuneCountInString(s0Index(t, snap))), desc, over, textfmt.Thousands(longest))
+		fmt.Fprintf(&b, "| %s | %d | %s | %d | %d | %s |\n", name, len(snap.Tools()), textfmt.Thousands(utf8.RuneCountInString(s0Index(t, snap))), desc, over, textfmt.Thousands(longest))
 	}
 	return b.String()
 }

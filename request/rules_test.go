@@ -141,7 +141,7 @@ func TestEveryCatalogConforms(t *testing.T) {
 // it in the description.
 func TestQuickstartIndexOutOfDescription(t *testing.T) {
 	reg, _ := loadCatalogs(t, 0, quickstartCatalogs...)
-	require.Equal(t, 249, reg.Snapshot().Len())
+	require.Equal(t, 249, len(reg.Snapshot().Tools()))
 	policy := &deferral.Policy{Layers: []deferral.Layer{deferral.MustLayer("quickstart", "Defer(mcp__*)")}}
 	for _, p := range providers {
 		t.Run(string(p), func(t *testing.T) {
@@ -405,7 +405,7 @@ func TestAliasedToolsCallable(t *testing.T) {
 		{Name: "files.read", Handler: handler("files.read")},
 		{Name: "plain", Handler: handler("plain")},
 	}}))
-	require.Equal(t, 3, reg.Snapshot().Len(), "one bad name no longer fails the server")
+	require.Equal(t, 3, len(reg.Snapshot().Tools()), "one bad name no longer fails the server")
 	d, err := execute.New(nil)
 	require.NoError(t, err)
 	for _, p := range providers {

@@ -124,7 +124,7 @@ func TestDisconnectAnswersUnavailable(t *testing.T) {
 	reg := registry.New(nil)
 	m := newManager(t, reg, &Options{NoAutoReconnect: true})
 	require.NoError(t, m.Connect(ctx, Server{Name: "flaky", Transport: fs.transport}))
-	before := reg.Version()
+	before := reg.Snapshot().Version()
 
 	fs.drop()
 	res := call(t, ctx, reg, "mcp__flaky__echo", `{"message":"hi"}`)
@@ -137,7 +137,7 @@ func TestDisconnectAnswersUnavailable(t *testing.T) {
 	require.ErrorIs(t, m.Err("flaky"), ErrUnavailable)
 	_, ok := reg.Snapshot().Tool("mcp__flaky__echo")
 	assert.True(t, ok, "a lost server's names stay in the registry")
-	assert.Equal(t, before, reg.Version(), "losing a server changes nothing in the registry")
+	assert.Equal(t, before, reg.Snapshot().Version(), "losing a server changes nothing in the registry")
 
 	// A second call while still down answers the same way.
 	res = call(t, ctx, reg, "mcp__flaky__echo", `{"message":"hi"}`)
@@ -187,7 +187,7 @@ func TestReconnect(t *testing.T) {
 				assert.Equal(t, tt.wantChange.Removed, got.Removed)
 				assert.Empty(t, got.Changed)
 				assert.False(t, got.First)
-				assert.Equal(t, reg.Version(), got.Version)
+				assert.Equal(t, reg.Snapshot().Version(), got.Version)
 				_, ok := reg.Snapshot().Tool("mcp__srv__b")
 				assert.False(t, ok)
 			}

@@ -169,9 +169,9 @@ func Registry(testdata string, n int) (*registry.Registry, error) {
 		}
 		cats = append(cats, c)
 	}
-	for k := 0; reg.Snapshot().Len() < n; k++ {
+	for k := 0; len(reg.Snapshot().Tools()) < n; k++ {
 		for _, c := range cats {
-			rest := n - reg.Snapshot().Len()
+			rest := n - len(reg.Snapshot().Tools())
 			if rest <= 0 {
 				break
 			}
