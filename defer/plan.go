@@ -45,7 +45,7 @@ type Decision struct {
 	Layer, Rule string
 	// AliasOf is, for an MCP tool whose name broke the providers' name
 	// rule, the server's own name; Name is then its alias
-	// (see [registry.Tool.Aliased]), which the model sees and calls.
+	// (toolname.Alias of mcp__<server>__<tool>), which the model sees and calls.
 	AliasOf string
 }
 

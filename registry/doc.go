@@ -25,7 +25,7 @@
 // 2020-12 terms, read on a copy from whatever draft they were written in,
 // with ECMA-262 patterns translated to RE2; a keyword that cannot be
 // validated exactly is left out of validation and reported as a [Warning]
-// ([Tool.Warnings], [Registry.Warnings], [Registry.ImportReport]), while
+// ([Tool.Warnings], [Registry.Warnings]), while
 // the provider is sent the schema as written.
 //
 // The registry decides nothing about visibility; that is package deferral's job.
