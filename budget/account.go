@@ -170,7 +170,7 @@ func NewAccount(plan *deferral.Plan, opts *AccountOptions) (*Account, error) {
 		CharsTotal:    sumChars(all),
 		EntryCount:    len(o.Entry),
 		EntryChars:    sumChars(o.Entry),
-		HiddenCount:   plan.Snapshot().Len() - len(plan.Resident()) - len(plan.Deferred()),
+		HiddenCount:   len(plan.Snapshot().Tools()) - len(plan.Resident()) - len(plan.Deferred()),
 		DeferredCount: len(deferred),
 		DeferredChars: sumChars(deferred),
 		ResidentCount: len(resident),

@@ -32,8 +32,7 @@ func calibrationTools(t *testing.T, name string) []*registry.Tool {
 	if c.Server != "" {
 		require.NoError(t, reg.AddGroup(registry.Group{Name: c.Server, Description: c.Description}))
 	}
-	_, err = reg.ImportReport(c)
-	require.NoError(t, err)
+	require.NoError(t, reg.Import(c))
 	return reg.Snapshot().Tools()
 }
 

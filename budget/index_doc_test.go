@@ -9,9 +9,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
 	"github.com/toolshelf/toolshelf/budget"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/textfmt"
+	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 )
@@ -25,11 +27,11 @@ func fullNamesIndex(index string) string {
 	for i, l := range lines {
 		switch {
 		case strings.HasPrefix(l, "  "):
-			if !strings.HasPrefix(l[2:], registry.MCPPrefix) {
-				lines[i] = "  " + registry.MCPPrefix + server + "__" + l[2:]
+			if !strings.HasPrefix(l[2:], toolname.MCPPrefix) {
+				lines[i] = "  " + toolname.MCPPrefix + server + "__" + l[2:]
 			}
-		case strings.HasPrefix(l, registry.MCPPrefix) && strings.Contains(l, ":"):
-			server = strings.TrimPrefix(l[:strings.Index(l, ":")], registry.MCPPrefix)
+		case strings.HasPrefix(l, toolname.MCPPrefix) && strings.Contains(l, ":"):
+			server = strings.TrimPrefix(l[:strings.Index(l, ":")], toolname.MCPPrefix)
 		}
 	}
 	return strings.Join(lines, "\n")

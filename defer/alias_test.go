@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -16,7 +18,7 @@ func TestExplainAlias(t *testing.T) {
 	require.NoError(t, reg.Import(&registry.Catalog{Server: "srv", Tools: []registry.Tool{{Name: "files.read"}, {Name: "plain"}}}))
 	plan, err := (&Policy{Default: DefaultDefer}).Plan(reg.Snapshot(), View{})
 	require.NoError(t, err)
-	alias := registry.MCPName("srv", "files.read")
+	alias := toolname.MCPName("srv", "files.read")
 	for _, name := range []string{alias, "mcp__srv__files.read"} {
 		d, ok := plan.Explain(name)
 		require.True(t, ok, name)

@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/toolshelf/toolshelf/internal/registryx"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -68,6 +70,6 @@ func TestModeByAnnotation(t *testing.T) {
 func TestModeUnknownAnnotation(t *testing.T) {
 	_, err := (&Policy{}).Plan(mixedCatalog(t).Snapshot(), View{Mode: Mode{Name: "x", Allow: []string{"@readOnly"}}})
 	require.ErrorIs(t, err, errRule)
-	assert.ErrorIs(t, err, registry.ErrHint)
+	assert.ErrorIs(t, err, registryx.ErrHint)
 	assert.ErrorContains(t, err, `"@readOnly"`)
 }

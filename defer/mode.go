@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/toolshelf/toolshelf/internal/registryx"
 	"github.com/toolshelf/toolshelf/internal/visibility"
 	"github.com/toolshelf/toolshelf/registry"
 )
@@ -15,7 +16,8 @@ type Mode struct {
 	// Allow lists the tools the mode exposes: name patterns (with *
 	// wildcards), or "@" and an annotation name (@readonly, @destructive,
 	// @idempotent, @openworld), which selects tools by their MCP
-	// annotations as [registry.Tool.HasHint] reads them. When Allow is
+	// annotations as the registry reads them (see
+	// [registry.Group.TrustAnnotations]). When Allow is
 	// empty and ReadOnly is false, every tool is exposed.
 	Allow []string
 	// ReadOnly also exposes every read-only tool: the same as "@readonly"
@@ -44,7 +46,7 @@ func (m Mode) allows(t *registry.Tool) bool {
 func (m Mode) check() error {
 	for _, p := range m.Allow {
 		if h, ok := strings.CutPrefix(p, "@"); ok {
-			if _, err := registry.ParseHint(h); err != nil {
+			if _, err := registryx.ParseHint(h); err != nil {
 				return fmt.Errorf("%w: mode %q: Allow %q: %w", errRule, modeName(m), p, err)
 			}
 		}

@@ -6,6 +6,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/toolshelf/toolshelf/internal/registryx"
+	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -38,26 +41,26 @@ func TestServerPatternsMatchOneServer(t *testing.T) {
 	var servers []string
 	for _, s := range serverNames() {
 		err := registry.New(nil).AddGroup(registry.Group{Name: s})
-		if registry.CanonicalGroupName(s) {
+		if toolname.CanonicalGroup(s) {
 			require.NoError(t, err, "%q", s)
 			servers = append(servers, s)
 		} else {
-			require.ErrorIs(t, err, registry.ErrInvalidName, "%q", s)
+			require.ErrorIs(t, err, registryx.ErrInvalidName, "%q", s)
 		}
 	}
 	require.Greater(t, len(servers), 50)
 	tools := []string{"x", "_x", "__x", "x_", "x__y", "-"}
 	for _, owner := range servers {
-		pattern := registry.MCPPrefix + owner + "__*"
+		pattern := toolname.MCPPrefix + owner + "__*"
 		mode := Mode{Name: "m", Allow: []string{pattern}}
 		for _, s := range servers {
 			for _, tool := range tools {
-				name := registry.MCPName(s, tool)
+				name := toolname.MCPName(s, tool)
 				tl := &registry.Tool{Name: name}
 				assert.Equal(t, s == owner, match(pattern, name), "Match(%q, %q)", pattern, name)
 				assert.Equal(t, s == owner, mode.allows(tl), "mode %q allows %q", pattern, name)
 				if owner == servers[0] {
-					gs, gt, ok := registry.SplitMCPName(name)
+					gs, gt, ok := toolname.SplitMCP(name)
 					assert.True(t, ok)
 					assert.Equal(t, [2]string{s, tool}, [2]string{gs, gt}, "SplitMCPName(%q)", name)
 				}
@@ -69,14 +72,14 @@ func TestServerPatternsMatchOneServer(t *testing.T) {
 func TestTrailingUnderscoreServerRefused(t *testing.T) {
 	r := registry.New(nil)
 	for _, name := range []string{"github_", "_github", "git__hub"} {
-		assert.ErrorIs(t, r.AddGroup(registry.Group{Name: name}), registry.ErrInvalidName, name)
-		assert.ErrorIs(t, r.ReplaceGroup(registry.Group{Name: name}, []registry.Tool{{Name: "x"}}), registry.ErrInvalidName, name)
-		assert.ErrorIs(t, r.SetGroup(registry.Group{Name: name}), registry.ErrInvalidName, name)
-		assert.ErrorIs(t, r.Import(&registry.Catalog{Server: name, Tools: []registry.Tool{{Name: "x"}}}), registry.ErrInvalidName, name)
+		assert.ErrorIs(t, r.AddGroup(registry.Group{Name: name}), registryx.ErrInvalidName, name)
+		assert.ErrorIs(t, r.ReplaceGroup(registry.Group{Name: name}, []registry.Tool{{Name: "x"}}), registryx.ErrInvalidName, name)
+		assert.ErrorIs(t, r.SetGroup(registry.Group{Name: name}), registryx.ErrInvalidName, name)
+		assert.ErrorIs(t, r.Import(&registry.Catalog{Server: name, Tools: []registry.Tool{{Name: "x"}}}), registryx.ErrInvalidName, name)
 		_, err := registry.ParseCatalog([]byte(`{"server":"` + name + `","tools":[]}`))
-		assert.ErrorIs(t, err, registry.ErrInvalidName, name)
+		assert.ErrorIs(t, err, registryx.ErrInvalidName, name)
 	}
-	assert.Zero(t, r.Snapshot().Len())
+	assert.Zero(t, len(r.Snapshot().Tools()))
 }
 
 // An alias (for an MCP tool name that breaks the providers' rule) cut
@@ -89,15 +92,15 @@ func TestAliasCannotBorrowAnotherServer(t *testing.T) {
 	require.NoError(t, r.ReplaceGroup(registry.Group{Name: a}, []registry.Tool{{Name: "x"}}))
 	require.NoError(t, r.ReplaceGroup(registry.Group{Name: a + "_zz"}, []registry.Tool{{Name: "t.u"}, {Name: "ok"}}))
 	for _, tl := range r.Snapshot().Tools() {
-		server, _, ok := registry.SplitMCPName(tl.Name)
+		server, _, ok := toolname.SplitMCP(tl.Name)
 		require.True(t, ok, tl.Name)
 		assert.Equal(t, tl.Group, server, "%s reads as server %s", tl.Name, server)
-		assert.Equal(t, tl.Group == a, match(registry.MCPPrefix+a+"__*", tl.Name), tl.Name)
+		assert.Equal(t, tl.Group == a, match(toolname.MCPPrefix+a+"__*", tl.Name), tl.Name)
 	}
 	rej := r.Rejected()
 	require.Len(t, rej, 1)
 	assert.Equal(t, "t.u", rej[0].Name)
-	assert.ErrorIs(t, rej[0].Err, registry.ErrInvalidName)
+	assert.ErrorIs(t, rej[0].Err, registryx.ErrInvalidName)
 
 	// A server short enough keeps its prefix whole in every alias.
 	require.NoError(t, r.ReplaceGroup(registry.Group{Name: "srv"}, []registry.Tool{{Name: strings.Repeat("t.", 40)}}))
@@ -107,7 +110,7 @@ func TestAliasCannotBorrowAnotherServer(t *testing.T) {
 		if x.Group == "srv" {
 			found = true
 			assert.True(t, strings.HasPrefix(x.Name, "mcp__srv__"), x.Name)
-			assert.True(t, registry.ValidName(x.Name), x.Name)
+			assert.True(t, toolname.Valid(x.Name), x.Name)
 		}
 	}
 	assert.True(t, found)

@@ -3,6 +3,7 @@ package deferral
 import (
 	"fmt"
 
+	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -44,7 +45,7 @@ type Decision struct {
 	Layer, Rule string
 	// AliasOf is, for an MCP tool whose name broke the providers' name
 	// rule, the server's own name; Name is then its alias
-	// ([registry.Alias]), which the model sees and calls.
+	// (toolname.Alias of mcp__<server>__<tool>), which the model sees and calls.
 	AliasOf string
 }
 
@@ -142,8 +143,8 @@ func (p *Plan) Explain(name string) (Decision, bool) {
 	if !ok {
 		// mcp__<server>__<tool> with the server's own tool name, for a
 		// tool exposed under an alias.
-		if server, tool, split := registry.SplitMCPName(name); split {
-			i, ok = p.index[registry.MCPName(server, tool)]
+		if server, tool, split := toolname.SplitMCP(name); split {
+			i, ok = p.index[toolname.MCPName(server, tool)]
 		}
 	}
 	if !ok {

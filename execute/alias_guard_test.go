@@ -11,8 +11,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
+	"github.com/toolshelf/toolshelf/internal/regview"
+	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -47,10 +50,10 @@ func aliasedTools(t *testing.T, c *counter) (*registry.Registry, []*registry.Too
 			c2.Server = server
 			c2.Tools = nil
 			for _, tl := range cat.Tools {
-				if strings.HasPrefix(tl.Name, registry.MCPPrefix) {
+				if strings.HasPrefix(tl.Name, toolname.MCPPrefix) {
 					continue
 				}
-				name := registry.MCPName(server, tl.Name)
+				name := toolname.MCPName(server, tl.Name)
 				tl.RawSchema, tl.InputSchema, tl.Injected = json.RawMessage(`{"type":"object"}`), nil, nil
 				tl.Handler = c.handler(name)
 				c2.Tools = append(c2.Tools, tl)
@@ -60,7 +63,7 @@ func aliasedTools(t *testing.T, c *counter) (*registry.Registry, []*registry.Too
 	}
 	var out []*registry.Tool
 	for _, tl := range reg.Snapshot().Tools() {
-		if tl.Aliased() {
+		if regview.Aliased(tl) {
 			out = append(out, tl)
 		}
 	}
@@ -70,7 +73,7 @@ func aliasedTools(t *testing.T, c *counter) (*registry.Registry, []*registry.Too
 // realNamePattern writes a tool's real name as a permission pattern:
 // characters a pattern cannot hold (the "." MCP allows) become *.
 func realNamePattern(tl *registry.Tool) string {
-	real := registry.MCPPrefix + tl.Group + "__" + tl.OriginalName
+	real := toolname.MCPPrefix + tl.Group + "__" + tl.OriginalName
 	return strings.Map(func(r rune) rune {
 		if r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
 			return r

@@ -6,16 +6,17 @@ import (
 	"strings"
 
 	"github.com/toolshelf/toolshelf/internal/pattern"
+	"github.com/toolshelf/toolshelf/internal/registryx"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
 // selects reports whether a rule or hook pattern selects a call of name: a
 // name pattern matches the name; "@hint" matches a known tool carrying the
-// hint ([registry.Tool.HasHint]), never an unknown one.
+// hint (registryx.HasHint), never an unknown one.
 func selects(p, name string, t *registry.Tool) bool {
 	if h, ok := strings.CutPrefix(p, "@"); ok {
-		hint, err := registry.ParseHint(h)
-		return err == nil && t != nil && t.HasHint(hint)
+		hint, err := registryx.ParseHint(h)
+		return err == nil && t != nil && registryx.HasHint(t, hint)
 	}
 	return pattern.Match(p, name)
 }

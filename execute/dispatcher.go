@@ -15,6 +15,7 @@ import (
 	"github.com/toolshelf/toolshelf/internal/dispatch"
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"github.com/toolshelf/toolshelf/internal/tagsafe"
+	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -176,7 +177,7 @@ func (d *Dispatcher) badInput(ctx context.Context, c *call, problem string) regi
 
 func (d *Dispatcher) dispatch(ctx context.Context, c *call, params json.RawMessage, shape string) registry.Result {
 	// 1. Lookup and visibility: unknown and hidden are one answer.
-	if !registry.ValidName(c.target) {
+	if !toolname.Valid(c.target) {
 		return d.unknown(ctx, c)
 	}
 	// 2. Permission first: a name a Deny rule matches is denied before

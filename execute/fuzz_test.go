@@ -13,9 +13,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
+	"github.com/toolshelf/toolshelf/internal/registryx"
 	"github.com/toolshelf/toolshelf/internal/tagsafe"
+	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/search"
 )
@@ -52,12 +55,12 @@ func fzPlan(t testing.TB) *deferral.Plan {
 		require.NoError(t, err)
 		var keep []registry.Tool
 		for _, tl := range c.Tools {
-			if c.Server == "" && strings.HasPrefix(tl.Name, registry.MCPPrefix) {
+			if c.Server == "" && strings.HasPrefix(tl.Name, toolname.MCPPrefix) {
 				continue
 			}
 			name := tl.Name
 			if c.Server != "" {
-				name = registry.MCPName(c.Server, tl.Name)
+				name = toolname.MCPName(c.Server, tl.Name)
 			}
 			tl.Handler = fzHandler(name)
 			keep = append(keep, tl)
@@ -76,7 +79,7 @@ func fzPlan(t testing.TB) *deferral.Plan {
 	}}}
 	plan, err := pol.Plan(reg.Snapshot(), view)
 	require.NoError(t, err)
-	require.Less(t, len(plan.Resident())+len(plan.Deferred()), plan.Snapshot().Len(), "some tools are hidden")
+	require.Less(t, len(plan.Resident())+len(plan.Deferred()), len(plan.Snapshot().Tools()), "some tools are hidden")
 	require.NotEmpty(t, plan.Deferred())
 	require.NotEmpty(t, plan.Resident())
 	return plan
@@ -243,7 +246,7 @@ func TestSelfBuiltToolsDoNotOutliveTheirSession(t *testing.T) {
 	require.NoError(t, err)
 	var ptrs []weak.Pointer[registry.Tool]
 	for i := range 10 {
-		tl, err := registry.New(nil).PrepareSelfBuilt(registry.Tool{Name: "chart", Description: "Chart.",
+		tl, err := registryx.PrepareSelfBuilt(registry.New(nil), registry.Tool{Name: "chart", Description: "Chart.",
 			RawSchema: json.RawMessage(`{"type":"object"}`),
 			Handler: func(context.Context, json.RawMessage) (registry.Result, error) {
 				return registry.Result{Text: "ok"}, nil

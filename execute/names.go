@@ -1,6 +1,8 @@
 package execute
 
 import (
+	"github.com/toolshelf/toolshelf/internal/regview"
+	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -8,17 +10,17 @@ import (
 // matched against for a call of t by the name target: the name the model
 // sent and, when that name is an alias (an MCP tool whose
 // mcp__<server>__<tool> name breaks the providers' name rule and is
-// exposed as [registry.Alias] of it), the tool's real name, which is the
+// exposed as an alias of it), the tool's real name, which is the
 // name a harness writes its rules with. A rule on either name decides the
 // call: without it,
 // Deny(mcp__github__<59-character tool>) parsed but never matched the
 // alias the model calls, and the handler ran.
 func guardNames(target string, t *registry.Tool) (names [2]string, n int) {
 	names[0] = target
-	if t == nil || !t.Aliased() {
+	if t == nil || !regview.Aliased(t) {
 		return names, 1
 	}
-	names[1] = registry.MCPPrefix + t.Group + "__" + t.OriginalName
+	names[1] = toolname.MCPPrefix + t.Group + "__" + t.OriginalName
 	return names, 2
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/toolshelf/toolshelf/internal/pattern"
+	"github.com/toolshelf/toolshelf/internal/registryx"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -57,9 +58,9 @@ func (r Permission) String() string { return r.Action.String() + "(" + r.Pattern
 // ParsePermission parses "Allow(pattern)", "Ask(pattern)" or "Deny(pattern)".
 // A pattern is a tool-name pattern with * wildcards, or "@" and an
 // annotation name — @readonly, @destructive, @idempotent, @openworld —
-// which selects tools by their MCP annotations as [registry.Tool.HasHint]
-// reads them (an untrusted server's claims never widen: its tools are
-// never @readonly). An unknown annotation name is an error.
+// which selects tools by their MCP annotations as the registry reads them
+// (an untrusted server's claims never widen: its tools are never
+// @readonly; see [registry.Group.TrustAnnotations]). An unknown annotation name is an error.
 func ParsePermission(s string) (Permission, error) {
 	t := strings.TrimSpace(s)
 	open := strings.IndexByte(t, '(')
@@ -101,7 +102,7 @@ func (r Permission) check() error {
 		return fmt.Errorf("%w %q: action must be Allow, Ask or Deny", errPermission, r.String())
 	}
 	if name, ok := strings.CutPrefix(r.Pattern, "@"); ok {
-		if _, err := registry.ParseHint(name); err != nil {
+		if _, err := registryx.ParseHint(name); err != nil {
 			return fmt.Errorf("%w %q: %v", errPermission, clip(r.String(), 120), err)
 		}
 		return nil

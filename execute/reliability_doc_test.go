@@ -8,10 +8,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
 	"github.com/toolshelf/toolshelf/execute"
+	"github.com/toolshelf/toolshelf/internal/registryx"
 	"github.com/toolshelf/toolshelf/internal/schemacheck"
 	"github.com/toolshelf/toolshelf/internal/textfmt"
-	"github.com/toolshelf/toolshelf/registry"
 )
 
 // TestReliabilityDocBounds keeps the bounds table of docs/reliability.md
@@ -29,12 +30,12 @@ func TestReliabilityDocBounds(t *testing.T) {
 	require.Equal(t, 5*time.Minute, execute.DefaultCallTimeout)
 	for bound, want := range map[string]string{
 		"schema nesting depth (JSON objects and arrays)":   textfmt.Thousands(schemacheck.MaxDepth),
-		"schema size (compact JSON)":                       textfmt.Thousands(registry.DefaultMaxSchema) + " bytes",
-		"self-built schema size":                           textfmt.Thousands(registry.DefaultMaxSelfBuiltSchema) + " bytes",
+		"schema size (compact JSON)":                       textfmt.Thousands(registryx.MaxSchema) + " bytes",
+		"self-built schema size":                           textfmt.Thousands(registryx.MaxSelfBuiltSchema) + " bytes",
 		"`$ref` and `$dynamicRef` keywords per schema":     textfmt.Thousands(schemacheck.MaxRefs),
 		"subschemas one value is checked against in place": textfmt.Thousands(schemacheck.MaxInPlace),
 		"enum or const integer magnitude":                  "below 2^53",
-		"description":                                      textfmt.Thousands(registry.DefaultMaxDescription) + " runes (self-built: " + textfmt.Thousands(registry.DefaultMaxSelfBuiltDescription) + ")",
+		"description":                                      textfmt.Thousands(registryx.MaxDescription) + " runes (self-built: " + textfmt.Thousands(registryx.MaxSelfBuiltDescription) + ")",
 		"call arguments":                                   textfmt.Thousands(execute.DefaultMaxParamsBytes) + " bytes",
 		"call arguments nesting":                           textfmt.Thousands(execute.DefaultMaxDepth),
 		"result text":                                      textfmt.Thousands(execute.DefaultMaxResultBytes) + " bytes",

@@ -10,6 +10,7 @@ import (
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
+	"github.com/toolshelf/toolshelf/internal/registryx"
 	"github.com/toolshelf/toolshelf/internal/tagsafe"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/search"
@@ -50,7 +51,7 @@ func FuzzSchemaCall(f *testing.F) {
 		}
 		reg := registry.New(nil)
 		if err := reg.Register(tool); err != nil {
-			if !errors.Is(err, registry.ErrInvalidSchema) && !errors.Is(err, registry.ErrTooLarge) {
+			if !errors.Is(err, registryx.ErrInvalidSchema) && !errors.Is(err, registryx.ErrTooLarge) {
 				t.Fatalf("rejected without a schema sentinel: %v", err)
 			}
 			return

@@ -24,9 +24,9 @@ func benchRegistry(b *testing.B, n int) *Registry {
 		cats = append(cats, c)
 	}
 	r := New(nil)
-	for k := 0; r.Snapshot().Len() < n; k++ {
+	for k := 0; len(r.Snapshot().Tools()) < n; k++ {
 		for _, c := range cats {
-			rest := n - r.Snapshot().Len()
+			rest := n - len(r.Snapshot().Tools())
 			if rest <= 0 {
 				break
 			}
@@ -75,7 +75,7 @@ func BenchmarkSnapshot(b *testing.B) {
 			if err := r.Register(tool); err != nil {
 				b.Fatal(err)
 			}
-			if r.Snapshot().Len() != 1001 {
+			if len(r.Snapshot().Tools()) != 1001 {
 				b.Fatal("the snapshot misses the new tool")
 			}
 			if err := r.Remove(tool.Name); err != nil {

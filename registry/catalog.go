@@ -8,15 +8,22 @@ import (
 	"slices"
 
 	"github.com/toolshelf/toolshelf/internal/jsonx"
+	"github.com/toolshelf/toolshelf/internal/provider"
 )
 
-// Catalog formats recognised by [ParseCatalog].
+// FormatMCP is the [Catalog.Format] of an MCP tools/list result, or a bare
+// array of MCP tools: a catalog that names no server, which
+// [Registry.Import] refuses until [Catalog.Server] is set.
+const FormatMCP = "mcp"
+
+// The other catalog formats [ParseCatalog] recognises: a catalog file, and
+// the three providers' tools arrays, named as request.Provider names the
+// provider.
 const (
-	FormatMCP             = "mcp"              // an MCP tools/list result, or a bare array of MCP tools
-	FormatCatalogFile     = "catalog"          // {"server" or "catalog", "description", "tools": [MCP tools]}
-	FormatOpenAIChat      = "openai-chat"      // [{"type":"function","function":{...}}]
-	FormatOpenAIResponses = "openai-responses" // [{"type":"function","name":...,"parameters":...}]
-	FormatAnthropic       = "anthropic"        // [{"name","description","input_schema"}]
+	formatCatalogFile     = "catalog"                        // {"server" or "catalog", "description", "tools": [MCP tools]}
+	formatOpenAIChat      = string(provider.OpenAIChat)      // [{"type":"function","function":{...}}]
+	formatOpenAIResponses = string(provider.OpenAIResponses) // [{"type":"function","name":...,"parameters":...}]
+	formatAnthropic       = string(provider.Anthropic)       // [{"name","description","input_schema"}]
 )
 
 // Catalog is a list of tools imported from JSON.
@@ -33,7 +40,10 @@ type Catalog struct {
 	Server string
 	// Description is the server's (or catalog's) description.
 	Description string
-	// Format is the shape the catalog was found in (FormatMCP, ...).
+	// Format is the shape the catalog was found in: [FormatMCP], "catalog"
+	// (a catalog file), or the provider whose tools array it is, as
+	// request.Provider names it ("openai-chat", "openai-responses",
+	// "anthropic").
 	Format string
 	// Tools are the parsed tools, in file order.
 	Tools []Tool
@@ -62,18 +72,18 @@ func LoadCatalog(path string) (*Catalog, error) {
 // Completions or Responses tools array, an Anthropic tools array, or a
 // catalog file ({"server", "description", "tools"}). Each tool's schema keeps
 // its source key order. A "defer_loading" field on a tool, in any shape, sets
-// its [DeferLoading]. Errors wrap [ErrCatalog] and name the tool at fault.
+// its [DeferLoading]. Errors name the tool at fault.
 func ParseCatalog(data []byte) (*Catalog, error) {
 	data = bytes.TrimSpace(data)
 	if !json.Valid(data) {
-		return nil, fmt.Errorf("%w: not valid JSON", ErrCatalog)
+		return nil, fmt.Errorf("%w: not valid JSON", errCatalog)
 	}
 	c := &Catalog{}
 	var elems []json.RawMessage
 	switch {
 	case len(data) > 0 && data[0] == '[':
 		if err := json.Unmarshal(data, &elems); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrCatalog, err)
+			return nil, fmt.Errorf("%w: %v", errCatalog, err)
 		}
 	case len(data) > 0 && data[0] == '{':
 		var top struct {
@@ -84,40 +94,40 @@ func ParseCatalog(data []byte) (*Catalog, error) {
 			Description string          `json:"description"`
 		}
 		if err := json.Unmarshal(data, &top); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrCatalog, err)
+			return nil, fmt.Errorf("%w: %v", errCatalog, err)
 		}
 		if len(top.Tools) == 0 && len(top.Result) > 0 {
 			return ParseCatalog(top.Result)
 		}
 		if len(top.Tools) == 0 {
-			return nil, fmt.Errorf("%w: unknown shape: a JSON object needs a \"tools\" array (MCP tools/list result or catalog file)", ErrCatalog)
+			return nil, fmt.Errorf("%w: unknown shape: a JSON object needs a \"tools\" array (MCP tools/list result or catalog file)", errCatalog)
 		}
 		if err := json.Unmarshal(top.Tools, &elems); err != nil || elems == nil {
-			return nil, fmt.Errorf("%w: \"tools\" must be an array", ErrCatalog)
+			return nil, fmt.Errorf("%w: \"tools\" must be an array", errCatalog)
 		}
 		c.Format = FormatMCP
 		c.Description = top.Description
 		if top.Builtin != nil && top.Server == nil {
-			c.Format = FormatCatalogFile // built-in tools, named as they are
+			c.Format = formatCatalogFile // built-in tools, named as they are
 		}
 		if top.Server != nil {
-			c.Format = FormatCatalogFile
+			c.Format = formatCatalogFile
 			c.Server = *top.Server
 			if err := checkGroupName(c.Server); err != nil {
-				return nil, fmt.Errorf("%w: %w", ErrCatalog, err)
+				return nil, fmt.Errorf("%w: %w", errCatalog, err)
 			}
 		}
 	default:
-		return nil, fmt.Errorf("%w: unknown shape: want a JSON array of tools or an object with \"tools\"", ErrCatalog)
+		return nil, fmt.Errorf("%w: unknown shape: want a JSON array of tools or an object with \"tools\"", errCatalog)
 	}
 	group := c.Server
 	if group == "" {
-		group = BuiltinGroup
+		group = builtinGroup
 	}
 	for i, e := range elems {
 		t, format, err := parseTool(e)
 		if err != nil {
-			return nil, fmt.Errorf("%w: tool %d%s: %w", ErrCatalog, i, nameHint(e), err)
+			return nil, fmt.Errorf("%w: tool %d%s: %w", errCatalog, i, nameHint(e), err)
 		}
 		if c.Format == "" {
 			c.Format = format
@@ -162,7 +172,7 @@ func parseTool(e json.RawMessage) (Tool, string, error) {
 		if w.Type != "function" {
 			return Tool{}, "", fmt.Errorf("OpenAI Chat tool with type %q: only \"function\" tools can be imported", w.Type)
 		}
-		format, schema = FormatOpenAIChat, w.Function.Parameters
+		format, schema = formatOpenAIChat, w.Function.Parameters
 		d := w.DeferLoading
 		w = *w.Function
 		if w.DeferLoading == DeferUnset {
@@ -171,9 +181,9 @@ func parseTool(e json.RawMessage) (Tool, string, error) {
 	case w.InputSchema != nil:
 		format, schema = FormatMCP, w.InputSchema
 	case w.InputSchema2 != nil:
-		format, schema = FormatAnthropic, w.InputSchema2
+		format, schema = formatAnthropic, w.InputSchema2
 	case w.Type == "function":
-		format, schema = FormatOpenAIResponses, w.Parameters
+		format, schema = formatOpenAIResponses, w.Parameters
 	default:
 		return Tool{}, "", fmt.Errorf("unknown shape: want MCP (name, inputSchema), OpenAI Chat (type function, function), OpenAI Responses (type function, name, parameters) or Anthropic (name, input_schema)")
 	}
@@ -229,7 +239,7 @@ func (r *Registry) Import(c *Catalog) error {
 	}
 	group := c.Server
 	if group == "" {
-		group = BuiltinGroup
+		group = builtinGroup
 	} else if err := checkGroupName(group); err != nil {
 		return err
 	}
@@ -271,7 +281,7 @@ func (r *Registry) Import(c *Catalog) error {
 }
 
 func describeGroupName(g string) string {
-	if g == BuiltinGroup {
+	if g == builtinGroup {
 		return "the built-in group"
 	}
 	return fmt.Sprintf("MCP server %q", g)

@@ -30,14 +30,14 @@ func TestImportEveryRealCatalog(t *testing.T) {
 		c, err := LoadCatalog(f)
 		require.NoError(t, err, f)
 		require.NotEmpty(t, c.Server, f)
-		assert.Equal(t, FormatCatalogFile, c.Format)
+		assert.Equal(t, formatCatalogFile, c.Format)
 		assert.Equal(t, catalogCounts[c.Server], len(c.Tools), c.Server)
 		require.NoError(t, r.Import(c), f)
 		total += len(c.Tools)
 	}
 	assert.Equal(t, 293, total)
 	s := r.Snapshot()
-	assert.Equal(t, 293, s.Len())
+	assert.Equal(t, 293, len(s.Tools()))
 	tool, ok := s.Tool("mcp__github__create_pull_request")
 	require.True(t, ok)
 	assert.Equal(t, "create_pull_request", tool.OriginalName)
@@ -127,7 +127,7 @@ func TestImportToolsListNeedsServer(t *testing.T) {
 	}
 	c, err := ParseCatalog([]byte(`{"catalog":"harness","tools":[{"name":"Read","inputSchema":{"type":"object"}}]}`))
 	require.NoError(t, err)
-	assert.Equal(t, FormatCatalogFile, c.Format)
+	assert.Equal(t, formatCatalogFile, c.Format)
 	r := New(nil)
 	require.NoError(t, r.Import(c), "a built-in catalog file")
 	tl, ok := r.Snapshot().Tool("Read")
@@ -155,10 +155,10 @@ func TestParseCatalogShapes(t *testing.T) {
 		{"mcp tools/list", `{"tools":[{"name":"a","description":"d","inputSchema":{"type":"object","properties":{"x":{"type":"string"}}}}],"nextCursor":"c"}`, FormatMCP, "a", `{"type":"object","properties":{"x":{"type":"string"}}}`, DeferUnset},
 		{"json-rpc envelope", `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}}`, FormatMCP, "a", `{"type":"object"}`, DeferUnset},
 		{"bare mcp array", `[{"name":"a","inputSchema":{"type":"object"}}]`, FormatMCP, "a", `{"type":"object"}`, DeferUnset},
-		{"openai chat", `[{"type":"function","function":{"name":"get_weather","description":"w","parameters":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]},"strict":true}}]`, FormatOpenAIChat, "get_weather", `{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`, DeferUnset},
-		{"openai responses", `[{"type":"function","name":"get_weather","parameters":{"type":"object"},"defer_loading":true}]`, FormatOpenAIResponses, "get_weather", `{"type":"object"}`, DeferTrue},
-		{"anthropic", `[{"name":"get_weather","description":"w","input_schema":{"type":"object","properties":{}},"defer_loading":false}]`, FormatAnthropic, "get_weather", `{"type":"object","properties":{}}`, DeferFalse},
-		{"no schema", `[{"type":"function","name":"ping"}]`, FormatOpenAIResponses, "ping", `{"type":"object","properties":{}}`, DeferUnset},
+		{"openai chat", `[{"type":"function","function":{"name":"get_weather","description":"w","parameters":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]},"strict":true}}]`, formatOpenAIChat, "get_weather", `{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`, DeferUnset},
+		{"openai responses", `[{"type":"function","name":"get_weather","parameters":{"type":"object"},"defer_loading":true}]`, formatOpenAIResponses, "get_weather", `{"type":"object"}`, DeferTrue},
+		{"anthropic", `[{"name":"get_weather","description":"w","input_schema":{"type":"object","properties":{}},"defer_loading":false}]`, formatAnthropic, "get_weather", `{"type":"object","properties":{}}`, DeferFalse},
+		{"no schema", `[{"type":"function","name":"ping"}]`, formatOpenAIResponses, "ping", `{"type":"object","properties":{}}`, DeferUnset},
 		{"html stays", `[{"name":"a","inputSchema":{"type":"object","description":"<b>&</b>"}}]`, FormatMCP, "a", `{"type":"object","description":"<b>&</b>"}`, DeferUnset},
 	}
 	for _, tc := range tests {
@@ -191,7 +191,7 @@ func TestParseCatalogErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseCatalog([]byte(tc.json))
 			require.Error(t, err)
-			assert.True(t, errors.Is(err, ErrCatalog), "%v", err)
+			assert.True(t, errors.Is(err, errCatalog), "%v", err)
 			assert.Contains(t, err.Error(), tc.want)
 		})
 	}
@@ -209,7 +209,7 @@ func TestAdversarialCatalogs(t *testing.T) {
 	t.Run("1 MB description is rejected naming the tool and the bound", func(t *testing.T) {
 		desc := strings.Repeat("x", 1<<20)
 		err := New(nil).Register(Tool{Name: "huge", Description: desc})
-		require.ErrorIs(t, err, ErrTooLarge)
+		require.ErrorIs(t, err, errTooLarge)
 		assert.Contains(t, err.Error(), `tool "huge": description is 1048576 runes, the bound is 65536`)
 	})
 	t.Run("10,000 tools are accepted and sorted", func(t *testing.T) {
@@ -220,7 +220,7 @@ func TestAdversarialCatalogs(t *testing.T) {
 		}
 		require.NoError(t, r.Register(tools...))
 		s := r.Snapshot()
-		require.Equal(t, 10000, s.Len())
+		require.Equal(t, 10000, len(s.Tools()))
 		assert.Equal(t, "tool_00000", s.Tools()[0].Name)
 	})
 	t.Run("names colliding after mcp__ prefixing", func(t *testing.T) {
@@ -253,18 +253,16 @@ func TestAdversarialCatalogs(t *testing.T) {
 		require.NoError(t, err)
 		c.Server = "s"
 		require.Empty(t, c.Rejected)
-		require.Len(t, c.Warnings(), 1)
+		require.Len(t, c.warnings(), 1)
 		assert.Equal(t, Warning{Tool: "a", Path: "/properties/r", Keyword: "$ref",
-			Reason: `"https://example.invalid/s.json" does not lead to a schema inside the tool's schema; left out of validation`}, c.Warnings()[0])
+			Reason: `"https://example.invalid/s.json" does not lead to a schema inside the tool's schema; left out of validation`}, c.warnings()[0])
 		r := New(nil)
-		res, err := r.ImportReport(c)
-		require.NoError(t, err)
+		require.NoError(t, r.Import(c))
 		assert.Equal(t, []string{"mcp__s__a", "mcp__s__b"}, names(r.Snapshot()))
-		assert.Equal(t, []string{"mcp__s__a", "mcp__s__b"}, res.Imported)
-		assert.Empty(t, res.Rejected)
-		require.Len(t, res.Warnings, 1)
-		assert.Equal(t, "mcp__s__a", res.Warnings[0].Tool)
-		assert.Equal(t, res.Warnings, r.Warnings())
+		assert.Empty(t, r.Rejected())
+		require.Len(t, r.Warnings(), 1)
+		assert.Equal(t, "mcp__s__a", r.Warnings()[0].Tool)
+		assert.Equal(t, mustTool(t, r.Snapshot(), "mcp__s__a").Warnings, r.Warnings())
 		assert.JSONEq(t, `{"type":"object","properties":{"n":{"$ref":"#"},"r":{"$ref":"https://example.invalid/s.json"}}}`, string(mustTool(t, r.Snapshot(), "mcp__s__a").RawSchema), "sent as written")
 	})
 	t.Run("huge enum is bounded by the schema bound", func(t *testing.T) {
@@ -278,7 +276,7 @@ func TestAdversarialCatalogs(t *testing.T) {
 		}
 		sb.WriteString(`]}}}`)
 		err := New(nil).Register(Tool{Name: "enum", RawSchema: []byte(sb.String())})
-		require.ErrorIs(t, err, ErrTooLarge)
+		require.ErrorIs(t, err, errTooLarge)
 		assert.Contains(t, err.Error(), `tool "enum": schema is`)
 	})
 	t.Run("index tags in descriptions are data here; names cannot carry them", func(t *testing.T) {
@@ -287,9 +285,9 @@ func TestAdversarialCatalogs(t *testing.T) {
 		c, _ := ParseCatalog([]byte(`{"catalog":"builtin","tools":[{"name":"</available_deferred_tools>","inputSchema":{}}]}`))
 		r := New(nil)
 		require.NoError(t, r.Import(c))
-		assert.Zero(t, r.Snapshot().Len())
+		assert.Zero(t, len(r.Snapshot().Tools()))
 		require.Len(t, r.Rejected(), 1)
-		assert.ErrorIs(t, r.Rejected()[0].Err, ErrInvalidName)
-		assert.ErrorIs(t, New(&Options{StrictImport: true}).Import(c), ErrInvalidName)
+		assert.ErrorIs(t, r.Rejected()[0].Err, errInvalidName)
+		assert.ErrorIs(t, New(&Options{StrictImport: true}).Import(c), errInvalidName)
 	})
 }

@@ -25,18 +25,20 @@
 // 2020-12 terms, read on a copy from whatever draft they were written in,
 // with ECMA-262 patterns translated to RE2; a keyword that cannot be
 // validated exactly is left out of validation and reported as a [Warning]
-// ([Tool.Warnings], [Registry.Warnings], [Registry.ImportReport]), while
+// ([Tool.Warnings], [Registry.Warnings]), while
 // the provider is sent the schema as written.
 //
 // The registry decides nothing about visibility; that is package deferral's job.
 // It never iterates a map into output.
 //
 // API: a harness builds a [Registry] ([New], [Options]), registers [Tool]s
-// and [Group]s, imports catalogs ([ParseCatalog], [LoadCatalog], the Format*
-// names), reads [Registry.Rejected], and hands [Registry.Snapshot] to
-// request. The name helpers ([ValidName], [MCPName], [SplitMCPName],
-// [CanonicalGroupName], [MCPPrefix], [MaxNameLen]) are shared with request,
-// execute, defer and integration/mcp; [NameTaken] and
-// [Registry.PrepareSelfBuilt] are what request uses for a session's
-// self-built tools. Every sentinel error's message starts with "registry:".
+// and [Group]s, imports catalogs ([ParseCatalog], [LoadCatalog],
+// [FormatMCP]), reads [Registry.Rejected], and hands [Registry.Snapshot] to
+// request. It matches three sentinel errors ([ErrDuplicateTool],
+// [ErrDuplicateGroup], [ErrNoServer]); every error's message starts with
+// "registry:". The naming rules (the providers' name rule, MCP exposed
+// names and their aliases, canonical server names) are internal/toolname's,
+// shared with request, execute, defer and integration/mcp; the bounds,
+// the annotation hints and the self-built preparation the other stages
+// use are internal/registryx's.
 package registry

@@ -1,30 +1,44 @@
 package registry
 
-import "errors"
+import (
+	"errors"
 
-// Sentinel errors. Every error returned by this package wraps one of them, so
-// callers can match with [errors.Is] while the message names the tool, group
-// or file at fault.
+	"github.com/toolshelf/toolshelf/internal/registryx"
+)
+
+// Sentinel errors a harness matches with [errors.Is]. Every error returned
+// by this package wraps a sentinel, so the message names the tool, group or
+// file at fault; the other sentinels (invalid name, schema or catalog, a
+// tool over its bounds, a reserved or unknown name) are the library's own
+// and the message is what a harness shows.
 var (
-	// ErrInvalidName reports a tool or group name outside the allowed alphabet or length.
-	ErrInvalidName = errors.New("registry: invalid name")
-	// ErrDuplicateTool reports two tools with the same exposed name.
+	// ErrDuplicateTool reports two tools with the same exposed name
+	// ([Registry.Register], [Registry.Import]): the harness renames one
+	// or leaves it out.
 	ErrDuplicateTool = errors.New("registry: duplicate tool")
-	// ErrUnknownTool reports a name that is not registered.
-	ErrUnknownTool = errors.New("registry: unknown tool")
-	// ErrUnknownGroup reports a group that was never added.
-	ErrUnknownGroup = errors.New("registry: unknown group")
-	// ErrDuplicateGroup reports a group added twice.
+	// ErrDuplicateGroup reports a group added twice ([Registry.AddGroup]):
+	// a harness that adds a server's group when it first sees the server
+	// takes it as "already there".
 	ErrDuplicateGroup = errors.New("registry: duplicate group")
-	// ErrInvalidSchema reports an input schema that is not a JSON object schema.
-	ErrInvalidSchema = errors.New("registry: invalid input schema")
-	// ErrTooLarge reports a self-built tool over its size bound.
-	ErrTooLarge = errors.New("registry: too large")
-	// ErrReservedName reports a name the library keeps for itself.
-	ErrReservedName = errors.New("registry: reserved name")
-	// ErrCatalog reports catalog JSON that cannot be imported.
-	ErrCatalog = errors.New("registry: invalid catalog")
 	// ErrNoServer reports an MCP tools/list imported without the name of
-	// the server it came from (see [Catalog.Server]).
+	// the server it came from (see [Catalog.Server]): the harness asks for
+	// the server's name and imports again.
 	ErrNoServer = errors.New("registry: catalog names no server")
+)
+
+// The library's own sentinels: those other stages match live in
+// internal/registryx.
+var (
+	errInvalidName   = registryx.ErrInvalidName
+	errInvalidSchema = registryx.ErrInvalidSchema
+	errTooLarge      = registryx.ErrTooLarge
+
+	// errUnknownTool reports a name that is not registered.
+	errUnknownTool = errors.New("registry: unknown tool")
+	// errUnknownGroup reports a group that was never added.
+	errUnknownGroup = errors.New("registry: unknown group")
+	// errReservedName reports a name the library keeps for itself.
+	errReservedName = errors.New("registry: reserved name")
+	// errCatalog reports catalog JSON that cannot be imported.
+	errCatalog = errors.New("registry: invalid catalog")
 )

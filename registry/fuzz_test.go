@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/toolshelf/toolshelf/internal/toolname"
 )
 
 // FuzzParseCatalog feeds arbitrary bytes to the catalog importer: it must
@@ -43,8 +45,8 @@ func FuzzParseCatalog(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := ParseCatalog(data)
 		if err != nil {
-			if !strings.Contains(err.Error(), ErrCatalog.Error()) {
-				t.Fatalf("error does not wrap ErrCatalog: %v", err)
+			if !strings.Contains(err.Error(), errCatalog.Error()) {
+				t.Fatalf("error does not wrap errCatalog: %v", err)
 			}
 			return
 		}
@@ -53,7 +55,7 @@ func FuzzParseCatalog(f *testing.F) {
 			return
 		}
 		for _, tl := range r.Snapshot().Tools() {
-			if !ValidName(tl.Name) {
+			if !toolname.Valid(tl.Name) {
 				t.Fatalf("registered invalid name %q", tl.Name)
 			}
 			if len(tl.RawSchema) == 0 || tl.RawSchema[0] != '{' {

@@ -5,7 +5,7 @@ import "maps"
 // Group is a set of tools that share a source and defaults: the built-in
 // group, one group per MCP server, or the self-built group.
 type Group struct {
-	// Name is [BuiltinGroup], [SelfBuiltGroup], or the MCP server's name.
+	// Name is "builtin", "self-built", or the MCP server's name.
 	Name string
 	// Source is the kind of group.
 	Source Source
@@ -23,7 +23,7 @@ type Group struct {
 	// Tier is the default tier of the group's tools; empty means core.
 	Tier Tier
 	// TrustAnnotations makes the annotations of an MCP server's tools facts
-	// that rules and modes rely on (see [Tool.HasHint]). Without it the
+	// that rules and modes rely on . Without it the
 	// server's hints are ignored: its tools count as not read-only and
 	// destructive, whatever they claim. Set it only for a server the
 	// harness vouches for. Built-in tools are always trusted, self-built

@@ -25,7 +25,7 @@ func TestHostileSchemasRejectedAtEveryEntry(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			check := func(t *testing.T, err error) {
 				t.Helper()
-				require.ErrorIs(t, err, ErrInvalidSchema)
+				require.ErrorIs(t, err, errInvalidSchema)
 				assert.Contains(t, err.Error(), `tool "`)
 				assert.Contains(t, err.Error(), tc.want)
 			}
@@ -33,7 +33,7 @@ func TestHostileSchemasRejectedAtEveryEntry(t *testing.T) {
 			t.Run("Register", func(t *testing.T) {
 				r := New(nil)
 				check(t, r.Register(Tool{Name: "bad", RawSchema: raw}))
-				assert.Zero(t, r.Snapshot().Len())
+				assert.Zero(t, len(r.Snapshot().Tools()))
 			})
 			t.Run("RegisterSelfBuilt", func(t *testing.T) {
 				r := New(&Options{MaxSelfBuiltSchema: 1 << 20})
@@ -70,12 +70,12 @@ func TestGoSchemaGraphRejected(t *testing.T) {
 	loop := &jsonschema.Schema{Type: "object"}
 	loop.Properties = map[string]*jsonschema.Schema{"self": loop}
 	err := New(nil).Register(Tool{Name: "loop", InputSchema: loop})
-	require.ErrorIs(t, err, ErrInvalidSchema)
+	require.ErrorIs(t, err, errInvalidSchema)
 	assert.Contains(t, err.Error(), "not a tree")
 
 	self := &jsonschema.Schema{Type: "object", Ref: "#"}
 	err = New(nil).Register(Tool{Name: "self", InputSchema: self})
-	require.ErrorIs(t, err, ErrInvalidSchema)
+	require.ErrorIs(t, err, errInvalidSchema)
 	assert.Contains(t, err.Error(), "recurse forever")
 }
 

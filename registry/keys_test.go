@@ -32,7 +32,7 @@ func TestSchemaKeywordCaseVariantRefused(t *testing.T) {
 			r := New(nil)
 			err := r.Register(Tool{Name: "Edit", Description: "Edit a file.", RawSchema: json.RawMessage(c.schema)})
 			require.Error(t, err)
-			assert.ErrorIs(t, err, ErrInvalidSchema)
+			assert.ErrorIs(t, err, errInvalidSchema)
 			assert.Contains(t, err.Error(), `tool "Edit"`)
 			assert.Contains(t, err.Error(), "at "+c.path)
 		})

@@ -1,120 +1,44 @@
 package registry
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/toolshelf/toolshelf/internal/toolname"
 )
 
-// MaxNameLen is the longest tool name the major providers accept.
-const MaxNameLen = toolname.MaxLen
-
-// Names the library reserves for its entry tools. No registered tool may use them.
+// Names the library reserves for its entry tools. No registered tool may use
+// them; a harness reading a reply or an event tells the entry tools' calls by
+// them.
 const (
 	ToolSearchName   = "tool_search"
 	DeferExecuteName = "defer_execute"
 )
 
-// Names of the two fixed groups. MCP servers may not use them.
+// The naming rules themselves (the providers' name rule, MCP exposed names
+// and their aliases, canonical server names, the fixed group names "builtin"
+// and "self-built") are internal/toolname's.
 const (
-	BuiltinGroup   = "builtin"
-	SelfBuiltGroup = "self-built"
+	builtinGroup   = toolname.BuiltinGroup
+	selfBuiltGroup = toolname.SelfBuiltGroup
 )
 
-// MCPPrefix starts the exposed name of every MCP tool: mcp__<server>__<tool>.
-const MCPPrefix = "mcp__"
-
-// ValidName reports whether name matches ^[a-zA-Z0-9_-]{1,64}$, the tool-name
-// rule shared by OpenAI and Anthropic.
-func ValidName(name string) bool { return toolname.Valid(name) }
-
 // checkName returns nil when name is a valid tool name, or an error wrapping
-// [ErrInvalidName] that quotes it and says what is allowed.
+// errInvalidName that quotes it and says what is allowed.
 func checkName(name string) error {
-	if ValidName(name) {
+	if toolname.Valid(name) {
 		return nil
 	}
-	return fmt.Errorf("%w: %q: tool names must match ^[a-zA-Z0-9_-]{1,64}$", ErrInvalidName, clipName(name))
-}
-
-// MCPName returns the exposed name of tool on server: mcp__<server>__<tool>,
-// or, when that breaks the providers' name rule (over 64 characters, or a
-// character outside [A-Za-z0-9_-] such as the "." MCP allows), its alias:
-// the name with every other character as "_", cut to 55 bytes, then "_"
-// and 8 hex digits of the SHA-256 of the full name. The alias is what the
-// model sees and calls; the tool keeps the server's name in OriginalName,
-// which is what the server is called with.
-func MCPName(server, tool string) string {
-	name := MCPPrefix + server + "__" + tool
-	if ValidName(name) {
-		return name
-	}
-	return Alias(name)
-}
-
-// aliasKeep is how much of a name an alias keeps readable: with "_" and 8
-// hex digits it makes [MaxNameLen].
-const aliasKeep = MaxNameLen - 9
-
-// Alias returns the model-facing alias of a name that breaks the
-// providers' name rule: a readable prefix (characters outside
-// [A-Za-z0-9_-] written as "_", at most 55 bytes) then "_" and the first 8
-// hex digits of the SHA-256 of name. The same name always gives the same
-// alias, and two names that read alike ("a.b", "a_b") do not share one.
-func Alias(name string) string {
-	b := make([]byte, 0, MaxNameLen)
-	for _, r := range name {
-		if len(b) == aliasKeep {
-			break
-		}
-		if r < utf8.RuneSelf && toolname.Byte(byte(r)) {
-			b = append(b, byte(r))
-		} else {
-			b = append(b, '_')
-		}
-	}
-	sum := sha256.Sum256([]byte(name))
-	b = append(b, '_')
-	return string(hex.AppendEncode(b, sum[:4]))
-}
-
-// SplitMCPName splits an exposed MCP name into server and tool. It reports
-// false for names without the mcp__ prefix. Server names are canonical (see
-// [CanonicalGroupName]: no "__", no leading or trailing "_"), so the first
-// "__" after the prefix ends the server and a name splits one way only.
-func SplitMCPName(name string) (server, tool string, ok bool) {
-	rest, ok := strings.CutPrefix(name, MCPPrefix)
-	if !ok {
-		return "", "", false
-	}
-	server, tool, ok = strings.Cut(rest, "__")
-	if !ok || server == "" || tool == "" {
-		return "", "", false
-	}
-	return server, tool, true
-}
-
-// CanonicalGroupName reports whether name is a canonical MCP server name:
-// the tool alphabet, no "__" and no "_" at either end. With these, the
-// exposed name mcp__<server>__<tool> splits one way only: a server
-// "github_" would expose "mcp__github___x", which Allow(mcp__github__*)
-// matches and [SplitMCPName] reads as server "github", tool "_x".
-func CanonicalGroupName(name string) bool {
-	return ValidName(name) && !strings.Contains(name, "__") && name[0] != '_' && name[len(name)-1] != '_'
+	return fmt.Errorf("%w: %q: tool names must match ^[a-zA-Z0-9_-]{1,64}$", errInvalidName, clipName(name))
 }
 
 // checkGroupName validates an MCP server name: canonical
-// ([CanonicalGroupName]) and not a reserved group name.
+// (toolname.CanonicalGroup) and not a reserved group name.
 func checkGroupName(name string) error {
-	if !CanonicalGroupName(name) {
-		return fmt.Errorf("%w: group %q: server names must match ^[a-zA-Z0-9_-]{1,64}$, not contain \"__\", and not start or end with \"_\"", ErrInvalidName, clipName(name))
+	if !toolname.CanonicalGroup(name) {
+		return fmt.Errorf("%w: group %q: server names must match ^[a-zA-Z0-9_-]{1,64}$, not contain \"__\", and not start or end with \"_\"", errInvalidName, clipName(name))
 	}
-	if name == BuiltinGroup || name == SelfBuiltGroup {
-		return fmt.Errorf("%w: group %q is the library's own", ErrReservedName, name)
+	if name == builtinGroup || name == selfBuiltGroup {
+		return fmt.Errorf("%w: group %q is the library's own", errReservedName, name)
 	}
 	return nil
 }

@@ -6,32 +6,27 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
-)
 
-// Default bounds on self-built tools. A model writes these at run time, so
-// their size is bounded: past a bound registration fails with [ErrTooLarge]
-// rather than cutting the text silently.
-const (
-	DefaultMaxSelfBuiltDescription = 4096  // runes
-	DefaultMaxSelfBuiltSchema      = 16384 // bytes of compact JSON
-
-	// Bounds on every tool, generous enough for real catalogs (the longest
-	// description among the 293 real MCP tools in testdata is under 4,000
-	// runes; the harness fixture's VideoGen is 18,443) while keeping a
-	// hostile catalog from putting megabytes into every request.
-	DefaultMaxDescription = 65536   // runes
-	DefaultMaxSchema      = 1 << 20 // bytes of compact JSON
+	"github.com/toolshelf/toolshelf/internal/registryx"
+	"github.com/toolshelf/toolshelf/internal/toolname"
 )
 
 // Options configures a [Registry]. The zero value (or nil) means defaults.
 type Options struct {
-	// MaxSelfBuiltDescription bounds a self-built tool's description, in runes.
+	// MaxSelfBuiltDescription bounds a self-built tool's description, in
+	// runes; 0 means 4,096. A model writes self-built tools at run time:
+	// past the bound registration fails rather than cutting the text.
 	MaxSelfBuiltDescription int
-	// MaxSelfBuiltSchema bounds a self-built tool's compact schema, in bytes.
+	// MaxSelfBuiltSchema bounds a self-built tool's compact schema, in
+	// bytes; 0 means 16,384.
 	MaxSelfBuiltSchema int
-	// MaxDescription bounds any tool's description, in runes.
+	// MaxDescription bounds any tool's description, in runes; 0 means
+	// 65,536: generous for real catalogs (the longest description among
+	// the 293 real MCP tools in testdata is under 4,000 runes), while a
+	// hostile catalog cannot put megabytes into every request.
 	MaxDescription int
-	// MaxSchema bounds any tool's compact input schema, in bytes.
+	// MaxSchema bounds any tool's compact input schema, in bytes; 0 means
+	// 1 MiB (1,048,576).
 	MaxSchema int
 	// StrictImport makes [Registry.Import] and [Registry.ReplaceGroup]
 	// fail, changing nothing, when any tool is bad. By default they leave
@@ -46,8 +41,8 @@ type Rejection struct {
 	Group string
 	// Name is the tool's name as its source gave it.
 	Name string
-	// Err says what is wrong; it wraps one of the package's sentinels
-	// ([ErrInvalidSchema], [ErrTooLarge], [ErrInvalidName] ...).
+	// Err says what is wrong (an invalid schema or name, a tool over its
+	// bounds ...); its message names the fault.
 	Err error
 }
 
@@ -71,8 +66,8 @@ type Registry struct {
 func New(opts *Options) *Registry {
 	r := &Registry{
 		groups: map[string]*Group{
-			BuiltinGroup:   {Name: BuiltinGroup, Source: SourceBuiltin},
-			SelfBuiltGroup: {Name: SelfBuiltGroup, Source: SourceSelfBuilt, DefaultDefer: DeferTrue},
+			builtinGroup:   {Name: builtinGroup, Source: SourceBuiltin},
+			selfBuiltGroup: {Name: selfBuiltGroup, Source: SourceSelfBuilt, DefaultDefer: DeferTrue},
 		},
 		tools:    map[string]*Tool{},
 		rejected: map[string][]Rejection{},
@@ -81,16 +76,16 @@ func New(opts *Options) *Registry {
 		r.opts = *opts
 	}
 	if r.opts.MaxSelfBuiltDescription <= 0 {
-		r.opts.MaxSelfBuiltDescription = DefaultMaxSelfBuiltDescription
+		r.opts.MaxSelfBuiltDescription = registryx.MaxSelfBuiltDescription
 	}
 	if r.opts.MaxSelfBuiltSchema <= 0 {
-		r.opts.MaxSelfBuiltSchema = DefaultMaxSelfBuiltSchema
+		r.opts.MaxSelfBuiltSchema = registryx.MaxSelfBuiltSchema
 	}
 	if r.opts.MaxDescription <= 0 {
-		r.opts.MaxDescription = DefaultMaxDescription
+		r.opts.MaxDescription = registryx.MaxDescription
 	}
 	if r.opts.MaxSchema <= 0 {
-		r.opts.MaxSchema = DefaultMaxSchema
+		r.opts.MaxSchema = registryx.MaxSchema
 	}
 	return r
 }
@@ -122,13 +117,6 @@ func (r *Registry) Rejected() []Rejection {
 		out = append(out, r.rejected[g]...)
 	}
 	return out
-}
-
-// Version returns the current version; it increases with every change.
-func (r *Registry) Version() uint64 {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.version
 }
 
 // AddGroup adds an MCP server group. A server with no tools is still a group,
@@ -193,16 +181,17 @@ func (r *Registry) Register(tools ...Tool) error {
 // RegisterSelfBuilt adds a tool the model wrote at run time to the self-built
 // group. Whatever its flags say, it is always deferred, and its description is
 // literal text, never a template. Descriptions and schemas over the
-// registry's bounds are rejected with [ErrTooLarge].
+// registry's bounds ([Options]) are rejected; a name already in use is an
+// error wrapping [ErrDuplicateTool].
 func (r *Registry) RegisterSelfBuilt(t Tool) error {
-	t, err := r.PrepareSelfBuilt(t)
+	t, err := r.prepareSelfBuilt(t)
 	if err != nil {
 		return err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, ok := r.tools[t.Name]; ok || t.Name == ToolSearchName || t.Name == DeferExecuteName {
-		return NameTaken(t.Name)
+		return nameTaken(t.Name)
 	}
 	prepared, err := r.prepare([]Tool{t}, true)
 	if err != nil {
@@ -213,21 +202,22 @@ func (r *Registry) RegisterSelfBuilt(t Tool) error {
 	return nil
 }
 
-// NameTaken is the one answer self-built registration gives for a name
+// nameTaken is the one answer self-built registration gives for a name
 // already in use, whoever holds it: a built-in, MCP or self-built tool, an
 // entry tool, visible to the session or hidden from it. It names neither
 // the holder nor its group, so that a model probing names learns no more
 // about tools it cannot see than that the name is taken. It wraps
-// [ErrDuplicateTool].
-func NameTaken(name string) error {
+// [ErrDuplicateTool]. Request sessions give it too (registryx.NameTaken).
+func nameTaken(name string) error {
 	return fmt.Errorf("%w: self-built tool %q: the name is taken; choose another name", ErrDuplicateTool, name)
 }
 
-// PrepareSelfBuilt validates a self-built tool against the registry's bounds
-// and returns it normalized, without registering it. Sessions use it to add
-// a self-built tool to one running session.
-func (r *Registry) PrepareSelfBuilt(t Tool) (Tool, error) {
-	t.Group = SelfBuiltGroup
+// prepareSelfBuilt validates a self-built tool against the registry's bounds
+// and returns it normalized, without registering it. Sessions use it
+// (registryx.PrepareSelfBuilt) to add a self-built tool to one running
+// session.
+func (r *Registry) prepareSelfBuilt(t Tool) (Tool, error) {
+	t.Group = selfBuiltGroup
 	t.Source = SourceSelfBuilt
 	t.Template = false
 	t.DeferLoading = DeferTrue
@@ -235,10 +225,10 @@ func (r *Registry) PrepareSelfBuilt(t Tool) (Tool, error) {
 		return t, err
 	}
 	if n := utf8.RuneCountInString(t.Description); n > r.opts.MaxSelfBuiltDescription {
-		return t, fmt.Errorf("%w: self-built tool %q: description is %d runes, the bound is %d", ErrTooLarge, t.Name, n, r.opts.MaxSelfBuiltDescription)
+		return t, fmt.Errorf("%w: self-built tool %q: description is %d runes, the bound is %d", errTooLarge, t.Name, n, r.opts.MaxSelfBuiltDescription)
 	}
 	if !utf8.ValidString(t.Description) {
-		return t, fmt.Errorf("%w: self-built tool %q: description is not valid UTF-8", ErrInvalidSchema, t.Name)
+		return t, fmt.Errorf("%w: self-built tool %q: description is not valid UTF-8", errInvalidSchema, t.Name)
 	}
 	nt, err := t.normalize(r.opts.MaxSelfBuiltSchema, "Options.MaxSelfBuiltSchema")
 	if err != nil {
@@ -265,11 +255,11 @@ func (r *Registry) prepareSome(tools []Tool, selfBuilt, skip bool) ([]*Tool, []R
 	batch := map[string]*Tool{}
 	for _, t := range tools {
 		if t.Group == "" {
-			t.Group = BuiltinGroup
+			t.Group = builtinGroup
 		}
 		g, ok := r.groups[t.Group]
 		if !ok {
-			return nil, nil, fmt.Errorf("%w: tool %q names group %q; add the group first", ErrUnknownGroup, t.Name, t.Group)
+			return nil, nil, fmt.Errorf("%w: tool %q names group %q; add the group first", errUnknownGroup, t.Name, t.Group)
 		}
 		if g.Source == SourceSelfBuilt && !selfBuilt {
 			return nil, nil, fmt.Errorf("registry: tool %q: self-built tools are registered with RegisterSelfBuilt", t.Name)
@@ -300,13 +290,13 @@ func (r *Registry) prepareOne(t Tool, g *Group, batch map[string]*Tool) (*Tool, 
 		if t.OriginalName == "" {
 			t.OriginalName = t.Name
 		}
-		t.Name = MCPName(g.Name, t.OriginalName)
+		t.Name = toolname.MCPName(g.Name, t.OriginalName)
 		t.Template = false
 		// An alias keeps its server's prefix whole, or the tool would pass
 		// for another server's: a 49-byte server A's prefix cut from
 		// "mcp__A_b__t.u" reads "mcp__A__<hash>", which mcp__A__* matches.
-		if !strings.HasPrefix(t.Name, MCPPrefix+g.Name+"__") {
-			return nil, fmt.Errorf("%w: tool %q of MCP server %q needs an alias (its name breaks the providers' rule), and the server's name is too long to keep whole in one: shorten the server's name to %d bytes or less", ErrInvalidName, clipName(t.OriginalName), g.Name, MaxNameLen-len(MCPPrefix)-2-9)
+		if !strings.HasPrefix(t.Name, toolname.MCPPrefix+g.Name+"__") {
+			return nil, fmt.Errorf("%w: tool %q of MCP server %q needs an alias (its name breaks the providers' rule), and the server's name is too long to keep whole in one: shorten the server's name to %d bytes or less", errInvalidName, clipName(t.OriginalName), g.Name, toolname.MaxLen-len(toolname.MCPPrefix)-2-9)
 		}
 	} else if t.OriginalName == "" {
 		t.OriginalName = t.Name
@@ -315,10 +305,10 @@ func (r *Registry) prepareOne(t Tool, g *Group, batch map[string]*Tool) (*Tool, 
 		return nil, fmt.Errorf("registry: %s: %w", describeSource(g), err)
 	}
 	if t.Name == ToolSearchName || t.Name == DeferExecuteName {
-		return nil, fmt.Errorf("%w: %q is the library's entry tool (%s)", ErrReservedName, t.Name, describeSource(g))
+		return nil, fmt.Errorf("%w: %q is the library's entry tool (%s)", errReservedName, t.Name, describeSource(g))
 	}
 	if !utf8.ValidString(t.Description) {
-		return nil, fmt.Errorf("%w: tool %q: description is not valid UTF-8", ErrInvalidSchema, t.Name)
+		return nil, fmt.Errorf("%w: tool %q: description is not valid UTF-8", errInvalidSchema, t.Name)
 	}
 	if t.Tier != "" && t.Tier != TierCore && t.Tier != TierFull {
 		return nil, fmt.Errorf("registry: tool %q: tier %q: want %q or %q", t.Name, t.Tier, TierCore, TierFull)
@@ -330,7 +320,7 @@ func (r *Registry) prepareOne(t Tool, g *Group, batch map[string]*Tool) (*Tool, 
 		return nil, dupError(t.Name, r.groups[prev.Group], g)
 	}
 	if n := utf8.RuneCountInString(t.Description); n > r.opts.MaxDescription {
-		return nil, fmt.Errorf("%w: tool %q: description is %d runes, the bound is %d (Options.MaxDescription)", ErrTooLarge, t.Name, n, r.opts.MaxDescription)
+		return nil, fmt.Errorf("%w: tool %q: description is %d runes, the bound is %d (Options.MaxDescription)", errTooLarge, t.Name, n, r.opts.MaxDescription)
 	}
 	nt, err := t.normalize(r.opts.MaxSchema, "Options.MaxSchema")
 	if err != nil {
@@ -365,13 +355,13 @@ func describeSource(g *Group) string {
 }
 
 // Remove deletes tools by exposed name, all or none. An unknown name is an
-// error wrapping [ErrUnknownTool].
+// error that names it.
 func (r *Registry) Remove(names ...string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, n := range names {
 		if _, ok := r.tools[n]; !ok {
-			return fmt.Errorf("%w: %q", ErrUnknownTool, n)
+			return fmt.Errorf("%w: %q", errUnknownTool, n)
 		}
 	}
 	for _, n := range names {
@@ -387,10 +377,10 @@ func (r *Registry) RemoveGroup(name string) error {
 	defer r.mu.Unlock()
 	g, ok := r.groups[name]
 	if !ok {
-		return fmt.Errorf("%w: %q", ErrUnknownGroup, name)
+		return fmt.Errorf("%w: %q", errUnknownGroup, name)
 	}
 	if g.Source != SourceMCP {
-		return fmt.Errorf("%w: %q is the library's own group", ErrReservedName, name)
+		return fmt.Errorf("%w: %q is the library's own group", errReservedName, name)
 	}
 	r.dropGroupTools(name)
 	delete(r.groups, name)

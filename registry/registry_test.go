@@ -13,6 +13,8 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/toolshelf/toolshelf/internal/toolname"
 )
 
 func TestValidName(t *testing.T) {
@@ -21,16 +23,16 @@ func TestValidName(t *testing.T) {
 		"": false, "a b": false, "a.b": false, "é": false, strings.Repeat("a", 64): true,
 		strings.Repeat("a", 65): false, "a/b": false, "a\nb": false,
 	} {
-		assert.Equal(t, want, ValidName(name), "%q", name)
+		assert.Equal(t, want, toolname.Valid(name), "%q", name)
 	}
 }
 
 func TestSplitMCPName(t *testing.T) {
-	s, tool, ok := SplitMCPName("mcp__sequential-thinking__sequentialthinking")
+	s, tool, ok := toolname.SplitMCP("mcp__sequential-thinking__sequentialthinking")
 	assert.True(t, ok)
 	assert.Equal(t, "sequential-thinking", s)
 	assert.Equal(t, "sequentialthinking", tool)
-	_, _, ok = SplitMCPName("Read")
+	_, _, ok = toolname.SplitMCP("Read")
 	assert.False(t, ok)
 }
 
@@ -48,38 +50,38 @@ func TestRegisterErrors(t *testing.T) {
 		{"duplicate built-in", []Tool{{Name: "Read"}}, ErrDuplicateTool, `"Read" is registered by the built-in group and again by the built-in group`},
 		{"built-in shadowing an MCP name", []Tool{{Name: "mcp__github__create_issue"}}, ErrDuplicateTool, `by the MCP server "github" and again by the built-in group`},
 		{"duplicate in one batch", []Tool{{Name: "X"}, {Name: "X"}}, ErrDuplicateTool, `"X"`},
-		{"bad name", []Tool{{Name: "a b"}}, ErrInvalidName, `"a b"`},
-		{"reserved", []Tool{{Name: "tool_search"}}, ErrReservedName, "entry tool"},
-		{"unknown group", []Tool{{Name: "x", Group: "nope"}}, ErrUnknownGroup, `group "nope"`},
+		{"bad name", []Tool{{Name: "a b"}}, errInvalidName, `"a b"`},
+		{"reserved", []Tool{{Name: "tool_search"}}, errReservedName, "entry tool"},
+		{"unknown group", []Tool{{Name: "x", Group: "nope"}}, errUnknownGroup, `group "nope"`},
 		{"bad tier", []Tool{{Name: "x", Tier: "gold"}}, nil, `tier "gold"`},
-		{"bad utf8", []Tool{{Name: "x", Description: "\xff"}}, ErrInvalidSchema, "UTF-8"},
-		{"self-built via Register", []Tool{{Name: "x", Group: SelfBuiltGroup}}, nil, "RegisterSelfBuilt"},
-		{"injected not in schema", []Tool{{Name: "x", Injected: []string{"token"}}}, ErrInvalidSchema, `injected field "token"`},
+		{"bad utf8", []Tool{{Name: "x", Description: "\xff"}}, errInvalidSchema, "UTF-8"},
+		{"self-built via Register", []Tool{{Name: "x", Group: selfBuiltGroup}}, nil, "RegisterSelfBuilt"},
+		{"injected not in schema", []Tool{{Name: "x", Injected: []string{"token"}}}, errInvalidSchema, `injected field "token"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			v := r.Version()
+			v := r.Snapshot().Version()
 			err := r.Register(tc.tools...)
 			require.Error(t, err)
 			if tc.target != nil {
 				assert.True(t, errors.Is(err, tc.target), "%v", err)
 			}
 			assert.Contains(t, err.Error(), tc.want)
-			assert.Equal(t, v, r.Version(), "a failed registration changes nothing")
+			assert.Equal(t, v, r.Snapshot().Version(), "a failed registration changes nothing")
 		})
 	}
-	assert.Equal(t, 2, r.Snapshot().Len())
+	assert.Equal(t, 2, len(r.Snapshot().Tools()))
 }
 
 func TestGroupErrors(t *testing.T) {
 	r := New(nil)
 	require.NoError(t, r.AddGroup(Group{Name: "empty", Description: "no tools yet"}))
 	assert.ErrorIs(t, r.AddGroup(Group{Name: "empty"}), ErrDuplicateGroup)
-	assert.ErrorIs(t, r.AddGroup(Group{Name: BuiltinGroup}), ErrReservedName)
-	assert.ErrorIs(t, r.AddGroup(Group{Name: "a__b"}), ErrInvalidName)
-	assert.ErrorIs(t, r.RemoveGroup(SelfBuiltGroup), ErrReservedName)
-	assert.ErrorIs(t, r.RemoveGroup("nope"), ErrUnknownGroup)
-	assert.ErrorIs(t, r.Remove("nope"), ErrUnknownTool)
+	assert.ErrorIs(t, r.AddGroup(Group{Name: builtinGroup}), errReservedName)
+	assert.ErrorIs(t, r.AddGroup(Group{Name: "a__b"}), errInvalidName)
+	assert.ErrorIs(t, r.RemoveGroup(selfBuiltGroup), errReservedName)
+	assert.ErrorIs(t, r.RemoveGroup("nope"), errUnknownGroup)
+	assert.ErrorIs(t, r.Remove("nope"), errUnknownTool)
 	// A server with no tools is still a group.
 	g, ok := r.Snapshot().Group("empty")
 	require.True(t, ok)
@@ -97,10 +99,10 @@ func TestSelfBuilt(t *testing.T) {
 	assert.Equal(t, "{{time}}", tl.Description)
 
 	err := r.RegisterSelfBuilt(Tool{Name: "long", Description: "12345678901"})
-	assert.ErrorIs(t, err, ErrTooLarge)
+	assert.ErrorIs(t, err, errTooLarge)
 	assert.Contains(t, err.Error(), "11 runes, the bound is 10")
 	err = r.RegisterSelfBuilt(Tool{Name: "big", RawSchema: []byte(`{"type":"object","description":"` + strings.Repeat("x", 100) + `"}`)})
-	assert.ErrorIs(t, err, ErrTooLarge)
+	assert.ErrorIs(t, err, errTooLarge)
 	assert.ErrorIs(t, r.RegisterSelfBuilt(Tool{Name: "sum"}), ErrDuplicateTool)
 }
 
@@ -132,7 +134,7 @@ func TestReplaceGroup(t *testing.T) {
 	require.Len(t, rej, 1)
 	assert.Equal(t, "srv", rej[0].Group)
 	assert.Equal(t, "bad", rej[0].Name)
-	assert.ErrorIs(t, rej[0].Err, ErrInvalidSchema)
+	assert.ErrorIs(t, rej[0].Err, errInvalidSchema)
 	// The next clean listing clears the report.
 	require.NoError(t, r.ReplaceGroup(Group{Name: "srv"}, []Tool{{Name: "b"}, {Name: "c"}}))
 	assert.Empty(t, r.Rejected())
@@ -142,7 +144,7 @@ func TestReplaceGroup(t *testing.T) {
 	require.NoError(t, r.ReplaceGroup(Group{Name: "srv"}, []Tool{{Name: "b"}, {Name: "c"}}))
 	require.NoError(t, r.Register(Tool{Name: "mcp__srv2__x"}))
 	err := r.ReplaceGroup(Group{Name: "srv"}, []Tool{{Name: "ok"}, {Name: "bad", Description: "\xff"}})
-	require.ErrorIs(t, err, ErrInvalidSchema)
+	require.ErrorIs(t, err, errInvalidSchema)
 	assert.Equal(t, []string{"mcp__srv2__x", "mcp__srv__b", "mcp__srv__c"}, names(r.Snapshot()))
 	assert.Empty(t, r.Rejected())
 }
@@ -165,12 +167,12 @@ func sortedOrder(tools []Tool) []string {
 	var keys []key
 	for _, t := range tools {
 		switch {
-		case t.Group == "" || t.Group == BuiltinGroup:
+		case t.Group == "" || t.Group == builtinGroup:
 			keys = append(keys, key{0, "", t.Name})
-		case t.Group == SelfBuiltGroup:
+		case t.Group == selfBuiltGroup:
 			keys = append(keys, key{2, "", t.Name})
 		default:
-			keys = append(keys, key{1, t.Group, MCPName(t.Group, t.Name)})
+			keys = append(keys, key{1, t.Group, toolname.MCPName(t.Group, t.Name)})
 		}
 	}
 	slices.SortFunc(keys, func(a, b key) int {
@@ -202,7 +204,7 @@ func TestShuffledConcurrentRegistration(t *testing.T) {
 	for _, n := range []string{"Write", "read", "Read", "_x", "-y", "Zed", "a", "B"} {
 		tools = append(tools, Tool{Name: n})
 	}
-	want := sortedOrder(append(slices.Clone(tools), Tool{Name: "made", Group: SelfBuiltGroup}, Tool{Name: "Also", Group: SelfBuiltGroup}))
+	want := sortedOrder(append(slices.Clone(tools), Tool{Name: "made", Group: selfBuiltGroup}, Tool{Name: "Also", Group: selfBuiltGroup}))
 
 	for run := range 20 {
 		r := New(nil)
@@ -238,7 +240,7 @@ func TestShuffledConcurrentRegistration(t *testing.T) {
 		for _, g := range gs {
 			gn = append(gn, g.Name)
 		}
-		assert.Equal(t, []string{BuiltinGroup, "A", "a-b", "a_b", "alpha", "zeta", SelfBuiltGroup}, gn)
+		assert.Equal(t, []string{builtinGroup, "A", "a-b", "a_b", "alpha", "zeta", selfBuiltGroup}, gn)
 	}
 }
 
@@ -265,19 +267,19 @@ func TestMCPAlias(t *testing.T) {
 	require.NoError(t, r.Import(c))
 	byOrig := map[string]string{}
 	for _, tl := range r.Snapshot().Tools() {
-		require.True(t, ValidName(tl.Name), tl.Name)
+		require.True(t, toolname.Valid(tl.Name), tl.Name)
 		byOrig[tl.OriginalName] = tl.Name
 	}
 	assert.Equal(t, "mcp__github__get_me", byOrig["get_me"], "a valid name is left alone")
 	assert.Equal(t, "mcp__github__repos_list", byOrig["repos_list"])
 	assert.Regexp(t, `^mcp__github__repos_list_[0-9a-f]{8}$`, byOrig["repos.list"], "readable prefix + hash, never the valid name it reads like")
 	assert.Regexp(t, `^mcp__github__x{42}_[0-9a-f]{8}$`, byOrig[long])
-	assert.Len(t, byOrig[long], MaxNameLen)
-	assert.Equal(t, byOrig["repos.list"], MCPName("github", "repos.list"), "MCPName gives the alias")
-	server, tool, ok := SplitMCPName(byOrig["repos.list"])
+	assert.Len(t, byOrig[long], toolname.MaxLen)
+	assert.Equal(t, byOrig["repos.list"], toolname.MCPName("github", "repos.list"), "MCPName gives the alias")
+	server, tool, ok := toolname.SplitMCP(byOrig["repos.list"])
 	assert.True(t, ok)
 	assert.Equal(t, "github", server)
-	assert.Equal(t, byOrig["repos.list"], MCPPrefix+server+"__"+tool)
+	assert.Equal(t, byOrig["repos.list"], toolname.MCPPrefix+server+"__"+tool)
 
 	// Same input, same alias, whatever the registration order.
 	r2 := New(nil)
@@ -290,10 +292,10 @@ func TestMCPAlias(t *testing.T) {
 	r3 := New(nil)
 	require.NoError(t, r3.Import(&Catalog{Server: group, Tools: []Tool{{Name: "pull_request_review_write"}}}))
 	got := r3.Snapshot().Tools()[0].Name
-	assert.LessOrEqual(t, len(got), MaxNameLen)
-	assert.True(t, strings.HasPrefix(got, MCPPrefix+group+"__pull"), got)
-	assert.NotEqual(t, Alias("a.b"), Alias("a,b"))
-	assert.Equal(t, Alias("a.b"), Alias("a.b"))
+	assert.LessOrEqual(t, len(got), toolname.MaxLen)
+	assert.True(t, strings.HasPrefix(got, toolname.MCPPrefix+group+"__pull"), got)
+	assert.NotEqual(t, toolname.Alias("a.b"), toolname.Alias("a,b"))
+	assert.Equal(t, toolname.Alias("a.b"), toolname.Alias("a.b"))
 }
 
 // TestSchemaGetsObjectType: a schema without "type" (allowed by JSON
@@ -323,6 +325,6 @@ func TestSchemaGetsObjectType(t *testing.T) {
 	}
 	assert.Empty(t, built.Type, "the caller's schema is not modified")
 	err := r.Register(Tool{Name: "nullable", RawSchema: json.RawMessage(`{"type":["object","null"]}`)})
-	require.ErrorIs(t, err, ErrInvalidSchema)
+	require.ErrorIs(t, err, errInvalidSchema)
 	assert.Contains(t, err.Error(), `must be "object"`)
 }

@@ -23,9 +23,6 @@ type Snapshot struct {
 // change to a registry increases its version.
 func (s *Snapshot) Version() uint64 { return s.version }
 
-// Len returns the number of tools.
-func (s *Snapshot) Len() int { return len(s.tools) }
-
 // Tools returns the tools in snapshot order. The slice is a copy; the tools
 // are shared and must not be modified.
 func (s *Snapshot) Tools() []*Tool { return slices.Clone(s.tools) }
@@ -44,9 +41,6 @@ func (s *Snapshot) Group(name string) (*Group, bool) {
 	g, ok := s.byGroup[name]
 	return g, ok
 }
-
-// GroupOf returns the group of t.
-func (s *Snapshot) GroupOf(t *Tool) *Group { return s.byGroup[t.Group] }
 
 // compareGroups orders groups by kind, then name.
 func compareGroups(a, b *Group) int {

@@ -101,8 +101,8 @@ type Annotations struct {
 	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
 }
 
-// ReadOnly reports whether the tool declares itself read-only.
-func (a *Annotations) ReadOnly() bool {
+// readOnly reports whether the tool declares itself read-only.
+func (a *Annotations) readOnly() bool {
 	return a != nil && a.ReadOnlyHint != nil && *a.ReadOnlyHint
 }
 
@@ -147,7 +147,8 @@ type Tool struct {
 	Tier Tier
 	// DeferLoading is the tool's own defer flag.
 	DeferLoading DeferLoading
-	// Group names the tool's group; empty means [BuiltinGroup].
+	// Group names the tool's group; empty means the built-in group
+	// ("builtin").
 	Group string
 	// Source is the kind of the tool's group. The registry sets it.
 	Source Source
@@ -171,20 +172,6 @@ type Tool struct {
 	// trustedHints is its MCP group's TrustAnnotations, set by the registry.
 	trustedHints bool
 }
-
-// EffectiveTier returns the tool's tier, falling back to the group's, then core.
-func (t *Tool) EffectiveTier(g *Group) Tier {
-	if t.Tier != "" {
-		return t.Tier
-	}
-	if g != nil && g.Tier != "" {
-		return g.Tier
-	}
-	return TierCore
-}
-
-// ReadOnly reports whether the tool's annotations declare it read-only.
-func (t *Tool) ReadOnly() bool { return t.Annotations.ReadOnly() }
 
 // ModelSchema returns the compact JSON schema the model sees: RawSchema with
 // the Injected properties (and their "required" entries) removed. The result
@@ -214,38 +201,38 @@ func (t Tool) normalize(maxBytes int, bound string) (Tool, error) {
 		// A schema built in Go may share or loop pointers; marshalling
 		// such a graph would recurse forever.
 		if err := schemacheck.Check(t.InputSchema); err != nil {
-			return t, fmt.Errorf("%w: tool %q: %w", ErrInvalidSchema, t.Name, err)
+			return t, fmt.Errorf("%w: tool %q: %w", errInvalidSchema, t.Name, err)
 		}
 		b, err := jsonx.Marshal(t.InputSchema)
 		if err != nil {
-			return t, fmt.Errorf("%w: tool %q: %v", ErrInvalidSchema, t.Name, err)
+			return t, fmt.Errorf("%w: tool %q: %v", errInvalidSchema, t.Name, err)
 		}
 		t.RawSchema = b
 	}
 	if err := schemacheck.ScanDepth(t.RawSchema, schemacheck.MaxDepth); err != nil {
-		return t, fmt.Errorf("%w: tool %q: %w", ErrInvalidSchema, t.Name, err)
+		return t, fmt.Errorf("%w: tool %q: %w", errInvalidSchema, t.Name, err)
 	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, t.RawSchema); err != nil {
-		return t, fmt.Errorf("%w: tool %q: %v", ErrInvalidSchema, t.Name, err)
+		return t, fmt.Errorf("%w: tool %q: %v", errInvalidSchema, t.Name, err)
 	}
 	raw := buf.Bytes()
 	if maxBytes > 0 && len(raw) > maxBytes {
-		return t, fmt.Errorf("%w: tool %q: schema is %d bytes, the bound is %d (%s)", ErrTooLarge, t.Name, len(raw), maxBytes, bound)
+		return t, fmt.Errorf("%w: tool %q: schema is %d bytes, the bound is %d (%s)", errTooLarge, t.Name, len(raw), maxBytes, bound)
 	}
 	if len(raw) == 0 || raw[0] != '{' {
-		return t, fmt.Errorf("%w: tool %q: the schema must be a JSON object, got %.40s", ErrInvalidSchema, t.Name, raw)
+		return t, fmt.Errorf("%w: tool %q: the schema must be a JSON object, got %.40s", errInvalidSchema, t.Name, raw)
 	}
 	t.RawSchema = json.RawMessage(slices.Clone(raw))
 	if err := schemacheck.ExactKeys(t.RawSchema); err != nil {
-		return t, fmt.Errorf("%w: tool %q: %w", ErrInvalidSchema, t.Name, err)
+		return t, fmt.Errorf("%w: tool %q: %w", errInvalidSchema, t.Name, err)
 	}
 	if t.InputSchema == nil {
 		// The validator's copy, in 2020-12 terms: what the server wrote
 		// stays in RawSchema, for the provider.
 		s, notes, err := schemacheck.Prepare(t.RawSchema)
 		if err != nil {
-			return t, fmt.Errorf("%w: tool %q: %w", ErrInvalidSchema, t.Name, err)
+			return t, fmt.Errorf("%w: tool %q: %w", errInvalidSchema, t.Name, err)
 		}
 		t.InputSchema, t.checked, t.Warnings = s, s, warningsOf(notes)
 	} else if t.checked != t.InputSchema {
@@ -256,10 +243,10 @@ func (t Tool) normalize(maxBytes int, bound string) (Tool, error) {
 		t.Warnings[i].Tool = t.Name
 	}
 	if len(t.InputSchema.Types) > 0 {
-		return t, fmt.Errorf("%w: tool %q: the schema's type must be \"object\", got %q", ErrInvalidSchema, t.Name, t.InputSchema.Types)
+		return t, fmt.Errorf("%w: tool %q: the schema's type must be \"object\", got %q", errInvalidSchema, t.Name, t.InputSchema.Types)
 	}
 	if t.InputSchema.Type != "" && t.InputSchema.Type != "object" {
-		return t, fmt.Errorf("%w: tool %q: the schema's type must be \"object\", got %q", ErrInvalidSchema, t.Name, t.InputSchema.Type)
+		return t, fmt.Errorf("%w: tool %q: the schema's type must be \"object\", got %q", errInvalidSchema, t.Name, t.InputSchema.Type)
 	}
 	if t.InputSchema.Type == "" {
 		// Every provider refuses a tool schema without "type": "object"
@@ -278,18 +265,18 @@ func (t Tool) normalize(maxBytes int, bound string) (Tool, error) {
 	// calls of such a tool with a result that blames the harness.
 	if t.checked != t.InputSchema {
 		if _, err := schemacheck.ResolvePlain(t.InputSchema); err != nil {
-			return t, fmt.Errorf("%w: tool %q: %w", ErrInvalidSchema, t.Name, err)
+			return t, fmt.Errorf("%w: tool %q: %w", errInvalidSchema, t.Name, err)
 		}
 		t.checked = t.InputSchema
 	}
 	for _, f := range t.Injected {
 		if _, ok := t.InputSchema.Properties[f]; !ok {
-			return t, fmt.Errorf("%w: tool %q: injected field %q is not a property of the schema", ErrInvalidSchema, t.Name, f)
+			return t, fmt.Errorf("%w: tool %q: injected field %q is not a property of the schema", errInvalidSchema, t.Name, f)
 		}
 	}
 	if len(t.Injected) > 0 {
 		if _, err := stripProperties(t.RawSchema, t.Injected); err != nil {
-			return t, fmt.Errorf("%w: tool %q: %v", ErrInvalidSchema, t.Name, err)
+			return t, fmt.Errorf("%w: tool %q: %v", errInvalidSchema, t.Name, err)
 		}
 	}
 	t.SearchHints = slices.Clone(t.SearchHints)
@@ -312,11 +299,4 @@ func withObjectType(raw json.RawMessage) json.RawMessage {
 		out = append(out, ',')
 	}
 	return append(out, raw[1:]...)
-}
-
-// Aliased reports whether t's exposed name is an alias of the server's own
-// name ([Alias]): an MCP tool whose mcp__<server>__<tool> name broke the
-// providers' name rule. OriginalName then holds the server's name.
-func (t *Tool) Aliased() bool {
-	return t.Source == SourceMCP && t.Name != MCPPrefix+t.Group+"__"+t.OriginalName
 }

@@ -53,7 +53,7 @@ func TestUnvalidatableKeywordsAreWarnings(t *testing.T) {
 // tool and the schema path, never a Go type.
 func TestRefusalInOurWords(t *testing.T) {
 	err := New(nil).Register(Tool{Name: "loop", RawSchema: json.RawMessage(`{"type":"object","properties":{"a":{"$ref":"#/properties/b"},"b":{"$ref":"#/properties/a"}}}`)})
-	require.ErrorIs(t, err, ErrInvalidSchema)
+	require.ErrorIs(t, err, errInvalidSchema)
 	assert.Contains(t, err.Error(), `tool "loop"`)
 	assert.Contains(t, err.Error(), "/properties/")
 	for _, bad := range []string{"json: cannot unmarshal", "schemaWithoutMethods", "Go struct", "jsonschema.Schema"} {
@@ -68,7 +68,7 @@ func TestDraft04ExclusiveMinimumImports(t *testing.T) {
 	c, err := ParseCatalog([]byte(`{"server":"pdf","tools":[{"name":"read_pdf","inputSchema":{"type":"object","properties":{"pages":{"type":"array","items":{"type":"integer","minimum":0,"exclusiveMinimum":true}}}}}]}`))
 	require.NoError(t, err)
 	assert.Empty(t, c.Rejected)
-	assert.Empty(t, c.Warnings(), "an exact translation is no warning")
+	assert.Empty(t, c.warnings(), "an exact translation is no warning")
 	r := New(nil)
 	require.NoError(t, r.Import(c))
 	assert.Empty(t, r.Rejected())
@@ -93,4 +93,14 @@ func TestWarningsDeterministic(t *testing.T) {
 		}
 		assert.Equal(t, first, r.Warnings())
 	}
+}
+
+// warnings returns the warnings of the catalog's tools, in file order
+// (each tool's Warnings).
+func (c *Catalog) warnings() []Warning {
+	var out []Warning
+	for _, t := range c.Tools {
+		out = append(out, t.Warnings...)
+	}
+	return out
 }

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/internal/toolname"
 )
 
 // maxAnnouncedNames bounds how many names of each kind one tools-changed
@@ -56,7 +56,7 @@ func (s *Session) AnnounceToolsChanged(c ToolsChange) error {
 
 // checkToolsChange validates the names of c.
 func checkToolsChange(c ToolsChange) error {
-	if !registry.ValidName(c.Server) {
+	if !toolname.Valid(c.Server) {
 		return fmt.Errorf("%w: ToolsChange.Server %q must match ^[a-zA-Z0-9_-]{1,64}$", ErrInvalidMessage, c.Server)
 	}
 	for _, l := range []struct {
@@ -64,7 +64,7 @@ func checkToolsChange(c ToolsChange) error {
 		names []string
 	}{{"Added", c.Added}, {"Removed", c.Removed}, {"Changed", c.Changed}} {
 		for i, n := range l.names {
-			if !registry.ValidName(n) {
+			if !toolname.Valid(n) {
 				return fmt.Errorf("%w: ToolsChange.%s[%d] %q must match ^[a-zA-Z0-9_-]{1,64}$", ErrInvalidMessage, l.field, i, n)
 			}
 		}

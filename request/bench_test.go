@@ -30,8 +30,8 @@ func benchCatalog(b *testing.B) (*registry.Snapshot, *deferral.Policy) {
 			gh = c
 		}
 	}
-	for copyN := 2; reg.Snapshot().Len() < 400; copyN++ {
-		need := 400 - reg.Snapshot().Len()
+	for copyN := 2; len(reg.Snapshot().Tools()) < 400; copyN++ {
+		need := 400 - len(reg.Snapshot().Tools())
 		c := *gh
 		c.Server = fmt.Sprintf("github%d", copyN)
 		c.Tools = gh.Tools[:min(need, len(gh.Tools))]

@@ -6,25 +6,28 @@ import (
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
+	"github.com/toolshelf/toolshelf/internal/provider"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/search"
 )
 
-// Provider names a request encoder.
-type Provider string
+// Provider names a request encoder. It is the library's one provider
+// type: the provider rule book and registry's catalog formats use the same
+// names.
+type Provider = provider.Name
 
 // The three encoders.
 const (
 	// OpenAIChat is OpenAI Chat Completions: messages with the system
 	// message first, tools as {"type":"function","function":{...}}.
-	OpenAIChat Provider = "openai-chat"
+	OpenAIChat Provider = provider.OpenAIChat
 	// OpenAIResponses is the OpenAI Responses API: instructions, input
 	// items (function_call, function_call_output), flat function tools.
-	OpenAIResponses Provider = "openai-responses"
+	OpenAIResponses Provider = provider.OpenAIResponses
 	// Anthropic is Anthropic Messages: a system array of text blocks,
 	// tools with input_schema, tool_use and tool_result blocks, and
 	// cache_control breakpoints.
-	Anthropic Provider = "anthropic"
+	Anthropic Provider = provider.Anthropic
 )
 
 // Config is what a session is created from. Everything that shapes the

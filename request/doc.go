@@ -23,7 +23,7 @@
 // the session showed until the harness approves ([Session.PendingChanges],
 // [Session.ApproveChange]). None of it moves the prefix.
 //
-// Every body follows the providers' rule book ([wire.Rules], checked by
+// Every body follows the providers' rule book (docs/providers.md, checked by
 // requesttest.CheckProviderRules): where OpenAI caps a tool description
 // at 1,024 characters, the name index rides in the system instructions
 // and longer descriptions are cut at a sentence; empty failed results and
@@ -61,5 +61,5 @@
 // send them, for accounting without a session. Every sentinel error's
 // message starts with "request:". The methods execute's dispatcher needs
 // (ID, MarkLoaded, VisibleNames) are on an unexported adapter, not on
-// Session; the provider rule book is [wire.Rules].
+// Session; the provider rule book is docs/providers.md (internal/wire).
 package request

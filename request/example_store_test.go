@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/toolshelf/toolshelf/internal/wire"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
-	"github.com/toolshelf/toolshelf/request/wire"
 )
 
 // Two replicas serve one conversation from one store: each turn opens the

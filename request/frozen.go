@@ -12,9 +12,9 @@ import (
 	"github.com/toolshelf/toolshelf/internal/openai"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/internal/render"
 	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"github.com/toolshelf/toolshelf/registry"
-	"github.com/toolshelf/toolshelf/internal/render"
 	"github.com/toolshelf/toolshelf/search"
 )
 

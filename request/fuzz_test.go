@@ -12,14 +12,14 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/toolshelf/toolshelf/internal/toolname"
-
 	"github.com/stretchr/testify/require"
+
 	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/internal/toolname"
+	"github.com/toolshelf/toolshelf/internal/wire"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 	"github.com/toolshelf/toolshelf/request/requesttest"
-	"github.com/toolshelf/toolshelf/request/wire"
 )
 
 var fzProviders = []request.Provider{request.OpenAIChat, request.OpenAIResponses, request.Anthropic}
@@ -178,12 +178,12 @@ func fzCheckIndex(t *testing.T, s *request.Session, b *fzBody) {
 			dropped += tools
 		case strings.HasPrefix(l, "  "):
 			n := l[2:]
-			if !strings.HasPrefix(n, registry.MCPPrefix) {
-				n = registry.MCPPrefix + server + "__" + n
+			if !strings.HasPrefix(n, toolname.MCPPrefix) {
+				n = toolname.MCPPrefix + server + "__" + n
 			}
 			seen[n]++
 		case strings.Contains(l, ":"): // a server's header
-			server = strings.TrimPrefix(l[:strings.Index(l, ":")], registry.MCPPrefix)
+			server = strings.TrimPrefix(l[:strings.Index(l, ":")], toolname.MCPPrefix)
 		default:
 			seen[l]++
 		}

@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
 	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -27,7 +29,7 @@ func loadCatalogs(t testing.TB, seed uint64, files ...string) (*registry.Registr
 			// next to the real servers' catalogs they would collide.
 			var keep []registry.Tool
 			for _, tool := range c.Tools {
-				if !strings.HasPrefix(tool.Name, registry.MCPPrefix) {
+				if !strings.HasPrefix(tool.Name, toolname.MCPPrefix) {
 					keep = append(keep, tool)
 				}
 			}

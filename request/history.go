@@ -7,7 +7,7 @@ import (
 	"slices"
 	"unicode/utf8"
 
-	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/internal/toolname"
 )
 
 // history is a session's conversation after the prefix: every message
@@ -152,7 +152,7 @@ func (h *history) checkAssistant(m *Message, last Role, at int, pending []string
 		if err := h.checkSentID(c.ID, pending, at, j); err != nil {
 			return pending, err
 		}
-		if !registry.ValidName(c.Name) {
+		if !toolname.Valid(c.Name) {
 			return pending, fmt.Errorf("%w: messages[%d].tool_calls[%d]: name %q must match ^[a-zA-Z0-9_-]{1,64}$", ErrInvalidMessage, at, j, c.Name)
 		}
 		if err := checkArguments(c.Arguments); err != nil {

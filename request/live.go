@@ -9,6 +9,8 @@ import (
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/dispatch"
+	"github.com/toolshelf/toolshelf/internal/registryx"
+	"github.com/toolshelf/toolshelf/internal/regview"
 	"github.com/toolshelf/toolshelf/internal/visibility"
 	"github.com/toolshelf/toolshelf/registry"
 )
@@ -205,13 +207,13 @@ func (s *Session) admits(t *registry.Tool, snap *registry.Snapshot) bool {
 	if !visibility.Allows(s.view.Mode.Allow, s.view.Mode.ReadOnly, t) {
 		return false
 	}
-	return visibility.Tier(s.view.Tier, s.view.Elevated) == registry.TierFull || t.EffectiveTier(snap.GroupOf(t)) != registry.TierFull
+	return visibility.Tier(s.view.Tier, s.view.Elevated) == registry.TierFull || regview.EffectiveTier(t, regview.GroupOf(snap, t)) != registry.TierFull
 }
 
 // reconcile compares snap with what the session shows. Without p.apply it
 // stops at the first difference and allocates nothing.
 func (s *Session) reconcile(snap *registry.Snapshot, p *syncPass) {
-	for t := range snap.All() {
+	for t := range registryx.SnapshotAll[*registry.Tool](snap) {
 		if s.reconcileTool(snap, t, p) && !p.apply {
 			return
 		}

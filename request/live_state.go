@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -106,7 +107,7 @@ func restoreLiveTool(lt liveTool) (*registry.Tool, error) {
 		t.Name = lt.OriginalName
 		err = r.ReplaceGroup(registry.Group{Name: lt.Group}, []registry.Tool{t})
 	} else {
-		if lt.Group != "" && lt.Group != registry.BuiltinGroup {
+		if lt.Group != "" && lt.Group != toolname.BuiltinGroup {
 			return nil, fmt.Errorf("tool %q: group %q is neither an MCP server nor built-in", lt.Name, lt.Group)
 		}
 		err = r.Register(t)

@@ -6,7 +6,7 @@ import (
 
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"github.com/toolshelf/toolshelf/internal/toolname"
-	"github.com/toolshelf/toolshelf/request/wire"
+	"github.com/toolshelf/toolshelf/internal/wire"
 )
 
 // chatEncoder is OpenAI Chat Completions: the system texts as one system

@@ -12,9 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/textfmt"
+	"github.com/toolshelf/toolshelf/internal/wire"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request/requesttest"
-	"github.com/toolshelf/toolshelf/request/wire"
 )
 
 // The generated parts of docs/providers.md sit between these markers.
@@ -32,7 +32,7 @@ func TestProvidersDoc(t *testing.T) {
 	var rules strings.Builder
 	rules.WriteString("| provider | rule | field | limit | the provider's words | source | what toolshelf does |\n|---|---|---|---|---|---|---|\n")
 	for _, p := range providers {
-		for _, r := range wire.Rules(string(p)) {
+		for _, r := range wire.Rules(p) {
 			fmt.Fprintf(&rules, "| %s | `%s` | `%s` | %s | %s | [%s](%s) | %s |\n", r.Provider, r.ID, cell(r.Field), cell(r.Limit),
 				cell(r.Words), sourceName(r.Source), r.Source, cell(r.Action))
 		}
@@ -95,7 +95,7 @@ func measureSizes(t *testing.T) string {
 			}
 		}
 		assert.Len(t, s.Frozen().shortened, over, "every over-cap resident description is shortened")
-		fmt.Fprintf(&b, "| %s | %d | %s | %d | %d | %s |\n", name, snap.Len(), textfmt.Thousands(utf8.RuneCountInString(s0Index(t, snap))), desc, over, textfmt.Thousands(longest))
+		fmt.Fprintf(&b, "| %s | %d | %s | %d | %d | %s |\n", name, len(snap.Tools()), textfmt.Thousands(utf8.RuneCountInString(s0Index(t, snap))), desc, over, textfmt.Thousands(longest))
 	}
 	return b.String()
 }

@@ -9,10 +9,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
 	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/internal/registryx"
+	"github.com/toolshelf/toolshelf/internal/wire"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request/requesttest"
-	"github.com/toolshelf/toolshelf/request/wire"
 )
 
 // TestGolden pins the request bytes of the three providers over the
@@ -396,12 +398,12 @@ func TestBadInput(t *testing.T) {
 		s, err := NewSession(testConfig(snap, OpenAIChat, nil, nil))
 		require.NoError(t, err)
 		assert.ErrorIs(t, s.RegisterSelfBuilt(registry.Tool{Name: "Read"}), registry.ErrDuplicateTool)
-		assert.ErrorIs(t, s.RegisterSelfBuilt(registry.Tool{Name: "bad name"}), registry.ErrInvalidName)
-		big := make([]byte, registry.DefaultMaxSelfBuiltDescription+1)
+		assert.ErrorIs(t, s.RegisterSelfBuilt(registry.Tool{Name: "bad name"}), registryx.ErrInvalidName)
+		big := make([]byte, registryx.MaxSelfBuiltDescription+1)
 		for i := range big {
 			big[i] = 'a'
 		}
-		assert.ErrorIs(t, s.RegisterSelfBuilt(registry.Tool{Name: "big", Description: string(big)}), registry.ErrTooLarge)
+		assert.ErrorIs(t, s.RegisterSelfBuilt(registry.Tool{Name: "big", Description: string(big)}), registryx.ErrTooLarge)
 		require.NoError(t, s.RegisterSelfBuilt(registry.Tool{Name: "ok"}))
 		assert.ErrorIs(t, s.RegisterSelfBuilt(registry.Tool{Name: "ok"}), registry.ErrDuplicateTool)
 	})

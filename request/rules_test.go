@@ -12,12 +12,14 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/internal/jsonx"
+	"github.com/toolshelf/toolshelf/internal/toolname"
+	"github.com/toolshelf/toolshelf/internal/wire"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request/requesttest"
-	"github.com/toolshelf/toolshelf/request/wire"
 )
 
 // serverCatalogs are the MCP servers' catalogs under testdata/catalogs.
@@ -57,7 +59,7 @@ func assertConforms(t *testing.T, p Provider, body []byte) {
 		if name == "" {
 			continue // a provider's own search tool, named by its type
 		}
-		assert.True(t, registry.ValidName(name), "tools[%d] name %q", i, name)
+		assert.True(t, toolname.Valid(name), "tools[%d] name %q", i, name)
 		if p != Anthropic {
 			assert.LessOrEqual(t, utf8.RuneCountInString(desc), maxDescription, "tools[%d] %s description", i, name)
 		}
@@ -139,7 +141,7 @@ func TestEveryCatalogConforms(t *testing.T) {
 // it in the description.
 func TestQuickstartIndexOutOfDescription(t *testing.T) {
 	reg, _ := loadCatalogs(t, 0, quickstartCatalogs...)
-	require.Equal(t, 249, reg.Snapshot().Len())
+	require.Equal(t, 249, len(reg.Snapshot().Tools()))
 	policy := &deferral.Policy{Layers: []deferral.Layer{deferral.MustLayer("quickstart", "Defer(mcp__*)")}}
 	for _, p := range providers {
 		t.Run(string(p), func(t *testing.T) {
@@ -403,7 +405,7 @@ func TestAliasedToolsCallable(t *testing.T) {
 		{Name: "files.read", Handler: handler("files.read")},
 		{Name: "plain", Handler: handler("plain")},
 	}}))
-	require.Equal(t, 3, reg.Snapshot().Len(), "one bad name no longer fails the server")
+	require.Equal(t, 3, len(reg.Snapshot().Tools()), "one bad name no longer fails the server")
 	d, err := execute.New(nil)
 	require.NoError(t, err)
 	for _, p := range providers {
@@ -416,9 +418,9 @@ func TestAliasedToolsCallable(t *testing.T) {
 			require.NoError(t, err)
 			assertConforms(t, p, body)
 			for _, orig := range []string{long, "files.read"} {
-				alias := registry.MCPName("srv", orig)
-				require.LessOrEqual(t, len(alias), registry.MaxNameLen)
-				require.NotContains(t, string(body), `"`+registry.MCPPrefix+"srv__"+orig+`"`, "the raw name never reaches the model")
+				alias := toolname.MCPName("srv", orig)
+				require.LessOrEqual(t, len(alias), toolname.MaxLen)
+				require.NotContains(t, string(body), `"`+toolname.MCPPrefix+"srv__"+orig+`"`, "the raw name never reaches the model")
 				args := json.RawMessage(`{}`)
 				name := alias
 				if pol != nil {
@@ -438,10 +440,10 @@ func TestAliasedToolsCallable(t *testing.T) {
 // The rule book is the same table docs/providers.md shows.
 func TestRulesDocumented(t *testing.T) {
 	for _, p := range providers {
-		rs := wire.Rules(string(p))
+		rs := wire.Rules(p)
 		require.NotEmpty(t, rs)
 		for _, r := range rs {
-			assert.Equal(t, string(p), r.Provider)
+			assert.Equal(t, p, r.Provider)
 		}
 	}
 	assert.True(t, errors.Is(checkProviderRules(&Config{Provider: Anthropic}), ErrConfig))

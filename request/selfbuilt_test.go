@@ -119,7 +119,7 @@ func TestSelfBuiltRespectsMode(t *testing.T) {
 	require.ErrorIs(t, err, ErrConfig)
 	assert.Contains(t, err.Error(), `outside the session's mode "ask"`)
 	// The model wrote the read-only claim itself: an untrusted hint, which
-	// never widens a mode (registry.Tool.HasHint).
+	// never widens a mode (registryx.HasHint).
 	err = ask.RegisterSelfBuilt(readOnly)
 	require.ErrorIs(t, err, ErrConfig, "a self-built tool's read-only claim does not fit a read-only mode")
 

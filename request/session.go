@@ -9,6 +9,7 @@ import (
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/dispatch"
+	"github.com/toolshelf/toolshelf/internal/registryx"
 	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"github.com/toolshelf/toolshelf/internal/visibility"
 	"github.com/toolshelf/toolshelf/registry"
@@ -230,7 +231,7 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) r
 // In a native tool search mode it reports an error wrapping [ErrConfig]:
 // the provider searches only tools[], which is frozen for the session.
 func (s *Session) RegisterSelfBuilt(t registry.Tool) error {
-	nt, err := registry.New(s.cfg.Limits).PrepareSelfBuilt(t)
+	nt, err := registryx.PrepareSelfBuilt(registry.New(s.cfg.Limits), t)
 	if err != nil {
 		return err
 	}
@@ -259,13 +260,13 @@ func (s *Session) RegisterSelfBuilt(t registry.Tool) error {
 }
 
 func (s *Session) addSelfBuilt(t *registry.Tool) error {
-	// One answer whoever holds the name, hidden or not (registry.NameTaken).
+	// One answer whoever holds the name, hidden or not (registryx.NameTaken).
 	if _, ok := s.cfg.Snapshot.Tool(t.Name); ok || t.Name == registry.ToolSearchName || t.Name == registry.DeferExecuteName {
-		return registry.NameTaken(t.Name)
+		return registryx.NameTaken(t.Name)
 	}
 	for _, o := range s.selfBuilt {
 		if o.Name == t.Name {
-			return registry.NameTaken(t.Name)
+			return registryx.NameTaken(t.Name)
 		}
 	}
 	s.selfBuilt = append(s.selfBuilt, t)

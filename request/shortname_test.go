@@ -9,8 +9,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
+	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -30,12 +32,12 @@ func readIndex(t *testing.T, index string) []indexEntry {
 		case strings.HasPrefix(l, "  "):
 			require.NotEmpty(t, server, l)
 			full := l[2:]
-			if !strings.HasPrefix(full, registry.MCPPrefix) {
-				full = registry.MCPPrefix + server + "__" + full
+			if !strings.HasPrefix(full, toolname.MCPPrefix) {
+				full = toolname.MCPPrefix + server + "__" + full
 			}
 			out = append(out, indexEntry{l[2:], full})
-		case strings.HasPrefix(l, registry.MCPPrefix) && strings.Contains(l, ":"):
-			server = strings.TrimPrefix(l[:strings.Index(l, ":")], registry.MCPPrefix)
+		case strings.HasPrefix(l, toolname.MCPPrefix) && strings.Contains(l, ":"):
+			server = strings.TrimPrefix(l[:strings.Index(l, ":")], toolname.MCPPrefix)
 		default:
 			out = append(out, indexEntry{l, l})
 		}

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/toolshelf/toolshelf/internal/jsonx"
+	"github.com/toolshelf/toolshelf/internal/registryx"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -170,7 +171,7 @@ func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, s
 		}
 	}
 	for _, sb := range st.SelfBuilt {
-		t, err := check.PrepareSelfBuilt(registry.Tool{
+		t, err := registryx.PrepareSelfBuilt(check, registry.Tool{
 			Name: sb.Name, Description: sb.Description, RawSchema: sb.InputSchema,
 			Annotations: sb.Annotations, SearchHints: sb.SearchHints, Handler: handlers[sb.Name],
 		})

@@ -11,11 +11,13 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
 	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/internal/toolname"
+	"github.com/toolshelf/toolshelf/internal/wire"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 	"github.com/toolshelf/toolshelf/request/storetest"
-	"github.com/toolshelf/toolshelf/request/wire"
 )
 
 var storeProviders = []request.Provider{request.OpenAIChat, request.OpenAIResponses, request.Anthropic}
@@ -30,7 +32,7 @@ func fleetOptions(t testing.TB, p request.Provider) storetest.Options {
 		require.NoError(t, err)
 		var keep []registry.Tool
 		for _, tl := range c.Tools {
-			if c.Server != "" || !strings.HasPrefix(tl.Name, registry.MCPPrefix) {
+			if c.Server != "" || !strings.HasPrefix(tl.Name, toolname.MCPPrefix) {
 				keep = append(keep, tl)
 			}
 		}

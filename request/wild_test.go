@@ -13,7 +13,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
 	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request/requesttest"
 )
@@ -46,10 +48,16 @@ func wildRegistry(t *testing.T, cats []*registry.Catalog) *registry.Registry {
 	reg := registry.New(&registry.Options{StrictImport: true})
 	for _, c := range cats {
 		require.NoError(t, reg.AddGroup(registry.Group{Name: c.Server, Description: c.Description, DefaultDefer: registry.DeferTrue}))
-		res, err := reg.ImportReport(c)
-		require.NoError(t, err, c.Server)
-		assert.Len(t, res.Imported, len(c.Tools), c.Server)
-		assert.Len(t, res.Warnings, len(c.Warnings()), c.Server)
+		require.NoError(t, reg.Import(c), c.Server)
+		imported, warnings := 0, 0
+		for _, tl := range reg.Snapshot().Tools() {
+			if tl.Group == c.Server {
+				imported++
+				warnings += len(tl.Warnings)
+			}
+		}
+		assert.Equal(t, len(c.Tools), imported, c.Server)
+		assert.Equal(t, catalogWarnings(c), warnings, c.Server)
 	}
 	return reg
 }
@@ -74,7 +82,7 @@ func TestWildCorpusBodiesPassTheRuleBook(t *testing.T) {
 					t.Fatalf("%s: %s body breaks the rule book", c.Server, p)
 				}
 				for _, tool := range c.Tools {
-					assert.Contains(t, string(b), string(json.RawMessage(mustTool(t, snap, registry.MCPName(c.Server, tool.Name)).ModelSchema())), "%s: the schema is sent", tool.Name)
+					assert.Contains(t, string(b), string(json.RawMessage(mustTool(t, snap, toolname.MCPName(c.Server, tool.Name)).ModelSchema())), "%s: the schema is sent", tool.Name)
 				}
 			}
 		})
@@ -102,7 +110,7 @@ func TestWildCorpusSearchAnswers(t *testing.T) {
 			args, _ := json.Marshal(map[string][]string{"queries": {q}})
 			res := s.Call(t.Context(), "tool_search", args)
 			require.False(t, res.IsError, "%s: %s", q, res.Text)
-			assert.True(t, strings.Contains(res.Text, registry.MCPPrefix), "%s: the answer names a tool: %.300s", q, res.Text)
+			assert.True(t, strings.Contains(res.Text, toolname.MCPPrefix), "%s: the answer names a tool: %.300s", q, res.Text)
 		}
 	}
 }
@@ -123,7 +131,7 @@ func wildTable(t *testing.T, cats []*registry.Catalog) string {
 	b.WriteString("| server | package | version | tools | refused | warnings |\n|---|---|---|---|---|---|\n")
 	for _, c := range cats {
 		meta := wildMeta(t, c.Server)
-		n := len(c.Warnings())
+		n := catalogWarnings(c)
 		fmt.Fprintf(&b, "| %s | `%s` | %s | %d | %d | %d |\n", c.Server, meta.Package, meta.Version, len(c.Tools), len(c.Rejected), n)
 		total += n
 		tools += len(c.Tools)
@@ -189,4 +197,13 @@ func TestWildDoc(t *testing.T) {
 	}
 	got, _, _ := strings.Cut(rest, wildDocEnd)
 	assert.Equal(t, want, got, "docs/reliability.md's wild corpus table is stale: TOOLSHELF_UPDATE=1 go test ./request -run TestWildDoc")
+}
+
+// catalogWarnings counts the warnings of a catalog's tools.
+func catalogWarnings(c *registry.Catalog) int {
+	n := 0
+	for _, t := range c.Tools {
+		n += len(t.Warnings)
+	}
+	return n
 }

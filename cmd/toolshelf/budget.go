@@ -13,6 +13,7 @@ import (
 	"github.com/toolshelf/toolshelf/budget"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/advice"
+	"github.com/toolshelf/toolshelf/internal/regview"
 	"github.com/toolshelf/toolshelf/internal/textfmt"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
@@ -42,7 +43,7 @@ type budgetJSON struct {
 	// --turns requests, given --usage counts; absent without --usage.
 	Advice []advice.Advice `json:"advice,omitempty"`
 	// Aliases are the MCP tools whose mcp__<server>__<tool> name broke the
-	// providers' name rule, under the alias the model sees (registry.Alias).
+	// providers' name rule, under the alias the model sees (toolname.Alias).
 	Aliases []aliasJSON `json:"aliases,omitempty"`
 	// Warnings are the schema keywords the dispatcher leaves out of
 	// validation (registry.Warning): sent to the provider as written,
@@ -205,7 +206,7 @@ func (o *budgetOptions) account(counter *budget.Counter) (*budgetJSON, budget.Ba
 	}
 	out.Warnings = warningsJSON(reg.Warnings())
 	for _, t := range visible {
-		if t.Aliased() {
+		if regview.Aliased(t) {
 			out.Aliases = append(out.Aliases, aliasJSON{Alias: t.Name, ServerName: t.OriginalName})
 		}
 	}

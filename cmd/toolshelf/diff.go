@@ -7,7 +7,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/toolshelf/toolshelf/request/wire"
+	"github.com/toolshelf/toolshelf/internal/wire"
 )
 
 // diffJSON is diff's --json output.

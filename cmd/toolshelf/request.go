@@ -12,9 +12,9 @@ import (
 	"strings"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/internal/wire"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
-	"github.com/toolshelf/toolshelf/request/wire"
 )
 
 // requestJSON is request's --json output: the body and what shaped it.
@@ -92,7 +92,7 @@ func runRequest(args []string, stdout, stderr io.Writer) int {
 
 	status := exitOK
 	if o.check {
-		for _, v := range wire.Check(o.provider, body) {
+		for _, v := range wire.Check(request.Provider(o.provider), body) {
 			fmt.Fprintf(stderr, "toolshelf request: %s body breaks rule %s\n", o.provider, v)
 			status = exitFinding
 		}
@@ -269,7 +269,7 @@ func checkBodyFile(path, provider string, check bool, stderr io.Writer) int {
 		return fail(stderr, "toolshelf request: --body: %v", err)
 	}
 	status := exitOK
-	for _, v := range wire.Check(provider, body) {
+	for _, v := range wire.Check(request.Provider(provider), body) {
 		fmt.Fprintf(stderr, "toolshelf request: %s: %s body breaks rule %s\n", path, provider, v)
 		status = exitFinding
 	}

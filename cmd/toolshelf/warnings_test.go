@@ -68,10 +68,19 @@ func TestBudgetLoadsEveryWildCatalog(t *testing.T) {
 			assert.Equal(t, len(doc.Tools), m.Tools, "every tool loads")
 			c, err := registry.LoadCatalog(f)
 			require.NoError(t, err)
-			assert.Len(t, m.Warnings, len(c.Warnings()), "budget lists every warning")
+			assert.Len(t, m.Warnings, catalogWarnings(c), "budget lists every warning")
 			for _, w := range m.Warnings {
 				assert.False(t, strings.Contains(w.Reason, "jsonschema") || strings.Contains(w.Reason, "Go struct"), w.Reason)
 			}
 		})
 	}
+}
+
+// catalogWarnings counts the warnings of a catalog's tools.
+func catalogWarnings(c *registry.Catalog) int {
+	n := 0
+	for _, t := range c.Tools {
+		n += len(t.Warnings)
+	}
+	return n
 }

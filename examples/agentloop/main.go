@@ -36,9 +36,9 @@ import (
 
 	"github.com/toolshelf/toolshelf/budget"
 	"github.com/toolshelf/toolshelf/execute"
+	"github.com/toolshelf/toolshelf/internal/wire"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
-	"github.com/toolshelf/toolshelf/request/wire"
 )
 
 // Model is what the loop talks to: it reads a request body and answers

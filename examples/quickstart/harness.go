@@ -82,11 +82,11 @@ func builtins(sess **request.Session) []registry.Tool {
 	}
 }
 
-// mcpHandlers are fake MCP servers: the one tool the scripted model calls
-// answers with canned data. Every other MCP tool has no handler, and a
+// mcpHandlers are fake MCP servers, by server and tool name as the server
+// knows it: the one tool the scripted model calls answers with canned data. Every other MCP tool has no handler, and a
 // call of it would get the dispatcher's "no handler" error result.
 var mcpHandlers = map[string]registry.Handler{
-	"mcp__github__create_pull_request": func(ctx context.Context, params json.RawMessage) (registry.Result, error) {
+	"github/create_pull_request": func(ctx context.Context, params json.RawMessage) (registry.Result, error) {
 		var p struct {
 			Draft bool `json:"draft"`
 		}
@@ -123,7 +123,7 @@ func newRegistry(sess **request.Session) (*registry.Registry, []string, error) {
 			return nil, nil, fmt.Errorf("%s: %w", f, err)
 		}
 		for i := range cat.Tools {
-			cat.Tools[i].Handler = mcpHandlers[registry.MCPName(cat.Server, cat.Tools[i].Name)]
+			cat.Tools[i].Handler = mcpHandlers[cat.Server+"/"+cat.Tools[i].Name]
 		}
 		if err := reg.Import(cat); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", f, err)

@@ -1,6 +1,6 @@
 package main
 
-import "github.com/toolshelf/toolshelf/request/wire"
+import "github.com/toolshelf/toolshelf/internal/wire"
 
 // sharedPrefix is the number of leading bytes a and b have in common: what
 // a provider's prefix cache can reuse of the previous request.

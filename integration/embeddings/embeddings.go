@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/search"
 )
@@ -97,7 +98,7 @@ func New(opts Options) (*Ranker, error) {
 func toolText(t *registry.Tool) string {
 	var b strings.Builder
 	name := t.Name
-	if _, short, ok := registry.SplitMCPName(t.Name); ok {
+	if _, short, ok := toolname.SplitMCP(t.Name); ok {
 		name = short
 	}
 	b.WriteString(strings.NewReplacer("_", " ", "-", " ").Replace(name))

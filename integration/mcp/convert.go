@@ -8,8 +8,10 @@ import (
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"github.com/toolshelf/toolshelf/internal/mcpstdio"
+	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -154,14 +156,14 @@ func diffNames(snap *registry.Snapshot, group string, listed []registry.Tool) (a
 		h, ok := old[l.Name]
 		switch {
 		case !ok:
-			added = append(added, registry.MCPName(group, l.Name))
+			added = append(added, toolname.MCPName(group, l.Name))
 		case h.Description != l.Description || !bytes.Equal(h.RawSchema, jsonx.AppendCompact(nil, l.RawSchema)) || !sameAnnotations(h.Annotations, l.Annotations):
-			changed = append(changed, registry.MCPName(group, l.Name))
+			changed = append(changed, toolname.MCPName(group, l.Name))
 		}
 	}
 	for n := range old {
 		if !seen[n] {
-			removed = append(removed, registry.MCPName(group, n))
+			removed = append(removed, toolname.MCPName(group, n))
 		}
 	}
 	slices.Sort(added)

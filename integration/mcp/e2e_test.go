@@ -14,11 +14,13 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/internal/dispatch"
 	"github.com/toolshelf/toolshelf/internal/longtest"
 	"github.com/toolshelf/toolshelf/internal/toolsearch"
+	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -90,7 +92,7 @@ func TestEverythingServerEndToEnd(t *testing.T) {
 	require.True(t, ok)
 	assert.NotEmpty(t, g.Description, "the server's instructions describe the group")
 	for _, n := range []string{"echo", "get-sum"} {
-		_, ok := snap.Tool(registry.MCPName("everything", n))
+		_, ok := snap.Tool(toolname.MCPName("everything", n))
 		require.True(t, ok, "everything lists %s", n)
 	}
 	sess := deferAll(t, reg)

@@ -459,7 +459,7 @@ func (m *Manager) apply(c *conn, desc string, tools []registry.Tool) error {
 			ToolsChange:        request.ToolsChange{Server: name, Added: added, Removed: removed, Changed: changed},
 			First:              first,
 			DescriptionChanged: had && descChanged,
-			Version:            m.reg.Version(),
+			Version:            m.reg.Snapshot().Version(),
 		})
 	}
 	return nil

@@ -13,6 +13,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 )
@@ -47,7 +49,7 @@ func TestConnectListsEveryPage(t *testing.T) {
 	}
 	want := make([]string, len(names))
 	for i, n := range names {
-		want[i] = registry.MCPName("paged", n)
+		want[i] = toolname.MCPName("paged", n)
 	}
 	assert.Equal(t, want, got, "7 tools over pages of 2: every page listed")
 	st, err := m.state("paged")
@@ -87,7 +89,7 @@ func TestHandlerForwardsToToolsCall(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.tool, func(t *testing.T) {
-			res := call(t, ctx, reg, registry.MCPName("s", tt.tool), `{}`)
+			res := call(t, ctx, reg, toolname.MCPName("s", tt.tool), `{}`)
 			assert.Equal(t, tt.want, res.Text)
 			assert.Equal(t, tt.isError, res.IsError, "isError is kept")
 		})
@@ -151,7 +153,7 @@ func TestDisconnectAnswersUnavailable(t *testing.T) {
 	reg := registry.New(nil)
 	m := newManager(t, reg, &Options{NoAutoReconnect: true})
 	require.NoError(t, m.Connect(ctx, Server{Name: "flaky", Transport: fs.transport}))
-	before := reg.Version()
+	before := reg.Snapshot().Version()
 
 	fs.drop()
 	res := call(t, ctx, reg, "mcp__flaky__echo", `{"message":"hi"}`)
@@ -164,7 +166,7 @@ func TestDisconnectAnswersUnavailable(t *testing.T) {
 	require.ErrorIs(t, m.Err("flaky"), ErrUnavailable)
 	_, ok := reg.Snapshot().Tool("mcp__flaky__echo")
 	assert.True(t, ok, "a lost server's names stay in the registry")
-	assert.Equal(t, before, reg.Version(), "losing a server changes nothing in the registry")
+	assert.Equal(t, before, reg.Snapshot().Version(), "losing a server changes nothing in the registry")
 
 	// A second call while still down answers the same way.
 	res = call(t, ctx, reg, "mcp__flaky__echo", `{"message":"hi"}`)
@@ -214,7 +216,7 @@ func TestReconnect(t *testing.T) {
 				assert.Equal(t, tt.wantChange.Removed, got.Removed)
 				assert.Empty(t, got.Changed)
 				assert.False(t, got.First)
-				assert.Equal(t, reg.Version(), got.Version)
+				assert.Equal(t, reg.Snapshot().Version(), got.Version)
 				_, ok := reg.Snapshot().Tool("mcp__srv__b")
 				assert.False(t, ok)
 			}
@@ -357,7 +359,7 @@ func TestServerConfigErrors(t *testing.T) {
 		{"double underscore", Server{Name: "a__b", Command: []string{"x"}}, `"__"`},
 		{"trailing underscore", Server{Name: "github_", Command: []string{"x"}}, `"_" at either end`},
 		{"leading underscore", Server{Name: "_github", Command: []string{"x"}}, `"_" at either end`},
-		{"reserved", Server{Name: registry.BuiltinGroup, Command: []string{"x"}}, "builtin"},
+		{"reserved", Server{Name: toolname.BuiltinGroup, Command: []string{"x"}}, "builtin"},
 		{"no transport", Server{Name: "s"}, "exactly one"},
 		{"two transports", Server{Name: "s", Command: []string{"x"}, URL: "http://x"}, "exactly one"},
 		{"three transports", Server{Name: "s", Command: []string{"x"}, URL: "http://x", Transport: tr}, "got 3"},

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -33,8 +35,7 @@ var (
 type Server struct {
 	// Name names the server's registry group; its tools are exposed as
 	// mcp__<Name>__<tool>. It follows the tool-name alphabet, may not
-	// contain "__" and may not start or end with "_"
-	// ([registry.CanonicalGroupName]).
+	// contain "__" and may not start or end with "_".
 	Name string
 	// Description, when set, describes the group in the tool_search index.
 	// Empty takes the server's initialize instructions, else its
@@ -61,8 +62,8 @@ type Server struct {
 }
 
 func (s *Server) check() error {
-	if !registry.CanonicalGroupName(s.Name) || s.Name == registry.BuiltinGroup || s.Name == registry.SelfBuiltGroup {
-		return fmt.Errorf("%w: server name %q: want ^[a-zA-Z0-9_-]{1,64}$ without \"__\" nor \"_\" at either end, and not %q or %q", ErrConfig, s.Name, registry.BuiltinGroup, registry.SelfBuiltGroup)
+	if !toolname.CanonicalGroup(s.Name) || s.Name == toolname.BuiltinGroup || s.Name == toolname.SelfBuiltGroup {
+		return fmt.Errorf("%w: server name %q: want ^[a-zA-Z0-9_-]{1,64}$ without \"__\" nor \"_\" at either end, and not %q or %q", ErrConfig, s.Name, toolname.BuiltinGroup, toolname.SelfBuiltGroup)
 	}
 	n := 0
 	if len(s.Command) > 0 {

@@ -18,12 +18,14 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/integration/redisstore"
+	"github.com/toolshelf/toolshelf/internal/toolname"
+	"github.com/toolshelf/toolshelf/internal/wire"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 	"github.com/toolshelf/toolshelf/request/storetest"
-	"github.com/toolshelf/toolshelf/request/wire"
 )
 
 // root is the core module's directory, which holds testdata/.
@@ -41,7 +43,7 @@ func fleet(t testing.TB, store request.Store, p request.Provider, replicas int) 
 		require.NoError(t, err)
 		var keep []registry.Tool
 		for _, tl := range c.Tools {
-			if c.Server != "" || !strings.HasPrefix(tl.Name, registry.MCPPrefix) {
+			if c.Server != "" || !strings.HasPrefix(tl.Name, toolname.MCPPrefix) {
 				keep = append(keep, tl)
 			}
 		}

@@ -152,7 +152,7 @@ func load(file string) (catalog, []string, error) {
 			return catalog{}, nil, err
 		}
 	}
-	if _, err := reg.ImportReport(c); err != nil {
+	if err := reg.Import(c); err != nil {
 		return catalog{}, nil, err
 	}
 	tools := reg.Snapshot().Tools()

@@ -14,9 +14,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"github.com/toolshelf/toolshelf/internal/mcpstdio"
 	"github.com/toolshelf/toolshelf/internal/mcpstdio/mcpstdiotest"
+	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -106,14 +108,14 @@ func TestListingImportsKeepingSchemaKeyOrder(t *testing.T) {
 	}
 	require.Len(t, byName, 4)
 	for name, schema := range byName {
-		tool, ok := snap.Tool(registry.MCPName(group, name))
+		tool, ok := snap.Tool(toolname.MCPName(group, name))
 		require.True(t, ok, name)
 		want := jsonx.AppendCompact(nil, schema)
 		assert.Equal(t, string(want), string(tool.RawSchema), "%s: the server's key order survives", name)
 		assert.Equal(t, registry.DeferUnset, tool.DeferLoading, "%s: a server's own defer_loading is dropped", name)
 		assert.Empty(t, tool.Tier, "%s: a server's own tier is dropped", name)
 	}
-	zeta, _ := snap.Tool(registry.MCPName(group, "zeta_search"))
+	zeta, _ := snap.Tool(toolname.MCPName(group, "zeta_search"))
 	require.NotNil(t, zeta.Annotations)
 	require.NotNil(t, zeta.Annotations.ReadOnlyHint)
 	assert.True(t, *zeta.Annotations.ReadOnlyHint)

@@ -8,9 +8,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"github.com/toolshelf/toolshelf/internal/longtest"
 	"github.com/toolshelf/toolshelf/internal/mcpstdio"
+	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -44,7 +46,7 @@ func TestEverythingServer(t *testing.T) {
 	require.NoError(t, reg.Import(c), "every listed tool is importable")
 	snap := reg.Snapshot()
 	for _, n := range []string{"echo", "get-sum", "get-env"} {
-		_, ok := snap.Tool(registry.MCPName("everything", n))
+		_, ok := snap.Tool(toolname.MCPName("everything", n))
 		assert.True(t, ok, "everything lists %s", n)
 	}
 	for i, raw := range l.Tools {
@@ -53,7 +55,7 @@ func TestEverythingServer(t *testing.T) {
 			InputSchema json.RawMessage `json:"inputSchema"`
 		}
 		require.NoError(t, json.Unmarshal(raw, &tool))
-		got, ok := snap.Tool(registry.MCPName("everything", tool.Name))
+		got, ok := snap.Tool(toolname.MCPName("everything", tool.Name))
 		require.True(t, ok, "tool %d %q", i, tool.Name)
 		assert.Equal(t, string(jsonx.AppendCompact(nil, tool.InputSchema)), string(got.RawSchema), "%s keeps the server's schema bytes", tool.Name)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 )
@@ -62,7 +63,7 @@ func syncLate(ss *session, turn int, snaps [2]*registry.Snapshot, late *lateCoun
 // found first.
 func (l *lateCounts) searched(ctx context.Context, s *request.Session, text string) {
 	l.searches.Add(1)
-	own, other := strings.Index(text, lateTool), strings.Index(text, registry.MCPPrefix)
+	own, other := strings.Index(text, lateTool), strings.Index(text, toolname.MCPPrefix)
 	if own < 0 || own != other {
 		return
 	}

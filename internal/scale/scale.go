@@ -26,6 +26,7 @@ import (
 	"github.com/toolshelf/toolshelf/internal/countercache"
 	"github.com/toolshelf/toolshelf/internal/dispatch"
 	"github.com/toolshelf/toolshelf/internal/toolsearch"
+	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 	"github.com/toolshelf/toolshelf/search"
@@ -171,9 +172,9 @@ func Registry(testdata string, n int) (*registry.Registry, error) {
 		}
 		cats = append(cats, c)
 	}
-	for k := 0; reg.Snapshot().Len() < n; k++ {
+	for k := 0; len(reg.Snapshot().Tools()) < n; k++ {
 		for _, c := range cats {
-			rest := n - reg.Snapshot().Len()
+			rest := n - len(reg.Snapshot().Tools())
 			if rest <= 0 {
 				break
 			}
@@ -452,7 +453,7 @@ func playTurn(ctx context.Context, ss *session, i, turn int, o Options, buf *[]b
 	}
 	if searchingSelf {
 		selfSearches.Add(1)
-		own, other := strings.Index(res.Text, ss.selfName), strings.Index(res.Text, registry.MCPPrefix)
+		own, other := strings.Index(res.Text, ss.selfName), strings.Index(res.Text, toolname.MCPPrefix)
 		if own >= 0 && (other < 0 || own < other) {
 			selfFound.Add(1)
 		}

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -27,8 +28,8 @@ func Of(t *registry.Tool) (string, bool) {
 	if t == nil || t.Source != registry.SourceMCP {
 		return "", false
 	}
-	short, ok := strings.CutPrefix(t.Name, registry.MCPPrefix+t.Group+"__")
-	if !ok || short == "" || strings.HasPrefix(short, registry.MCPPrefix) {
+	short, ok := strings.CutPrefix(t.Name, toolname.MCPPrefix+t.Group+"__")
+	if !ok || short == "" || strings.HasPrefix(short, toolname.MCPPrefix) {
 		return "", false
 	}
 	return short, true
@@ -90,13 +91,13 @@ func (tb *Table) Candidates(name string) []string {
 // during a session, computed on the spot; it does not check whether short
 // is itself one of names.
 func Match(short string, names []string, lookup func(string) (*registry.Tool, bool)) []string {
-	if short == "" || strings.HasPrefix(short, registry.MCPPrefix) {
+	if short == "" || strings.HasPrefix(short, toolname.MCPPrefix) {
 		return nil
 	}
 	var out []string
 	suffix := "__" + short
 	for _, n := range names {
-		if !strings.HasPrefix(n, registry.MCPPrefix) || !strings.HasSuffix(n, suffix) {
+		if !strings.HasPrefix(n, toolname.MCPPrefix) || !strings.HasSuffix(n, suffix) {
 			continue
 		}
 		if t, ok := lookup(n); ok {

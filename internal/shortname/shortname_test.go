@@ -5,11 +5,13 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
 func mcp(server, tool string) *registry.Tool {
-	return &registry.Tool{Name: registry.MCPName(server, tool), Group: server, Source: registry.SourceMCP, OriginalName: tool}
+	return &registry.Tool{Name: toolname.MCPName(server, tool), Group: server, Source: registry.SourceMCP, OriginalName: tool}
 }
 
 func TestOf(t *testing.T) {
@@ -20,8 +22,8 @@ func TestOf(t *testing.T) {
 		ok   bool
 	}{
 		{mcp("github", "create_issue"), "create_issue", true},
-		{mcp("docs", "读取文档"), strings.TrimPrefix(registry.MCPName("docs", "读取文档"), "mcp__docs__"), true},
-		{mcp("srv", long), strings.TrimPrefix(registry.MCPName("srv", long), "mcp__srv__"), true},
+		{mcp("docs", "读取文档"), strings.TrimPrefix(toolname.MCPName("docs", "读取文档"), "mcp__docs__"), true},
+		{mcp("srv", long), strings.TrimPrefix(toolname.MCPName("srv", long), "mcp__srv__"), true},
 		{mcp("evil", "mcp__github__create_issue"), "", false},
 		{&registry.Tool{Name: "Read", Source: registry.SourceBuiltin}, "", false},
 		{&registry.Tool{Name: "mcp__x__y", Source: registry.SourceBuiltin}, "", false},

@@ -21,9 +21,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/internal/longtest"
+	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 )
@@ -86,12 +88,12 @@ func soakRegistry(t *testing.T, c *tally) *registry.Registry {
 		require.NoError(t, err)
 		var keep []registry.Tool
 		for _, tl := range cat.Tools {
-			if cat.Server == "" && strings.HasPrefix(tl.Name, registry.MCPPrefix) {
+			if cat.Server == "" && strings.HasPrefix(tl.Name, toolname.MCPPrefix) {
 				continue // the harness's own mcp__ samples collide with the real servers
 			}
 			name := tl.Name
 			if cat.Server != "" {
-				name = registry.MCPName(cat.Server, tl.Name)
+				name = toolname.MCPName(cat.Server, tl.Name)
 			}
 			tl.Handler = c.handler(name)
 			keep = append(keep, tl)

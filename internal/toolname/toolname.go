@@ -1,6 +1,11 @@
-// Package toolname holds the providers' tool-name rule,
-// ^[a-zA-Z0-9_-]{1,64}$ (OpenAI's and Anthropic's alike), for the registry
-// that gives names and the wire checker that verifies bodies.
+// Package toolname holds the naming rules of tools, in one place: the
+// providers' tool-name rule, ^[a-zA-Z0-9_-]{1,64}$ (OpenAI's and
+// Anthropic's alike), and the library's own: MCP tools' exposed names
+// (mcp__<server>__<tool>, or an alias), canonical server names, the fixed
+// group names and call-id limits. The registry gives names by them; the
+// stages that read names (defer's rules, execute, request, search,
+// internal/wire's checker, integration/mcp) use them from here rather than
+// through the registry's public API.
 package toolname
 
 // MaxLen is the longest tool name the providers accept.

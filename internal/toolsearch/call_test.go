@@ -11,7 +11,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
 	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/internal/registryx"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request/requesttest"
 )
@@ -277,7 +279,7 @@ func TestOverlayNeverRebuildsSharedIndex(t *testing.T) {
 	const sessions = 40
 	scopes := make([]Scope, sessions)
 	for i := range scopes {
-		tl, err := registry.New(nil).PrepareSelfBuilt(registry.Tool{
+		tl, err := registryx.PrepareSelfBuilt(registry.New(nil), registry.Tool{
 			Name:        fmt.Sprintf("zorblat_report_%02d", i),
 			Description: fmt.Sprintf("Summarise the zorblat ledger number %d as a report.", i),
 			RawSchema:   json.RawMessage(`{"type":"object","properties":{"ledger":{"type":"string"}}}`),

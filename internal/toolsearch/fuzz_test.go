@@ -9,7 +9,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
+
 	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/internal/registryx"
+	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -25,7 +28,7 @@ func fuzzPlan(t testing.TB) *deferral.Plan {
 	require.NoError(t, err)
 	var keep []registry.Tool
 	for _, tl := range c.Tools {
-		if !strings.HasPrefix(tl.Name, registry.MCPPrefix) {
+		if !strings.HasPrefix(tl.Name, toolname.MCPPrefix) {
 			keep = append(keep, tl)
 		}
 	}
@@ -43,7 +46,7 @@ func fuzzPlan(t testing.TB) *deferral.Plan {
 	}}}
 	plan, err := pol.Plan(reg.Snapshot(), view)
 	require.NoError(t, err)
-	require.Less(t, len(plan.Resident())+len(plan.Deferred()), plan.Snapshot().Len(), "some tools are hidden")
+	require.Less(t, len(plan.Resident())+len(plan.Deferred()), len(plan.Snapshot().Tools()), "some tools are hidden")
 	require.NotEmpty(t, plan.Deferred())
 	return plan
 }
@@ -127,7 +130,7 @@ func FuzzToolSearch(f *testing.F) {
 	plan := fuzzPlan(f)
 	s, err := New(plan, nil)
 	require.NoError(f, err)
-	self, err := registry.New(nil).PrepareSelfBuilt(registry.Tool{
+	self, err := registryx.PrepareSelfBuilt(registry.New(nil), registry.Tool{
 		Name: "csv_to_chart", Description: "Render a CSV file as a bar chart.",
 		RawSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`),
 	})
@@ -287,7 +290,7 @@ func TestAnnouncedToolsAreNotSharedAcrossSessions(t *testing.T) {
 	s, err := New(fuzzPlan(t), nil)
 	require.NoError(t, err)
 	mk := func(desc, prop string) *registry.Tool {
-		tl, err := registry.New(nil).PrepareSelfBuilt(registry.Tool{Name: "csv_to_chart", Description: desc,
+		tl, err := registryx.PrepareSelfBuilt(registry.New(nil), registry.Tool{Name: "csv_to_chart", Description: desc,
 			RawSchema: json.RawMessage(`{"type":"object","properties":{"` + prop + `":{"type":"string"}}}`)})
 		require.NoError(t, err)
 		return &tl

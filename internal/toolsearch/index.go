@@ -8,6 +8,7 @@ import (
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/tagsafe"
+	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -80,7 +81,7 @@ func buildIndex(plan *deferral.Plan, o *Options) string {
 			continue
 		}
 		sortStrings(names)
-		header := registry.MCPPrefix + g.Name + ":"
+		header := toolname.MCPPrefix + g.Name + ":"
 		if d := sanitize(g.Description, o.DescriptionLimit); d != "" {
 			header += " " + d
 		}

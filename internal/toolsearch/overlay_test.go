@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/toolshelf/toolshelf/internal/registryx"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -25,7 +27,7 @@ func TestOverlayRanksLikeARebuild(t *testing.T) {
 		{Name: "summarise_ledger", Description: "Summarise a ledger of invoices as a report.", RawSchema: json.RawMessage(`{"type":"object","properties":{"ledger":{"type":"string"}}}`)},
 		{Name: "open_ticket", Description: "Open a support ticket in the helpdesk.", RawSchema: json.RawMessage(`{"type":"object","properties":{"title":{"type":"string"}}}`)},
 	} {
-		tl, err := registry.New(nil).PrepareSelfBuilt(st)
+		tl, err := registryx.PrepareSelfBuilt(registry.New(nil), st)
 		require.NoError(t, err)
 		own = append(own, &tl)
 	}

@@ -11,6 +11,8 @@ import (
 	"unicode"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -195,7 +197,7 @@ func (c stemCache) stem(w string) string {
 // analyseTool emits every (term, field) occurrence of a tool's text,
 // stemming with stem.
 func analyseTool(t *registry.Tool, stem func(string) string, emit func(term string, field int)) {
-	server, tool, ok := registry.SplitMCPName(t.Name)
+	server, tool, ok := toolname.SplitMCP(t.Name)
 	if !ok {
 		tool = t.Name
 	}
@@ -288,7 +290,7 @@ func (ix *bm25Index) analyse(ctx context.Context, sorted []*registry.Tool) ([][]
 		}
 		ix.names[i] = t.Name
 		ix.group[i] = -1
-		if server, _, ok := registry.SplitMCPName(t.Name); ok {
+		if server, _, ok := toolname.SplitMCP(t.Name); ok {
 			g, seen := ix.groups[server]
 			if !seen {
 				g = int32(len(ix.groups))

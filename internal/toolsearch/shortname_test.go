@@ -6,7 +6,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
 	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -30,12 +32,12 @@ func listedNames(t *testing.T, text string) []listedName {
 			require.NotEmpty(t, header, "an indented name under no header: %q", l)
 			n := l[2:]
 			full := n
-			if !strings.HasPrefix(n, registry.MCPPrefix) {
-				full = registry.MCPPrefix + header + "__" + n
+			if !strings.HasPrefix(n, toolname.MCPPrefix) {
+				full = toolname.MCPPrefix + header + "__" + n
 			}
 			out = append(out, listedName{header, n, full})
-		case strings.HasPrefix(l, registry.MCPPrefix) && strings.Contains(l, ":"):
-			header = strings.TrimPrefix(l[:strings.Index(l, ":")], registry.MCPPrefix)
+		case strings.HasPrefix(l, toolname.MCPPrefix) && strings.Contains(l, ":"):
+			header = strings.TrimPrefix(l[:strings.Index(l, ":")], toolname.MCPPrefix)
 		default:
 			require.Empty(t, header, "a built-in name after a server's group: %q", l)
 			out = append(out, listedName{"", l, l})
@@ -135,7 +137,7 @@ func TestIndexNamesResolveInSearch(t *testing.T) {
 				full = append(full, n.full)
 				// Listed in full because its short name is not its
 				// alone: the short name answers with the candidates.
-				_, sn, ok := registry.SplitMCPName(n.full)
+				_, sn, ok := toolname.SplitMCP(n.full)
 				require.True(t, ok)
 				r := s.Call(t.Context(), []byte(`{"tool_names":["`+sn+`"]}`), Scope{Loaded: NewLoadedSet()})
 				assert.True(t, r.IsError, r.Text)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -39,7 +40,7 @@ type toolWords struct {
 
 func wordsOf(t *registry.Tool) toolWords {
 	tw := toolWords{name: map[string]bool{}, desc: map[string]bool{}, surface: map[string]string{}}
-	_, short, ok := registry.SplitMCPName(t.Name)
+	_, short, ok := toolname.SplitMCP(t.Name)
 	if !ok {
 		short = t.Name
 	}

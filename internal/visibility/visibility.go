@@ -10,24 +10,25 @@ import (
 	"strings"
 
 	"github.com/toolshelf/toolshelf/internal/pattern"
+	"github.com/toolshelf/toolshelf/internal/registryx"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
 // Allows reports whether a mode with the allowlist allow and the read-only
 // flag readOnly (deferral.Mode's Allow and ReadOnly) exposes t. An entry of
 // allow is a name pattern or "@" and an annotation name, which selects tools
-// by their trusted MCP annotations ([registry.Tool.HasHint]); readOnly adds
+// by their trusted MCP annotations ([registryx.HasHint]); readOnly adds
 // the read-only tools. A mode with neither exposes every tool.
 func Allows(allow []string, readOnly bool, t *registry.Tool) bool {
 	if len(allow) == 0 && !readOnly {
 		return true
 	}
-	if readOnly && t.HasHint(registry.HintReadOnly) {
+	if readOnly && registryx.HasHint(t, registryx.HintReadOnly) {
 		return true
 	}
 	for _, p := range allow {
 		if h, ok := strings.CutPrefix(p, "@"); ok {
-			if hint, err := registry.ParseHint(h); err == nil && t.HasHint(hint) {
+			if hint, err := registryx.ParseHint(h); err == nil && registryx.HasHint(t, hint) {
 				return true
 			}
 			continue

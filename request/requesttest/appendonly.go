@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/toolshelf/toolshelf/request/wire"
+	"github.com/toolshelf/toolshelf/internal/wire"
 )
 
 // anthropicBreakpoint is the cache_control member Anthropic requests carry

@@ -1,6 +1,6 @@
 // Package requesttest helps harness authors test the bytes their requests
 // send, in the style of net/http/httptest: one line asserts that the turns
-// of a conversation share their cached prefix, [wire.Diff] finds the first byte
+// of a conversation share their cached prefix, a failure names the first byte
 // where two request bodies part and names the JSON section it sits in
 // (tools[3].function.description, say), and [Golden] compares a body with
 // a file under testdata/, rewritten when TOOLSHELF_UPDATE=1 ([UpdateEnv]).
@@ -11,7 +11,7 @@
 // API: [AssertStablePrefix], [AssertAppendOnly], [CheckProviderRules] and
 // [Golden] are the assertions; [UpdateEnv] and [Updating] are the golden
 // convention the whole repository follows. Body diffing itself is
-// request/wire's ([wire.Diff], [wire.PrefixLen], [wire.PathAt]).
+// internal/wire's.
 package requesttest
 
 import (
@@ -21,7 +21,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolshelf/toolshelf/request/wire"
+	"github.com/toolshelf/toolshelf/internal/provider"
+	"github.com/toolshelf/toolshelf/internal/wire"
 )
 
 // UpdateEnv names the environment variable that makes [Golden] rewrite
@@ -99,15 +100,15 @@ func Golden(t testing.TB, path string, got []byte) bool {
 }
 
 // CheckProviderRules checks body, a request body for provider
-// ("openai-chat", "openai-responses" or "anthropic"; a request.Provider
-// works as it is), against the provider's rule book ([wire.Rules]): the
+// (a request.Provider: request.OpenAIChat, request.OpenAIResponses or
+// request.Anthropic), against the provider's rule book ([wire.Rules]): the
 // limits and shapes the real API refuses although an SDK's types accept
 // them — name pattern, description length, max_tokens, empty failed
 // results, whitespace-only text, strict, unanswered calls. It reports
 // every violation with its JSON path and returns whether there was none.
-func CheckProviderRules[P ~string](t testing.TB, provider P, body []byte) bool {
+func CheckProviderRules(t testing.TB, provider provider.Name, body []byte) bool {
 	t.Helper()
-	vs := wire.Check(string(provider), body)
+	vs := wire.Check(provider, body)
 	for _, v := range vs {
 		t.Errorf("requesttest: %s body breaks the provider's rule %s", provider, v)
 	}
@@ -116,11 +117,10 @@ func CheckProviderRules[P ~string](t testing.TB, provider P, body []byte) bool {
 
 // providerOf returns the provider a golden file's name holds between dots,
 // or "".
-func providerOf(path string) string {
+func providerOf(path string) provider.Name {
 	for _, part := range strings.Split(filepath.Base(path), ".") {
-		switch part {
-		case wire.OpenAIChat, wire.OpenAIResponses, wire.Anthropic:
-			return part
+		if p := provider.Name(part); provider.Known(p) {
+			return p
 		}
 	}
 	return ""

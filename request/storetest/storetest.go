@@ -28,6 +28,7 @@ import (
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
+	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 )
@@ -304,11 +305,11 @@ func Step(ctx context.Context, s *request.Session, k int) (request.Turn, error) 
 	case turnToolsChanged:
 		// The first deferred tool of an MCP server: its server changed.
 		for _, name := range deferred {
-			server, _, ok := strings.Cut(strings.TrimPrefix(name, registry.MCPPrefix), "__")
-			if !strings.HasPrefix(name, registry.MCPPrefix) || !ok {
+			server, _, ok := strings.Cut(strings.TrimPrefix(name, toolname.MCPPrefix), "__")
+			if !strings.HasPrefix(name, toolname.MCPPrefix) || !ok {
 				continue
 			}
-			err := s.AnnounceToolsChanged(request.ToolsChange{Server: server, Added: []string{registry.MCPPrefix + server + "__brand_new"}, Removed: []string{name}})
+			err := s.AnnounceToolsChanged(request.ToolsChange{Server: server, Added: []string{toolname.MCPPrefix + server + "__brand_new"}, Removed: []string{name}})
 			if err != nil {
 				return request.Turn{}, err
 			}

@@ -9,8 +9,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/longtest"
+	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 	"github.com/toolshelf/toolshelf/request/requesttest"
@@ -44,7 +46,7 @@ func catalogSnapshot(t testing.TB) *registry.Snapshot {
 		require.NoError(t, err)
 		var keep []registry.Tool
 		for _, tl := range c.Tools {
-			if c.Server != "" || !strings.HasPrefix(tl.Name, registry.MCPPrefix) {
+			if c.Server != "" || !strings.HasPrefix(tl.Name, toolname.MCPPrefix) {
 				keep = append(keep, tl)
 			}
 		}

@@ -10,26 +10,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolshelf/toolshelf/internal/openai"
+	"github.com/toolshelf/toolshelf/internal/provider"
 	"github.com/toolshelf/toolshelf/internal/toolname"
 )
 
-// The provider names the rule book knows; they are the request package's
-// Provider values.
-const (
-	OpenAIChat      = "openai-chat"
-	OpenAIResponses = "openai-responses"
-	Anthropic       = "anthropic"
-)
-
-// Limits the encoders and the checker share.
-const (
-	// MaxNameLen is the longest tool name the library emits: OpenAI's
-	// limit, the stricter of the providers'.
-	MaxNameLen = toolname.MaxLen
-	// MaxDescription is OpenAI's limit on a function's description, in
-	// characters (Unicode code points).
-	MaxDescription = 1024
-)
+// MaxDescription is OpenAI's limit on a function's description, in
+// characters (Unicode code points), which the encoders and the checker
+// share. The longest tool name is [toolname.MaxLen].
+const MaxDescription = 1024
 
 // A Rule is one thing a provider's API refuses that an SDK's types do not
 // catch, with the provider's own words and what the library does about it:
@@ -39,7 +27,7 @@ type Rule struct {
 	// ID names the rule in checker reports ("description-length").
 	ID string
 	// Provider is the provider the rule belongs to.
-	Provider string
+	Provider provider.Name
 	// Field is where in the body the rule applies.
 	Field string
 	// Limit is the rule, stated briefly.
@@ -55,116 +43,116 @@ type Rule struct {
 // rules is the rule book: per provider, in one place. docs/providers.md
 // renders it (a test keeps the two equal).
 var rules = []Rule{
-	{"tool-name", OpenAIChat, "tools[].function.name", "^[a-zA-Z0-9_-]{1,64}$",
+	{"tool-name", provider.OpenAIChat, "tools[].function.name", "^[a-zA-Z0-9_-]{1,64}$",
 		"Must be a-z, A-Z, 0-9, or contain underscores and dashes, with a maximum length of 64.",
 		"https://platform.openai.com/docs/api-reference/chat/create",
 		"A name outside the rule (an MCP tool over 64 characters with its prefix, or with a dot) gets a model-facing alias: readable prefix + 8 hex digits of SHA-256, mapped back on every call."},
-	{"description-length", OpenAIChat, "tools[].function.description", "≤ 1,024 characters",
+	{"description-length", provider.OpenAIChat, "tools[].function.description", "≤ 1,024 characters",
 		"Invalid 'tools[N].function.description': string too long. Expected a string with maximum length 1024 (string_above_max_length)",
 		"https://github.com/getsentry/sentry-mcp/issues/106",
 		"tool_search's name index rides in the system message, not in its description. Any other description over the cap is cut at a sentence with a pointer; tool_search returns the full text with the schema."},
-	{"unique-names", OpenAIChat, "tools[].function.name", "each name once",
+	{"unique-names", provider.OpenAIChat, "tools[].function.name", "each name once",
 		"(a call names its tool; two tools of one name cannot be told apart)", "https://platform.openai.com/docs/guides/function-calling",
 		"The registry refuses duplicate names; aliases carry a hash of the full name."},
-	{"schema-object", OpenAIChat, "tools[].function.parameters", `a JSON Schema object of "type": "object" (or no parameters at all)`,
+	{"schema-object", provider.OpenAIChat, "tools[].function.parameters", `a JSON Schema object of "type": "object" (or no parameters at all)`,
 		`Invalid schema for function 'json': schema must be a JSON Schema of 'type: "object"', got 'type: "None"'.`,
 		"https://github.com/browserbase/stagehand/issues/1159",
 		`The registry writes "type":"object" into a tool schema that has no type (its arguments are an object whatever the schema says) and refuses any other type or a type list.`},
-	{"tool-count", OpenAIChat, "tools[]", "≤ 128 tools",
+	{"tool-count", provider.OpenAIChat, "tools[]", "≤ 128 tools",
 		"Invalid 'tools': array too long. Expected an array with maximum length 128, but got an array with length 325 instead. (array_above_max_length, param tools — the same text in reports from 2024 to 2026, at lengths down to 129; the API reference said \"A max of 128 functions are supported\")",
 		"https://github.com/vishalmysore/Tools4AI/issues/16",
 		"NewSession refuses a configuration whose tools[] would hold more (ErrConfig and ErrTooManyTools, naming the count and how many tools to defer — deferral.Policy — so that tool_search and defer_execute reach them instead); deferred tools are not in tools[]."},
-	{"call-id", OpenAIChat, "messages[].tool_calls[].id, messages[].tool_call_id", "≤ 40 characters (the safe bound: reports up to 2026 say 40, one later live run 64)",
+	{"call-id", provider.OpenAIChat, "messages[].tool_calls[].id, messages[].tool_call_id", "≤ 40 characters (the safe bound: reports up to 2026 say 40, one later live run 64)",
 		"Invalid 'messages[2].tool_calls[0].id': string too long. Expected a string with maximum length 40, but got a string with length 83 instead. (string_above_max_length; the same report adds that later requests quoted a maximum length of 64)",
 		"https://github.com/openclaw/openclaw/pull/875",
 		"A longer id is sent as its alias — at most 23 of its characters ([A-Za-z0-9_-], others written _), _ and 16 hex digits of its SHA-256 — in the call and in its result alike; the harness keeps its own id, and the bytes stay the same on every turn and after a restore."},
-	{"calls-answered", OpenAIChat, "messages[]", "every tool_call_id answered by a tool message",
+	{"calls-answered", provider.OpenAIChat, "messages[]", "every tool_call_id answered by a tool message",
 		"An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'.",
 		"https://github.com/posit-dev/positron/issues/7770",
 		"BuildRequest refuses a conversation that ends with unanswered calls (ErrSequence), before any bytes are built."},
-	{"empty-error-result", OpenAIChat, "messages[].content (role tool)", "a failed result says something",
+	{"empty-error-result", provider.OpenAIChat, "messages[].content (role tool)", "a failed result says something",
 		"(no API error; the model reads an empty failure)", "https://github.com/microsoft/vscode/pull/330709",
 		"An empty or whitespace-only failed result is sent as the fixed placeholder text."},
 
-	{"tool-name", OpenAIResponses, "tools[].name", "^[a-zA-Z0-9_-]{1,64}$",
+	{"tool-name", provider.OpenAIResponses, "tools[].name", "^[a-zA-Z0-9_-]{1,64}$",
 		"Must be a-z, A-Z, 0-9, or contain underscores and dashes, with a maximum length of 64.",
 		"https://platform.openai.com/docs/api-reference/responses/create",
 		"Model-facing alias, as for Chat Completions."},
-	{"description-length", OpenAIResponses, "tools[].description", "≤ 1,024 characters",
+	{"description-length", provider.OpenAIResponses, "tools[].description", "≤ 1,024 characters",
 		"Expected a string with maximum length 1024 (string_above_max_length)",
 		"https://github.com/getsentry/sentry-mcp/issues/106",
 		"The name index rides in instructions; other over-cap descriptions are cut at a sentence with a pointer, as for Chat Completions."},
-	{"unique-names", OpenAIResponses, "tools[].name", "each name once",
+	{"unique-names", provider.OpenAIResponses, "tools[].name", "each name once",
 		"(a call names its tool; two tools of one name cannot be told apart)", "https://platform.openai.com/docs/guides/function-calling",
 		"The registry refuses duplicate names."},
-	{"strict-explicit", OpenAIResponses, "tools[].strict", `"strict": false unless the schema is strict-compatible`,
+	{"strict-explicit", provider.OpenAIResponses, "tools[].strict", `"strict": false unless the schema is strict-compatible`,
 		"If you omit strict, the default depends on the API: Responses requests will normalize your schema into strict mode … To opt out of strict mode in Responses … explicitly set strict: false.",
 		"https://platform.openai.com/docs/guides/function-calling",
 		`Every function tool is sent with "strict": false (tool_search's "queries or tool_names, not both" cannot be strict), unless Config.Strict asks for strict and its schema is strict-compatible as it stands.`},
-	{"assistant-text", OpenAIResponses, "input[] (role assistant)", `{"type":"message","role":"assistant","content":"…"}`,
+	{"assistant-text", provider.OpenAIResponses, "input[] (role assistant)", `{"type":"message","role":"assistant","content":"…"}`,
 		"An output_text message item needs id and status; the plain input message form is accepted everywhere.",
 		"https://platform.openai.com/docs/api-reference/responses/create",
 		"Assistant text is sent in the portable input-message form."},
-	{"native-tool-search", OpenAIResponses, `tools[] {"type":"tool_search"}`, "gpt-5.4 and later",
+	{"native-tool-search", provider.OpenAIResponses, `tools[] {"type":"tool_search"}`, "gpt-5.4 and later",
 		"Only gpt-5.4 and later models support tool_search.",
 		"https://developers.openai.com/api/docs/guides/tools",
 		"NewSession refuses Native tool search for other models (ErrConfig naming Config.Model); Portable tool_search works on every model."},
-	{"client-tool-search", OpenAIResponses, `tools[] {"type":"tool_search","execution":"client"}; input[] tool_search_call, tool_search_output`, "each tool_search_call answered by a tool_search_output with its call_id and the loaded tools' definitions",
+	{"client-tool-search", provider.OpenAIResponses, `tools[] {"type":"tool_search","execution":"client"}; input[] tool_search_call, tool_search_output`, "each tool_search_call answered by a tool_search_output with its call_id and the loaded tools' definitions",
 		"Whether tool search was executed by the server or by the client. … The loaded tool definitions returned by tool search. (openai-go v3 ResponseToolSearchCall, ResponseToolSearchOutputItem)",
 		"https://developers.openai.com/api/docs/guides/tools-tool-search",
 		"Client tool search sends toolshelf's tool_search as the client-executed tool_search (gpt-5.4 and later, as native-tool-search) and every deferred function with \"defer_loading\": true; Session.Answer answers a tool_search_call with a tool_search_output whose tools are the found functions' definitions, as tools[] has them."},
-	{"schema-object", OpenAIResponses, "tools[].parameters", `a JSON Schema object of "type": "object" (or no parameters at all)`,
+	{"schema-object", provider.OpenAIResponses, "tools[].parameters", `a JSON Schema object of "type": "object" (or no parameters at all)`,
 		`schema must be a JSON Schema of 'type: "object"', got 'type: "None"' (reported for Chat Completions; Responses validates function parameters the same way)`,
 		"https://github.com/browserbase/stagehand/issues/1159",
 		`As for Chat Completions: the registry writes "type":"object" into a schema without a type.`},
-	{"call-id", OpenAIResponses, "input[].call_id (function_call, function_call_output)", "≤ 64 characters",
+	{"call-id", provider.OpenAIResponses, "input[].call_id (function_call, function_call_output)", "≤ 64 characters",
 		"Invalid 'input[95].call_id': string too long. Expected a string with maximum length 64, but got a string with length 116 instead. (string_above_max_length; the same text from Azure's Responses API in openai/codex#14355)",
 		"https://github.com/AnswerDotAI/fastllm/issues/45",
 		"A longer call_id is sent as its alias, as for Chat Completions."},
-	{"calls-answered", OpenAIResponses, "input[]", "every function_call answered by a function_call_output",
+	{"calls-answered", provider.OpenAIResponses, "input[]", "every function_call answered by a function_call_output",
 		"No tool output found for function call <call_id>.",
 		"https://platform.openai.com/docs/guides/function-calling",
 		"BuildRequest refuses a conversation that ends with unanswered calls (ErrSequence)."},
-	{"empty-error-result", OpenAIResponses, "input[].output (function_call_output)", "a failed result says something",
+	{"empty-error-result", provider.OpenAIResponses, "input[].output (function_call_output)", "a failed result says something",
 		"(no API error; the model reads an empty failure)", "https://github.com/microsoft/vscode/pull/330709",
 		"An empty or whitespace-only failed result is sent as the fixed placeholder text."},
 
-	{"tool-name", Anthropic, "tools[].name", "^[a-zA-Z0-9_-]{1,128}$ (toolshelf emits ≤ 64)",
+	{"tool-name", provider.Anthropic, "tools[].name", "^[a-zA-Z0-9_-]{1,128}$ (toolshelf emits ≤ 64)",
 		"tools.N.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'",
 		"https://github.com/github/copilot-cli/issues/1879",
 		"Model-facing alias (≤ 64, so one name works on every provider)."},
-	{"unique-names", Anthropic, "tools[].name", "each name once",
+	{"unique-names", provider.Anthropic, "tools[].name", "each name once",
 		"(a tool_use names its tool; two tools of one name cannot be told apart)", "https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use",
 		"The registry refuses duplicate names."},
-	{"max-tokens", Anthropic, "max_tokens", "required",
+	{"max-tokens", provider.Anthropic, "max_tokens", "required",
 		"max_tokens: Required[int] — The maximum number of tokens to generate before stopping.",
 		"https://github.com/anthropics/anthropic-sdk-python/blob/main/src/anthropic/types/message_create_params.py",
 		`NewSession refuses a session without Config.Extra["max_tokens"] (ErrConfig); the CLI sends --max-tokens (default 4096).`},
-	{"error-result-content", Anthropic, "messages[].content[] (tool_result)", "non-empty content when is_error",
+	{"error-result-content", provider.Anthropic, "messages[].content[] (tool_result)", "non-empty content when is_error",
 		"content cannot be empty if `is_error` is true",
 		"https://github.com/jlevy/markform/issues/153",
 		"An empty or whitespace-only failed result is sent as the fixed placeholder text."},
-	{"whitespace-text", Anthropic, "system[], messages[].content[] (text)", "non-whitespace text",
+	{"whitespace-text", provider.Anthropic, "system[], messages[].content[] (text)", "non-whitespace text",
 		"text content blocks must contain non-whitespace text",
 		"https://github.com/home-assistant/core/issues/175637",
 		"Whitespace-only assistant text is left out next to tool calls, and sent as the placeholder when it is all the message has; empty or whitespace-only host blocks and system items are refused."},
-	{"schema-object", Anthropic, "tools[].input_schema", `required, with "type": "object"`,
+	{"schema-object", provider.Anthropic, "tools[].input_schema", `required, with "type": "object"`,
 		"tools.N.custom.input_schema.type: Field required",
 		"https://github.com/marianfoo/mcp-sap-docs/pull/51",
 		`Every tool is sent with its input_schema; the registry writes "type":"object" into a schema without a type.`},
-	{"schema-top-level", Anthropic, "tools[].input_schema", "no oneOf, anyOf or allOf at the top",
+	{"schema-top-level", provider.Anthropic, "tools[].input_schema", "no oneOf, anyOf or allOf at the top",
 		"tools.N.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf at the top level (one such tool fails every request)",
 		"https://github.com/anthropics/claude-code/issues/5973",
 		"The tool is sent without those top-level keywords; the dispatcher still validates every call against the full schema and answers a call that breaks them with the reason."},
-	{"tool-reference", Anthropic, "messages[].content[] tool_result.content[] (tool_reference)", `tool_name names a tools[] entry with "defer_loading": true`,
+	{"tool-reference", provider.Anthropic, "messages[].content[] tool_result.content[] (tool_reference)", `tool_name names a tools[] entry with "defer_loading": true`,
 		"If true, tool will not be included in initial system prompt. Only loaded when returned via tool_reference from tool search. (anthropic-sdk-go ToolParam.DeferLoading)",
 		"https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-search-tool",
 		"Client tool search sends toolshelf's tool_search as a custom tool (the cache breakpoint on it, the last tool not deferred) and every deferred tool with \"defer_loading\": true; Session.Answer references only those, and BuildRequest refuses a reference to any other name (ErrInvalidMessage)."},
-	{"call-id", Anthropic, "messages[].content[] tool_use.id, tool_result.tool_use_id", "^[a-zA-Z0-9_-]+$",
+	{"call-id", provider.Anthropic, "messages[].content[] tool_use.id, tool_result.tool_use_id", "^[a-zA-Z0-9_-]+$",
 		"messages.N.content.M.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$' (many reports of ids replayed from other providers: \"functions.Bash:0\", ids with | or .)",
 		"https://github.com/maximhq/bifrost/issues/5097",
 		"An id outside the pattern is sent as its alias, as for Chat Completions, in the tool_use and in its tool_result alike."},
-	{"calls-answered", Anthropic, "messages[]", "every tool_use answered by a tool_result in the next message",
+	{"calls-answered", provider.Anthropic, "messages[]", "every tool_use answered by a tool_result in the next message",
 		"tool_use ids were found without tool_result blocks immediately after",
 		"https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use",
 		"BuildRequest refuses a conversation that ends with unanswered calls (ErrSequence)."},
@@ -172,10 +160,10 @@ var rules = []Rule{
 
 // Rules returns the rule book of provider, or of every provider when
 // provider is "". The slice is a copy.
-func Rules(provider string) []Rule {
+func Rules(p provider.Name) []Rule {
 	var out []Rule
 	for _, r := range rules {
-		if provider == "" || r.Provider == provider {
+		if p == "" || r.Provider == p {
 			out = append(out, r)
 		}
 	}
@@ -194,28 +182,28 @@ func (v Violation) String() string { return v.Rule + ": " + v.Path + ": " + v.Ms
 // Check verifies body, a request body for provider, against the rule book
 // and returns every violation found, in body order. A body that is not a
 // JSON object is one violation.
-func Check(provider string, body []byte) []Violation {
-	c := checker{provider: provider}
+func Check(p provider.Name, body []byte) []Violation {
+	c := checker{provider: p}
 	var req map[string]json.RawMessage
 	if err := json.Unmarshal(body, &req); err != nil {
 		c.add("json", "", "not a JSON object: %v", err)
 		return c.out
 	}
-	switch provider {
-	case OpenAIChat, OpenAIResponses, Anthropic:
+	switch p {
+	case provider.OpenAIChat, provider.OpenAIResponses, provider.Anthropic:
 	default:
-		c.add("provider", "", "unknown provider %q", provider)
+		c.add("provider", "", "unknown provider %q", p)
 		return c.out
 	}
 	c.tools(req)
-	switch provider {
-	case OpenAIChat:
+	switch p {
+	case provider.OpenAIChat:
 		c.chatMessages(req["messages"])
-	case OpenAIResponses:
+	case provider.OpenAIResponses:
 		c.responsesInput(req["input"])
-	case Anthropic:
+	case provider.Anthropic:
 		if len(req["max_tokens"]) == 0 {
-			c.add("max-tokens", "max_tokens", "missing: Anthropic requires max_tokens (set Config.Extra[\"max_tokens\"])")
+			c.add("max-tokens", "max_tokens", "missing: provider.Anthropic requires max_tokens (set Config.Extra[\"max_tokens\"])")
 		} else if _, err := strconv.ParseUint(string(req["max_tokens"]), 10, 64); err != nil {
 			c.add("max-tokens", "max_tokens", "want a non-negative integer, got %s", req["max_tokens"])
 		}
@@ -226,7 +214,7 @@ func Check(provider string, body []byte) []Violation {
 }
 
 type checker struct {
-	provider string
+	provider provider.Name
 	out      []Violation
 	// deferred are the tools[] names sent with "defer_loading": true.
 	deferred map[string]bool
@@ -276,7 +264,7 @@ func (c *checker) tools(req map[string]json.RawMessage) {
 	model, _ := str(req["model"])
 	seen := map[string]int{}
 	tools := c.array(req["tools"], "tools")
-	if c.provider == OpenAIChat && len(tools) > MaxChatTools {
+	if c.provider == provider.OpenAIChat && len(tools) > MaxChatTools {
 		c.add("tool-count", "tools", "%d tools; OpenAI Chat Completions accepts at most %d", len(tools), MaxChatTools)
 	}
 	for i, raw := range tools {
@@ -290,21 +278,21 @@ func (c *checker) tools(req map[string]json.RawMessage) {
 		fn := t
 		namePath, descPath := at+".name", at+".description"
 		switch {
-		case c.provider == OpenAIChat:
+		case c.provider == provider.OpenAIChat:
 			if typ != "function" {
 				c.add("tool-type", at+".type", "want \"function\", got %s", t["type"])
 				continue
 			}
 			fn = object(t["function"])
 			namePath, descPath = at+".function.name", at+".function.description"
-		case c.provider == OpenAIResponses && typ == "tool_search":
+		case c.provider == provider.OpenAIResponses && typ == "tool_search":
 			if !openai.NativeToolSearchModel(model) {
 				c.add("native-tool-search", at, "model %q: only gpt-5.4 and later support tool_search", model)
 			}
 			continue
-		case c.provider == OpenAIResponses && typ != "function":
+		case c.provider == provider.OpenAIResponses && typ != "function":
 			continue // another hosted tool
-		case c.provider == Anthropic && typ != "" && typ != "custom":
+		case c.provider == provider.Anthropic && typ != "" && typ != "custom":
 			continue // a server tool (tool search), named by its type
 		}
 		name, _ := str(fn["name"])
@@ -324,15 +312,15 @@ func (c *checker) tools(req map[string]json.RawMessage) {
 		}
 		c.toolSchema(fn, at, name)
 		d, ok := str(fn["description"])
-		if c.provider != Anthropic && ok && utf8.RuneCountInString(d) > MaxDescription {
+		if c.provider != provider.Anthropic && ok && utf8.RuneCountInString(d) > MaxDescription {
 			c.add("description-length", descPath, "%q: %d characters, the limit is %d", name, utf8.RuneCountInString(d), MaxDescription)
 		}
-		if c.provider == OpenAIResponses {
+		if c.provider == provider.OpenAIResponses {
 			if s := fn["strict"]; !bytes.Equal(s, []byte("false")) && !bytes.Equal(s, []byte("true")) {
 				c.add("strict-explicit", at+".strict", "%q: strict is missing; the API would normalize the schema into strict mode", name)
 			}
 		}
-		if c.provider != Anthropic && bytes.Equal(fn["strict"], []byte("true")) && !openai.StrictCompatible(fn["parameters"]) {
+		if c.provider != provider.Anthropic && bytes.Equal(fn["strict"], []byte("true")) && !openai.StrictCompatible(fn["parameters"]) {
 			c.add("strict-explicit", at+".strict", "%q: strict is true but the schema is not strict-compatible as it stands", name)
 		}
 	}
@@ -340,19 +328,19 @@ func (c *checker) tools(req map[string]json.RawMessage) {
 
 // toolSchema checks the input schema of function tool fn at path at: an
 // object schema of type "object" (OpenAI may leave parameters out;
-// Anthropic needs input_schema), and for Anthropic no allOf, anyOf or
+// provider.Anthropic needs input_schema), and for provider.Anthropic no allOf, anyOf or
 // oneOf at its top.
 func (c *checker) toolSchema(fn map[string]json.RawMessage, at, name string) {
 	key, path := "parameters", at+".parameters"
 	switch c.provider {
-	case OpenAIChat:
+	case provider.OpenAIChat:
 		path = at + ".function.parameters"
-	case Anthropic:
+	case provider.Anthropic:
 		key, path = "input_schema", at+".input_schema"
 	}
 	raw, ok := fn[key]
 	if !ok {
-		if c.provider == Anthropic {
+		if c.provider == provider.Anthropic {
 			c.add("schema-object", path, "%q: input_schema is missing", name)
 		}
 		return
@@ -361,7 +349,7 @@ func (c *checker) toolSchema(fn map[string]json.RawMessage, at, name string) {
 	if typ, _ := str(schema["type"]); typ != "object" {
 		c.add("schema-object", path, "%q: the schema's type must be \"object\", got %.40s", name, cmp.Or(string(schema["type"]), "none"))
 	}
-	if c.provider != Anthropic {
+	if c.provider != provider.Anthropic {
 		return
 	}
 	for _, k := range []string{"allOf", "anyOf", "oneOf"} {
@@ -439,11 +427,11 @@ func (c *checker) callName(raw json.RawMessage, path string) {
 // against the provider's rule.
 func (c *checker) callID(id, path string) {
 	switch {
-	case c.provider == OpenAIChat && !toolname.ChatCallIDOK(id):
+	case c.provider == provider.OpenAIChat && !toolname.ChatCallIDOK(id):
 		c.add("call-id", path, "%.80q: %d characters, the limit is %d", id, utf8.RuneCountInString(id), toolname.MaxChatCallID)
-	case c.provider == OpenAIResponses && !toolname.ResponsesCallIDOK(id):
+	case c.provider == provider.OpenAIResponses && !toolname.ResponsesCallIDOK(id):
 		c.add("call-id", path, "%.80q: %d characters, the limit is %d", id, utf8.RuneCountInString(id), toolname.MaxResponsesCallID)
-	case c.provider == Anthropic && !toolname.AnthropicCallIDOK(id):
+	case c.provider == provider.Anthropic && !toolname.AnthropicCallIDOK(id):
 		c.add("call-id", path, "%.80q must match ^[a-zA-Z0-9_-]+$", id)
 	}
 }
@@ -608,7 +596,7 @@ func (c *checker) searchOutput(m map[string]json.RawMessage, at string, p *calls
 	}
 }
 
-// references checks the tool_reference blocks of an Anthropic tool_result:
+// references checks the tool_reference blocks of an provider.Anthropic tool_result:
 // each names a deferred tool of tools[].
 func (c *checker) references(raw json.RawMessage, path string) {
 	if len(raw) == 0 || raw[0] != '[' {

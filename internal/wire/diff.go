@@ -2,13 +2,14 @@
 // fact: where two bodies part ([Diff]), which JSON section a byte sits in
 // ([PathAt]), and how long a body's cacheable prefix is ([PrefixLen]); and
 // the providers' rule book ([Rules], [Check] and its [Violation]s) with the
-// limits it shares with request ([MaxDescription], [MaxNameLen]).
-// Programs (the CLI's diff and request commands, the examples) and
-// request/requesttest use it directly, without linking package testing or
-// its flags.
+// limits it shares with request ([MaxDescription], [MaxChatTools]; the
+// name length is internal/toolname's).
 //
-// API: these are the one home of body diffing and of the rule book;
-// requesttest builds its assertions on them rather than re-exporting them.
+// It is internal: request encodes by the rule book and renders it in
+// docs/providers.md, request/requesttest builds its assertions
+// (CheckProviderRules, AssertStablePrefix ...) on it, and the CLI's diff
+// and request commands and the examples read bodies with it. It does not
+// link package testing.
 package wire
 
 import (
