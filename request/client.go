@@ -36,7 +36,7 @@ A name indented under "mcp__<server>:" is short for mcp__<server>__<name>: load 
 // (already there), tool_search with the index, defer_execute when the
 // session takes self-built tools (their portable path), then every
 // deferred tool with its schema, sent with "defer_loading": true.
-func (f *Frozen) clientTools(cfg *Config, vars render.Vars, caps bool) error {
+func (f *frozenPrefix) clientTools(cfg *Config, vars render.Vars, caps bool) error {
 	f.index = f.searcher.IndexText()
 	session := maps.Clone(vars.Session)
 	if session == nil {
@@ -57,21 +57,21 @@ func (f *Frozen) clientTools(cfg *Config, vars render.Vars, caps bool) error {
 	}
 	st := search.Definition(d)
 	f.entry[st.Name] = &st
-	f.tools = append(f.tools, FrozenTool{Name: st.Name, Description: st.Description, Schema: jsonx.AppendCompact(nil, st.ModelSchema())})
+	f.tools = append(f.tools, frozenTool{Name: st.Name, Description: st.Description, Schema: jsonx.AppendCompact(nil, st.ModelSchema())})
 	if cfg.SelfBuilt {
 		_, et, err := entryTools("", vars, caps, false)
 		if err != nil {
 			return err
 		}
 		f.entry[et.Name] = et
-		f.tools = append(f.tools, FrozenTool{Name: et.Name, Description: et.Description, Schema: jsonx.AppendCompact(nil, et.ModelSchema())})
+		f.tools = append(f.tools, frozenTool{Name: et.Name, Description: et.Description, Schema: jsonx.AppendCompact(nil, et.ModelSchema())})
 	}
 	for _, t := range f.plan.Deferred() {
 		d, err := render.Description(t, vars)
 		if err != nil {
 			return err
 		}
-		f.tools = append(f.tools, FrozenTool{Name: t.Name, Description: d, Schema: jsonx.AppendCompact(nil, t.ModelSchema()), Deferred: true})
+		f.tools = append(f.tools, frozenTool{Name: t.Name, Description: d, Schema: jsonx.AppendCompact(nil, t.ModelSchema()), Deferred: true})
 	}
 	return nil
 }
@@ -215,7 +215,7 @@ func newClientHistory(s *Session) *clientHistory {
 	if s.cfg.searchMode() != Client {
 		return nil
 	}
-	frozen := func(name string) *FrozenTool {
+	frozen := func(name string) *frozenTool {
 		for i := range s.frozen.tools {
 			if t := &s.frozen.tools[i]; t.Deferred && t.Name == name {
 				return t
@@ -243,7 +243,7 @@ func newClientHistory(s *Session) *clientHistory {
 				if t == nil {
 					return b
 				}
-				ft = &FrozenTool{Name: t.Name, Description: t.Description, Schema: jsonx.AppendCompact(nil, t.ModelSchema())}
+				ft = &frozenTool{Name: t.Name, Description: t.Description, Schema: jsonx.AppendCompact(nil, t.ModelSchema())}
 			}
 			b = appendFunction(append(b, `{"type":"function",`...), ft)
 			if ft.Strict {
@@ -328,7 +328,7 @@ func (h *history) appendReferences(b []byte, m *Message) []byte {
 // appendClientSearch appends tool_search as the Responses API takes a
 // client-executed search: the hosted tool's type with execution "client",
 // and toolshelf's description and parameters.
-func appendClientSearch(b []byte, t *FrozenTool) []byte {
+func appendClientSearch(b []byte, t *frozenTool) []byte {
 	b = append(b, `{"type":"tool_search","execution":"client","description":`...)
 	b = jsonx.AppendString(b, t.Description)
 	b = append(b, `,"parameters":`...)

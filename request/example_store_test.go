@@ -23,7 +23,7 @@ func ExampleOpenConversation() {
 		return request.Config{
 			Snapshot: reg.Snapshot(), Provider: request.OpenAIChat, Model: "gpt-test",
 			Extra: map[string]json.RawMessage{"max_tokens": json.RawMessage(`256`)},
-			Cache: request.NewCache(), // each replica has its own
+			Cache: &request.Cache{}, // each replica has its own
 		}
 	}
 	a, b := replica(), replica()

@@ -24,7 +24,7 @@ type encoder interface {
 	// prefix appends the system texts sys, tools[] and the opening of the
 	// messages (or input) array to b, which holds the model and the extra
 	// fields; elem reports that the array already holds an element.
-	prefix(b []byte, cfg *Config, sys []string, tools []FrozenTool) (out []byte, elem bool)
+	prefix(b []byte, cfg *Config, sys []string, tools []frozenTool) (out []byte, elem bool)
 	// searchTool returns the provider's own search tool for a native mode
 	// as raw JSON, or "" when the provider has none for it.
 	searchTool(mode ToolSearch) string
@@ -92,7 +92,7 @@ func encoderFor(p Provider) (encoder, bool) {
 
 // appendFunction appends the members the OpenAI APIs share for a function
 // tool: name, description and parameters.
-func appendFunction(b []byte, t *FrozenTool) []byte {
+func appendFunction(b []byte, t *frozenTool) []byte {
 	b = append(b, `"name":`...)
 	b = jsonx.AppendString(b, t.Name)
 	b = append(b, `,"description":`...)
@@ -105,8 +105,8 @@ func appendFunction(b []byte, t *FrozenTool) []byte {
 // message, no native tool search.
 type chatEncoder struct{}
 
-func (chatEncoder) prefix(b []byte, cfg *Config, sys []string, tools []FrozenTool) (_ []byte, elem bool) {
-	b = appendToolsArray(b, tools, "", func(b []byte, t *FrozenTool) []byte {
+func (chatEncoder) prefix(b []byte, cfg *Config, sys []string, tools []frozenTool) (_ []byte, elem bool) {
+	b = appendToolsArray(b, tools, "", func(b []byte, t *frozenTool) []byte {
 		b = appendFunction(append(b, `{"type":"function","function":{`...), t)
 		if t.Strict {
 			b = append(b, `,"strict":true`...)
@@ -140,13 +140,13 @@ func (chatEncoder) appendHistory(dst, msgs []byte) []byte { return append(dst, m
 // instructions, the hosted tool_search as its native search.
 type responsesEncoder struct{}
 
-func (responsesEncoder) prefix(b []byte, cfg *Config, sys []string, tools []FrozenTool) ([]byte, bool) {
+func (responsesEncoder) prefix(b []byte, cfg *Config, sys []string, tools []frozenTool) ([]byte, bool) {
 	if len(sys) > 0 {
 		b = append(b, `,"instructions":`...)
 		b = jsonx.AppendString(b, strings.Join(sys, "\n\n"))
 	}
 	client := cfg.searchMode() == Client
-	b = appendToolsArray(b, tools, searchTool(cfg), func(b []byte, t *FrozenTool) []byte {
+	b = appendToolsArray(b, tools, searchTool(cfg), func(b []byte, t *frozenTool) []byte {
 		if client && t.Name == registry.ToolSearchName {
 			return appendClientSearch(b, t)
 		}
@@ -190,7 +190,7 @@ func (responsesEncoder) appendHistory(dst, msgs []byte) []byte { return append(d
 // one), BM25 and regex native tool search.
 type anthropicEncoder struct{}
 
-func (anthropicEncoder) prefix(b []byte, cfg *Config, sys []string, tools []FrozenTool) ([]byte, bool) {
+func (anthropicEncoder) prefix(b []byte, cfg *Config, sys []string, tools []frozenTool) ([]byte, bool) {
 	if len(sys) > 0 {
 		b = append(b, `,"system":[`...)
 		for i, s := range sys {
@@ -218,11 +218,11 @@ func (anthropicEncoder) prefix(b []byte, cfg *Config, sys []string, tools []Froz
 	for last > 0 && tools[last].Deferred {
 		last--
 	}
-	if st != "" && slices.ContainsFunc(tools, func(t FrozenTool) bool { return t.Deferred }) {
+	if st != "" && slices.ContainsFunc(tools, func(t frozenTool) bool { return t.Deferred }) {
 		st = st[:len(st)-1] + ephemeral + "}"
 		last = -1
 	}
-	b = appendToolsArray(b, tools, st, func(b []byte, t *FrozenTool) []byte {
+	b = appendToolsArray(b, tools, st, func(b []byte, t *frozenTool) []byte {
 		b = append(b, `{"name":`...)
 		b = jsonx.AppendString(b, t.Name)
 		b = append(b, `,"description":`...)

@@ -13,7 +13,7 @@ import (
 // search answers a tool_search call. With a dispatcher it is a call like
 // the others: its permission rules, its hooks and its events
 // ([execute.Dispatcher.Search]); without one it runs as is.
-func (s *Session) search(ctx context.Context, f *Frozen, scope search.Scope, args json.RawMessage) registry.Result {
+func (s *Session) search(ctx context.Context, f *frozenPrefix, scope search.Scope, args json.RawMessage) registry.Result {
 	run := func(ctx context.Context, args json.RawMessage) (registry.Result, []string) {
 		before := s.loaded.Names()
 		res := f.searcher.Call(ctx, args, scope)

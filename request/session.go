@@ -22,7 +22,7 @@ type Session struct {
 
 	mu        sync.Mutex
 	view      deferral.View
-	frozen    *Frozen
+	frozen    *frozenPrefix
 	selfBuilt []*registry.Tool // in registration order
 	notes     []note           // announcements not yet sent
 	hist      history
@@ -59,7 +59,7 @@ func NewSession(cfg Config) (*Session, error) {
 		return nil, err
 	}
 	if cfg.Cache == nil {
-		cfg.Cache = NewCache()
+		cfg.Cache = &Cache{}
 	}
 	f, err := cfg.Cache.get(&cfg, cfg.View)
 	if err != nil {
@@ -77,8 +77,13 @@ func NewSession(cfg Config) (*Session, error) {
 	return s, nil
 }
 
-// Frozen returns the session's frozen prefix and tools.
-func (s *Session) Frozen() *Frozen {
+// Plan returns the deferral plan the session's prefix is built on: which
+// tools are resident, deferred or hidden, and why ([deferral.Plan.Explain]).
+// It changes only with [Session.SetView].
+func (s *Session) Plan() *deferral.Plan { return s.current().plan }
+
+// current returns the session's frozen prefix and tools.
+func (s *Session) current() *frozenPrefix {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.frozen
@@ -94,7 +99,7 @@ func (s *Session) View() deferral.View {
 // Prefix returns the encoded prefix (system and tools), shared and
 // read-only. It is byte-identical on every turn until [Session.Elevate] or
 // [Session.SetView].
-func (s *Session) Prefix() []byte { return s.Frozen().prefix }
+func (s *Session) Prefix() []byte { return s.current().prefix }
 
 // LoadedSet returns the session's set of loaded deferred tools.
 func (s *Session) LoadedSet() *search.LoadedSet { return s.loaded }

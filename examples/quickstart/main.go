@@ -121,7 +121,7 @@ func run(w io.Writer, o options) error {
 		return err
 	}
 	counter := budget.CounterForModel(o.Model)
-	writeHeader(w, o, sess.Frozen().Plan(), servers, counter)
+	writeHeader(w, o, sess.Plan(), servers, counter)
 
 	// 5. The savings account: what deferral takes out of every request.
 	acc, err := budget.AccountFor(sess, counter)

@@ -23,6 +23,7 @@ import (
 	"github.com/toolshelf/toolshelf/budget"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
+	"github.com/toolshelf/toolshelf/internal/sessionview"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 	"github.com/toolshelf/toolshelf/search"
@@ -307,7 +308,7 @@ func newRunEnv(o Options) (*runEnv, error) {
 		return nil, err
 	}
 	return &runEnv{snap: snap, lateSnap: lateSnap, policy: policy, d: d, ranker: ranker,
-		counter: counter, cache: request.NewCache(), deferred: plan.Deferred()}, nil
+		counter: counter, cache: &request.Cache{}, deferred: plan.Deferred()}, nil
 }
 
 // newSession opens session i.
@@ -390,7 +391,7 @@ func (e *runEnv) fillReport(rep *Report, lat, cpu []time.Duration, counterMax *a
 	slices.Sort(cpu)
 	rep.CPUP50, rep.CPUP99, rep.CPUMax = cpu[len(cpu)/2], cpu[len(cpu)*99/100], cpu[len(cpu)-1]
 	rep.SharedIndexBuilds, rep.OverlayBuilds = e.ranker.shared.Load(), e.ranker.overlay.Load()
-	rep.Prefixes = e.cache.Len()
+	rep.Prefixes = sessionview.CacheLen(e.cache)
 	held, _ := e.counter.CacheBytes()
 	rep.CounterHeld, rep.CounterMax = held, int(max(counterMax.Load(), int64(held)))
 	rep.Calls, rep.SelfFound, rep.SelfSearches = t.calls.Load(), t.selfFound.Load(), t.selfSearches.Load()

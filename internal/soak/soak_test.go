@@ -24,6 +24,7 @@ import (
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/internal/longtest"
+	"github.com/toolshelf/toolshelf/internal/sessionview"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 )
@@ -177,7 +178,7 @@ func TestSoak(t *testing.T) {
 	reg := soakRegistry(t, c)
 	d, err := execute.New(&execute.Options{Permissions: execute.MustPermissions("Deny(mcp__github__delete_*)")})
 	require.NoError(t, err)
-	cache := request.NewCache()
+	cache := &request.Cache{}
 	policy := &deferral.Policy{Default: deferral.DefaultResident, Layers: []deferral.Layer{
 		deferral.MustLayer("soak", "Defer(mcp__*)", "Defer(soak_*)", "NoDefer(mcp__github__get_*)"),
 	}}
@@ -253,7 +254,7 @@ func TestSoak(t *testing.T) {
 		}
 		st.sessions.Add(1)
 		wp := weak.Make(s)
-		plan := s.Frozen().Plan()
+		plan := s.Plan()
 		prefix := bytes.Clone(s.Prefix())
 		selfBuilt := ""
 		if takesSelfBuilt {
@@ -393,7 +394,7 @@ func TestSoak(t *testing.T) {
 			alive++
 		}
 	}
-	frozen := cache.Len()
+	frozen := sessionview.CacheLen(cache)
 	cache = nil // the shared prefixes of old snapshots go with it
 	afterCache := heap()
 	runtime.KeepAlive(d)

@@ -146,7 +146,7 @@ func (f *Fleet) config(seed uint64) (request.Config, error) {
 		Model:      "test-model",
 		System:     "You are a coding agent. Use tools when they help.",
 		Extra:      map[string]json.RawMessage{maxTokens: json.RawMessage(`1024`)},
-		Cache:      request.NewCache(),
+		Cache:      &request.Cache{},
 		Dispatcher: disp,
 		SelfBuilt:  true,
 		// The script elevates the session at turnElevate: the harness
@@ -278,7 +278,7 @@ func Step(ctx context.Context, s *request.Session, k int) (request.Turn, error) 
 			Inject:   []string{"<system-reminder>The working tree is clean.</system-reminder>"},
 		}, nil
 	}
-	plan := s.Frozen().Plan()
+	plan := s.Plan()
 	var deferred, resident []string
 	for _, t := range plan.Deferred() {
 		deferred = append(deferred, t.Name)
