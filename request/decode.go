@@ -66,10 +66,13 @@ func (u Usage) Uncached() int { return u.InputTokens - u.CacheReadTokens - u.Cac
 
 // DecodeReply decodes a whole (non-streamed) response body of provider p:
 // a Chat Completions chat.completion, a Responses API response or an
-// Anthropic message, within [DefaultMaxReplyBytes] (a [Decoder] sets
-// another bound). Errors wrap [ErrReply] and name the field.
+// Anthropic message. A body over 16 MiB is refused: that is the bound of
+// one stream event, since the Responses API's response.completed event
+// carries a whole response, and the longest reply any of the three APIs
+// allows (128,000 output tokens, about 0.5 MB of text) fits many times
+// over. Errors wrap [ErrReply] and name the field.
 func DecodeReply(p Provider, body []byte) (Reply, error) {
-	return Decoder{}.DecodeReply(p, body)
+	return decoder{}.DecodeReply(p, body)
 }
 
 func decodeReply(p Provider, body []byte) (Reply, error) {

@@ -1,5 +1,7 @@
 package request
 
+import "github.com/toolshelf/toolshelf/search"
+
 // Test-only access to what is not request's API.
 
 // Frozen returns the session's frozen prefix and tools.
@@ -10,3 +12,9 @@ func NewCache() *Cache { return &Cache{} }
 
 // Len returns the number of distinct frozen prefixes c holds.
 func (c *Cache) Len() int { return c.len() }
+
+// LoadedSet returns the session's set of loaded deferred tools.
+func (s *Session) LoadedSet() *search.LoadedSet { return s.loaded }
+
+// Elevate grants the full tier.
+func (s *Session) Elevate() error { return s.SetView(s.View().Elevate()) }

@@ -97,20 +97,11 @@ func (s *Session) View() deferral.View {
 }
 
 // Prefix returns the encoded prefix (system and tools), shared and
-// read-only. It is byte-identical on every turn until [Session.Elevate] or
-// [Session.SetView].
+// read-only. It is byte-identical on every turn until [Session.SetView].
 func (s *Session) Prefix() []byte { return s.current().prefix }
 
-// LoadedSet returns the session's set of loaded deferred tools.
-func (s *Session) LoadedSet() *search.LoadedSet { return s.loaded }
-
-// Elevate grants the full tier for the rest of the session. It changes the
-// prefix: the full tier's tools join tools[] and the index.
-func (s *Session) Elevate() error {
-	return s.SetView(s.View().Elevate())
-}
-
-// SetView switches the session's mode, tier or elevation. It changes the
+// SetView switches the session's mode, tier or elevation
+// (s.SetView(s.View().Elevate()) grants the full tier). It changes the
 // prefix (the next request misses the provider's cache once); history,
 // loaded tools and self-built tools stay.
 func (s *Session) SetView(v deferral.View) error {

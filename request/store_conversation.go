@@ -164,9 +164,6 @@ func OpenConversation(ctx context.Context, store Store, id string, cfg Config, o
 // Session returns the conversation's session.
 func (c *Conversation) Session() *Session { return c.s }
 
-// ID returns the conversation's ID in the store.
-func (c *Conversation) ID() string { return c.id }
-
 // Version returns the stored version the session is at: the number of
 // commits so far.
 func (c *Conversation) Version() int64 { return c.version }

@@ -315,7 +315,7 @@ func Step(ctx context.Context, s *request.Session, k int) (request.Turn, error) 
 			break
 		}
 	case turnElevate:
-		if err := s.Elevate(); err != nil {
+		if err := s.SetView(s.View().Elevate()); err != nil {
 			return request.Turn{}, err
 		}
 	}
