@@ -18,3 +18,7 @@ func (s *Session) LoadedSet() *search.LoadedSet { return s.loaded }
 
 // Elevate grants the full tier.
 func (s *Session) Elevate() error { return s.SetView(s.View().Elevate()) }
+
+// ConflictError is the error MemoryStore and Conversation.Commit return
+// for a conflicting append.
+type ConflictError = conflictError

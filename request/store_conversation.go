@@ -183,7 +183,7 @@ func (c *Conversation) LastTurn() string { return c.base.turn }
 // the append): open the conversation again and compare LastTurn.
 func (c *Conversation) Commit(ctx context.Context, turn string) error {
 	if c.stale {
-		return &ConflictError{ID: c.id, Version: c.version, Stored: -1}
+		return &conflictError{ID: c.id, Version: c.version, Stored: -1}
 	}
 	rec, next, err := c.record(turn)
 	if err != nil {

@@ -50,7 +50,7 @@ func (m *MemoryStore) Append(ctx context.Context, id string, version int64, rec 
 		l = &memoryLog{}
 	}
 	if l.version != version {
-		return &ConflictError{ID: id, Version: version, Stored: l.version}
+		return &conflictError{ID: id, Version: version, Stored: l.version}
 	}
 	if m.convs == nil {
 		m.convs = map[string]*memoryLog{}
