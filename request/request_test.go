@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/internal/goldenfile"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request/requesttest"
 	"github.com/toolshelf/toolshelf/request/wire"
@@ -41,7 +42,7 @@ func TestGolden(t *testing.T) {
 				}
 				requesttest.AssertStablePrefix(t, bodies...)
 				last := bodies[len(bodies)-1]
-				requesttest.Golden(t, filepath.Join("..", "testdata", "golden", c.name+"."+string(p)+".json"), last)
+				goldenfile.Golden(t, filepath.Join("..", "testdata", "golden", c.name+"."+string(p)+".json"), last)
 				checkShape(t, p, s, last)
 			})
 		}
