@@ -19,7 +19,7 @@ func BenchmarkTurnAt200(b *testing.B) {
 			if backend == "redis" {
 				store = newStore(b)
 			}
-			f := fleet(b, store, request.Anthropic, 2)
+			f := newFleet(b, store, request.Anthropic, 2)
 			for k := range n {
 				if _, err := f.Replica(0).Serve(b.Context(), k); err != nil {
 					b.Fatal(err)

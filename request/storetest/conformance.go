@@ -1,3 +1,9 @@
+// Package storetest checks a [request.Store] in the style of
+// testing/fstest: [TestStore] checks the contract every Store must keep —
+// versions, conflicts, snapshots replacing the log, byte-exact records,
+// separate conversations, one winner among concurrent appends.
+//
+// API: [TestStore]; nothing else is exported.
 package storetest
 
 import (
