@@ -42,7 +42,9 @@ type Reply struct {
 // Usage are the token counts a provider reports for one request, in one
 // form for all providers.
 type Usage struct {
-	// InputTokens counts every input token of the request, cached or not:
+	// InputTokens counts every input token of the request, cached or not
+	// (those neither read from nor written to the cache are InputTokens -
+	// CacheReadTokens - CacheWriteTokens):
 	// OpenAI's prompt_tokens / input_tokens; Anthropic's input_tokens +
 	// cache_read_input_tokens + cache_creation_input_tokens (Anthropic
 	// reports the three apart).
@@ -59,10 +61,6 @@ type Usage struct {
 	// write, and usually reports none).
 	CacheWriteTokens int `json:"cache_write_tokens"`
 }
-
-// Uncached returns the input tokens neither read from nor written to the
-// cache.
-func (u Usage) Uncached() int { return u.InputTokens - u.CacheReadTokens - u.CacheWriteTokens }
 
 // DecodeReply decodes a whole (non-streamed) response body of provider p:
 // a Chat Completions chat.completion, a Responses API response or an

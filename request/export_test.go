@@ -22,3 +22,7 @@ func (s *Session) Elevate() error { return s.SetView(s.View().Elevate()) }
 // ConflictError is the error MemoryStore and Conversation.Commit return
 // for a conflicting append.
 type ConflictError = conflictError
+
+// uncached returns the input tokens neither read from nor written to the
+// cache.
+func (u Usage) uncached() int { return u.InputTokens - u.CacheReadTokens - u.CacheWriteTokens }
