@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
+	"github.com/toolshelf/toolshelf/request/storetest"
 	"github.com/toolshelf/toolshelf/request/wire"
 )
 
@@ -16,7 +17,7 @@ import (
 // built on an old version gets ErrConflict and nothing is stored.
 func ExampleOpenConversation() {
 	ctx := context.Background()
-	store := &request.MemoryStore{} // a harness uses its own: Redis, SQL, …
+	store := &storetest.MemoryStore{} // a harness uses its own: Redis, SQL, …
 	replica := func() request.Config {
 		reg := registry.New(nil)
 		_ = reg.Register(registry.Tool{Name: "Read", Description: "Read a file."})

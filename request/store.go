@@ -65,7 +65,7 @@ type Record struct {
 // [Conversation.LastTurn]).
 var ErrConflict = errors.New("request: conversation changed since it was loaded")
 
-// conflictError is the error [MemoryStore] and [Conversation.Commit]
+// conflictError is the error request's test store and [Conversation.Commit]
 // return for a conflicting append. errors.Is(err, ErrConflict) holds for
 // it.
 type conflictError struct {
