@@ -1,6 +1,9 @@
 package request
 
-import "github.com/toolshelf/toolshelf/search"
+import (
+	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/search"
+)
 
 // Test-only access to what is not request's API.
 
@@ -26,3 +29,18 @@ type ConflictError = conflictError
 // uncached returns the input tokens neither read from nor written to the
 // cache.
 func (u Usage) uncached() int { return u.InputTokens - u.CacheReadTokens - u.CacheWriteTokens }
+
+// View returns the session's current view.
+func (s *Session) View() deferral.View {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.view
+}
+
+// ErrSequence and ErrTooManyTools are the unexported sentinels the tests
+// match: a sequence error wraps ErrInvalidMessage, too many tools comes
+// wrapped with ErrConfig.
+var (
+	ErrSequence     = errSequence
+	ErrTooManyTools = errTooManyTools
+)

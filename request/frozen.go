@@ -242,7 +242,7 @@ func checkToolCount(cfg *Config, f *frozenPrefix) error {
 		how = "tool_search and defer_execute, which then join tools[], reach them"
 	}
 	return fmt.Errorf("%w: %w: tools[] would hold %d tools (%d resident, %d deferred) and provider %q accepts at most %d: defer at least %d more in Config.Policy (deferral.Policy: Default: deferral.DefaultDefer, or a layer such as Defer(mcp__<server>__*)) — %s — or narrow Config.View",
-		ErrConfig, ErrTooManyTools, n, len(f.plan.Resident()), len(f.plan.Deferred()), cfg.Provider, limit, more, how)
+		ErrConfig, errTooManyTools, n, len(f.plan.Resident()), len(f.plan.Deferred()), cfg.Provider, limit, more, how)
 }
 
 // searchMode returns the normalized tool search mode ("" is Portable).

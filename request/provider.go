@@ -256,14 +256,14 @@ func (anthropicEncoder) checkOrder(m *Message, last Role, at int) error {
 	switch m.Role {
 	case RoleUser:
 		if last == RoleUser {
-			return fmt.Errorf("%w: messages[%d]: two user messages in a row; Anthropic needs roles to alternate: merge them or put an assistant message between", ErrSequence, at)
+			return fmt.Errorf("%w: messages[%d]: two user messages in a row; Anthropic needs roles to alternate: merge them or put an assistant message between", errSequence, at)
 		}
 	case RoleAssistant:
 		if last == "" {
-			return fmt.Errorf("%w: messages[%d]: Anthropic conversations start with a user message, got assistant", ErrSequence, at)
+			return fmt.Errorf("%w: messages[%d]: Anthropic conversations start with a user message, got assistant", errSequence, at)
 		}
 		if last == RoleAssistant {
-			return fmt.Errorf("%w: messages[%d]: two assistant messages in a row; Anthropic needs roles to alternate", ErrSequence, at)
+			return fmt.Errorf("%w: messages[%d]: two assistant messages in a row; Anthropic needs roles to alternate", errSequence, at)
 		}
 	}
 	return nil

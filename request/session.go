@@ -79,7 +79,8 @@ func NewSession(cfg Config) (*Session, error) {
 
 // Plan returns the deferral plan the session's prefix is built on: which
 // tools are resident, deferred or hidden, and why ([deferral.Plan.Explain]).
-// It changes only with [Session.SetView].
+// It changes only with [Session.SetView]; its View is the session's current
+// view.
 func (s *Session) Plan() *deferral.Plan { return s.current().plan }
 
 // current returns the session's frozen prefix and tools.
@@ -89,19 +90,12 @@ func (s *Session) current() *frozenPrefix {
 	return s.frozen
 }
 
-// View returns the session's current view.
-func (s *Session) View() deferral.View {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.view
-}
-
 // Prefix returns the encoded prefix (system and tools), shared and
 // read-only. It is byte-identical on every turn until [Session.SetView].
 func (s *Session) Prefix() []byte { return s.current().prefix }
 
 // SetView switches the session's mode, tier or elevation
-// (s.SetView(s.View().Elevate()) grants the full tier). It changes the
+// (s.SetView(s.Plan().View().Elevate()) grants the full tier). It changes the
 // prefix (the next request misses the provider's cache once); history,
 // loaded tools and self-built tools stay.
 func (s *Session) SetView(v deferral.View) error {
@@ -300,7 +294,7 @@ func (s *Session) build(dst []byte, turn Turn, alloc bool) ([]byte, error) {
 		return dst, err
 	}
 	if s.hist.count()+len(msgs) == 0 {
-		return dst, fmt.Errorf("%w: the conversation has no messages yet; add a user message", ErrSequence)
+		return dst, fmt.Errorf("%w: the conversation has no messages yet; add a user message", errSequence)
 	}
 	s.hist.add(msgs)
 	if consumed {
@@ -342,7 +336,7 @@ func (s *Session) place(turn Turn) ([]Message, bool, error) {
 		return msgs, true, nil
 	}
 	if len(turn.Inject) > 0 {
-		return nil, false, fmt.Errorf("%w: Turn.Inject needs a user message or a tool result in the turn to attach to", ErrSequence)
+		return nil, false, fmt.Errorf("%w: Turn.Inject needs a user message or a tool result in the turn to attach to", errSequence)
 	}
 	return msgs, false, nil // announcements wait for the next turn
 }

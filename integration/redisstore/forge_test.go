@@ -63,7 +63,7 @@ func TestForgedDeltaThroughRedis(t *testing.T) {
 	forge(map[string]any{"mode": "ask", "elevated": true})
 	c, err := request.OpenConversation(t.Context(), store, "conv-1", cfg, opts)
 	require.NoError(t, err)
-	assert.Equal(t, cfg.View, c.Session().View(), "the elevation did not survive")
+	assert.Equal(t, cfg.View, c.Session().Plan().View(), "the elevation did not survive")
 }
 
 // forgedAfter forges the delta that follows record prev of conversation

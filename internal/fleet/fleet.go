@@ -311,7 +311,7 @@ func Step(ctx context.Context, s *request.Session, k int) (request.Turn, error) 
 			break
 		}
 	case turnElevate:
-		if err := s.SetView(s.View().Elevate()); err != nil {
+		if err := s.SetView(s.Plan().View().Elevate()); err != nil {
 			return request.Turn{}, err
 		}
 	}
