@@ -114,6 +114,16 @@ type Config struct {
 	// (the default) a changed tool is pinned to the definition the session
 	// shows until the harness approves the change.
 	AcceptChanges bool
+	// DropMessages makes the session keep only the encoded history it
+	// must resend, not the neutral form of the conversation: for a
+	// harness that stores the conversation itself. The session then holds
+	// about 1.1× its encoded history instead of 2× (see
+	// docs/performance.md); request bodies are unchanged, byte for byte.
+	// [Session.Messages] returns nil, [Session.MarshalState] saves the
+	// encoded history instead of the messages, and [RestoreSession]
+	// rebuilds an identical session from it (with the same Provider).
+	// [OpenConversation] refuses it: a Conversation stores the messages.
+	DropMessages bool
 }
 
 // ToolSearch selects how deferred tools reach the model. The registry,

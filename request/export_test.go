@@ -44,3 +44,7 @@ var (
 	ErrSequence     = errSequence
 	ErrTooManyTools = errTooManyTools
 )
+
+// DropMessages drops the session's neutral messages now, as
+// Config.DropMessages does from the start.
+func (s *Session) DropMessages() { s.dropMessages() }

@@ -23,7 +23,7 @@ type history struct {
 	// kept them, decoded on first need (see all); entries follow them.
 	stored  [][]byte
 	nStored int
-	// dropped: the neutral form is not kept (Session.DropMessages); the
+	// dropped: the neutral form is not kept (Config.DropMessages); the
 	// first nDropped messages are in buf only.
 	dropped  bool
 	nDropped int

@@ -74,6 +74,9 @@ func NewSession(cfg Config) (*Session, error) {
 		hist:   history{provider: cfg.Provider, enc: enc},
 	}
 	s.hist.client = newClientHistory(s)
+	if cfg.DropMessages {
+		s.dropMessages()
+	}
 	return s, nil
 }
 
@@ -358,7 +361,7 @@ func (s *Session) appendOutput(dst []byte) []byte {
 }
 
 // Messages returns the conversation so far in neutral form, with the
-// blocks each user message was sent with. After [Session.DropMessages] it
+// blocks each user message was sent with. With [Config.DropMessages] it
 // returns nil.
 func (s *Session) Messages() []Message {
 	s.mu.Lock()
@@ -371,15 +374,10 @@ func (s *Session) Messages() []Message {
 	return slices.Clone(msgs)
 }
 
-// DropMessages releases the neutral form of the conversation that the
+// dropMessages releases the neutral form of the conversation that the
 // session keeps for [Session.Messages], and stops keeping it for later
-// turns. Call it when the harness stores the conversation itself: the
-// session then holds little more than the encoded history it must resend
-// (about 1.1× instead of 2×; see docs/performance.md). Request bodies are
-// unchanged, byte for byte. [Session.MarshalState] then saves the encoded
-// history instead of the messages, and [RestoreSession] still rebuilds an
-// identical session from it (with the same Config.Provider).
-func (s *Session) DropMessages() {
+// turns ([Config.DropMessages]).
+func (s *Session) dropMessages() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	h := &s.hist

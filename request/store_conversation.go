@@ -109,6 +109,9 @@ func OpenConversation(ctx context.Context, store Store, id string, cfg Config, o
 	if opts == nil {
 		opts = &ConversationOptions{}
 	}
+	if cfg.DropMessages {
+		return nil, fmt.Errorf("%w: Config.DropMessages: a Conversation stores the messages", ErrConfig)
+	}
 	got, err := store.Load(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("request: load conversation %q: %w", id, err)
@@ -210,7 +213,7 @@ func (c *Conversation) record(turn string) (Record, committed, error) {
 	b, h := &c.base, &s.hist
 	next := c.capture(turn)
 	if h.dropped {
-		return Record{}, next, fmt.Errorf("%w: the session dropped its messages (Session.DropMessages), and a Conversation stores them: keep them in a session a Store holds", ErrConfig)
+		return Record{}, next, fmt.Errorf("%w: the session dropped its messages (Config.DropMessages), and a Conversation stores them: keep them in a session a Store holds", ErrConfig)
 	}
 	next.snapBytes, next.logBytes = b.snapBytes, b.logBytes
 	whole := c.reencoded || h.count() < b.entries || h.nStored > b.entries || len(h.buf) < b.bufLen || len(s.selfBuilt) < b.selfBuilt || next.live != b.live

@@ -320,6 +320,7 @@ func (e *runEnv) newSession(i int) (*request.Session, error) {
 		Model: "claude-sonnet-4-5", System: "You are a coding agent. Use tools when they help.",
 		Extra:  map[string]json.RawMessage{"max_tokens": json.RawMessage(`4096`)},
 		Search: &search.Options{Ranker: e.ranker, MaxFullSchemas: 1}, Dispatcher: e.d, Cache: e.cache, SelfBuilt: true,
+		DropMessages: true, // the harness stores the conversation itself
 	})
 }
 
@@ -331,7 +332,6 @@ func (e *runEnv) openSessions(o Options, sessions []session) error {
 		if err != nil {
 			return err
 		}
-		s.DropMessages() // the harness stores the conversation itself
 		sessions[i] = session{s: s, tally: e.counter.Tally(), late: o.LateServerEvery > 0 && i%o.LateServerEvery == o.LateServerEvery/2 && i%o.SelfBuiltEvery != 0,
 			next: []request.Message{{Role: request.RoleUser, Text: fmt.Sprintf("Task %d: %s, then report what you found.", i, queries[i%len(queries)])}}}
 	}
