@@ -46,8 +46,8 @@ type Config struct {
 	// that would show more is refused (see [RestoreSession]).
 	View deferral.View
 	// RestoreElevation lets a restored session keep an elevation its
-	// stored state records ([Session.Elevate] before it was saved or
-	// committed). Off, the default, a restored session is elevated only
+	// stored state records (granted with [Session.SetView] before it was
+	// saved or committed). Off, the default, a restored session is elevated only
 	// if View says so: an elevation is the harness's grant to one
 	// session, and a store is not where the harness decides.
 	RestoreElevation bool

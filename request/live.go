@@ -25,7 +25,9 @@ type PendingChange struct {
 	// Tool is the tool's exposed name; Server its group (MCP server).
 	Tool, Server string
 	// OldSHA256 is the hash of the canonical definition the session shows,
-	// NewSHA256 that of the registry's (hex; see [DefinitionSHA256]).
+	// NewSHA256 that of the registry's (hex SHA-256 of the canonical
+	// definition: name, description, input schema and annotations, keys
+	// sorted).
 	OldSHA256, NewSHA256 string
 	// Diff is a readable line diff of the two canonical definitions:
 	// "- " lines are the session's, "+ " lines the registry's.
