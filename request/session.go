@@ -160,6 +160,11 @@ func (s *Session) visibleSelfBuilt() []*registry.Tool {
 // Loaded reports whether a deferred tool's schema was loaded.
 func (s *Session) Loaded(name string) bool { return s.loaded.Has(name) }
 
+// LoadedNames returns the deferred tools whose schemas were loaded (by
+// tool_search, or by an answer in [Client] mode), self-built ones
+// included, sorted.
+func (s *Session) LoadedNames() []string { return s.loaded.Names() }
+
 // visibleNames returns every name the session can see, sorted.
 func (s *Session) visibleNames() []string {
 	s.mu.Lock()

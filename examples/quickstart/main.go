@@ -216,28 +216,16 @@ func runCalls(w io.Writer, sess *request.Session, msg request.Message, events *[
 	turn := request.Turn{Messages: []request.Message{msg}}
 	for _, c := range msg.ToolCalls {
 		fmt.Fprintf(w, "model  →  %s %s\n", c.Name, clip(string(c.Arguments), 140))
-		before := loadedNames(sess)
+		before := sess.LoadedNames()
 		*events = (*events)[:0]
 		res := sess.Call(ctx, c.Name, c.Arguments)
 		for _, e := range *events {
 			fmt.Fprintf(w, "  %s\n", e)
 		}
-		writeResult(w, c.Name, res, before, loadedNames(sess))
+		writeResult(w, c.Name, res, before, sess.LoadedNames())
 		turn.Messages = append(turn.Messages, request.Message{Role: request.RoleTool, CallID: c.ID, Text: res.Text, IsError: res.IsError})
 	}
 	return turn
-}
-
-// loadedNames returns the deferred tools whose schemas the session has
-// loaded, in snapshot order.
-func loadedNames(sess *request.Session) []string {
-	var out []string
-	for _, t := range sess.Plan().Deferred() {
-		if sess.Loaded(t.Name) {
-			out = append(out, t.Name)
-		}
-	}
-	return out
 }
 
 // writeSummary prints how often the prefix stayed byte-identical, what

@@ -461,12 +461,7 @@ func playTurn(ctx context.Context, ss *session, i, turn int, o Options, buf *[]b
 	reply := request.Message{Role: request.RoleAssistant, ToolCalls: []request.ToolCall{{ID: searchID, Name: registry.ToolSearchName, Arguments: args}}}
 	results := []request.Message{{Role: request.RoleTool, CallID: searchID, Text: res.Text, IsError: res.IsError}}
 	if turn%2 == 0 {
-		var loaded []string
-		for _, t := range s.Plan().Deferred() {
-			if s.Loaded(t.Name) {
-				loaded = append(loaded, t.Name)
-			}
-		}
+		loaded := s.LoadedNames()
 		if len(loaded) > 0 {
 			target := loaded[(i+turn)%len(loaded)]
 			id := fmt.Sprintf("call_%d_x", turn)
