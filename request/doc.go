@@ -8,7 +8,7 @@
 // into a [Reply]; [Session.Call] or [Session.Answer] runs each [ToolCall];
 // the reply and the results are the next Turn. Everything else is what a
 // harness reads or decides along the way: [Session.Plan], [Session.Lookup]
-// and [Session.Loaded] (what the session sees and has loaded),
+// and [Session.LoadedNames] (what the session sees and has loaded),
 // [Session.Sync] and [Session.PendingChanges] (a live tool set), and, to
 // serve a conversation from several processes, a [Store] the harness backs
 // with its database, opened with [OpenConversation].
@@ -68,6 +68,6 @@
 // new. [EntryDefinitions] gives tool_search and defer_execute as sessions
 // send them, for accounting without a session. Every sentinel error's
 // message starts with "request:". The methods execute's dispatcher needs
-// (ID, MarkLoaded, VisibleNames) are on an unexported adapter, not on
+// (ID, Loaded, MarkLoaded, VisibleNames) are on an unexported adapter, not on
 // Session; the provider rule book is [wire.Rules].
 package request

@@ -48,3 +48,6 @@ var (
 // DropMessages drops the session's neutral messages now, as
 // Config.DropMessages does from the start.
 func (s *Session) DropMessages() { s.dropMessages() }
+
+// Loaded reports whether a deferred tool's schema was loaded.
+func (s *Session) Loaded(name string) bool { return s.loaded.Has(name) }

@@ -36,8 +36,9 @@ type Session struct {
 }
 
 // dispatchSession is the session as the dispatcher sees it: it adds the
-// methods only [execute.Session] needs (ID, MarkLoaded, VisibleNames) so
-// that they stay off Session's API; Lookup and Loaded are Session's own.
+// methods only [execute.Session] needs (ID, Loaded, MarkLoaded,
+// VisibleNames) so that they stay off Session's API; Lookup is Session's
+// own, and a harness lists the loaded tools with [Session.LoadedNames].
 type dispatchSession struct{ *Session }
 
 var _ execute.Session = dispatchSession{}
@@ -50,6 +51,9 @@ func (d dispatchSession) MarkLoaded(name string) { d.loaded.Add(name) }
 
 // VisibleNames returns every name the session can see, sorted.
 func (d dispatchSession) VisibleNames() []string { return d.visibleNames() }
+
+// Loaded reports whether a deferred tool's schema was loaded.
+func (d dispatchSession) Loaded(name string) bool { return d.loaded.Has(name) }
 
 // NewSession validates cfg, computes the plan, renders the descriptions once
 // and freezes the prefix — or, when cfg.Cache already holds a prefix for
@@ -156,9 +160,6 @@ func (s *Session) visibleSelfBuilt() []*registry.Tool {
 	}
 	return out
 }
-
-// Loaded reports whether a deferred tool's schema was loaded.
-func (s *Session) Loaded(name string) bool { return s.loaded.Has(name) }
 
 // LoadedNames returns the deferred tools whose schemas were loaded (by
 // tool_search, or by an answer in [Client] mode), self-built ones

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -286,7 +287,7 @@ func TestSoak(t *testing.T) {
 			} else {
 				st.dispatches.Add(1)
 			}
-			info.wasLoaded = s.Loaded(info.target)
+			info.wasLoaded = slices.Contains(s.LoadedNames(), info.target)
 			info.selfBuilt = info.target == selfBuilt && selfBuilt != ""
 			return s.Call(context.WithValue(ctx, callKey{}, info), name, args)
 		}
