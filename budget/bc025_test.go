@@ -12,11 +12,11 @@ import (
 	"github.com/toolshelf/toolshelf/budget"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/dispatch"
+	"github.com/toolshelf/toolshelf/internal/goldenfile"
 	"github.com/toolshelf/toolshelf/internal/jsonx"
+	"github.com/toolshelf/toolshelf/internal/render"
 	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"github.com/toolshelf/toolshelf/registry"
-	"github.com/toolshelf/toolshelf/internal/render"
-	"github.com/toolshelf/toolshelf/request/requesttest"
 )
 
 // bc025Suite is the part of task-suite.json the replay needs.
@@ -173,7 +173,7 @@ func TestBC025Transcripts(t *testing.T) {
 	dir := testdata("transcripts", "bc025")
 	for name, want := range files {
 		path := filepath.Join(dir, name)
-		if requesttest.Updating() {
+		if goldenfile.Updating() {
 			require.NoError(t, os.MkdirAll(dir, 0o755))
 			require.NoError(t, os.WriteFile(path, want, 0o644))
 			continue
@@ -224,7 +224,7 @@ func loadTranscript(t *testing.T, path string) *budget.Transcript {
 
 func golden(t *testing.T, path, got string) {
 	t.Helper()
-	if requesttest.Updating() {
+	if goldenfile.Updating() {
 		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
 		return

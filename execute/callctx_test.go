@@ -38,7 +38,7 @@ func TestCallFromContextManySessions(t *testing.T) {
 	))
 	d, err := execute.New(nil)
 	require.NoError(t, err)
-	cache := request.NewCache()
+	cache := &request.Cache{}
 	policy := &deferral.Policy{Layers: []deferral.Layer{deferral.MustLayer("h", "Defer(Deploy)")}}
 
 	const n = 100

@@ -27,7 +27,7 @@ const ephemeral = `,"cache_control":{"type":"ephemeral"}`
 
 func (anthropicEncoder) traits() *traits { return &anthropicTraits }
 
-func (anthropicEncoder) prefix(b []byte, cfg *Config, sys []string, tools []FrozenTool) ([]byte, bool) {
+func (anthropicEncoder) prefix(b []byte, cfg *Config, sys []string, tools []frozenTool) ([]byte, bool) {
 	if len(sys) > 0 {
 		b = append(b, `,"system":[`...)
 		for i, s := range sys {
@@ -55,11 +55,11 @@ func (anthropicEncoder) prefix(b []byte, cfg *Config, sys []string, tools []Froz
 	for last > 0 && tools[last].Deferred {
 		last--
 	}
-	if st != "" && slices.ContainsFunc(tools, func(t FrozenTool) bool { return t.Deferred }) {
+	if st != "" && slices.ContainsFunc(tools, func(t frozenTool) bool { return t.Deferred }) {
 		st = st[:len(st)-1] + ephemeral + "}"
 		last = -1
 	}
-	b = appendToolsArray(b, tools, st, func(b []byte, t *FrozenTool) []byte {
+	b = appendToolsArray(b, tools, st, func(b []byte, t *frozenTool) []byte {
 		b = append(b, `{"name":`...)
 		b = jsonx.AppendString(b, t.Name)
 		b = append(b, `,"description":`...)
@@ -97,14 +97,14 @@ func (anthropicEncoder) checkOrder(m *Message, last Role, at int) error {
 	switch m.Role {
 	case RoleUser:
 		if last == RoleUser {
-			return fmt.Errorf("%w: messages[%d]: two user messages in a row; Anthropic needs roles to alternate: merge them or put an assistant message between", ErrSequence, at)
+			return fmt.Errorf("%w: messages[%d]: two user messages in a row; Anthropic needs roles to alternate: merge them or put an assistant message between", errSequence, at)
 		}
 	case RoleAssistant:
 		if last == "" {
-			return fmt.Errorf("%w: messages[%d]: Anthropic conversations start with a user message, got assistant", ErrSequence, at)
+			return fmt.Errorf("%w: messages[%d]: Anthropic conversations start with a user message, got assistant", errSequence, at)
 		}
 		if last == RoleAssistant {
-			return fmt.Errorf("%w: messages[%d]: two assistant messages in a row; Anthropic needs roles to alternate", ErrSequence, at)
+			return fmt.Errorf("%w: messages[%d]: two assistant messages in a row; Anthropic needs roles to alternate", errSequence, at)
 		}
 	}
 	return nil

@@ -18,34 +18,38 @@ import (
 
 type key [sha256.Size]byte
 
-// DefaultCacheLimit is how many frozen prefixes a [NewCache] cache holds
-// before it evicts the least recently used. Each distinct set of inputs
-// (snapshot content, policy, view, provider ...) is one entry; a registry
-// that keeps changing would otherwise grow the cache without bound.
-const DefaultCacheLimit = 256
-
 // Cache holds frozen prefixes (and their searchers) by content, so that
 // sessions created from equal inputs share one copy: a harness serving
 // 1,000 conversations with the same tools holds one prefix. A snapshot with
 // a new version but the same content (an MCP server that reconnected with
 // the same tools) maps to the same entry. It is safe for concurrent use.
 //
-// A cache is bounded: past its limit the least recently used prefix is
+// A cache is bounded: past [Cache.Limit] the least recently used prefix is
 // dropped. Sessions keep the prefix they were created with, so eviction
 // never changes a live session's bytes; a later session with the same
 // inputs freezes an identical copy.
 //
-// The zero value is not usable; call [NewCache] or [NewCacheLimit].
+// The zero value is an empty cache, ready to use: share one among the
+// sessions of a process through [Config.Cache].
 type Cache struct {
+	// Limit is how many frozen prefixes the cache holds before it evicts
+	// the least recently used; 0 means 256. Each distinct set of inputs
+	// (snapshot content, policy, view, provider ...) is one entry; a
+	// registry that keeps changing would otherwise grow the cache without
+	// bound. Set it before the cache's first use.
+	Limit int
+
 	mu     sync.Mutex
-	limit  int
 	clock  uint64
 	frozen map[key]*cacheEntry
 	snaps  map[*registry.Snapshot]*snapEntry
 }
 
+// defaultCacheLimit is the limit of a cache whose Limit is 0.
+const defaultCacheLimit = 256
+
 type cacheEntry struct {
-	f    *Frozen
+	f    *frozenPrefix
 	used uint64
 }
 
@@ -54,25 +58,28 @@ type snapEntry struct {
 	used uint64
 }
 
-// NewCache returns an empty cache holding up to [DefaultCacheLimit] prefixes.
-func NewCache() *Cache { return NewCacheLimit(DefaultCacheLimit) }
-
-// NewCacheLimit returns an empty cache holding up to limit prefixes
-// (at least 1).
-func NewCacheLimit(limit int) *Cache {
-	return &Cache{limit: max(limit, 1), frozen: map[key]*cacheEntry{}, snaps: map[*registry.Snapshot]*snapEntry{}}
-}
-
-// Len returns the number of distinct frozen prefixes held.
-func (c *Cache) Len() int {
+// len returns the number of distinct frozen prefixes held.
+func (c *Cache) len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.frozen)
 }
 
+// limit returns the cache's bound and makes its maps; c.mu is held.
+func (c *Cache) limit() int {
+	if c.frozen == nil {
+		c.frozen, c.snaps = map[key]*cacheEntry{}, map[*registry.Snapshot]*snapEntry{}
+	}
+	if c.Limit <= 0 {
+		return defaultCacheLimit
+	}
+	return c.Limit
+}
+
 // get returns the frozen prefix for cfg seen through view, building it once.
-func (c *Cache) get(cfg *Config, view deferral.View) (*Frozen, error) {
+func (c *Cache) get(cfg *Config, view deferral.View) (*frozenPrefix, error) {
 	c.mu.Lock()
+	c.limit()
 	se, ok := c.snaps[cfg.Snapshot]
 	c.mu.Unlock()
 	var sk key
@@ -88,7 +95,7 @@ func (c *Cache) get(cfg *Config, view deferral.View) (*Frozen, error) {
 		se.used = c.clock
 	} else {
 		c.snaps[cfg.Snapshot] = &snapEntry{k: sk, used: c.clock}
-		evictOldest(c.snaps, c.limit, func(e *snapEntry) uint64 { return e.used })
+		evictOldest(c.snaps, c.limit(), func(e *snapEntry) uint64 { return e.used })
 	}
 	e, ok := c.frozen[k]
 	if ok {
@@ -110,7 +117,7 @@ func (c *Cache) get(cfg *Config, view deferral.View) (*Frozen, error) {
 		return old.f, nil
 	}
 	c.frozen[k] = &cacheEntry{f: f, used: c.clock}
-	evictOldest(c.frozen, c.limit, func(e *cacheEntry) uint64 { return e.used })
+	evictOldest(c.frozen, c.limit(), func(e *cacheEntry) uint64 { return e.used })
 	return f, nil
 }
 

@@ -38,7 +38,7 @@ A name indented under "mcp__<server>:" is short for mcp__<server>__<name>: load 
 // (already there), tool_search with the index, defer_execute when the
 // session takes self-built tools (their portable path), then every
 // deferred tool with its schema, sent with "defer_loading": true.
-func (f *Frozen) clientTools(cfg *Config, vars render.Vars, caps bool) error {
+func (f *frozenPrefix) clientTools(cfg *Config, vars render.Vars, caps bool) error {
 	f.index = f.searcher.IndexText()
 	session := maps.Clone(vars.Session)
 	if session == nil {
@@ -59,21 +59,21 @@ func (f *Frozen) clientTools(cfg *Config, vars render.Vars, caps bool) error {
 	}
 	st := toolsearch.Definition(d)
 	f.entry[st.Name] = &st
-	f.tools = append(f.tools, FrozenTool{Name: st.Name, Description: st.Description, Schema: jsonx.AppendCompact(nil, st.ModelSchema())})
+	f.tools = append(f.tools, frozenTool{Name: st.Name, Description: st.Description, Schema: jsonx.AppendCompact(nil, st.ModelSchema())})
 	if cfg.SelfBuilt {
 		_, et, err := entryTools("", vars, caps, false)
 		if err != nil {
 			return err
 		}
 		f.entry[et.Name] = et
-		f.tools = append(f.tools, FrozenTool{Name: et.Name, Description: et.Description, Schema: jsonx.AppendCompact(nil, et.ModelSchema())})
+		f.tools = append(f.tools, frozenTool{Name: et.Name, Description: et.Description, Schema: jsonx.AppendCompact(nil, et.ModelSchema())})
 	}
 	for _, t := range f.plan.Deferred() {
 		d, err := render.Description(t, vars)
 		if err != nil {
 			return err
 		}
-		f.tools = append(f.tools, FrozenTool{Name: t.Name, Description: d, Schema: jsonx.AppendCompact(nil, t.ModelSchema()), Deferred: true})
+		f.tools = append(f.tools, frozenTool{Name: t.Name, Description: d, Schema: jsonx.AppendCompact(nil, t.ModelSchema()), Deferred: true})
 	}
 	return nil
 }
@@ -217,7 +217,7 @@ func newClientHistory(s *Session) *clientHistory {
 	if s.cfg.searchMode() != Client {
 		return nil
 	}
-	frozen := func(name string) *FrozenTool {
+	frozen := func(name string) *frozenTool {
 		for i := range s.frozen.tools {
 			if t := &s.frozen.tools[i]; t.Deferred && t.Name == name {
 				return t
@@ -245,7 +245,7 @@ func newClientHistory(s *Session) *clientHistory {
 				if t == nil {
 					return b
 				}
-				ft = &FrozenTool{Name: t.Name, Description: t.Description, Schema: jsonx.AppendCompact(nil, t.ModelSchema())}
+				ft = &frozenTool{Name: t.Name, Description: t.Description, Schema: jsonx.AppendCompact(nil, t.ModelSchema())}
 			}
 			return append(appendResponsesFunction(b, ft), '}')
 		},

@@ -49,8 +49,8 @@ type Config struct {
 	// that would show more is refused (see [RestoreSession]).
 	View deferral.View
 	// RestoreElevation lets a restored session keep an elevation its
-	// stored state records ([Session.Elevate] before it was saved or
-	// committed). Off, the default, a restored session is elevated only
+	// stored state records (granted with [Session.SetView] before it was
+	// saved or committed). Off, the default, a restored session is elevated only
 	// if View says so: an elevation is the harness's grant to one
 	// session, and a store is not where the harness decides.
 	RestoreElevation bool
@@ -117,6 +117,16 @@ type Config struct {
 	// (the default) a changed tool is pinned to the definition the session
 	// shows until the harness approves the change.
 	AcceptChanges bool
+	// DropMessages makes the session keep only the encoded history it
+	// must resend, not the neutral form of the conversation: for a
+	// harness that stores the conversation itself. The session then holds
+	// about 1.1× its encoded history instead of 2× (see
+	// docs/performance.md); request bodies are unchanged, byte for byte.
+	// [Session.Messages] returns nil, [Session.MarshalState] saves the
+	// encoded history instead of the messages, and [RestoreSession]
+	// rebuilds an identical session from it (with the same Provider).
+	// [OpenConversation] refuses it: a Conversation stores the messages.
+	DropMessages bool
 }
 
 // ToolSearch selects how deferred tools reach the model. The registry,

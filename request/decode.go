@@ -42,7 +42,9 @@ type Reply struct {
 // Usage are the token counts a provider reports for one request, in one
 // form for all providers.
 type Usage struct {
-	// InputTokens counts every input token of the request, cached or not:
+	// InputTokens counts every input token of the request, cached or not
+	// (those neither read from nor written to the cache are InputTokens -
+	// CacheReadTokens - CacheWriteTokens):
 	// OpenAI's prompt_tokens / input_tokens; Anthropic's input_tokens +
 	// cache_read_input_tokens + cache_creation_input_tokens (Anthropic
 	// reports the three apart).
@@ -60,16 +62,15 @@ type Usage struct {
 	CacheWriteTokens int `json:"cache_write_tokens"`
 }
 
-// Uncached returns the input tokens neither read from nor written to the
-// cache.
-func (u Usage) Uncached() int { return u.InputTokens - u.CacheReadTokens - u.CacheWriteTokens }
-
 // DecodeReply decodes a whole (non-streamed) response body of provider p:
 // a Chat Completions chat.completion, a Responses API response or an
-// Anthropic message, within [DefaultMaxReplyBytes] (a [Decoder] sets
-// another bound). Errors wrap [ErrReply] and name the field.
+// Anthropic message. A body over 16 MiB is refused: that is the bound of
+// one stream event, since the Responses API's response.completed event
+// carries a whole response, and the longest reply any of the three APIs
+// allows (128,000 output tokens, about 0.5 MB of text) fits many times
+// over. Errors wrap [ErrReply] and name the field.
 func DecodeReply(p Provider, body []byte) (Reply, error) {
-	return Decoder{}.DecodeReply(p, body)
+	return decoder{}.DecodeReply(p, body)
 }
 
 func decodeReply(p Provider, body []byte) (Reply, error) {

@@ -7,60 +7,60 @@ import (
 	"strings"
 )
 
-// DefaultMaxReplyBytes bounds a whole response body given to
+// defaultMaxReplyBytes bounds a whole response body given to
 // [DecodeReply]: 16 MiB, the bound of one stream event, since the Responses
 // API's response.completed event carries a whole response. The longest
 // reply any of the three APIs allows (128,000 output tokens, about 0.5 MB
 // of text) fits many times over, with room for native parts (search
 // results, encrypted reasoning).
-const DefaultMaxReplyBytes = 16 << 20
+const defaultMaxReplyBytes = 16 << 20
 
-// DefaultMaxStreamBytes bounds the bytes of one event stream read by
+// defaultMaxStreamBytes bounds the bytes of one event stream read by
 // [DecodeStream] (or the data fed to one [Stream]): 32 MiB. Chat
 // Completions and the Responses API send about one token per event in an
 // envelope of about 200 bytes, so a 128,000-token reply, the longest any
 // of the three APIs allows, streams about 26 MB; Anthropic's events carry
 // several tokens each and stay well below. A larger stream is not a reply
 // a provider sends, and is refused before it grows the harness's memory.
-const DefaultMaxStreamBytes = 32 << 20
+const defaultMaxStreamBytes = 32 << 20
 
-// A Decoder decodes provider replies within bounds. The zero value uses
+// A decoder decodes provider replies within bounds. The zero value uses
 // the defaults; [DecodeReply], [DecodeStream] and [NewStream] are the zero
-// Decoder's methods. A reply or stream over its bound is an error wrapping
+// decoder's methods. A reply or stream over its bound is an error wrapping
 // [ErrReply].
-type Decoder struct {
+type decoder struct {
 	// MaxReplyBytes bounds a whole response body; 0 means
-	// [DefaultMaxReplyBytes].
+	// [defaultMaxReplyBytes].
 	MaxReplyBytes int
 	// MaxStreamBytes bounds an event stream, its framing included; 0
-	// means [DefaultMaxStreamBytes].
+	// means [defaultMaxStreamBytes].
 	MaxStreamBytes int
 }
 
-func (d Decoder) maxReply() int {
+func (d decoder) maxReply() int {
 	if d.MaxReplyBytes > 0 {
 		return d.MaxReplyBytes
 	}
-	return DefaultMaxReplyBytes
+	return defaultMaxReplyBytes
 }
 
-func (d Decoder) maxStream() int {
+func (d decoder) maxStream() int {
 	if d.MaxStreamBytes > 0 {
 		return d.MaxStreamBytes
 	}
-	return DefaultMaxStreamBytes
+	return defaultMaxStreamBytes
 }
 
 // DecodeReply is [DecodeReply] within d's bound.
-func (d Decoder) DecodeReply(p Provider, body []byte) (Reply, error) {
+func (d decoder) DecodeReply(p Provider, body []byte) (Reply, error) {
 	if max := d.maxReply(); len(body) > max {
-		return Reply{}, fmt.Errorf("%w: the %s response body has %d bytes, over the bound of %d (Decoder.MaxReplyBytes)", ErrReply, p, len(body), max)
+		return Reply{}, fmt.Errorf("%w: the %s response body has %d bytes, over the bound of %d", ErrReply, p, len(body), max)
 	}
 	return decodeReply(p, body)
 }
 
 // NewStream is [NewStream] within d's bound.
-func (d Decoder) NewStream(p Provider) (*Stream, error) {
+func (d decoder) NewStream(p Provider) (*Stream, error) {
 	enc, ok := encoderFor(p)
 	if !ok {
 		return nil, fmt.Errorf("%w %q", ErrUnknownProvider, p)
@@ -70,7 +70,7 @@ func (d Decoder) NewStream(p Provider) (*Stream, error) {
 
 // DecodeStream is [DecodeStream] within d's bound: reading stops with an
 // error once the stream passes it.
-func (d Decoder) DecodeStream(p Provider, r io.Reader) (Reply, error) {
+func (d decoder) DecodeStream(p Provider, r io.Reader) (Reply, error) {
 	s, err := d.NewStream(p)
 	if err != nil {
 		return Reply{}, err
@@ -88,7 +88,7 @@ func (d Decoder) DecodeStream(p Provider, r io.Reader) (Reply, error) {
 }
 
 func (s *Stream) overBound() error {
-	return fmt.Errorf("%w: the %s stream passed its bound of %d bytes (Decoder.MaxStreamBytes)", ErrReply, s.p, s.max)
+	return fmt.Errorf("%w: the %s stream passed its bound of %d bytes", ErrReply, s.p, s.max)
 }
 
 // replyBuilder assembles a reply's message: its text parts are collected

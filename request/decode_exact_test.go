@@ -77,7 +77,7 @@ func TestDecodeStreamBound(t *testing.T) {
 	stream := func(deltas int) string { return head + strings.Repeat(delta, deltas) + tail }
 
 	// 64 MiB of deltas (1,024 events of 64 KiB) is over the default.
-	big := stream(DefaultMaxStreamBytes>>16 + 1)
+	big := stream(defaultMaxStreamBytes>>16 + 1)
 	_, err := DecodeStream(Anthropic, strings.NewReader(big))
 	require.Error(t, err)
 	assert.ErrorIs(t, err, ErrReply)
@@ -87,26 +87,26 @@ func TestDecodeStreamBound(t *testing.T) {
 	r, err := DecodeStream(Anthropic, strings.NewReader(small))
 	require.NoError(t, err)
 	assert.Len(t, r.Message.Text, 20<<16)
-	_, err = Decoder{MaxStreamBytes: 1 << 20}.DecodeStream(Anthropic, strings.NewReader(small))
+	_, err = decoder{MaxStreamBytes: 1 << 20}.DecodeStream(Anthropic, strings.NewReader(small))
 	assert.ErrorIs(t, err, ErrReply)
-	_, err = Decoder{MaxStreamBytes: 2 << 20}.DecodeStream(Anthropic, strings.NewReader(small))
+	_, err = decoder{MaxStreamBytes: 2 << 20}.DecodeStream(Anthropic, strings.NewReader(small))
 	assert.NoError(t, err)
 
 	// Fed event by event, the data counts against the same bound.
-	s, err := Decoder{MaxStreamBytes: 1 << 20}.NewStream(Anthropic)
+	s, err := decoder{MaxStreamBytes: 1 << 20}.NewStream(Anthropic)
 	require.NoError(t, err)
 	err = readEvents(strings.NewReader(small), s.Event)
 	assert.ErrorIs(t, err, ErrReply)
 	assert.Contains(t, err.Error(), "bound")
 
 	// A stream of comments only (no event at all) is bounded too.
-	_, err = Decoder{MaxStreamBytes: 1 << 16}.DecodeStream(Anthropic, strings.NewReader(strings.Repeat(": keep-alive\n", 1<<14)))
+	_, err = decoder{MaxStreamBytes: 1 << 16}.DecodeStream(Anthropic, strings.NewReader(strings.Repeat(": keep-alive\n", 1<<14)))
 	assert.ErrorIs(t, err, ErrReply)
 
 	body := manyBlocksReply(10)
-	_, err = Decoder{MaxReplyBytes: len(body) - 1}.DecodeReply(Anthropic, body)
+	_, err = decoder{MaxReplyBytes: len(body) - 1}.DecodeReply(Anthropic, body)
 	assert.ErrorIs(t, err, ErrReply)
-	_, err = Decoder{MaxReplyBytes: len(body)}.DecodeReply(Anthropic, body)
+	_, err = decoder{MaxReplyBytes: len(body)}.DecodeReply(Anthropic, body)
 	assert.NoError(t, err)
 }
 

@@ -23,7 +23,8 @@ func ExampleDecodeReply() {
 	}
 	c := r.Message.ToolCalls[0]
 	fmt.Println(r.Message.Text, c.ID, c.Name, string(c.Arguments), r.StopReason)
-	fmt.Printf("%+v uncached=%d\n", r.Usage, r.Usage.Uncached())
+	u := r.Usage
+	fmt.Printf("%+v uncached=%d\n", u, u.InputTokens-u.CacheReadTokens-u.CacheWriteTokens)
 	// Output:
 	// Checking. toolu_1 get_weather {"city":"Paris"} tool_use
 	// {InputTokens:2060 OutputTokens:30 CacheReadTokens:2048 CacheWriteTokens:0} uncached=12

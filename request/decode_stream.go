@@ -30,7 +30,7 @@ type Stream struct {
 	n     int  // events seen
 	done  bool // the terminal event arrived
 	err   error
-	max   int // bound on the data of all events (Decoder.MaxStreamBytes)
+	max   int // bound on the data of all events (decoder.MaxStreamBytes)
 	total int // data of all events so far
 
 	// Chat Completions
@@ -62,20 +62,22 @@ type streamBlock struct {
 }
 
 // NewStream returns an empty stream accumulator for provider p, whose
-// events' data may total [DefaultMaxStreamBytes] (a [Decoder] sets
-// another bound).
+// events' data may total 32 MiB (see [DecodeStream]).
 func NewStream(p Provider) (*Stream, error) {
-	return Decoder{}.NewStream(p)
+	return decoder{}.NewStream(p)
 }
 
 // DecodeStream reads a server-sent event stream of provider p from r to
 // its end and returns the accumulated reply. A stream that ends before the
 // provider's terminal event (message_stop, response.completed, [DONE]) is
-// an error: the reply is incomplete. A stream longer than
-// [DefaultMaxStreamBytes] is an error too (a [Decoder] sets another
-// bound).
+// an error: the reply is incomplete. A stream over 32 MiB, its framing
+// included, is an error too: a 128,000-token reply, the longest any of
+// the three APIs allows, streams about 26 MB on Chat Completions and the
+// Responses API (about one token per event of about 200 bytes), and
+// Anthropic's events carry several tokens each. Reading stops at the
+// bound, before the stream grows the harness's memory.
 func DecodeStream(p Provider, r io.Reader) (Reply, error) {
-	return Decoder{}.DecodeStream(p, r)
+	return decoder{}.DecodeStream(p, r)
 }
 
 // readEvents reads server-sent events from r and calls fn with each

@@ -265,12 +265,12 @@ func TestDecodeUsageMapping(t *testing.T) {
 		r, err := DecodeReply(p, []byte(body))
 		require.NoError(t, err)
 		assert.Equal(t, Usage{InputTokens: 2006, OutputTokens: 300, CacheReadTokens: 1920}, r.Usage, p)
-		assert.Equal(t, 86, r.Usage.Uncached())
+		assert.Equal(t, 86, r.Usage.uncached())
 	}
 	r, err := DecodeReply(Anthropic, []byte(anth))
 	require.NoError(t, err)
 	assert.Equal(t, Usage{InputTokens: 2006, OutputTokens: 300, CacheReadTokens: 1920, CacheWriteTokens: 36}, r.Usage)
-	assert.Equal(t, 50, r.Usage.Uncached())
+	assert.Equal(t, 50, r.Usage.uncached())
 }
 
 // nativeReplies are replies with a provider-side tool search, in the shape

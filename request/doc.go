@@ -2,6 +2,17 @@
 // for OpenAI Chat Completions, OpenAI Responses and Anthropic Messages, built
 // from a frozen, byte-stable prefix (system + tools) and the messages.
 //
+// The loop: [NewSession] with a [Config]; each turn [Session.BuildRequest]
+// (or [Session.AppendRequest] into a reused buffer) with a [Turn] of
+// [Message]s; [DecodeReply] or [DecodeStream] turn the provider's answer
+// into a [Reply]; [Session.Call] or [Session.Answer] runs each [ToolCall];
+// the reply and the results are the next Turn. Everything else is what a
+// harness reads or decides along the way: [Session.Plan], [Session.Lookup]
+// and [Session.LoadedNames] (what the session sees and has loaded),
+// [Session.Sync] and [Session.PendingChanges] (a live tool set), and, to
+// serve a conversation from several processes, a [Store] the harness backs
+// with its database, opened with [OpenConversation].
+//
 // Deferred tools reach the model in one of three ways ([Config.ToolSearch]):
 // the portable tool_search (a name index) and defer_execute, on every
 // provider; the provider's own search ([Native]: deferred tools sent
@@ -41,25 +52,22 @@
 // through a [Cache] (search options compared by value). A session holds its
 // encoded history, which it must resend, and by default the neutral
 // messages too, for [Session.Messages] and [Session.MarshalState]; a harness
-// that stores the conversation itself calls [Session.DropMessages], and the
+// that stores the conversation itself sets [Config.DropMessages], and the
 // session then holds about 1.1× its encoded history. [Session.AppendRequest]
 // into a reused buffer builds a steady turn without allocating.
 //
 // It never re-encodes the frozen prefix on a turn.
 //
-// API: the loop is [NewSession] ([Config]), [Session.BuildRequest] or
-// [Session.AppendRequest] with a [Turn], [DecodeReply] or [DecodeStream],
-// [Session.Call] for each [ToolCall], and [Message]s back into the next
-// [Turn]. [Session.Lookup] and [Session.Loaded] answer what the session sees
-// and has loaded; [Session.Frozen] exposes the frozen prefix, tools and
-// [deferral.Plan] for accounting and explanations; package budget, above
-// this one, measures a session (budget.Sections). [OpenConversation] with a
-// [Store] ([MemoryStore], or one checked by storetest) serves a conversation
-// from several replicas; [Session.MarshalState] and [RestoreSession] move
-// one. Stored state is data: the [Config] decides what a restored session
-// sees, and everything read back is checked as if new. [EntryDefinitions] gives tool_search and defer_execute as sessions
+// API beyond the loop: [Session.Plan] is the deferral plan the prefix was
+// built on, for accounting and explanations; package budget, above this
+// one, measures a session (budget.Sections). [OpenConversation] with a
+// [Store] (request/storetest checks one and holds an in-memory reference)
+// serves a conversation from several replicas; [Session.MarshalState] and
+// [RestoreSession] move one. Stored state is data: the [Config] decides
+// what a restored session sees, and everything read back is checked as if
+// new. [EntryDefinitions] gives tool_search and defer_execute as sessions
 // send them, for accounting without a session. Every sentinel error's
 // message starts with "request:". The methods execute's dispatcher needs
-// (ID, MarkLoaded, VisibleNames) are on an unexported adapter, not on
+// (ID, Loaded, MarkLoaded, VisibleNames) are on an unexported adapter, not on
 // Session; the provider rule book is docs/providers.md (internal/wire).
 package request

@@ -20,9 +20,10 @@ func TestDropMessagesKeepsBytes(t *testing.T) {
 			reg, _ := loadCatalogs(t, 0, harnessFile, githubFile)
 			keep, err := NewSession(testConfig(reg.Snapshot(), p, githubPolicy(), nil))
 			require.NoError(t, err)
-			drop, err := NewSession(testConfig(reg.Snapshot(), p, githubPolicy(), nil))
+			dropCfg := testConfig(reg.Snapshot(), p, githubPolicy(), nil)
+			dropCfg.DropMessages = true
+			drop, err := NewSession(dropCfg)
 			require.NoError(t, err)
-			drop.DropMessages()
 			turns := script()
 			for i, tr := range turns[:3] {
 				want, err := keep.BuildRequest(tr)
@@ -211,4 +212,37 @@ func TestConversationRefusesDroppedMessages(t *testing.T) {
 	err = c.Commit(t.Context(), "t2")
 	require.ErrorIs(t, err, ErrConfig)
 	assert.Contains(t, err.Error(), "DropMessages")
+
+	// Config.DropMessages is refused at open.
+	cfg := testConfig(reg.Snapshot(), Anthropic, nil, nil)
+	cfg.DropMessages = true
+	_, err = OpenConversation(t.Context(), &MemoryStore{}, "c2", cfg, nil)
+	require.ErrorIs(t, err, ErrConfig)
+	assert.Contains(t, err.Error(), "DropMessages")
+}
+
+// RestoreSession with Config.DropMessages restores a session saved with
+// its messages, then drops them: the same bytes, no messages kept.
+func TestRestoreWithDropMessages(t *testing.T) {
+	reg, _ := loadCatalogs(t, 0, harnessFile, githubFile)
+	cfg := testConfig(reg.Snapshot(), Anthropic, githubPolicy(), nil)
+	keep, err := NewSession(cfg)
+	require.NoError(t, err)
+	turns := script()
+	for _, tr := range turns[:2] {
+		_, err := keep.BuildRequest(tr)
+		require.NoError(t, err)
+	}
+	st, err := keep.MarshalState()
+	require.NoError(t, err)
+	dropCfg := cfg
+	dropCfg.DropMessages = true
+	r, err := RestoreSession(dropCfg, st, nil)
+	require.NoError(t, err)
+	assert.Nil(t, r.Messages())
+	want, err := keep.BuildRequest(turns[2])
+	require.NoError(t, err)
+	got, err := r.BuildRequest(turns[2])
+	require.NoError(t, err)
+	assert.Nil(t, wire.Diff(want, got))
 }

@@ -20,7 +20,7 @@ const (
 // messages (or input) array. index, when not empty, is tool_search's name
 // index, carried as the last system text (a provider that caps tool
 // descriptions).
-func encodePrefix(cfg *Config, tools []FrozenTool, index string) (prefix []byte, elem bool) {
+func encodePrefix(cfg *Config, tools []frozenTool, index string) (prefix []byte, elem bool) {
 	b := []byte(`{"model":`)
 	b = jsonx.AppendString(b, cfg.Model)
 	for _, k := range slices.Sorted(maps.Keys(cfg.Extra)) {
@@ -51,7 +51,7 @@ func searchTool(cfg *Config) string {
 // appendToolsArray appends "tools": the tools encoded by one, with search
 // (raw JSON, possibly "") after the last non-deferred tool. search is left
 // out when no tool is deferred: the provider's search has nothing to find.
-func appendToolsArray(b []byte, tools []FrozenTool, search string, one func([]byte, *FrozenTool) []byte) []byte {
+func appendToolsArray(b []byte, tools []frozenTool, search string, one func([]byte, *frozenTool) []byte) []byte {
 	at := -1 // index of the first deferred tool
 	for i := range tools {
 		if tools[i].Deferred {
@@ -84,7 +84,7 @@ func appendToolsArray(b []byte, tools []FrozenTool, search string, one func([]by
 
 // appendFunction appends the members the OpenAI APIs share for a function
 // tool: name, description and parameters.
-func appendFunction(b []byte, t *FrozenTool) []byte {
+func appendFunction(b []byte, t *frozenTool) []byte {
 	b = append(b, `"name":`...)
 	b = jsonx.AppendString(b, t.Name)
 	b = append(b, `,"description":`...)

@@ -9,6 +9,7 @@ import (
 	"github.com/toolshelf/toolshelf/internal/wire"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
+	"github.com/toolshelf/toolshelf/request/storetest"
 )
 
 // Two replicas serve one conversation from one store: each turn opens the
@@ -16,14 +17,14 @@ import (
 // built on an old version gets ErrConflict and nothing is stored.
 func ExampleOpenConversation() {
 	ctx := context.Background()
-	store := &request.MemoryStore{} // a harness uses its own: Redis, SQL, …
+	store := &storetest.MemoryStore{} // a harness uses its own: Redis, SQL, …
 	replica := func() request.Config {
 		reg := registry.New(nil)
 		_ = reg.Register(registry.Tool{Name: "Read", Description: "Read a file."})
 		return request.Config{
 			Snapshot: reg.Snapshot(), Provider: request.OpenAIChat, Model: "gpt-test",
 			Extra: map[string]json.RawMessage{"max_tokens": json.RawMessage(`256`)},
-			Cache: request.NewCache(), // each replica has its own
+			Cache: &request.Cache{}, // each replica has its own
 		}
 	}
 	a, b := replica(), replica()

@@ -10,6 +10,7 @@ import (
 	"github.com/toolshelf/toolshelf/internal/dispatch"
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"github.com/toolshelf/toolshelf/internal/openai"
+	"github.com/toolshelf/toolshelf/internal/sessionview"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/render"
@@ -22,16 +23,16 @@ import (
 // while its description renders.
 const indexVar = "index"
 
-// Frozen is the part of a session fixed at creation: the exposed tools with
+// frozenPrefix is the part of a session fixed at creation: the exposed tools with
 // their rendered descriptions, the tool_search index and searcher, and the
 // encoded prefix bytes. It is immutable and shared by every session created
 // from equal inputs (see [Cache]).
-type Frozen struct {
+type frozenPrefix struct {
 	provider Provider
 	search   ToolSearch // Portable or a native mode, normalized
 	plan     *deferral.Plan
 	searcher *toolsearch.Searcher
-	tools    []FrozenTool
+	tools    []frozenTool
 	entry    map[string]*registry.Tool
 	index    string
 	visible  []string
@@ -50,28 +51,18 @@ type Frozen struct {
 	prefixElem bool
 }
 
-// FrozenTool is one exposed tool as the model sees it.
-type FrozenTool struct {
-	Name        string
-	Description string
-	Schema      json.RawMessage
-	// Deferred marks a deferred tool sent with "defer_loading": true in a
-	// native tool search mode. Always false in Portable mode, where
-	// deferred tools are absent from tools[].
-	Deferred bool
-	// Strict marks a tool sent with "strict": true to an OpenAI API: the
-	// session asked for it ([Config.Strict]) and its schema allows it.
-	Strict bool
-}
+// frozenTool is one exposed tool as the model sees it (see
+// [sessionview.Tool]).
+type frozenTool = sessionview.Tool
 
 // Prefix returns the encoded prefix: the request body up to the first
 // history message. It is shared; callers must not modify it.
-func (f *Frozen) Prefix() []byte { return f.prefix }
+func (f *frozenPrefix) Prefix() []byte { return f.prefix }
 
 // System returns the session's system texts in the order they are sent:
 // [Config.System], then [Config.SystemItems] sorted. It is shared; callers
 // must not modify it.
-func (f *Frozen) System() []string { return f.system }
+func (f *frozenPrefix) System() []string { return f.system }
 
 // Tools returns the exposed tools in tools[] order (resident tools in
 // snapshot order, then tool_search and defer_execute when anything is
@@ -79,21 +70,21 @@ func (f *Frozen) System() []string { return f.system }
 // deferred ones (Deferred set); the provider's search tool, which has no
 // description or schema of ours, sits between them in the body but is not
 // in the slice. The slice is shared; callers must not modify it.
-func (f *Frozen) Tools() []FrozenTool { return f.tools }
+func (f *frozenPrefix) Tools() []frozenTool { return f.tools }
 
 // Index returns the tool_search name index, or "" when nothing is deferred
 // or the provider searches ([Native]).
-func (f *Frozen) Index() string { return f.index }
+func (f *frozenPrefix) Index() string { return f.index }
 
 // Provider returns the provider the prefix was encoded for.
-func (f *Frozen) Provider() Provider { return f.provider }
+func (f *frozenPrefix) Provider() Provider { return f.provider }
 
 // Plan returns the deferral plan the prefix was built from.
-func (f *Frozen) Plan() *deferral.Plan { return f.plan }
+func (f *frozenPrefix) Plan() *deferral.Plan { return f.plan }
 
 // ToolSearch returns the session's tool search mode: [Portable], [Native],
 // [NativeRegex] or [Client].
-func (f *Frozen) ToolSearch() ToolSearch { return f.search }
+func (f *frozenPrefix) ToolSearch() ToolSearch { return f.search }
 
 // checkConfig validates what every encoder needs, before anything is built.
 func checkConfig(cfg *Config) error {
@@ -146,7 +137,7 @@ func checkConfig(cfg *Config) error {
 
 // freeze computes the plan, renders the descriptions once and encodes the
 // prefix for cfg seen through view.
-func freeze(cfg *Config, view deferral.View) (*Frozen, error) {
+func freeze(cfg *Config, view deferral.View) (*frozenPrefix, error) {
 	plan, err := governedPolicy(cfg).Plan(cfg.Snapshot, view)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
@@ -155,7 +146,7 @@ func freeze(cfg *Config, view deferral.View) (*Frozen, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: tool_search: %w", ErrConfig, err)
 	}
-	f := &Frozen{provider: cfg.Provider, search: cfg.searchMode(), plan: plan, searcher: searcher, entry: map[string]*registry.Tool{}, system: systemTexts(cfg)}
+	f := &frozenPrefix{provider: cfg.Provider, search: cfg.searchMode(), plan: plan, searcher: searcher, entry: map[string]*registry.Tool{}, system: systemTexts(cfg)}
 	vars := render.Vars{Static: cfg.StaticVars, Session: cfg.SessionVars}
 	// An OpenAI API caps descriptions: the index rides in the system text.
 	caps := capsDescriptions(cfg.Provider)
@@ -164,7 +155,7 @@ func freeze(cfg *Config, view deferral.View) (*Frozen, error) {
 		if err != nil {
 			return nil, err
 		}
-		f.tools = append(f.tools, FrozenTool{Name: t.Name, Description: d, Schema: jsonx.AppendCompact(nil, t.ModelSchema())})
+		f.tools = append(f.tools, frozenTool{Name: t.Name, Description: d, Schema: jsonx.AppendCompact(nil, t.ModelSchema())})
 	}
 	if f.search.native() {
 		for _, t := range plan.Deferred() {
@@ -172,7 +163,7 @@ func freeze(cfg *Config, view deferral.View) (*Frozen, error) {
 			if err != nil {
 				return nil, err
 			}
-			f.tools = append(f.tools, FrozenTool{Name: t.Name, Description: d, Schema: jsonx.AppendCompact(nil, t.ModelSchema()), Deferred: true})
+			f.tools = append(f.tools, frozenTool{Name: t.Name, Description: d, Schema: jsonx.AppendCompact(nil, t.ModelSchema()), Deferred: true})
 		}
 	} else if f.search == Client && (len(plan.Deferred()) > 0 || cfg.SelfBuilt) {
 		if err := f.clientTools(cfg, vars, caps); err != nil {
@@ -186,8 +177,8 @@ func freeze(cfg *Config, view deferral.View) (*Frozen, error) {
 		}
 		f.entry[st.Name], f.entry[et.Name] = st, et
 		f.tools = append(f.tools,
-			FrozenTool{Name: st.Name, Description: st.Description, Schema: jsonx.AppendCompact(nil, st.ModelSchema())},
-			FrozenTool{Name: et.Name, Description: et.Description, Schema: jsonx.AppendCompact(nil, et.ModelSchema())})
+			frozenTool{Name: st.Name, Description: st.Description, Schema: jsonx.AppendCompact(nil, st.ModelSchema())},
+			frozenTool{Name: et.Name, Description: et.Description, Schema: jsonx.AppendCompact(nil, et.ModelSchema())})
 	}
 	if enc, ok := encoderFor(cfg.Provider); ok {
 		for i := range f.tools {
@@ -233,11 +224,11 @@ func freeze(cfg *Config, view deferral.View) (*Frozen, error) {
 // than the provider accepts (OpenAI Chat Completions: 128). The count is
 // what the body carries: f's tools, and the provider's own search tool
 // when a tool is deferred in a native mode.
-func checkToolCount(cfg *Config, f *Frozen) error {
+func checkToolCount(cfg *Config, f *frozenPrefix) error {
 	enc, _ := encoderFor(cfg.Provider)
 	limit := enc.traits().maxTools
 	n := len(f.tools)
-	if searchTool(cfg) != "" && slices.ContainsFunc(f.tools, func(t FrozenTool) bool { return t.Deferred }) {
+	if searchTool(cfg) != "" && slices.ContainsFunc(f.tools, func(t frozenTool) bool { return t.Deferred }) {
 		n++
 	}
 	if limit == 0 || n <= limit {
@@ -252,7 +243,7 @@ func checkToolCount(cfg *Config, f *Frozen) error {
 		how = "tool_search and defer_execute, which then join tools[], reach them"
 	}
 	return fmt.Errorf("%w: %w: tools[] would hold %d tools (%d resident, %d deferred) and provider %q accepts at most %d: defer at least %d more in Config.Policy (deferral.Policy: Default: deferral.DefaultDefer, or a layer such as Defer(mcp__<server>__*)) — %s — or narrow Config.View",
-		ErrConfig, ErrTooManyTools, n, len(f.plan.Resident()), len(f.plan.Deferred()), cfg.Provider, limit, more, how)
+		ErrConfig, errTooManyTools, n, len(f.plan.Resident()), len(f.plan.Deferred()), cfg.Provider, limit, more, how)
 }
 
 // searchMode returns the normalized tool search mode ("" is Portable).

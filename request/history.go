@@ -22,7 +22,7 @@ type history struct {
 	// kept them, decoded on first need (see all); entries follow them.
 	stored  [][]byte
 	nStored int
-	// dropped: the neutral form is not kept (Session.DropMessages); the
+	// dropped: the neutral form is not kept (Config.DropMessages); the
 	// first nDropped messages are in buf only.
 	dropped  bool
 	nDropped int
@@ -95,7 +95,7 @@ func (h *history) check(msgs []Message) error {
 	if len(pending) > 0 {
 		// Every provider refuses a request whose last assistant message
 		// has calls without results.
-		return fmt.Errorf("%w: messages[%d]: the conversation ends with call %q unanswered; add each call's result (role tool, call_id) to the turn before building the request", ErrSequence, h.count()+len(msgs)-1, pending[0])
+		return fmt.Errorf("%w: messages[%d]: the conversation ends with call %q unanswered; add each call's result (role tool, call_id) to the turn before building the request", errSequence, h.count()+len(msgs)-1, pending[0])
 	}
 	return nil
 }
@@ -118,7 +118,7 @@ func (h *history) checkUser(m *Message, last Role, at int, pending []string) err
 		}
 	}
 	if len(pending) > 0 {
-		return fmt.Errorf("%w: messages[%d]: user message while call %q has no result; send each call's result (role tool, call_id) first", ErrSequence, at, pending[0])
+		return fmt.Errorf("%w: messages[%d]: user message while call %q has no result; send each call's result (role tool, call_id) first", errSequence, at, pending[0])
 	}
 	return h.enc.checkOrder(m, last, at)
 }
@@ -136,7 +136,7 @@ func (h *history) checkAssistant(m *Message, last Role, at int, pending []string
 		return pending, fmt.Errorf("%w: messages[%d].text is not valid UTF-8", ErrInvalidMessage, at)
 	}
 	if len(pending) > 0 {
-		return pending, fmt.Errorf("%w: messages[%d]: assistant message while call %q has no result; send each call's result (role tool, call_id) first", ErrSequence, at, pending[0])
+		return pending, fmt.Errorf("%w: messages[%d]: assistant message while call %q has no result; send each call's result (role tool, call_id) first", errSequence, at, pending[0])
 	}
 	if err := h.enc.checkOrder(m, last, at); err != nil {
 		return pending, err
@@ -186,7 +186,7 @@ func checkTool(m *Message, at int, pending []string) ([]string, error) {
 	}
 	k := slices.Index(pending, m.CallID)
 	if m.CallID == "" || k < 0 {
-		return pending, fmt.Errorf("%w: messages[%d]: tool result for call %q has no matching call in the preceding assistant message", ErrSequence, at, m.CallID)
+		return pending, fmt.Errorf("%w: messages[%d]: tool result for call %q has no matching call in the preceding assistant message", errSequence, at, m.CallID)
 	}
 	if !utf8.ValidString(m.Text) {
 		return pending, fmt.Errorf("%w: messages[%d].text is not valid UTF-8", ErrInvalidMessage, at)

@@ -15,10 +15,10 @@ import (
 	"github.com/toolshelf/toolshelf/registry"
 )
 
-// ErrNoPendingChange reports an approval or rejection of a change the
+// errNoPendingChange reports an approval or rejection of a change the
 // session does not hold: no pending change of that tool, or one with
 // another hash (the tool changed again since the harness looked).
-var ErrNoPendingChange = errors.New("request: no such pending tool change")
+var errNoPendingChange = errors.New("request: no such pending tool change")
 
 // PendingChange is a change of a tool's definition that a session holds
 // back: the session keeps showing and validating the definition it had
@@ -28,7 +28,9 @@ type PendingChange struct {
 	// Tool is the tool's exposed name; Server its group (MCP server).
 	Tool, Server string
 	// OldSHA256 is the hash of the canonical definition the session shows,
-	// NewSHA256 that of the registry's (hex; see [DefinitionSHA256]).
+	// NewSHA256 that of the registry's (hex SHA-256 of the canonical
+	// definition: name, description, input schema and annotations, keys
+	// sorted).
 	OldSHA256, NewSHA256 string
 	// Diff is a readable line diff of the two canonical definitions:
 	// "- " lines are the session's, "+ " lines the registry's.
@@ -339,7 +341,7 @@ func (s *Session) compareDefinition(snap *registry.Snapshot, shown, t *registry.
 	}
 	c := &pendingChange{def: t, PendingChange: PendingChange{
 		Tool: t.Name, Server: t.Group,
-		OldSHA256: DefinitionSHA256(shown), NewSHA256: DefinitionSHA256(t),
+		OldSHA256: definitionSHA256(shown), NewSHA256: definitionSHA256(t),
 		Diff: definitionDiff(shown, t),
 	}}
 	s.liveSet().pending[t.Name] = c
@@ -522,11 +524,11 @@ func (s *Session) RejectChange(tool, newSHA256 string) error {
 
 func (s *Session) pendingOf(tool, sum string) (*pendingChange, error) {
 	if s.live == nil || s.live.pending[tool] == nil {
-		return nil, fmt.Errorf("%w: tool %q has no pending change", ErrNoPendingChange, tool)
+		return nil, fmt.Errorf("%w: tool %q has no pending change", errNoPendingChange, tool)
 	}
 	c := s.live.pending[tool]
 	if c.NewSHA256 != sum {
-		return nil, fmt.Errorf("%w: tool %q: the pending change is %s, not %s (the tool changed again; review the new one)", ErrNoPendingChange, tool, c.NewSHA256, sum)
+		return nil, fmt.Errorf("%w: tool %q: the pending change is %s, not %s (the tool changed again; review the new one)", errNoPendingChange, tool, c.NewSHA256, sum)
 	}
 	return c, nil
 }

@@ -36,7 +36,7 @@ func ExampleSession_Sync() {
 	fmt.Println("added:", c.Added)
 	_, _ = s.BuildRequest(request.Turn{Messages: []request.Message{{Role: request.RoleUser, Text: "greet Ada"}}})
 	fmt.Println(s.Messages()[0].Blocks[0])
-	s.LoadedSet().Add("mcp__late__greet") // as tool_search would
+	_ = s.Call(context.Background(), "tool_search", json.RawMessage(`{"tool_names":["mcp__late__greet"]}`)) // load its schema
 	r := s.Call(context.Background(), "defer_execute", json.RawMessage(`{"tool_name":"mcp__late__greet","params":{"who":"Ada"}}`))
 	fmt.Println(r.Text)
 

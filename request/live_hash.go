@@ -47,11 +47,11 @@ func canonicalValue(raw []byte) any {
 	return v
 }
 
-// DefinitionSHA256 returns the SHA-256, in hex, of t's canonical
+// definitionSHA256 returns the SHA-256, in hex, of t's canonical
 // definition (name, description, input schema and annotations, keys
 // sorted): the content hash by which a session pins a tool and names a
 // [PendingChange].
-func DefinitionSHA256(t *registry.Tool) string {
+func definitionSHA256(t *registry.Tool) string {
 	sum := sha256.Sum256(canonicalDefinition(t))
 	return hex.EncodeToString(sum[:])
 }

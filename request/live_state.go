@@ -216,10 +216,10 @@ func (s *Session) restorePending(ps pendingState) error {
 		return fmt.Errorf("tool %q holds a definition of %q", ps.Tool, t.Name)
 	}
 	shown, _ := s.shownTool(t.Name)
-	if got := DefinitionSHA256(shown); got != ps.OldSHA256 {
+	if got := definitionSHA256(shown); got != ps.OldSHA256 {
 		return fmt.Errorf("tool %q: old_sha256 %s is not the shown definition's %s", t.Name, ps.OldSHA256, got)
 	}
-	if got := DefinitionSHA256(t); got != ps.NewSHA256 {
+	if got := definitionSHA256(t); got != ps.NewSHA256 {
 		return fmt.Errorf("tool %q: new_sha256 %s is not its definition's %s", t.Name, ps.NewSHA256, got)
 	}
 	s.live.pending[t.Name] = &pendingChange{def: t, PendingChange: PendingChange{

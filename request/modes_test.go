@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/tiktoken-go/tokenizer"
 	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/internal/goldenfile"
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"github.com/toolshelf/toolshelf/internal/textfmt"
 	"github.com/toolshelf/toolshelf/request/requesttest"
@@ -107,7 +108,7 @@ func TestModeSizes(t *testing.T) {
 			textfmt.Thousands(len(body)), textfmt.Thousands(toks), textfmt.Thousands(len(front)), textfmt.Thousands(ftoks))
 	}
 	golden := filepath.Join("testdata", "modes.md")
-	if requesttest.Updating() {
+	if goldenfile.Updating() {
 		require.NoError(t, os.MkdirAll("testdata", 0o755))
 		require.NoError(t, os.WriteFile(golden, []byte(b.String()), 0o644))
 	}

@@ -23,8 +23,8 @@ var chatTraits = traits{
 
 func (chatEncoder) traits() *traits { return &chatTraits }
 
-func (chatEncoder) prefix(b []byte, cfg *Config, sys []string, tools []FrozenTool) (_ []byte, elem bool) {
-	b = appendToolsArray(b, tools, "", func(b []byte, t *FrozenTool) []byte {
+func (chatEncoder) prefix(b []byte, cfg *Config, sys []string, tools []frozenTool) (_ []byte, elem bool) {
+	b = appendToolsArray(b, tools, "", func(b []byte, t *frozenTool) []byte {
 		b = appendFunction(append(b, `{"type":"function","function":{`...), t)
 		if t.Strict {
 			b = append(b, `,"strict":true`...)

@@ -28,13 +28,13 @@ var responsesTraits = traits{
 
 func (responsesEncoder) traits() *traits { return &responsesTraits }
 
-func (responsesEncoder) prefix(b []byte, cfg *Config, sys []string, tools []FrozenTool) ([]byte, bool) {
+func (responsesEncoder) prefix(b []byte, cfg *Config, sys []string, tools []frozenTool) ([]byte, bool) {
 	if len(sys) > 0 {
 		b = append(b, `,"instructions":`...)
 		b = jsonx.AppendString(b, strings.Join(sys, "\n\n"))
 	}
 	client := cfg.searchMode() == Client
-	b = appendToolsArray(b, tools, responsesTraits.searchTool(cfg.searchMode()), func(b []byte, t *FrozenTool) []byte {
+	b = appendToolsArray(b, tools, responsesTraits.searchTool(cfg.searchMode()), func(b []byte, t *frozenTool) []byte {
 		if client && t.Name == registry.ToolSearchName {
 			return appendClientSearch(b, t)
 		}
@@ -50,7 +50,7 @@ func (responsesEncoder) prefix(b []byte, cfg *Config, sys []string, tools []Froz
 
 // appendResponsesFunction appends a function tool as the Responses API
 // takes it, but for its closing brace.
-func appendResponsesFunction(b []byte, t *FrozenTool) []byte {
+func appendResponsesFunction(b []byte, t *frozenTool) []byte {
 	b = appendFunction(append(b, `{"type":"function",`...), t)
 	// Without "strict" the Responses API normalizes the schema into strict
 	// mode, making optional parameters required.
@@ -63,7 +63,7 @@ func appendResponsesFunction(b []byte, t *FrozenTool) []byte {
 // appendClientSearch appends tool_search as the Responses API takes a
 // client-executed search: the hosted tool's type with execution "client",
 // and toolshelf's description and parameters.
-func appendClientSearch(b []byte, t *FrozenTool) []byte {
+func appendClientSearch(b []byte, t *frozenTool) []byte {
 	b = append(b, `{"type":"tool_search","execution":"client","description":`...)
 	b = jsonx.AppendString(b, t.Description)
 	b = append(b, `,"parameters":`...)

@@ -18,7 +18,7 @@ type encoder interface {
 	// prefix appends the system texts sys, tools[] and the opening of the
 	// messages (or input) array to b, which holds the model and the extra
 	// fields; elem reports that the array already holds an element.
-	prefix(b []byte, cfg *Config, sys []string, tools []FrozenTool) (out []byte, elem bool)
+	prefix(b []byte, cfg *Config, sys []string, tools []frozenTool) (out []byte, elem bool)
 	// checkRules refuses a configuration the provider refuses on every
 	// request (see [wire.Rules]).
 	checkRules(cfg *Config) error

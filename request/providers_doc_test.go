@@ -11,10 +11,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/internal/goldenfile"
 	"github.com/toolshelf/toolshelf/internal/textfmt"
 	"github.com/toolshelf/toolshelf/internal/wire"
 	"github.com/toolshelf/toolshelf/registry"
-	"github.com/toolshelf/toolshelf/request/requesttest"
 )
 
 // The generated parts of docs/providers.md sit between these markers.
@@ -43,7 +43,7 @@ func TestProvidersDoc(t *testing.T) {
 	require.NoError(t, err)
 	got := replaceBetween(t, string(doc), rulesBegin, rulesEnd, rules.String())
 	got = replaceBetween(t, got, sizesBegin, sizesEnd, sizes)
-	if requesttest.Updating() {
+	if goldenfile.Updating() {
 		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
 		return
 	}

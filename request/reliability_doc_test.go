@@ -23,8 +23,8 @@ func TestReliabilityDocReplyBounds(t *testing.T) {
 		}
 	}
 	for bound, want := range map[string]string{
-		"whole response body":                                      textfmt.Thousands(DefaultMaxReplyBytes) + " bytes",
-		"event stream, SSE framing included":                       textfmt.Thousands(DefaultMaxStreamBytes) + " bytes",
+		"whole response body":                                      textfmt.Thousands(defaultMaxReplyBytes) + " bytes",
+		"event stream, SSE framing included":                       textfmt.Thousands(defaultMaxStreamBytes) + " bytes",
 		"one server-sent event":                                    textfmt.Thousands(maxStreamEvent) + " bytes",
 		"tool calls, content blocks or output items of one stream": textfmt.Thousands(maxStreamParts),
 	} {

@@ -13,6 +13,7 @@ import (
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/registryx"
 	"github.com/toolshelf/toolshelf/internal/wire"
+	"github.com/toolshelf/toolshelf/internal/goldenfile"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request/requesttest"
 )
@@ -43,7 +44,7 @@ func TestGolden(t *testing.T) {
 				}
 				requesttest.AssertStablePrefix(t, bodies...)
 				last := bodies[len(bodies)-1]
-				requesttest.Golden(t, filepath.Join("..", "testdata", "golden", c.name+"."+string(p)+".json"), last)
+				goldenfile.Golden(t, filepath.Join("..", "testdata", "golden", c.name+"."+string(p)+".json"), last)
 				checkShape(t, p, s, last)
 			})
 		}

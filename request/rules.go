@@ -112,7 +112,7 @@ func shortenDescription(d, note string, limit int) string {
 // (the session has tool_search) the note of a tool that is not deferred
 // points the model to tool_search, which returns the full text with the
 // schema.
-func capDescriptions(tools []FrozenTool, searchable bool) []string {
+func capDescriptions(tools []frozenTool, searchable bool) []string {
 	var cut []string
 	for i := range tools {
 		t := &tools[i]

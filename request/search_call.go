@@ -15,7 +15,7 @@ import (
 // the others: its permission rules, its hooks and its events
 // (the dispatcher's Search, [dispatch.Dispatcher]); without one it runs
 // as is.
-func (s *Session) search(ctx context.Context, f *Frozen, scope toolsearch.Scope, args json.RawMessage) registry.Result {
+func (s *Session) search(ctx context.Context, f *frozenPrefix, scope toolsearch.Scope, args json.RawMessage) registry.Result {
 	run := func(ctx context.Context, args json.RawMessage) (registry.Result, []string) {
 		before := s.loaded.Names()
 		res := f.searcher.Call(ctx, args, scope)

@@ -57,7 +57,7 @@ func TestCacheKeySeparatesLayers(t *testing.T) {
 	reg := registry.New(nil)
 	require.NoError(t, reg.Register(registry.Tool{Name: "A"}, registry.Tool{Name: "B"}))
 	cache := NewCache()
-	build := func(layers ...deferral.Layer) *Frozen {
+	build := func(layers ...deferral.Layer) *frozenPrefix {
 		s, err := NewSession(Config{Snapshot: reg.Snapshot(), Provider: OpenAIChat, Model: "m", Cache: cache, Policy: &deferral.Policy{Layers: layers}})
 		require.NoError(t, err)
 		return s.Frozen()
@@ -73,7 +73,7 @@ func TestCacheKeySeparatesLayers(t *testing.T) {
 func TestCacheEvictsLeastRecentlyUsed(t *testing.T) {
 	reg := registry.New(nil)
 	require.NoError(t, reg.Register(registry.Tool{Name: "A"}))
-	cache := NewCacheLimit(2)
+	cache := &Cache{Limit: 2}
 	session := func(model string) *Session {
 		s, err := NewSession(Config{Snapshot: reg.Snapshot(), Provider: OpenAIChat, Model: model, Cache: cache})
 		require.NoError(t, err)
@@ -145,7 +145,7 @@ func TestEntryToolsMatchSession(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, tools, 2)
 	assert.Equal(t, s.Frozen().Index(), index)
-	sent := map[string]FrozenTool{}
+	sent := map[string]frozenTool{}
 	for _, ft := range s.Frozen().Tools() {
 		sent[ft.Name] = ft
 	}

@@ -25,7 +25,7 @@ type Session struct {
 
 	mu        sync.Mutex
 	view      deferral.View
-	frozen    *Frozen
+	frozen    *frozenPrefix
 	selfBuilt []*registry.Tool // in registration order
 	notes     []note           // announcements not yet sent
 	hist      history
@@ -39,8 +39,9 @@ type Session struct {
 }
 
 // dispatchSession is the session as the dispatcher sees it: it adds the
-// methods only [dispatch.Session] needs (ID, MarkLoaded, VisibleNames) so
-// that they stay off Session's API; Lookup and Loaded are Session's own.
+// methods only [dispatch.Session] needs (ID, Loaded, MarkLoaded,
+// VisibleNames) so that they stay off Session's API; Lookup is Session's
+// own, and a harness lists the loaded tools with [Session.LoadedNames].
 type dispatchSession struct{ *Session }
 
 var _ dispatch.Session = dispatchSession{}
@@ -54,6 +55,9 @@ func (d dispatchSession) MarkLoaded(name string) { d.loaded.Add(name) }
 // VisibleNames returns every name the session can see, sorted.
 func (d dispatchSession) VisibleNames() []string { return d.visibleNames() }
 
+// Loaded reports whether a deferred tool's schema was loaded.
+func (d dispatchSession) Loaded(name string) bool { return d.loaded.Has(name) }
+
 // NewSession validates cfg, computes the plan, renders the descriptions once
 // and freezes the prefix — or, when cfg.Cache already holds a prefix for
 // equal inputs, shares it.
@@ -62,7 +66,7 @@ func NewSession(cfg Config) (*Session, error) {
 		return nil, err
 	}
 	if cfg.Cache == nil {
-		cfg.Cache = NewCache()
+		cfg.Cache = &Cache{}
 	}
 	f, err := cfg.Cache.get(&cfg, cfg.View)
 	if err != nil {
@@ -77,40 +81,38 @@ func NewSession(cfg Config) (*Session, error) {
 		hist:   history{provider: cfg.Provider, enc: enc},
 	}
 	s.hist.msg.client = newClientHistory(s)
+	if cfg.DropMessages {
+		s.dropMessages()
+	}
 	return s, nil
 }
 
-// Frozen returns the session's frozen prefix and tools.
-func (s *Session) Frozen() *Frozen {
+// Plan returns the deferral plan the session's prefix is built on: which
+// tools are resident, deferred or hidden, and why ([deferral.Plan.Explain]).
+// It changes only with [Session.SetView]; its View is the session's current
+// view.
+func (s *Session) Plan() *deferral.Plan { return s.current().plan }
+
+// current returns the session's frozen prefix and tools.
+func (s *Session) current() *frozenPrefix {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.frozen
 }
 
-// View returns the session's current view.
+// Prefix returns the encoded prefix (system and tools), shared and
+// read-only. It is byte-identical on every turn until [Session.SetView].
+func (s *Session) Prefix() []byte { return s.current().prefix }
+
+// View returns the session's current view: its mode, tier and elevation.
 func (s *Session) View() deferral.View {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.view
 }
 
-// Prefix returns the encoded prefix (system and tools), shared and
-// read-only. It is byte-identical on every turn until [Session.Elevate] or
-// [Session.SetView].
-func (s *Session) Prefix() []byte { return s.Frozen().prefix }
-
-// LoadedSet returns the session's set of loaded deferred tools.
-func (s *Session) LoadedSet() *search.LoadedSet { return s.loaded }
-
-// Elevate grants the full tier for the rest of the session. It changes the
-// prefix: the full tier's tools join tools[] and the index.
-func (s *Session) Elevate() error {
-	v := s.View()
-	v.Elevated = true
-	return s.SetView(v)
-}
-
-// SetView switches the session's mode, tier or elevation. It changes the
+// SetView switches the session's mode, tier or elevation (set the View's
+// Elevated to grant the full tier). It changes the
 // prefix (the next request misses the provider's cache once); history,
 // loaded tools and self-built tools stay.
 func (s *Session) SetView(v deferral.View) error {
@@ -169,8 +171,10 @@ func (s *Session) visibleSelfBuilt() []*registry.Tool {
 	return out
 }
 
-// Loaded reports whether a deferred tool's schema was loaded.
-func (s *Session) Loaded(name string) bool { return s.loaded.Has(name) }
+// LoadedNames returns the deferred tools whose schemas were loaded (by
+// tool_search, or by an answer in [Client] mode), self-built ones
+// included, sorted.
+func (s *Session) LoadedNames() []string { return s.loaded.Names() }
 
 // visibleNames returns every name the session can see, sorted.
 func (s *Session) visibleNames() []string {
@@ -309,7 +313,7 @@ func (s *Session) build(dst []byte, turn Turn, alloc bool) ([]byte, error) {
 		return dst, err
 	}
 	if s.hist.count()+len(msgs) == 0 {
-		return dst, fmt.Errorf("%w: the conversation has no messages yet; add a user message", ErrSequence)
+		return dst, fmt.Errorf("%w: the conversation has no messages yet; add a user message", errSequence)
 	}
 	s.hist.add(msgs)
 	if consumed {
@@ -351,7 +355,7 @@ func (s *Session) place(turn Turn) ([]Message, bool, error) {
 		return msgs, true, nil
 	}
 	if len(turn.Inject) > 0 {
-		return nil, false, fmt.Errorf("%w: Turn.Inject needs a user message or a tool result in the turn to attach to", ErrSequence)
+		return nil, false, fmt.Errorf("%w: Turn.Inject needs a user message or a tool result in the turn to attach to", errSequence)
 	}
 	return msgs, false, nil // announcements wait for the next turn
 }
@@ -373,7 +377,7 @@ func (s *Session) appendOutput(dst []byte) []byte {
 }
 
 // Messages returns the conversation so far in neutral form, with the
-// blocks each user message was sent with. After [Session.DropMessages] it
+// blocks each user message was sent with. With [Config.DropMessages] it
 // returns nil.
 func (s *Session) Messages() []Message {
 	s.mu.Lock()
@@ -386,15 +390,10 @@ func (s *Session) Messages() []Message {
 	return slices.Clone(msgs)
 }
 
-// DropMessages releases the neutral form of the conversation that the
+// dropMessages releases the neutral form of the conversation that the
 // session keeps for [Session.Messages], and stops keeping it for later
-// turns. Call it when the harness stores the conversation itself: the
-// session then holds little more than the encoded history it must resend
-// (about 1.1× instead of 2×; see docs/performance.md). Request bodies are
-// unchanged, byte for byte. [Session.MarshalState] then saves the encoded
-// history instead of the messages, and [RestoreSession] still rebuilds an
-// identical session from it (with the same Config.Provider).
-func (s *Session) DropMessages() {
+// turns ([Config.DropMessages]).
+func (s *Session) dropMessages() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	h := &s.hist

@@ -11,7 +11,7 @@ import (
 )
 
 // stateVersion is the version of the saved-state format. Version 4 is a
-// session that dropped its messages ([Session.DropMessages]): it saves the
+// session that dropped its messages ([Config.DropMessages]): it saves the
 // encoded history instead. A session that keeps them writes version 3.
 // Versions 1 and 2 saved pending announcements as text, replayed as it
 // was: they are refused (announcements are data since version 3).
@@ -156,10 +156,13 @@ func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, s
 		return nil, fmt.Errorf("%w: %w", ErrState, err)
 	}
 	cfg.View = view
+	drop := cfg.DropMessages
+	cfg.DropMessages = false // the messages are restored first
 	s, err := NewSession(cfg)
 	if err != nil {
 		return nil, err
 	}
+	s.cfg.DropMessages = drop
 	check := registry.New(cfg.Limits)
 	if len(st.SelfBuilt) > 0 {
 		// What RegisterSelfBuilt refuses, a store cannot add.
@@ -203,6 +206,9 @@ func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, s
 	}
 	if err := s.restoreNotes(st.Notes); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrState, err)
+	}
+	if drop {
+		s.dropMessages()
 	}
 	return s, nil
 }

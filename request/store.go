@@ -29,7 +29,9 @@ type Store interface {
 	// Append adds rec if the conversation's stored version is still
 	// version; the stored version becomes version+1. If the stored
 	// version is another, Append changes nothing and returns an error
-	// for which errors.Is(err, ErrConflict) holds (a *[ConflictError]).
+	// for which errors.Is(err, ErrConflict) holds, naming the
+	// conversation, the version the append was built on and, when the
+	// store knows it, the stored one.
 	// A record with Snapshot set replaces the snapshot and every record
 	// before it, in the same atomic step.
 	Append(ctx context.Context, id string, version int64, rec Record) error
@@ -63,9 +65,10 @@ type Record struct {
 // [Conversation.LastTurn]).
 var ErrConflict = errors.New("request: conversation changed since it was loaded")
 
-// ConflictError is the error a [Store] returns for a conflicting append.
-// errors.Is(err, ErrConflict) holds for it.
-type ConflictError struct {
+// conflictError is the error request's test store and [Conversation.Commit]
+// return for a conflicting append. errors.Is(err, ErrConflict) holds for
+// it.
+type conflictError struct {
 	// ID is the conversation.
 	ID string
 	// Version is the version the append was built on; Stored is the
@@ -73,7 +76,7 @@ type ConflictError struct {
 	Version, Stored int64
 }
 
-func (e *ConflictError) Error() string {
+func (e *conflictError) Error() string {
 	if e.Stored < 0 {
 		return fmt.Sprintf("conversation %q: append at version %d: %v", e.ID, e.Version, ErrConflict)
 	}
@@ -81,4 +84,4 @@ func (e *ConflictError) Error() string {
 }
 
 // Is reports whether target is [ErrConflict].
-func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
+func (e *conflictError) Is(target error) bool { return target == ErrConflict }

@@ -59,8 +59,8 @@ func forgeDelta(t *testing.T, store Store, c *Conversation, key recordKey, edit 
 	edit(meta)
 	m, err := json.Marshal(meta)
 	require.NoError(t, err)
-	rec := frameRecord(key, recordPlace{c.ID(), c.Version()}, recordDelta, m, nil, nil)
-	require.NoError(t, store.Append(t.Context(), c.ID(), c.Version(), Record{Data: rec}))
+	rec := frameRecord(key, recordPlace{c.id, c.Version()}, recordDelta, m, nil, nil)
+	require.NoError(t, store.Append(t.Context(), c.id, c.Version(), Record{Data: rec}))
 }
 
 // High 1: "A forged delta widens the session's view. A record whose delta

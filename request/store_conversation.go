@@ -109,6 +109,9 @@ func OpenConversation(ctx context.Context, store Store, id string, cfg Config, o
 	if opts == nil {
 		opts = &ConversationOptions{}
 	}
+	if cfg.DropMessages {
+		return nil, fmt.Errorf("%w: Config.DropMessages: a Conversation stores the messages", ErrConfig)
+	}
 	got, err := store.Load(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("request: load conversation %q: %w", id, err)
@@ -164,9 +167,6 @@ func OpenConversation(ctx context.Context, store Store, id string, cfg Config, o
 // Session returns the conversation's session.
 func (c *Conversation) Session() *Session { return c.s }
 
-// ID returns the conversation's ID in the store.
-func (c *Conversation) ID() string { return c.id }
-
 // Version returns the stored version the session is at: the number of
 // commits so far.
 func (c *Conversation) Version() int64 { return c.version }
@@ -186,7 +186,7 @@ func (c *Conversation) LastTurn() string { return c.base.turn }
 // the append): open the conversation again and compare LastTurn.
 func (c *Conversation) Commit(ctx context.Context, turn string) error {
 	if c.stale {
-		return &ConflictError{ID: c.id, Version: c.version, Stored: -1}
+		return &conflictError{ID: c.id, Version: c.version, Stored: -1}
 	}
 	rec, next, err := c.record(turn)
 	if err != nil {
@@ -213,7 +213,7 @@ func (c *Conversation) record(turn string) (Record, committed, error) {
 	b, h := &c.base, &s.hist
 	next := c.capture(turn)
 	if h.dropped {
-		return Record{}, next, fmt.Errorf("%w: the session dropped its messages (Session.DropMessages), and a Conversation stores them: keep them in a session a Store holds", ErrConfig)
+		return Record{}, next, fmt.Errorf("%w: the session dropped its messages (Config.DropMessages), and a Conversation stores them: keep them in a session a Store holds", ErrConfig)
 	}
 	next.snapBytes, next.logBytes = b.snapBytes, b.logBytes
 	whole := c.reencoded || h.count() < b.entries || h.nStored > b.entries || len(h.buf) < b.bufLen || len(s.selfBuilt) < b.selfBuilt || next.live != b.live

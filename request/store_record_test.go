@@ -137,7 +137,7 @@ type fixedStore Stored
 
 func (f fixedStore) Load(context.Context, string) (Stored, error) { return Stored(f), nil }
 func (f fixedStore) Append(context.Context, string, int64, Record) error {
-	return &ConflictError{Stored: -1}
+	return &conflictError{Stored: -1}
 }
 
 // Restoring with a key adopts the stored history: the messages stay

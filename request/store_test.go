@@ -15,6 +15,7 @@ import (
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/internal/wire"
+	"github.com/toolshelf/toolshelf/internal/fleet"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 	"github.com/toolshelf/toolshelf/request/storetest"
@@ -24,7 +25,7 @@ var storeProviders = []request.Provider{request.OpenAIChat, request.OpenAIRespon
 
 // fleetOptions are the github server (deferred but for its get_* readers)
 // and the harness's built-in tools, as the request package's own tests use.
-func fleetOptions(t testing.TB, p request.Provider) storetest.Options {
+func fleetOptions(t testing.TB, p request.Provider) fleet.Options {
 	t.Helper()
 	var cats []*registry.Catalog
 	for _, f := range []string{"catalogs/github.tools.json", "fixtures/harness-catalog.json"} {
@@ -39,7 +40,7 @@ func fleetOptions(t testing.TB, p request.Provider) storetest.Options {
 		c.Tools = keep
 		cats = append(cats, c)
 	}
-	return storetest.Options{
+	return fleet.Options{
 		Catalogs: cats,
 		Policy: &deferral.Policy{Layers: []deferral.Layer{
 			deferral.MustLayer("project", "Defer(mcp__github__*)", "NoDefer(mcp__github__get_*)"),
@@ -84,7 +85,7 @@ func TestConversationAcrossReplicas(t *testing.T) {
 			store := &countingStore{Store: &request.MemoryStore{}}
 			opts := fleetOptions(t, p)
 			opts.CompactBytes = 4 << 10
-			f, err := storetest.NewFleet(store, "conv", opts)
+			f, err := fleet.New(store, "conv", opts)
 			require.NoError(t, err)
 			const turns = 60
 			for k := range turns {
@@ -121,7 +122,7 @@ func TestConversationAcrossReplicas(t *testing.T) {
 func TestConversationConflict(t *testing.T) {
 	ctx := t.Context()
 	store := &request.MemoryStore{}
-	f, err := storetest.NewFleet(store, "c", fleetOptions(t, request.Anthropic))
+	f, err := fleet.New(store, "c", fleetOptions(t, request.Anthropic))
 	require.NoError(t, err)
 	for k := range 3 {
 		_, err := f.Replica(0).Serve(ctx, k)
@@ -161,16 +162,16 @@ func TestConversationDeltaIsTheTurn(t *testing.T) {
 	ctx := t.Context()
 	store := &countingStore{Store: &request.MemoryStore{}}
 	opts := fleetOptions(t, request.OpenAIChat)
-	f, err := storetest.NewFleet(store, "c", opts)
+	f, err := fleet.New(store, "c", opts)
 	require.NoError(t, err)
 	c, err := request.OpenConversation(ctx, store, "c", f.Replica(0).Config(), &request.ConversationOptions{CompactBytes: 1 << 30})
 	require.NoError(t, err)
 	for k := range 205 {
-		turn, err := storetest.Step(ctx, c.Session(), k)
+		turn, err := fleet.Step(ctx, c.Session(), k)
 		require.NoError(t, err)
 		_, err = c.Session().BuildRequest(turn)
 		require.NoError(t, err)
-		require.NoError(t, c.Commit(ctx, storetest.TurnKey(k)))
+		require.NoError(t, c.Commit(ctx, fleet.TurnKey(k)))
 	}
 	require.Zero(t, store.snapshots)
 	// Turns 11, 101 and 203 are plain text turns (k%6 == 5).
@@ -182,7 +183,7 @@ func TestConversationDeltaIsTheTurn(t *testing.T) {
 // A store that fails to load fails the open, wrapped.
 func TestConversationStoreFailure(t *testing.T) {
 	boom := errors.New("connection refused")
-	f, err := storetest.NewFleet(&request.MemoryStore{}, "c", fleetOptions(t, request.OpenAIChat))
+	f, err := fleet.New(&request.MemoryStore{}, "c", fleetOptions(t, request.OpenAIChat))
 	require.NoError(t, err)
 	_, err = request.OpenConversation(t.Context(), failing{boom}, "c", f.Replica(0).Config(), nil)
 	require.ErrorIs(t, err, boom)
@@ -203,7 +204,7 @@ func TestConversationCommitFailure(t *testing.T) {
 	ctx := t.Context()
 	boom := errors.New("connection reset")
 	store := appendFails{&request.MemoryStore{}, boom}
-	f, err := storetest.NewFleet(store, "c", fleetOptions(t, request.OpenAIChat))
+	f, err := fleet.New(store, "c", fleetOptions(t, request.OpenAIChat))
 	require.NoError(t, err)
 	p, err := f.Replica(0).Build(ctx, 0)
 	require.NoError(t, err)
@@ -227,21 +228,21 @@ func (a appendFails) Append(context.Context, string, int64, request.Record) erro
 func TestConversationOtherProvider(t *testing.T) {
 	ctx := t.Context()
 	store := &countingStore{Store: &request.MemoryStore{}}
-	f, err := storetest.NewFleet(store, "c", fleetOptions(t, request.Anthropic))
+	f, err := fleet.New(store, "c", fleetOptions(t, request.Anthropic))
 	require.NoError(t, err)
 	for k := range 6 {
 		_, err := f.Replica(k%3).Serve(ctx, k)
 		require.NoError(t, err)
 	}
 	chat := fleetOptions(t, request.OpenAIChat)
-	g, err := storetest.NewFleet(store, "c", chat)
+	g, err := fleet.New(store, "c", chat)
 	require.NoError(t, err)
-	c, err := request.OpenConversation(ctx, store, "c", g.Replica(0).Config(), &request.ConversationOptions{Handlers: storetest.Handlers()})
+	c, err := request.OpenConversation(ctx, store, "c", g.Replica(0).Config(), &request.ConversationOptions{Handlers: fleet.Handlers()})
 	require.NoError(t, err)
 	// The same messages, restored the plain way, give the same body.
 	st, err := c.Session().MarshalState()
 	require.NoError(t, err)
-	plain, err := request.RestoreSession(g.Replica(1).Config(), st, storetest.Handlers())
+	plain, err := request.RestoreSession(g.Replica(1).Config(), st, fleet.Handlers())
 	require.NoError(t, err)
 	turn := request.Turn{Messages: []request.Message{{Role: request.RoleAssistant, Text: "ok"}, {Role: request.RoleUser, Text: "next"}}}
 	want, err := plain.BuildRequest(turn)
@@ -253,7 +254,7 @@ func TestConversationOtherProvider(t *testing.T) {
 	require.NoError(t, c.Commit(ctx, "switch"))
 	assert.Equal(t, 1, store.snapshots, "the first commit in the new encoding is a snapshot")
 
-	again, err := request.OpenConversation(ctx, store, "c", g.Replica(2).Config(), &request.ConversationOptions{Handlers: storetest.Handlers()})
+	again, err := request.OpenConversation(ctx, store, "c", g.Replica(2).Config(), &request.ConversationOptions{Handlers: fleet.Handlers()})
 	require.NoError(t, err)
 	assert.Equal(t, "switch", again.LastTurn())
 	body, err := again.Session().BuildRequest(request.Turn{})
@@ -271,9 +272,9 @@ func TestConversationRecordsAreDeterministic(t *testing.T) {
 			a, b := &request.MemoryStore{}, &request.MemoryStore{}
 			opts := fleetOptions(t, p)
 			opts.CompactBytes = 8 << 10
-			fa, err := storetest.NewFleet(a, "c", opts)
+			fa, err := fleet.New(a, "c", opts)
 			require.NoError(t, err)
-			fb, err := storetest.NewFleet(b, "c", opts)
+			fb, err := fleet.New(b, "c", opts)
 			require.NoError(t, err)
 			for k := range 35 { // past the self-built tool and the tools-changed announcement
 				_, err := fa.Replica(0).Serve(ctx, k)

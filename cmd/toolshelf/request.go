@@ -101,7 +101,7 @@ func runRequest(args []string, stdout, stderr io.Writer) int {
 		stdout.Write(body)
 		return status
 	}
-	plan := s.Frozen().Plan()
+	plan := s.Plan()
 	out := requestJSON{
 		Provider: o.provider, Model: o.model,
 		Bytes: len(body), PrefixBytes: wire.PrefixLen(body),

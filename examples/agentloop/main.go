@@ -107,7 +107,7 @@ func run(w io.Writer, model Model, o Options) (*budget.Ledger, error) {
 	if err != nil {
 		return nil, err
 	}
-	plan := s.Frozen().Plan()
+	plan := s.Plan()
 	ledger, err := newLedger(s, models[o.Provider])
 	if err != nil {
 		return nil, err
@@ -236,7 +236,7 @@ func runCalls(ctx context.Context, w io.Writer, s *request.Session, msg request.
 // from the session's own savings account, counted with the tokenizer of
 // the session's model (an estimate, marked, where none fits).
 func newLedger(s *request.Session, model string) (*budget.Ledger, error) {
-	plan := s.Frozen().Plan()
+	plan := s.Plan()
 	entry, index, err := request.EntryDefinitions(plan, nil)
 	if err != nil {
 		return nil, err

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolshelf/toolshelf/internal/wire"
+	"github.com/toolshelf/toolshelf/internal/goldenfile"
 	"github.com/toolshelf/toolshelf/request/requesttest"
 )
 
@@ -174,13 +175,13 @@ func TestLedgerDoc(t *testing.T) {
 		require.NotEqual(t, -1, i, "docs/usage-ledger.md has no block for %s", p)
 		start := i + len(marker)
 		end := start + strings.Index(text[start:], "```\n")
-		if requesttest.Updating() {
+		if goldenfile.Updating() {
 			text = text[:start] + block + text[end:]
 			continue
 		}
 		assert.Equal(t, block, text[start:end], "docs/usage-ledger.md (%s) differs from a run; TOOLSHELF_UPDATE=1 go test ./examples/agentloop", p)
 	}
-	if requesttest.Updating() {
+	if goldenfile.Updating() {
 		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
 	}
 }

@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolshelf/toolshelf/budget"
+	"github.com/toolshelf/toolshelf/internal/goldenfile"
 	"github.com/toolshelf/toolshelf/request"
 	"github.com/toolshelf/toolshelf/request/replytest"
-	"github.com/toolshelf/toolshelf/request/requesttest"
 )
 
 // This file writes the recordings under testdata/ (go test
@@ -97,8 +97,8 @@ func TestRecordings(t *testing.T) {
 			require.Len(t, g.whole, len(scriptSteps))
 			for i := range g.whole {
 				base := filepath.Join("testdata", string(p), fmt.Sprintf("%02d", i+1))
-				requesttest.Golden(t, base+".json", append(g.whole[i], '\n'))
-				requesttest.Golden(t, base+".sse", g.streamed[i])
+				goldenfile.Golden(t, base+".json", append(g.whole[i], '\n'))
+				goldenfile.Golden(t, base+".sse", g.streamed[i])
 			}
 		})
 	}

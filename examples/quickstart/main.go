@@ -121,7 +121,7 @@ func run(w io.Writer, o options) error {
 		return err
 	}
 	counter := budget.CounterForModel(o.Model)
-	writeHeader(w, o, sess.Frozen().Plan(), servers, counter)
+	writeHeader(w, o, sess.Plan(), servers, counter)
 
 	// 5. The savings account: what deferral takes out of every request.
 	acc, err := budget.AccountFor(sess, counter)
@@ -216,13 +216,13 @@ func runCalls(w io.Writer, sess *request.Session, msg request.Message, events *[
 	turn := request.Turn{Messages: []request.Message{msg}}
 	for _, c := range msg.ToolCalls {
 		fmt.Fprintf(w, "model  →  %s %s\n", c.Name, clip(string(c.Arguments), 140))
-		before := sess.LoadedSet().Names()
+		before := sess.LoadedNames()
 		*events = (*events)[:0]
 		res := sess.Call(ctx, c.Name, c.Arguments)
 		for _, e := range *events {
 			fmt.Fprintf(w, "  %s\n", e)
 		}
-		writeResult(w, c.Name, res, before, sess.LoadedSet().Names())
+		writeResult(w, c.Name, res, before, sess.LoadedNames())
 		turn.Messages = append(turn.Messages, request.Message{Role: request.RoleTool, CallID: c.ID, Text: res.Text, IsError: res.IsError})
 	}
 	return turn

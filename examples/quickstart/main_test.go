@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/toolshelf/toolshelf/internal/goldenfile"
 	"github.com/toolshelf/toolshelf/internal/textfmt"
 	"github.com/toolshelf/toolshelf/internal/wire"
 	"github.com/toolshelf/toolshelf/request"
@@ -32,9 +33,9 @@ func TestOutputGolden(t *testing.T) {
 	o := options{Provider: request.OpenAIChat, Model: "gpt-4o", Window: 128000}
 	out := runQuickstart(t, o)
 	assert.Equal(t, out, runQuickstart(t, o), "two runs differ")
-	// TOOLSHELF_UPDATE=1 (requesttest.UpdateEnv) rewrites the file; then copy it into
+	// TOOLSHELF_UPDATE=1 (goldenfile.UpdateEnv) rewrites the file; then copy it into
 	// docs/quickstart.md's "Output" section.
-	requesttest.Golden(t, filepath.Join("testdata", "output.golden"), []byte(out))
+	goldenfile.Golden(t, filepath.Join("testdata", "output.golden"), []byte(out))
 }
 
 // TestPrefixSharedEveryTurn checks the product's promise on every
@@ -162,7 +163,7 @@ func TestLedgerDoc(t *testing.T) {
 	require.NotEqual(t, -1, i, "docs/usage-ledger.md has no quickstart block")
 	start := i + len(marker)
 	end := start + strings.Index(text[start:], "```\n")
-	if requesttest.Updating() {
+	if goldenfile.Updating() {
 		require.NoError(t, os.WriteFile(path, []byte(text[:start]+block+text[end:]), 0o644))
 		return
 	}

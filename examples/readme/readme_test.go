@@ -15,10 +15,10 @@ import (
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
+	"github.com/toolshelf/toolshelf/internal/goldenfile"
 	"github.com/toolshelf/toolshelf/internal/wire"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
-	"github.com/toolshelf/toolshelf/request/requesttest"
 )
 
 // chat runs one user request to its answer: the README's code sample.
@@ -153,7 +153,7 @@ func TestQuickstartOutput(t *testing.T) {
 	doc, err := os.ReadFile(path)
 	require.NoError(t, err)
 	start, end := codeBlock(t, string(doc), "## Output", "```text")
-	if requesttest.Updating() {
+	if goldenfile.Updating() {
 		out := string(doc[:start]) + string(golden) + string(doc[end:])
 		require.NoError(t, os.WriteFile(path, []byte(out), 0o644))
 		return

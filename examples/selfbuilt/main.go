@@ -150,8 +150,11 @@ func run(w io.Writer) error {
 
 func exposed(s *request.Session) []string {
 	var out []string
-	for _, t := range s.Frozen().Tools() {
+	for _, t := range s.Plan().Resident() {
 		out = append(out, t.Name)
+	}
+	if _, _, ok := s.Lookup(registry.ToolSearchName); ok {
+		out = append(out, registry.ToolSearchName, registry.DeferExecuteName)
 	}
 	return out
 }

@@ -153,7 +153,7 @@ func TestConfigNPMServers(t *testing.T) {
 	})
 	require.NoError(t, err)
 	for _, name := range []string{"get-sum", "read_text_file"} {
-		assert.Contains(t, s.Frozen().Index(), name, "%s in the index", name)
+		assert.Contains(t, string(s.Prefix()), name, "%s in the index", name)
 	}
 	res := s.Call(ctx, registry.ToolSearchName, json.RawMessage(`{"tool_names":["mcp__fs__read_text_file"]}`))
 	require.False(t, res.IsError, res.Text)

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/toolshelf/toolshelf/request"
+	"github.com/toolshelf/toolshelf/request/storetest"
 )
 
 // BenchmarkTurnAt200 is a stateless replica building turn 201 of the
@@ -15,11 +16,11 @@ func BenchmarkTurnAt200(b *testing.B) {
 	const n = 200
 	for _, backend := range []string{"memory", "redis"} {
 		b.Run(backend, func(b *testing.B) {
-			var store request.Store = &request.MemoryStore{}
+			var store request.Store = &storetest.MemoryStore{}
 			if backend == "redis" {
 				store = newStore(b)
 			}
-			f := fleet(b, store, request.Anthropic, 2)
+			f := newFleet(b, store, request.Anthropic, 2)
 			for k := range n {
 				if _, err := f.Replica(0).Serve(b.Context(), k); err != nil {
 					b.Fatal(err)

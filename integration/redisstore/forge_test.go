@@ -26,7 +26,7 @@ func TestForgedDeltaThroughRedis(t *testing.T) {
 	rdb := client(t)
 	pre := prefix(t)
 	store := redisstore.New(rdb, &redisstore.Options{Prefix: pre})
-	f := fleet(t, store, request.OpenAIChat, 2)
+	f := newFleet(t, store, request.OpenAIChat, 2)
 	for k := range 8 {
 		_, err := f.Replica(k%2).Serve(t.Context(), k)
 		require.NoError(t, err)

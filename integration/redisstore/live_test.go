@@ -53,7 +53,7 @@ func newLiveReplica(t *testing.T, p request.Provider) liveReplica {
 		max = "max_output_tokens"
 	}
 	r.cfg = request.Config{
-		Snapshot: r.start, Provider: p, Model: "m", Dispatcher: d, Cache: request.NewCache(),
+		Snapshot: r.start, Provider: p, Model: "m", Dispatcher: d, Cache: &request.Cache{},
 		Extra:  map[string]json.RawMessage{max: json.RawMessage(`512`)},
 		Policy: &deferral.Policy{Layers: []deferral.Layer{deferral.MustLayer("p", "Defer(mcp__*)")}},
 	}

@@ -94,7 +94,7 @@ func (s *Store) Append(ctx context.Context, id string, version int64, rec reques
 		return fmt.Errorf("redisstore: append to %q: script returned %v", id, res)
 	}
 	if res[0] != 1 {
-		return &request.ConflictError{ID: id, Version: version, Stored: res[1]}
+		return fmt.Errorf("conversation %q: append at version %d, stored version is %d: %w", id, version, res[1], request.ErrConflict)
 	}
 	return nil
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/toolshelf/toolshelf/integration/redisstore"
 	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/internal/wire"
+	"github.com/toolshelf/toolshelf/internal/fleet"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 	"github.com/toolshelf/toolshelf/request/storetest"
@@ -35,7 +36,7 @@ var providers = []request.Provider{request.OpenAIChat, request.OpenAIResponses, 
 
 // fleet is the github server (deferred but for its get_* readers) and the
 // harness's built-in tools, served by replicas replicas from store.
-func fleet(t testing.TB, store request.Store, p request.Provider, replicas int) *storetest.Fleet {
+func newFleet(t testing.TB, store request.Store, p request.Provider, replicas int) *fleet.Fleet {
 	t.Helper()
 	var cats []*registry.Catalog
 	for _, f := range []string{"catalogs/github.tools.json", "fixtures/harness-catalog.json"} {
@@ -50,7 +51,7 @@ func fleet(t testing.TB, store request.Store, p request.Provider, replicas int) 
 		c.Tools = keep
 		cats = append(cats, c)
 	}
-	f, err := storetest.NewFleet(store, "conv-1", storetest.Options{
+	f, err := fleet.New(store, "conv-1", fleet.Options{
 		Catalogs: cats,
 		Policy: &deferral.Policy{Layers: []deferral.Layer{
 			deferral.MustLayer("project", "Defer(mcp__github__*)", "NoDefer(mcp__github__get_*)"),
@@ -78,7 +79,7 @@ func TestReplicasServeOneConversation(t *testing.T) {
 	for _, p := range providers {
 		t.Run(string(p), func(t *testing.T) {
 			ctx := t.Context()
-			f := fleet(t, newStore(t), p, 3)
+			f := newFleet(t, newStore(t), p, 3)
 			const turns = 60
 			for k := range turns {
 				got, err := f.Replica(k%3).Serve(ctx, k)
@@ -103,10 +104,10 @@ func TestReplicasServeOneConversation(t *testing.T) {
 func TestRaceOnOneTurn(t *testing.T) {
 	ctx := t.Context()
 	store := newStore(t)
-	f := fleet(t, store, request.Anthropic, 2)
+	f := newFleet(t, store, request.Anthropic, 2)
 	const races = 200
 	for k := range races {
-		built := make([]*storetest.Pending, 2)
+		built := make([]*fleet.Pending, 2)
 		errs := make([]error, 2)
 		var wg sync.WaitGroup
 		for i := range 2 {
@@ -152,7 +153,7 @@ func TestRaceOnOneTurn(t *testing.T) {
 		require.NoError(t, err)
 		require.Nil(t, wire.Diff(want, retry.Body), "race %d", k)
 	}
-	c, err := request.OpenConversation(ctx, store, "conv-1", f.Replica(0).Config(), &request.ConversationOptions{Handlers: storetest.Handlers()})
+	c, err := request.OpenConversation(ctx, store, "conv-1", f.Replica(0).Config(), &request.ConversationOptions{Handlers: fleet.Handlers()})
 	require.NoError(t, err)
 	assert.Equal(t, f.Reference().Messages(), c.Session().Messages(), "no turn lost or applied twice")
 }
@@ -166,7 +167,7 @@ func TestCrashBetweenBuildAndCommit(t *testing.T) {
 	rdb := client(t)
 	pre := prefix(t)
 	store := redisstore.New(rdb, &redisstore.Options{Prefix: pre})
-	f := fleet(t, store, request.Anthropic, 3)
+	f := newFleet(t, store, request.Anthropic, 3)
 	const crashAt, turns = 21, 30 // turn 21 carries the self-built tool's announcement
 	for k := range crashAt {
 		_, err := f.Replica(k%3).Serve(ctx, k)
@@ -207,7 +208,7 @@ func TestCrashBetweenBuildAndCommit(t *testing.T) {
 		require.NoError(t, err)
 		require.Nil(t, wire.Diff(want, body), "turn %d", k)
 	}
-	c, err := request.OpenConversation(ctx, store, "conv-1", f.Replica(0).Config(), &request.ConversationOptions{Handlers: storetest.Handlers()})
+	c, err := request.OpenConversation(ctx, store, "conv-1", f.Replica(0).Config(), &request.ConversationOptions{Handlers: fleet.Handlers()})
 	require.NoError(t, err)
 	assert.EqualValues(t, turns, c.Version())
 	assert.Equal(t, f.Reference().Messages(), c.Session().Messages(), "no turn lost or applied twice")
@@ -225,7 +226,7 @@ func TestCrashHelper(t *testing.T) {
 	k, err := strconv.Atoi(parts[2])
 	require.NoError(t, err)
 	rdb := redis.NewClient(&redis.Options{Addr: parts[0]})
-	f := fleet(t, redisstore.New(rdb, &redisstore.Options{Prefix: parts[1]}), request.Anthropic, 3)
+	f := newFleet(t, redisstore.New(rdb, &redisstore.Options{Prefix: parts[1]}), request.Anthropic, 3)
 	p, err := f.Replica(1).Build(t.Context(), k)
 	require.NoError(t, err)
 	require.False(t, p.Done)

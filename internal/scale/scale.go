@@ -27,6 +27,7 @@ import (
 	"github.com/toolshelf/toolshelf/internal/dispatch"
 	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"github.com/toolshelf/toolshelf/internal/toolname"
+	"github.com/toolshelf/toolshelf/internal/sessionview"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 	"github.com/toolshelf/toolshelf/search"
@@ -313,7 +314,7 @@ func newRunEnv(o Options) (*runEnv, error) {
 		return nil, err
 	}
 	return &runEnv{snap: snap, lateSnap: lateSnap, policy: policy, d: d, ranker: ranker,
-		counter: counter, cache: request.NewCache(), deferred: plan.Deferred()}, nil
+		counter: counter, cache: &request.Cache{}, deferred: plan.Deferred()}, nil
 }
 
 // newSession opens session i.
@@ -325,6 +326,7 @@ func (e *runEnv) newSession(i int) (*request.Session, error) {
 		Model: "claude-sonnet-4-5", System: "You are a coding agent. Use tools when they help.",
 		Extra:  map[string]json.RawMessage{"max_tokens": json.RawMessage(`4096`)},
 		Search: &search.Options{Ranker: e.ranker, MaxFullSchemas: 1}, Dispatcher: e.d, Cache: e.cache, SelfBuilt: true,
+		DropMessages: true, // the harness stores the conversation itself
 	})
 }
 
@@ -336,7 +338,6 @@ func (e *runEnv) openSessions(o Options, sessions []session) error {
 		if err != nil {
 			return err
 		}
-		s.DropMessages() // the harness stores the conversation itself
 		sessions[i] = session{s: s, counter: e.counter, late: o.LateServerEvery > 0 && i%o.LateServerEvery == o.LateServerEvery/2 && i%o.SelfBuiltEvery != 0,
 			next: []request.Message{{Role: request.RoleUser, Text: fmt.Sprintf("Task %d: %s, then report what you found.", i, queries[i%len(queries)])}}}
 	}
@@ -396,7 +397,7 @@ func (e *runEnv) fillReport(rep *Report, lat, cpu []time.Duration, counterMax *a
 	slices.Sort(cpu)
 	rep.CPUP50, rep.CPUP99, rep.CPUMax = cpu[len(cpu)/2], cpu[len(cpu)*99/100], cpu[len(cpu)-1]
 	rep.SharedIndexBuilds, rep.OverlayBuilds = e.ranker.shared.Load(), e.ranker.overlay.Load()
-	rep.Prefixes = e.cache.Len()
+	rep.Prefixes = sessionview.CacheLen(e.cache)
 	held, _ := countercache.Bytes(e.counter)
 	rep.CounterHeld, rep.CounterMax = held, int(max(counterMax.Load(), int64(held)))
 	rep.Calls, rep.SelfFound, rep.SelfSearches = t.calls.Load(), t.selfFound.Load(), t.selfSearches.Load()
@@ -468,7 +469,7 @@ func playTurn(ctx context.Context, ss *session, i, turn int, o Options, buf *[]b
 	reply := request.Message{Role: request.RoleAssistant, ToolCalls: []request.ToolCall{{ID: searchID, Name: registry.ToolSearchName, Arguments: args}}}
 	results := []request.Message{{Role: request.RoleTool, CallID: searchID, Text: res.Text, IsError: res.IsError}}
 	if turn%2 == 0 {
-		loaded := s.LoadedSet().Names()
+		loaded := s.LoadedNames()
 		if len(loaded) > 0 {
 			target := loaded[(i+turn)%len(loaded)]
 			id := fmt.Sprintf("call_%d_x", turn)

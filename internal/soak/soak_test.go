@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,6 +27,7 @@ import (
 	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/internal/longtest"
 	"github.com/toolshelf/toolshelf/internal/toolname"
+	"github.com/toolshelf/toolshelf/internal/sessionview"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 )
@@ -179,7 +181,7 @@ func TestSoak(t *testing.T) {
 	reg := soakRegistry(t, c)
 	d, err := execute.New(&execute.Options{Permissions: execute.MustPermissions("Deny(mcp__github__delete_*)")})
 	require.NoError(t, err)
-	cache := request.NewCache()
+	cache := &request.Cache{}
 	policy := &deferral.Policy{Default: deferral.DefaultResident, Layers: []deferral.Layer{
 		deferral.MustLayer("soak", "Defer(mcp__*)", "Defer(soak_*)", "NoDefer(mcp__github__get_*)"),
 	}}
@@ -255,7 +257,7 @@ func TestSoak(t *testing.T) {
 		}
 		st.sessions.Add(1)
 		wp := weak.Make(s)
-		plan := s.Frozen().Plan()
+		plan := s.Plan()
 		prefix := bytes.Clone(s.Prefix())
 		selfBuilt := ""
 		if takesSelfBuilt {
@@ -287,7 +289,7 @@ func TestSoak(t *testing.T) {
 			} else {
 				st.dispatches.Add(1)
 			}
-			info.wasLoaded = s.Loaded(info.target)
+			info.wasLoaded = slices.Contains(s.LoadedNames(), info.target)
 			info.selfBuilt = info.target == selfBuilt && selfBuilt != ""
 			return s.Call(context.WithValue(ctx, callKey{}, info), name, args)
 		}
@@ -395,7 +397,7 @@ func TestSoak(t *testing.T) {
 			alive++
 		}
 	}
-	frozen := cache.Len()
+	frozen := sessionview.CacheLen(cache)
 	cache = nil // the shared prefixes of old snapshots go with it
 	afterCache := heap()
 	runtime.KeepAlive(d)

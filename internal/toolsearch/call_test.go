@@ -14,8 +14,8 @@ import (
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/registryx"
+	"github.com/toolshelf/toolshelf/internal/goldenfile"
 	"github.com/toolshelf/toolshelf/registry"
-	"github.com/toolshelf/toolshelf/request/requesttest"
 )
 
 func call(t *testing.T, s *Searcher, args string, sc Scope) registry.Result {
@@ -165,7 +165,7 @@ func TestFormatGolden(t *testing.T) {
 		b.WriteByte('\n')
 	}
 	golden := "testdata/format.golden"
-	if requesttest.Updating() {
+	if goldenfile.Updating() {
 		require.NoError(t, os.WriteFile(golden, []byte(b.String()), 0o644))
 	}
 	want, err := os.ReadFile(golden)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/toolshelf/toolshelf/request/requesttest"
+	"github.com/toolshelf/toolshelf/internal/goldenfile"
 )
 
 // querySet is one catalog union and its queries.
@@ -193,7 +193,7 @@ func checkGenerated(t *testing.T, path, got string) {
 	j := strings.Index(doc, qualityEnd)
 	require.True(t, i >= 0 && j > i, "%s needs the TestQuality markers", path)
 	want := doc[i+len(qualityBegin) : j]
-	if requesttest.Updating() {
+	if goldenfile.Updating() {
 		doc = doc[:i+len(qualityBegin)] + got + doc[j:]
 		require.NoError(t, os.WriteFile(path, []byte(doc), 0o644))
 		return

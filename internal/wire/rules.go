@@ -61,7 +61,7 @@ var rules = []Rule{
 	{"tool-count", provider.OpenAIChat, "tools[]", "≤ 128 tools",
 		"Invalid 'tools': array too long. Expected an array with maximum length 128, but got an array with length 325 instead. (array_above_max_length, param tools — the same text in reports from 2024 to 2026, at lengths down to 129; the API reference said \"A max of 128 functions are supported\")",
 		"https://github.com/vishalmysore/Tools4AI/issues/16",
-		"NewSession refuses a configuration whose tools[] would hold more (ErrConfig and ErrTooManyTools, naming the count and how many tools to defer — deferral.Policy — so that tool_search and defer_execute reach them instead); deferred tools are not in tools[]."},
+		"NewSession refuses a configuration whose tools[] would hold more (ErrConfig, naming the count and how many tools to defer — deferral.Policy — so that tool_search and defer_execute reach them instead); deferred tools are not in tools[]."},
 	{"call-id", provider.OpenAIChat, "messages[].tool_calls[].id, messages[].tool_call_id", "≤ 40 characters (the safe bound: reports up to 2026 say 40, one later live run 64)",
 		"Invalid 'messages[2].tool_calls[0].id': string too long. Expected a string with maximum length 40, but got a string with length 83 instead. (string_above_max_length; the same report adds that later requests quoted a maximum length of 64)",
 		"https://github.com/openclaw/openclaw/pull/875",
@@ -69,7 +69,7 @@ var rules = []Rule{
 	{"calls-answered", provider.OpenAIChat, "messages[]", "every tool_call_id answered by a tool message",
 		"An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'.",
 		"https://github.com/posit-dev/positron/issues/7770",
-		"BuildRequest refuses a conversation that ends with unanswered calls (ErrSequence), before any bytes are built."},
+		"BuildRequest refuses a conversation that ends with unanswered calls (ErrInvalidMessage), before any bytes are built."},
 	{"empty-error-result", provider.OpenAIChat, "messages[].content (role tool)", "a failed result says something",
 		"(no API error; the model reads an empty failure)", "https://github.com/microsoft/vscode/pull/330709",
 		"An empty or whitespace-only failed result is sent as the fixed placeholder text."},
@@ -112,7 +112,7 @@ var rules = []Rule{
 	{"calls-answered", provider.OpenAIResponses, "input[]", "every function_call answered by a function_call_output",
 		"No tool output found for function call <call_id>.",
 		"https://platform.openai.com/docs/guides/function-calling",
-		"BuildRequest refuses a conversation that ends with unanswered calls (ErrSequence)."},
+		"BuildRequest refuses a conversation that ends with unanswered calls (ErrInvalidMessage)."},
 	{"empty-error-result", provider.OpenAIResponses, "input[].output (function_call_output)", "a failed result says something",
 		"(no API error; the model reads an empty failure)", "https://github.com/microsoft/vscode/pull/330709",
 		"An empty or whitespace-only failed result is sent as the fixed placeholder text."},
@@ -155,7 +155,7 @@ var rules = []Rule{
 	{"calls-answered", provider.Anthropic, "messages[]", "every tool_use answered by a tool_result in the next message",
 		"tool_use ids were found without tool_result blocks immediately after",
 		"https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use",
-		"BuildRequest refuses a conversation that ends with unanswered calls (ErrSequence)."},
+		"BuildRequest refuses a conversation that ends with unanswered calls (ErrInvalidMessage)."},
 }
 
 // Rules returns the rule book of provider, or of every provider when

@@ -2,40 +2,22 @@
 // send, in the style of net/http/httptest: one line asserts that the turns
 // of a conversation share their cached prefix, a failure names the first byte
 // where two request bodies part and names the JSON section it sits in
-// (tools[3].function.description, say), and [Golden] compares a body with
-// a file under testdata/, rewritten when TOOLSHELF_UPDATE=1 ([UpdateEnv]).
+// (tools[3].function.description, say), and [CheckProviderRules] checks a
+// body against the provider's rule book.
 //
 // The package registers no flags: importing it never collides with a test
 // package's own -update flag.
 //
-// API: [AssertStablePrefix], [AssertAppendOnly], [CheckProviderRules] and
-// [Golden] are the assertions; [UpdateEnv] and [Updating] are the golden
-// convention the whole repository follows. Body diffing itself is
-// internal/wire's.
+// API: [AssertStablePrefix], [AssertAppendOnly] and [CheckProviderRules]
+// are the assertions. Body diffing itself is internal/wire's.
 package requesttest
 
 import (
-	"bytes"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/toolshelf/toolshelf/internal/provider"
 	"github.com/toolshelf/toolshelf/internal/wire"
 )
-
-// UpdateEnv names the environment variable that makes [Golden] rewrite
-// golden files instead of comparing with them: TOOLSHELF_UPDATE=1 go test
-// ./... rewrites every golden file of the repository in one run. It is an
-// environment variable rather than a -update flag because a flag defined at
-// import collides with a test package's own ("flag redefined: update"), and
-// go test ./... -update fails in every package that does not define it.
-const UpdateEnv = "TOOLSHELF_UPDATE"
-
-// Updating reports whether golden files are being rewritten: [UpdateEnv]
-// is set to 1.
-func Updating() bool { return os.Getenv(UpdateEnv) == "1" }
 
 // AssertStablePrefix checks that every body has the same prefix (see
 // [wire.PrefixLen]) as the first: the promise that each turn of a conversation
@@ -67,38 +49,6 @@ func AssertStablePrefix(t testing.TB, bodies ...[]byte) bool {
 	return ok
 }
 
-// Golden compares got with the file at path; when [Updating] it writes got
-// to the file instead. A mismatch reports the first differing byte and
-// its JSON path. When the file's name holds a provider between dots
-// ("github.anthropic.json"), got is also checked against that provider's
-// rule book ([CheckProviderRules]), so that no golden pins a body the
-// provider would refuse.
-func Golden(t testing.TB, path string, got []byte) bool {
-	t.Helper()
-	if p := providerOf(path); p != "" && !CheckProviderRules(t, p, got) {
-		return false
-	}
-	if Updating() {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatalf("requesttest: %v", err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatalf("requesttest: %v", err)
-		}
-		return true
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Errorf("requesttest: %v (run the test with TOOLSHELF_UPDATE=1 to create it)", err)
-		return false
-	}
-	if bytes.Equal(want, got) {
-		return true
-	}
-	t.Errorf("requesttest: %s does not match (run with TOOLSHELF_UPDATE=1 if the change is intended): %s", path, wire.Diff(want, got))
-	return false
-}
-
 // CheckProviderRules checks body, a request body for provider
 // (a request.Provider: request.OpenAIChat, request.OpenAIResponses or
 // request.Anthropic), against the provider's rule book ([wire.Rules]): the
@@ -113,15 +63,4 @@ func CheckProviderRules(t testing.TB, provider provider.Name, body []byte) bool 
 		t.Errorf("requesttest: %s body breaks the provider's rule %s", provider, v)
 	}
 	return len(vs) == 0
-}
-
-// providerOf returns the provider a golden file's name holds between dots,
-// or "".
-func providerOf(path string) provider.Name {
-	for _, part := range strings.Split(filepath.Base(path), ".") {
-		if p := provider.Name(part); provider.Known(p) {
-			return p
-		}
-	}
-	return ""
 }

@@ -64,7 +64,7 @@ func TestNativeBodiesDecodeInTheSDKs(t *testing.T) {
 					SystemItems: []string{`<skill name="review">Review diffs carefully.</skill>`},
 				})
 				require.NoError(t, err)
-				require.NotEmpty(t, s.Frozen().Plan().Deferred())
+				require.NotEmpty(t, s.Plan().Deferred())
 				bodies := 0
 				check := func(turn request.Turn) {
 					t.Helper()

@@ -1,21 +1,17 @@
-// Package storetest checks a [request.Store] the way a fleet of replicas
-// uses it, in the style of testing/fstest: [TestStore] checks the
-// contract every Store must keep (versions, conflicts, snapshots, copies),
-// and a [Fleet] serves one scripted conversation from several replicas —
-// each with its own registry, imported in its own order, and its own
-// [request.Cache] — next to a single in-process reference session, so a
-// test can compare every body byte for byte.
+// Package fleet serves one scripted conversation from a request.Store
+// through several replicas — each with its own registry, imported in its
+// own order, and its own request.Cache — next to a single in-process
+// reference session, so that a test can compare every body byte for byte.
+// request's own tests and integration/redisstore's use it; a Store author
+// checks the Store's contract with request/storetest.TestStore.
 //
 // The script's turns cover tool_search (exact and fuzzy), defer_execute,
 // direct calls, two results in one turn, injected blocks, a self-built
 // tool (registered, searched, called), a tools-changed announcement and an
-// elevation.
-//
-// API: a Store author calls [TestStore] and, to compare replicas byte for
-// byte, [NewFleet] with [Options]; [Fleet], [Replica] and [Pending] drive
-// it turn by turn, and [Handlers], [Step], [TurnKey] and [SelfBuiltName] let
-// a test build its own replica of the script (integration/redisstore does).
-package storetest
+// elevation. [New] with [Options] builds a fleet; [Fleet], [Replica] and
+// [Pending] drive it turn by turn, and [Handlers], [Step], [TurnKey] and
+// [SelfBuiltName] let a test build its own replica of the script.
+package fleet
 
 import (
 	"context"
@@ -78,8 +74,8 @@ const (
 	turnElevate      = 40 // the session is elevated
 )
 
-// NewFleet returns a fleet serving conversation id from store.
-func NewFleet(store request.Store, id string, opts Options) (*Fleet, error) {
+// New returns a fleet serving conversation id from store.
+func New(store request.Store, id string, opts Options) (*Fleet, error) {
 	if opts.Replicas <= 0 {
 		opts.Replicas = 3
 	}
@@ -147,7 +143,7 @@ func (f *Fleet) config(seed uint64) (request.Config, error) {
 		Model:      "test-model",
 		System:     "You are a coding agent. Use tools when they help.",
 		Extra:      map[string]json.RawMessage{maxTokens: json.RawMessage(`1024`)},
-		Cache:      request.NewCache(),
+		Cache:      &request.Cache{},
 		Dispatcher: disp,
 		SelfBuilt:  true,
 		// The script elevates the session at turnElevate: the harness
@@ -233,7 +229,7 @@ func (r *Replica) Build(ctx context.Context, k int) (*Pending, error) {
 		return p, err
 	}
 	if conv.Version() != int64(k) {
-		return nil, fmt.Errorf("storetest: turn %d on a conversation at version %d (last turn %q): a turn was lost or duplicated", k, conv.Version(), conv.LastTurn())
+		return nil, fmt.Errorf("fleet: turn %d on a conversation at version %d (last turn %q): a turn was lost or duplicated", k, conv.Version(), conv.LastTurn())
 	}
 	turn, err := Step(ctx, s, k)
 	if err != nil {
@@ -267,7 +263,7 @@ func (r *Replica) Serve(ctx context.Context, k int) ([]byte, error) {
 		}
 		return p.Body, err
 	}
-	return nil, fmt.Errorf("storetest: turn %d: three conflicts in a row", k)
+	return nil, fmt.Errorf("fleet: turn %d: three conflicts in a row", k)
 }
 
 // Step applies turn k's side effects to s — the previous reply's tool
@@ -279,7 +275,7 @@ func Step(ctx context.Context, s *request.Session, k int) (request.Turn, error) 
 			Inject:   []string{"<system-reminder>The working tree is clean.</system-reminder>"},
 		}, nil
 	}
-	plan := s.Frozen().Plan()
+	plan := s.Plan()
 	var deferred, resident []string
 	for _, t := range plan.Deferred() {
 		deferred = append(deferred, t.Name)
@@ -288,7 +284,7 @@ func Step(ctx context.Context, s *request.Session, k int) (request.Turn, error) 
 		resident = append(resident, t.Name)
 	}
 	if len(deferred) == 0 || len(resident) == 0 {
-		return request.Turn{}, errors.New("storetest: the policy must defer some tools and keep some resident")
+		return request.Turn{}, errors.New("fleet: the policy must defer some tools and keep some resident")
 	}
 	j := k / 6
 	d, res := deferred[j%len(deferred)], resident[j%len(resident)]
@@ -316,7 +312,9 @@ func Step(ctx context.Context, s *request.Session, k int) (request.Turn, error) 
 			break
 		}
 	case turnElevate:
-		if err := s.Elevate(); err != nil {
+		v := s.View()
+		v.Elevated = true
+		if err := s.SetView(v); err != nil {
 			return request.Turn{}, err
 		}
 	}

@@ -6,7 +6,8 @@ import (
 	"sync"
 )
 
-// MemoryStore is a [Store] in one process's memory, for tests and for the
+// MemoryStore is a [Store] in one process's memory, for request's tests
+// (storetest.MemoryStore is the public one, for a harness's tests) and for the
 // reference of what a Store must do. Its zero value is ready to use. It
 // copies what it is given and what it returns.
 type MemoryStore struct {
@@ -50,7 +51,7 @@ func (m *MemoryStore) Append(ctx context.Context, id string, version int64, rec 
 		l = &memoryLog{}
 	}
 	if l.version != version {
-		return &ConflictError{ID: id, Version: version, Stored: l.version}
+		return &conflictError{ID: id, Version: version, Stored: l.version}
 	}
 	if m.convs == nil {
 		m.convs = map[string]*memoryLog{}

@@ -1,4 +1,4 @@
-package requesttest_test
+package goldenfile_test
 
 import (
 	"flag"
@@ -8,18 +8,18 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/toolshelf/toolshelf/request/requesttest"
+	"github.com/toolshelf/toolshelf/internal/goldenfile"
 )
 
 // userUpdate is what a user's test package commonly defines. It is
-// initialized after requesttest's package initialization: were requesttest
+// initialized after goldenfile's package initialization: were goldenfile
 // to define -update at import, this line would panic with "flag redefined:
 // update" and no test of this binary would run.
 var userUpdate = flag.Bool("update", false, "the user's own golden flag")
 
-// TestUserUpdateFlagCoexists runs in a binary that links requesttest next to
+// TestUserUpdateFlagCoexists runs in a binary that links goldenfile next to
 // a package-level -update flag of its own, and checks that the flag is the
-// user's and that requesttest does not read it.
+// user's and that goldenfile does not read it.
 func TestUserUpdateFlagCoexists(t *testing.T) {
 	f := flag.Lookup("update")
 	require.NotNil(t, f)
@@ -27,12 +27,12 @@ func TestUserUpdateFlagCoexists(t *testing.T) {
 	require.NoError(t, f.Value.Set("true"))
 	defer f.Value.Set("false")
 	assert.True(t, *userUpdate)
-	t.Setenv(requesttest.UpdateEnv, "")
-	assert.False(t, requesttest.Updating(), "the user's -update is not requesttest's switch")
+	t.Setenv(goldenfile.UpdateEnv, "")
+	assert.False(t, goldenfile.Updating(), "the user's -update is not goldenfile's switch")
 
 	path := filepath.Join(t.TempDir(), "body.golden")
 	require.NoError(t, os.WriteFile(path, []byte(`{"a":1}`), 0o644))
-	assert.True(t, requesttest.Golden(t, path, []byte(`{"a":1}`)))
+	assert.True(t, goldenfile.Golden(t, path, []byte(`{"a":1}`)))
 }
 
 // TestGoldenUpdateEnv checks the one golden-file convention: with
@@ -40,14 +40,14 @@ func TestUserUpdateFlagCoexists(t *testing.T) {
 // without it compares with what was written.
 func TestGoldenUpdateEnv(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "testdata", "turn.golden")
-	t.Setenv(requesttest.UpdateEnv, "1")
-	require.True(t, requesttest.Updating())
-	assert.True(t, requesttest.Golden(t, path, []byte(`{"model":"m"}`)))
+	t.Setenv(goldenfile.UpdateEnv, "1")
+	require.True(t, goldenfile.Updating())
+	assert.True(t, goldenfile.Golden(t, path, []byte(`{"model":"m"}`)))
 	got, err := os.ReadFile(path)
 	require.NoError(t, err)
 	assert.Equal(t, `{"model":"m"}`, string(got))
 
-	t.Setenv(requesttest.UpdateEnv, "0")
-	require.False(t, requesttest.Updating(), "only 1 rewrites")
-	assert.True(t, requesttest.Golden(t, path, []byte(`{"model":"m"}`)))
+	t.Setenv(goldenfile.UpdateEnv, "0")
+	require.False(t, goldenfile.Updating(), "only 1 rewrites")
+	assert.True(t, goldenfile.Golden(t, path, []byte(`{"model":"m"}`)))
 }

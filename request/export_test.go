@@ -1,0 +1,49 @@
+package request
+
+import (
+	"github.com/toolshelf/toolshelf/search"
+)
+
+// Test-only access to what is not request's API.
+
+// Frozen returns the session's frozen prefix and tools.
+func (s *Session) Frozen() *frozenPrefix { return s.current() }
+
+// NewCache returns an empty cache.
+func NewCache() *Cache { return &Cache{} }
+
+// Len returns the number of distinct frozen prefixes c holds.
+func (c *Cache) Len() int { return c.len() }
+
+// LoadedSet returns the session's set of loaded deferred tools.
+func (s *Session) LoadedSet() *search.LoadedSet { return s.loaded }
+
+// Elevate grants the full tier.
+func (s *Session) Elevate() error {
+	v := s.View()
+	v.Elevated = true
+	return s.SetView(v)
+}
+
+// ConflictError is the error MemoryStore and Conversation.Commit return
+// for a conflicting append.
+type ConflictError = conflictError
+
+// uncached returns the input tokens neither read from nor written to the
+// cache.
+func (u Usage) uncached() int { return u.InputTokens - u.CacheReadTokens - u.CacheWriteTokens }
+
+// ErrSequence and ErrTooManyTools are the unexported sentinels the tests
+// match: a sequence error wraps ErrInvalidMessage, too many tools comes
+// wrapped with ErrConfig.
+var (
+	ErrSequence     = errSequence
+	ErrTooManyTools = errTooManyTools
+)
+
+// DropMessages drops the session's neutral messages now, as
+// Config.DropMessages does from the start.
+func (s *Session) DropMessages() { s.dropMessages() }
+
+// Loaded reports whether a deferred tool's schema was loaded.
+func (s *Session) Loaded(name string) bool { return s.loaded.Has(name) }
