@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolshelf/toolshelf/internal/dispatch"
+	"github.com/toolshelf/toolshelf/internal/errs"
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"github.com/toolshelf/toolshelf/internal/openai"
 	"github.com/toolshelf/toolshelf/internal/sessionview"
@@ -90,9 +91,9 @@ func (f *frozenPrefix) ToolSearch() ToolSearch { return f.search }
 func checkConfig(cfg *Config) error {
 	if _, ok := encoderFor(cfg.Provider); !ok {
 		if cfg.Provider == "" {
-			return fmt.Errorf("%w: %w: Config.Provider is empty: want %q, %q or %q", ErrConfig, ErrUnknownProvider, OpenAIChat, OpenAIResponses, Anthropic)
+			return errs.Wrap(ErrConfig, ErrUnknownProvider, "Config.Provider is empty: want %q, %q or %q", OpenAIChat, OpenAIResponses, Anthropic)
 		}
-		return fmt.Errorf("%w: %w %q: want %q, %q or %q", ErrConfig, ErrUnknownProvider, cfg.Provider, OpenAIChat, OpenAIResponses, Anthropic)
+		return errs.Wrap(ErrConfig, ErrUnknownProvider, "%q: want %q, %q or %q", cfg.Provider, OpenAIChat, OpenAIResponses, Anthropic)
 	}
 	if err := checkToolSearch(cfg.ToolSearch, cfg.Provider); err != nil {
 		return err
@@ -130,7 +131,7 @@ func checkConfig(cfg *Config) error {
 	}
 	vars := render.Vars{Static: cfg.StaticVars, Session: cfg.SessionVars}
 	if err := vars.Check(); err != nil {
-		return fmt.Errorf("%w: %w", ErrConfig, err)
+		return errs.Wrap(ErrConfig, err, "")
 	}
 	return checkProviderRules(cfg)
 }
@@ -140,7 +141,7 @@ func checkConfig(cfg *Config) error {
 func freeze(cfg *Config, view deferral.View) (*frozenPrefix, error) {
 	plan, err := governedPolicy(cfg).Plan(cfg.Snapshot, view)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		return nil, errs.Wrap(ErrConfig, err, "")
 	}
 	searcher, err := toolsearch.New(plan, (*toolsearch.Options)(cfg.Search))
 	if err != nil {
@@ -234,16 +235,13 @@ func checkToolCount(cfg *Config, f *frozenPrefix) error {
 	if limit == 0 || n <= limit {
 		return nil
 	}
-	entry := len(f.entry) > 0
 	more := n - limit
-	how := "tool_search and defer_execute then reach them"
-	if !entry {
+	if len(f.entry) == 0 {
 		// Deferring anything adds tool_search and defer_execute.
 		more += 2
-		how = "tool_search and defer_execute, which then join tools[], reach them"
 	}
-	return fmt.Errorf("%w: %w: tools[] would hold %d tools (%d resident, %d deferred) and provider %q accepts at most %d: defer at least %d more in Config.Policy (deferral.Policy: Default: deferral.DefaultDefer, or a layer such as Defer(mcp__<server>__*)) — %s — or narrow Config.View",
-		ErrConfig, errTooManyTools, n, len(f.plan.Resident()), len(f.plan.Deferred()), cfg.Provider, limit, more, how)
+	return errs.Wrap(ErrConfig, errTooManyTools, "tools[] would hold %d tools (%d resident, %d deferred), over %s's %d: defer at least %d more in Config.Policy (e.g. Defer(mcp__<server>__*)) or narrow Config.View",
+		n, len(f.plan.Resident()), len(f.plan.Deferred()), cfg.Provider, limit, more)
 }
 
 // searchMode returns the normalized tool search mode ("" is Portable).

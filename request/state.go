@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/toolshelf/toolshelf/internal/errs"
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"github.com/toolshelf/toolshelf/internal/registryx"
 	"github.com/toolshelf/toolshelf/registry"
@@ -79,7 +80,7 @@ func (s *Session) MarshalState() ([]byte, error) {
 func (s *Session) saved() (state, error) {
 	msgs, err := s.hist.all()
 	if err != nil {
-		return state{}, fmt.Errorf("%w: %w", ErrState, err)
+		return state{}, errs.Wrap(ErrState, err, "")
 	}
 	st := state{
 		Version:  stateVersion,
@@ -153,7 +154,7 @@ func RestoreSession(cfg Config, saved []byte, handlers map[string]registry.Handl
 func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, stored *storedHistory) (*Session, error) {
 	view, err := restoredView(&cfg, st.View)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrState, err)
+		return nil, errs.Wrap(ErrState, err, "")
 	}
 	cfg.View = view
 	drop := cfg.DropMessages
@@ -179,10 +180,10 @@ func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, s
 			Annotations: sb.Annotations, SearchHints: sb.SearchHints, Handler: handlers[sb.Name],
 		})
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrState, err)
+			return nil, errs.Wrap(ErrState, err, "")
 		}
 		if err := s.addSelfBuilt(&t); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrState, err)
+			return nil, errs.Wrap(ErrState, err, "")
 		}
 	}
 	if err := s.restoreLive(st.Live); err != nil {
@@ -196,16 +197,16 @@ func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, s
 		}
 	case stored != nil:
 		if err := s.hist.adopt(stored); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrState, err)
+			return nil, errs.Wrap(ErrState, err, "")
 		}
 	default:
 		if err := s.hist.check(st.Messages); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrState, err)
+			return nil, errs.Wrap(ErrState, err, "")
 		}
 		s.hist.add(st.Messages)
 	}
 	if err := s.restoreNotes(st.Notes); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrState, err)
+		return nil, errs.Wrap(ErrState, err, "")
 	}
 	if drop {
 		s.dropMessages()

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/toolshelf/toolshelf/internal/errs"
 )
 
 // ConfigOptions tune [ParseConfig].
@@ -94,7 +96,7 @@ func ParseConfig(data []byte, opts *ConfigOptions) ([]Server, error) {
 func LoadConfig(path string, opts *ConfigOptions) ([]Server, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		return nil, errs.Wrap(ErrConfig, err, "")
 	}
 	srvs, err := ParseConfig(data, opts)
 	if err != nil {
