@@ -1,9 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -136,4 +138,78 @@ func TestPublicCount(t *testing.T) {
 		t.Fatalf("%d exported identifiers in public packages, over the ceiling of %d: move hand-offs to internal/ (go run ./internal/apicount -users)", public, maxPublic)
 	}
 	t.Logf("%d exported identifiers in public packages (ceiling %d)", public, maxPublic)
+}
+
+// TestAPIDoc keeps docs/api.md's counts table equal to what count reports;
+// TOOLSHELF_UPDATE=1 rewrites it.
+func TestAPIDoc(t *testing.T) {
+	counts, err := count(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.WriteString("| package | before | now |\n|---|--:|--:|\n")
+	dirs := make([]string, 0, len(counts))
+	for d := range counts {
+		if !isInternal(d) {
+			dirs = append(dirs, d)
+		}
+	}
+	sort.Strings(dirs)
+	public := 0
+	for _, d := range dirs {
+		before := "–"
+		if n, ok := countsAtRoundStart[d]; ok {
+			before = strconv.Itoa(n)
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %d |\n", d, before, len(counts[d]))
+		public += len(counts[d])
+	}
+	for d, n := range countsAtRoundStart {
+		if _, ok := counts[d]; !ok {
+			fmt.Fprintf(&b, "| `%s` (now internal or gone) | %d | 0 |\n", d, n)
+		}
+	}
+	fmt.Fprintf(&b, "| **public packages** | **617** | **%d** |\n", public)
+	table := b.String()
+	// The rows of gone packages come from a map: sort them too.
+	lines := strings.Split(strings.TrimSuffix(table, "\n"), "\n")
+	head, rows, total := lines[:2], lines[2:len(lines)-1], lines[len(lines)-1]
+	sort.Slice(rows, func(i, j int) bool {
+		return strings.ReplaceAll(rows[i], "`", "") < strings.ReplaceAll(rows[j], "`", "")
+	})
+	table = strings.Join(append(append(head, rows...), total), "\n") + "\n"
+
+	path := filepath.Join("..", "..", "docs", "api.md")
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const open, close = "<!-- apicount -->\n", "<!-- /apicount -->"
+	i, j := strings.Index(string(doc), open), strings.Index(string(doc), close)
+	if i < 0 || j < i {
+		t.Fatalf("docs/api.md lacks the %q … %q block", open, close)
+	}
+	got := string(doc[i+len(open) : j])
+	if got == table {
+		return
+	}
+	if os.Getenv("TOOLSHELF_UPDATE") == "1" {
+		out := string(doc[:i+len(open)]) + table + string(doc[j:])
+		if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("docs/api.md's counts are stale (TOOLSHELF_UPDATE=1 go test ./internal/apicount -run TestAPIDoc):\n%s", table)
+}
+
+// countsAtRoundStart is go run ./internal/apicount on main when issue 24's
+// cut began (commit be74308), for the table's "before" column.
+var countsAtRoundStart = map[string]int{
+	"budget": 88, "defer": 41, "execute": 62, "execute/executetest": 8,
+	"integration/embeddings": 8, "integration/mcp": 32, "integration/otel": 13,
+	"integration/redisstore": 5, "integration/sdkbridge": 17, "integration/sdkcheck": 9,
+	"registry": 101, "render": 13, "request": 100, "request/replytest": 2,
+	"request/requesttest": 6, "request/storetest": 17, "request/wire": 16, "search": 79,
 }
