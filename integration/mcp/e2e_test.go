@@ -19,8 +19,8 @@ import (
 	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/internal/dispatch"
 	"github.com/toolshelf/toolshelf/internal/longtest"
-	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"github.com/toolshelf/toolshelf/internal/toolname"
+	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"github.com/toolshelf/toolshelf/registry"
 )
 

@@ -14,9 +14,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolshelf/toolshelf/request/requesttest"
 	"github.com/toolshelf/toolshelf/internal/provider"
 	"github.com/toolshelf/toolshelf/internal/wire"
+	"github.com/toolshelf/toolshelf/request/requesttest"
 )
 
 // UpdateEnv names the environment variable that makes [Golden] rewrite

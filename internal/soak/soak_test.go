@@ -26,8 +26,8 @@ import (
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/internal/longtest"
-	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/internal/sessionview"
+	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 )

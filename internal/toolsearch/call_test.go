@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
-	"github.com/toolshelf/toolshelf/internal/registryx"
 	"github.com/toolshelf/toolshelf/internal/goldenfile"
+	"github.com/toolshelf/toolshelf/internal/registryx"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
