@@ -240,7 +240,7 @@ func checkToolCount(cfg *Config, f *frozenPrefix) error {
 		// Deferring anything adds tool_search and defer_execute.
 		more += 2
 	}
-	return errs.Wrap(ErrConfig, errTooManyTools, "tools[] would hold %d tools (%d resident, %d deferred), over %s's %d: defer at least %d more in Config.Policy (e.g. Defer(mcp__<server>__*)) or narrow Config.View",
+	return errs.Wrap(ErrConfig, errTooManyTools, "tools[] would hold %d tools (%d resident, %d deferred) and %s accepts at most %d: defer at least %d more in Config.Policy (e.g. Defer(mcp__<server>__*)) or narrow Config.View",
 		n, len(f.plan.Resident()), len(f.plan.Deferred()), cfg.Provider, limit, more)
 }
 
