@@ -9,7 +9,7 @@ import (
 )
 
 // This file applies the providers' rule book ([wire.Rules], kept in
-// request/wire with the checker): for each rule the session either makes
+// internal/wire with the checker): for each rule the session either makes
 // the body conform by a deterministic transformation, decided once when
 // the prefix is frozen or when a message is encoded, or refuses at
 // NewSession/BuildRequest with an error naming the field and the fix.

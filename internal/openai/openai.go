@@ -1,6 +1,6 @@
 // Package openai holds what the library knows of OpenAI's API beyond an
 // SDK's types: which schemas strict mode accepts unchanged, and which
-// models have the hosted tool_search. request/wire's rule book and
+// models have the hosted tool_search. internal/wire's rule book and
 // request's encoders share it.
 package openai
 

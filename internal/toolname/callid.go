@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 )
 
-// Limits on call ids (the rule book in request/wire cites the sources).
+// Limits on call ids (the rule book in internal/wire cites the sources).
 const (
 	// MaxChatCallID is the longest call id sent to OpenAI Chat
 	// Completions, in characters. Reports up to 2026 quote 40 and a later
