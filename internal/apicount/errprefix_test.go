@@ -2,9 +2,7 @@ package main
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -18,24 +16,7 @@ import (
 func TestSentinelPrefix(t *testing.T) {
 	root := filepath.Join("..", "..")
 	seen := 0
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			n := d.Name()
-			if p != root && (n == "internal" || n == "testdata" || n == "examples" || n == "cmd" || strings.HasPrefix(n, ".")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
+	err := walkGo(root, []string{"internal", "examples", "cmd"}, false, 0, func(p string, _ *token.FileSet, f *ast.File) error {
 		want := filepath.Base(filepath.Dir(p)) + ": "
 		for _, decl := range f.Decls {
 			g, ok := decl.(*ast.GenDecl)
@@ -81,27 +62,13 @@ func TestSentinelPrefix(t *testing.T) {
 // keeps the prefix once.
 func TestPrefixOnce(t *testing.T) {
 	root := filepath.Join("..", "..")
-	fset := token.NewFileSet()
-	byDir := map[string][]*ast.File{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			n := d.Name()
-			if p != root && (n == "testdata" || n == "node_modules" || strings.HasPrefix(n, ".")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		byDir[filepath.Dir(p)] = append(byDir[filepath.Dir(p)], f)
+	type located struct {
+		fset *token.FileSet
+		f    *ast.File
+	}
+	byDir := map[string][]located{}
+	err := walkGo(root, nil, false, 0, func(p string, fset *token.FileSet, f *ast.File) error {
+		byDir[filepath.Dir(p)] = append(byDir[filepath.Dir(p)], located{fset, f})
 		return nil
 	})
 	if err != nil {
@@ -110,32 +77,13 @@ func TestPrefixOnce(t *testing.T) {
 	calls := 0
 	for _, files := range byDir {
 		sentinels := map[string]bool{}
-		for _, f := range files {
-			for _, decl := range f.Decls {
-				if g, ok := decl.(*ast.GenDecl); ok && g.Tok == token.VAR {
-					for _, s := range g.Specs {
-						for _, n := range s.(*ast.ValueSpec).Names {
-							if strings.HasPrefix(n.Name, "Err") || strings.HasPrefix(n.Name, "err") {
-								sentinels[n.Name] = true
-							}
-						}
-					}
-				}
+		for _, l := range files {
+			for _, n := range errVars(l.f) {
+				sentinels[n] = true
 			}
 		}
-		for _, f := range files {
-			ast.Inspect(f, func(n ast.Node) bool {
-				call, ok := n.(*ast.CallExpr)
-				if !ok {
-					return true
-				}
-				sel, ok := call.Fun.(*ast.SelectorExpr)
-				if !ok || sel.Sel.Name != "Errorf" {
-					return true
-				}
-				if x, ok := sel.X.(*ast.Ident); !ok || x.Name != "fmt" {
-					return true
-				}
+		for _, l := range files {
+			for _, call := range errorfCalls(l.f) {
 				calls++
 				own := 0
 				for _, a := range call.Args[1:] {
@@ -144,13 +92,51 @@ func TestPrefixOnce(t *testing.T) {
 					}
 				}
 				if own >= 2 {
-					t.Errorf("%s: fmt.Errorf wraps %d sentinels of its own package, repeating its prefix: use internal/errs.Wrap", fset.Position(call.Pos()), own)
+					t.Errorf("%s: fmt.Errorf wraps %d sentinels of its own package, repeating its prefix: use internal/errs.Wrap", l.fset.Position(call.Pos()), own)
 				}
-				return true
-			})
+			}
 		}
 	}
 	if calls < 20 {
 		t.Fatalf("found %d fmt.Errorf calls; the walk missed the packages", calls)
 	}
+}
+
+// errVars returns the package-level variables of f named like errors.
+func errVars(f *ast.File) []string {
+	var out []string
+	for _, decl := range f.Decls {
+		g, ok := decl.(*ast.GenDecl)
+		if !ok || g.Tok != token.VAR {
+			continue
+		}
+		for _, s := range g.Specs {
+			for _, n := range s.(*ast.ValueSpec).Names {
+				if strings.HasPrefix(n.Name, "Err") || strings.HasPrefix(n.Name, "err") {
+					out = append(out, n.Name)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// errorfCalls returns f's calls of fmt.Errorf.
+func errorfCalls(f *ast.File) []*ast.CallExpr {
+	var out []*ast.CallExpr
+	ast.Inspect(f, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		sel, ok := call.Fun.(*ast.SelectorExpr)
+		if !ok || sel.Sel.Name != "Errorf" {
+			return true
+		}
+		if x, ok := sel.X.(*ast.Ident); ok && x.Name == "fmt" {
+			out = append(out, call)
+		}
+		return true
+	})
+	return out
 }

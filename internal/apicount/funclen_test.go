@@ -4,9 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -20,25 +18,7 @@ const maxFuncLines = 100
 func TestFunctionLength(t *testing.T) {
 	root := filepath.Join("..", "..")
 	seen := 0
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			n := d.Name()
-			if p != root && (n == "testdata" || n == "node_modules" || strings.HasPrefix(n, ".")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
-		}
-		fset := token.NewFileSet()
-		f, err := parser.ParseFile(fset, p, nil, parser.ParseComments|parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
+	err := walkGo(root, nil, false, parser.ParseComments, func(p string, fset *token.FileSet, f *ast.File) error {
 		if ast.IsGenerated(f) {
 			return nil
 		}

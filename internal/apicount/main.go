@@ -11,9 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -85,24 +83,7 @@ func listUsers(root string) {
 // apicount counts.
 func count(root string) (map[string][]string, error) {
 	counts := map[string][]string{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			n := d.Name()
-			if n == "testdata" || n == "node_modules" || n == "examples" || (strings.HasPrefix(n, ".") && p != root) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
+	err := walkGo(root, []string{"examples"}, false, 0, func(p string, _ *token.FileSet, f *ast.File) error {
 		if f.Name.Name == "main" {
 			return nil
 		}
@@ -115,18 +96,11 @@ func count(root string) (map[string][]string, error) {
 				}
 				name := d.Name.Name
 				if d.Recv != nil {
-					t := d.Recv.List[0].Type
-					if s, ok := t.(*ast.StarExpr); ok {
-						t = s.X
-					}
-					if ix, ok := t.(*ast.IndexExpr); ok {
-						t = ix.X
-					}
-					id, ok := t.(*ast.Ident)
-					if !ok || !id.IsExported() {
+					recv, ok := recvName(d)
+					if !ok || !ast.IsExported(recv) {
 						continue
 					}
-					name = id.Name + "." + name
+					name = recv + "." + name
 				}
 				counts[rel] = append(counts[rel], name)
 			case *ast.GenDecl:

@@ -2,9 +2,7 @@ package main
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -76,24 +74,7 @@ func scanUsers(root string) ([]*export, error) {
 func parseTree(root string) ([]srcFile, map[string]string, error) {
 	var files []srcFile
 	pkgName := map[string]string{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			n := d.Name()
-			if n == "testdata" || n == "node_modules" || (strings.HasPrefix(n, ".") && p != root) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") {
-			return nil
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
+	err := walkGo(root, nil, true, 0, func(p string, _ *token.FileSet, f *ast.File) error {
 		rel, _ := filepath.Rel(root, filepath.Dir(p))
 		rel = filepath.ToSlash(rel)
 		files = append(files, srcFile{rel, f, strings.HasSuffix(p, "_test.go")})
@@ -240,15 +221,8 @@ func exportedRecv(d *ast.FuncDecl) bool {
 	if d.Recv == nil {
 		return true
 	}
-	t := d.Recv.List[0].Type
-	if s, ok := t.(*ast.StarExpr); ok {
-		t = s.X
-	}
-	if ix, ok := t.(*ast.IndexExpr); ok {
-		t = ix.X
-	}
-	id, ok := t.(*ast.Ident)
-	return ok && id.IsExported()
+	name, ok := recvName(d)
+	return ok && ast.IsExported(name)
 }
 
 func anyExported(ns []*ast.Ident) bool {
