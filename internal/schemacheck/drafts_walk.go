@@ -12,10 +12,9 @@ import (
 
 // Keywords by the shape of their value, for Prepare's walk.
 var (
-	oneSchema = []string{"not", "if", "then", "else", "additionalProperties", "propertyNames",
-		"unevaluatedProperties", "contains", "unevaluatedItems", "contentSchema", "items", "additionalItems"}
-	schemaMaps  = []string{"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
-	schemaLists = []string{"allOf", "anyOf", "oneOf", "prefixItems"}
+	oneSchema   = keywordsShaped(oneShape)
+	schemaMaps  = keywordsShaped(mapShape)
+	schemaLists = keywordsShaped(listShape)
 	numbers     = []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"}
 	counts      = []string{"minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties", "minContains", "maxContains"}
 	texts       = []string{"$id", "$schema", "$ref", "$anchor", "$dynamicRef", "$dynamicAnchor", "$comment",
