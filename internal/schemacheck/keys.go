@@ -97,7 +97,7 @@ func exactKeys(raw []byte, path string) error {
 	var seen []string
 	return jsonx.EachMember(raw, func(key, value []byte) error {
 		k := string(key)
-		at := path + "/" + escapePointer(k)
+		at := path + "/" + escape(k)
 		if isKeyword(k) {
 			for _, s := range seen {
 				if s == k {
@@ -133,7 +133,7 @@ func subschemas(k string, value []byte, at string) error {
 		})
 	case value[0] == '{' && sh&mapShape != 0:
 		return jsonx.EachMember(value, func(name, v []byte) error {
-			return exactKeys(v, at+"/"+escapePointer(string(name)))
+			return exactKeys(v, at+"/"+escape(string(name)))
 		})
 	case value[0] == '{' && sh&oneShape != 0:
 		return exactKeys(value, at)
@@ -155,12 +155,4 @@ func trimSpace(b []byte) []byte {
 		b = b[1:]
 	}
 	return b
-}
-
-// escapePointer escapes a key as a JSON Pointer token (RFC 6901).
-func escapePointer(k string) string {
-	if !strings.ContainsAny(k, "~/") {
-		return k
-	}
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(k)
 }
