@@ -201,21 +201,14 @@ func (p *prep) refs(v any, path string) {
 		p.note(path, kw, fmt.Sprintf("%q does not lead to a schema inside the tool's schema; left out of validation", clip(ref)))
 		delete(s, kw)
 	}
-	for _, k := range oneSchema {
-		p.refs(s[k], path+"/"+k)
-	}
-	for _, k := range schemaMaps {
-		m, _ := s[k].(map[string]any)
-		for _, name := range sortedAny(m) {
-			p.refs(m[name], path+"/"+k+"/"+escape(name))
+	eachSubschema(s, func(k string, sh shape, name string, sub any) any {
+		tail := ""
+		if sh != oneShape {
+			tail = "/" + escape(name)
 		}
-	}
-	for _, k := range schemaLists {
-		l, _ := s[k].([]any)
-		for i, sub := range l {
-			p.refs(sub, fmt.Sprintf("%s/%s/%d", path, k, i))
-		}
-	}
+		p.refs(sub, path+"/"+k+tail)
+		return sub
+	})
 }
 
 // target returns a reference as it reads in the copy, when it leads to a

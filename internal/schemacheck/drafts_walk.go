@@ -80,21 +80,38 @@ func (p *prep) children(m, out map[string]any, src, dst string) {
 		}
 		return k
 	}
+	eachSubschema(out, func(k string, sh shape, name string, sub any) any {
+		from, tail := srcKey(k), ""
+		if sh == mapShape {
+			from = mapSource(m, k, name)
+		}
+		if sh != oneShape {
+			tail = "/" + escape(name)
+		}
+		return p.schema(sub, src+"/"+from+tail, dst+"/"+k+tail)
+	})
+}
+
+// eachSubschema calls f with every immediate subschema of s, in the walk's
+// order: its keyword, the keyword's shape, the member name or element
+// index ("" for a lone schema), and the value; what f returns takes the
+// value's place.
+func eachSubschema(s map[string]any, f func(k string, sh shape, name string, sub any) any) {
 	for _, k := range oneSchema {
-		if sub, ok := out[k]; ok {
-			out[k] = p.schema(sub, src+"/"+srcKey(k), dst+"/"+k)
+		if sub, ok := s[k]; ok {
+			s[k] = f(k, oneShape, "", sub)
 		}
 	}
 	for _, k := range schemaMaps {
-		sm, _ := out[k].(map[string]any)
-		for _, name := range sortedAny(sm) {
-			sm[name] = p.schema(sm[name], src+"/"+mapSource(m, k, name)+"/"+escape(name), dst+"/"+k+"/"+escape(name))
+		m, _ := s[k].(map[string]any)
+		for _, name := range sortedAny(m) {
+			m[name] = f(k, mapShape, name, m[name])
 		}
 	}
 	for _, k := range schemaLists {
-		list, _ := out[k].([]any)
+		list, _ := s[k].([]any)
 		for i := range list {
-			list[i] = p.schema(list[i], fmt.Sprintf("%s/%s/%d", src, srcKey(k), i), fmt.Sprintf("%s/%s/%d", dst, k, i))
+			list[i] = f(k, listShape, strconv.Itoa(i), list[i])
 		}
 	}
 }
