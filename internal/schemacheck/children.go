@@ -50,7 +50,8 @@ func eachChild(s *jsonschema.Schema, f func(key string, sub *jsonschema.Schema) 
 		dict("dependentSchemas", s.DependentSchemas) && one("contentSchema", s.ContentSchema)
 }
 
-func sortedKeys(m map[string]*jsonschema.Schema) []string {
+// sortedKeys returns a map's keys sorted.
+func sortedKeys[V any](m map[string]V) []string {
 	return slices.Sorted(maps.Keys(m))
 }
 

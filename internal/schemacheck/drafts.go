@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"slices"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -164,16 +163,6 @@ type prep struct {
 
 func (p *prep) note(path, kw, reason string) {
 	p.notes = append(p.notes, Note{Path: path, Keyword: kw, Reason: reason})
-}
-
-// sortedAny returns a map's keys sorted.
-func sortedAny(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // pointerFragment writes a JSON pointer as a URI fragment.

@@ -104,7 +104,7 @@ func eachSubschema(s map[string]any, f func(k string, sh shape, name string, sub
 	}
 	for _, k := range schemaMaps {
 		m, _ := s[k].(map[string]any)
-		for _, name := range sortedAny(m) {
+		for _, name := range sortedKeys(m) {
 			m[name] = f(k, mapShape, name, m[name])
 		}
 	}
@@ -214,7 +214,7 @@ func (p *prep) dependencies(s map[string]any, path string) {
 	delete(s, "dependencies")
 	req, _ := s["dependentRequired"].(map[string]any)
 	sch, _ := s["dependentSchemas"].(map[string]any)
-	for _, k := range sortedAny(deps) {
+	for _, k := range sortedKeys(deps) {
 		v := deps[k]
 		target, kw := sch, "dependentSchemas"
 		if _, isList := v.([]any); isList {
@@ -407,7 +407,7 @@ func (p *prep) patterns(s map[string]any, path string) {
 	}
 	out := make(map[string]any, len(pp))
 	lost := false
-	for _, k := range sortedAny(pp) {
+	for _, k := range sortedKeys(pp) {
 		re, err := ecmare.Translate(k)
 		if err != nil {
 			p.note(path, "patternProperties", patternReason(k, err)+"; so are additionalProperties and unevaluatedProperties here, which depend on it")
