@@ -287,14 +287,11 @@ func unescape(tok string) string {
 // multi reports whether keyword tok of s holds several schemas, so that a
 // pointer names one of them with the next token.
 func multi(s *jsonschema.Schema, tok string) bool {
-	switch tok {
-	case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies",
-		"allOf", "anyOf", "oneOf", "prefixItems":
-		return true
-	case "items":
-		return s.Items == nil
+	sh := anyDraftShape[tok]
+	if sh&oneShape != 0 { // items: one schema, or the array form when Items is unset
+		return sh&listShape != 0 && s.Items == nil
 	}
-	return false
+	return sh != 0
 }
 
 // single returns the schema keyword tok of s holds, or nil.

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -49,22 +50,17 @@ func eachChild(s *jsonschema.Schema, f func(key string, sub *jsonschema.Schema) 
 		dict("dependentSchemas", s.DependentSchemas) && one("contentSchema", s.ContentSchema)
 }
 
-func sortedKeys(m map[string]*jsonschema.Schema) []string {
+// sortedKeys returns a map's keys sorted.
+func sortedKeys[V any](m map[string]V) []string {
 	return slices.Sorted(maps.Keys(m))
 }
 
-// escape writes a key as a JSON pointer token.
+// escape writes a key as a JSON pointer token (RFC 6901).
 func escape(k string) string {
-	out := make([]byte, 0, len(k))
-	for i := 0; i < len(k); i++ {
-		switch k[i] {
-		case '~':
-			out = append(out, "~0"...)
-		case '/':
-			out = append(out, "~1"...)
-		default:
-			out = append(out, k[i])
-		}
+	if !strings.ContainsAny(k, "~/") {
+		return k
 	}
-	return string(out)
+	return pointerEscaper.Replace(k)
 }
+
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")

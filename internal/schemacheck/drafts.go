@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"slices"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -166,16 +165,6 @@ func (p *prep) note(path, kw, reason string) {
 	p.notes = append(p.notes, Note{Path: path, Keyword: kw, Reason: reason})
 }
 
-// sortedAny returns a map's keys sorted.
-func sortedAny(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
-
 // pointerFragment writes a JSON pointer as a URI fragment.
 func pointerFragment(ptr string) string {
 	return "#" + (&url.URL{Fragment: ptr}).EscapedFragment()
@@ -201,21 +190,14 @@ func (p *prep) refs(v any, path string) {
 		p.note(path, kw, fmt.Sprintf("%q does not lead to a schema inside the tool's schema; left out of validation", clip(ref)))
 		delete(s, kw)
 	}
-	for _, k := range oneSchema {
-		p.refs(s[k], path+"/"+k)
-	}
-	for _, k := range schemaMaps {
-		m, _ := s[k].(map[string]any)
-		for _, name := range sortedAny(m) {
-			p.refs(m[name], path+"/"+k+"/"+escape(name))
+	eachSubschema(s, func(k string, sh shape, name string, sub any) any {
+		tail := ""
+		if sh != oneShape {
+			tail = "/" + escape(name)
 		}
-	}
-	for _, k := range schemaLists {
-		l, _ := s[k].([]any)
-		for i, sub := range l {
-			p.refs(sub, fmt.Sprintf("%s/%s/%d", path, k, i))
-		}
-	}
+		p.refs(sub, path+"/"+k+tail)
+		return sub
+	})
 }
 
 // target returns a reference as it reads in the copy, when it leads to a

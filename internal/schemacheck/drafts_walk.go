@@ -12,10 +12,9 @@ import (
 
 // Keywords by the shape of their value, for Prepare's walk.
 var (
-	oneSchema = []string{"not", "if", "then", "else", "additionalProperties", "propertyNames",
-		"unevaluatedProperties", "contains", "unevaluatedItems", "contentSchema", "items", "additionalItems"}
-	schemaMaps  = []string{"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
-	schemaLists = []string{"allOf", "anyOf", "oneOf", "prefixItems"}
+	oneSchema   = keywordsShaped(oneShape)
+	schemaMaps  = keywordsShaped(mapShape)
+	schemaLists = keywordsShaped(listShape)
 	numbers     = []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"}
 	counts      = []string{"minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties", "minContains", "maxContains"}
 	texts       = []string{"$id", "$schema", "$ref", "$anchor", "$dynamicRef", "$dynamicAnchor", "$comment",
@@ -81,21 +80,38 @@ func (p *prep) children(m, out map[string]any, src, dst string) {
 		}
 		return k
 	}
+	eachSubschema(out, func(k string, sh shape, name string, sub any) any {
+		from, tail := srcKey(k), ""
+		if sh == mapShape {
+			from = mapSource(m, k, name)
+		}
+		if sh != oneShape {
+			tail = "/" + escape(name)
+		}
+		return p.schema(sub, src+"/"+from+tail, dst+"/"+k+tail)
+	})
+}
+
+// eachSubschema calls f with every immediate subschema of s, in the walk's
+// order: its keyword, the keyword's shape, the member name or element
+// index ("" for a lone schema), and the value; what f returns takes the
+// value's place.
+func eachSubschema(s map[string]any, f func(k string, sh shape, name string, sub any) any) {
 	for _, k := range oneSchema {
-		if sub, ok := out[k]; ok {
-			out[k] = p.schema(sub, src+"/"+srcKey(k), dst+"/"+k)
+		if sub, ok := s[k]; ok {
+			s[k] = f(k, oneShape, "", sub)
 		}
 	}
 	for _, k := range schemaMaps {
-		sm, _ := out[k].(map[string]any)
-		for _, name := range sortedAny(sm) {
-			sm[name] = p.schema(sm[name], src+"/"+mapSource(m, k, name)+"/"+escape(name), dst+"/"+k+"/"+escape(name))
+		m, _ := s[k].(map[string]any)
+		for _, name := range sortedKeys(m) {
+			m[name] = f(k, mapShape, name, m[name])
 		}
 	}
 	for _, k := range schemaLists {
-		list, _ := out[k].([]any)
+		list, _ := s[k].([]any)
 		for i := range list {
-			list[i] = p.schema(list[i], fmt.Sprintf("%s/%s/%d", src, srcKey(k), i), fmt.Sprintf("%s/%s/%d", dst, k, i))
+			list[i] = f(k, listShape, strconv.Itoa(i), list[i])
 		}
 	}
 }
@@ -198,7 +214,7 @@ func (p *prep) dependencies(s map[string]any, path string) {
 	delete(s, "dependencies")
 	req, _ := s["dependentRequired"].(map[string]any)
 	sch, _ := s["dependentSchemas"].(map[string]any)
-	for _, k := range sortedAny(deps) {
+	for _, k := range sortedKeys(deps) {
 		v := deps[k]
 		target, kw := sch, "dependentSchemas"
 		if _, isList := v.([]any); isList {
@@ -391,7 +407,7 @@ func (p *prep) patterns(s map[string]any, path string) {
 	}
 	out := make(map[string]any, len(pp))
 	lost := false
-	for _, k := range sortedAny(pp) {
+	for _, k := range sortedKeys(pp) {
 		re, err := ecmare.Translate(k)
 		if err != nil {
 			p.note(path, "patternProperties", patternReason(k, err)+"; so are additionalProperties and unevaluatedProperties here, which depend on it")

@@ -25,25 +25,57 @@ var keywords = func() []string {
 	return ks
 }()
 
-// Keywords whose value is a subschema, a map of subschemas or an array of
-// subschemas: where ExactKeys looks for schemas inside a schema. Other
-// keywords hold data (enum, const, default, examples) whose keys are the
-// user's.
-var (
-	schemaValued = map[string]bool{
-		"items": true, "additionalProperties": true, "additionalItems": true,
-		"not": true, "if": true, "then": true, "else": true, "contains": true,
-		"propertyNames": true, "unevaluatedItems": true,
-		"unevaluatedProperties": true, "contentSchema": true,
-	}
-	exactMaps = map[string]bool{
-		"properties": true, "patternProperties": true, "$defs": true,
-		"definitions": true, "dependentSchemas": true, "dependencies": true,
-	}
-	schemaArrays = map[string]bool{
-		"allOf": true, "anyOf": true, "oneOf": true, "prefixItems": true, "items": true,
-	}
+// shape is how a keyword's value holds subschemas.
+type shape uint8
+
+const (
+	oneShape  shape = 1 << iota // a schema
+	mapShape                    // an object of schemas
+	listShape                   // an array of schemas
 )
+
+// subschemaKeywords is the one table of the keywords whose value holds
+// subschemas; other keywords hold data (enum, const, default, examples)
+// whose keys are the user's. now is the shape in 2020-12, the draft of
+// Prepare's copy; before adds the shapes of draft-04 to 2019-09
+// (array-form items, draft-07 dependencies), which ExactKeys and pointers
+// into a [jsonschema.Schema] also meet. Prepare walks them in this order.
+var subschemaKeywords = []struct {
+	name        string
+	now, before shape
+}{
+	{"not", oneShape, 0}, {"if", oneShape, 0}, {"then", oneShape, 0}, {"else", oneShape, 0},
+	{"additionalProperties", oneShape, 0}, {"propertyNames", oneShape, 0},
+	{"unevaluatedProperties", oneShape, 0}, {"contains", oneShape, 0},
+	{"unevaluatedItems", oneShape, 0}, {"contentSchema", oneShape, 0},
+	{"items", oneShape, listShape}, {"additionalItems", oneShape, 0},
+	{"properties", mapShape, 0}, {"patternProperties", mapShape, 0},
+	{"$defs", mapShape, 0}, {"definitions", mapShape, 0}, {"dependentSchemas", mapShape, 0},
+	{"dependencies", 0, mapShape},
+	{"allOf", listShape, 0}, {"anyOf", listShape, 0}, {"oneOf", listShape, 0}, {"prefixItems", listShape, 0},
+}
+
+// anyDraftShape gives each keyword of subschemaKeywords its shapes in any
+// draft: where ExactKeys looks for schemas inside a schema.
+var anyDraftShape = func() map[string]shape {
+	m := make(map[string]shape, len(subschemaKeywords))
+	for _, k := range subschemaKeywords {
+		m[k.name] = k.now | k.before
+	}
+	return m
+}()
+
+// keywordsShaped lists, in table order, the keywords whose value has
+// shape sh in 2020-12.
+func keywordsShaped(sh shape) []string {
+	var out []string
+	for _, k := range subschemaKeywords {
+		if k.now == sh {
+			out = append(out, k.name)
+		}
+	}
+	return out
+}
 
 // ExactKeys refuses a schema in which a key is a case variant of a
 // keyword the validator reads ("PROPERTIES" beside "properties",
@@ -65,7 +97,7 @@ func exactKeys(raw []byte, path string) error {
 	var seen []string
 	return jsonx.EachMember(raw, func(key, value []byte) error {
 		k := string(key)
-		at := path + "/" + escapePointer(k)
+		at := path + "/" + escape(k)
 		if isKeyword(k) {
 			for _, s := range seen {
 				if s == k {
@@ -90,19 +122,20 @@ func subschemas(k string, value []byte, at string) error {
 	if len(value) == 0 {
 		return nil
 	}
+	sh := anyDraftShape[k]
 	switch {
-	case value[0] == '[' && schemaArrays[k]:
+	case value[0] == '[' && sh&listShape != 0:
 		i := 0
 		return jsonx.EachElement(value, func(v []byte) error {
 			err := exactKeys(v, fmt.Sprintf("%s/%d", at, i))
 			i++
 			return err
 		})
-	case value[0] == '{' && exactMaps[k]:
+	case value[0] == '{' && sh&mapShape != 0:
 		return jsonx.EachMember(value, func(name, v []byte) error {
-			return exactKeys(v, at+"/"+escapePointer(string(name)))
+			return exactKeys(v, at+"/"+escape(string(name)))
 		})
-	case value[0] == '{' && schemaValued[k]:
+	case value[0] == '{' && sh&oneShape != 0:
 		return exactKeys(value, at)
 	}
 	return nil
@@ -122,12 +155,4 @@ func trimSpace(b []byte) []byte {
 		b = b[1:]
 	}
 	return b
-}
-
-// escapePointer escapes a key as a JSON Pointer token (RFC 6901).
-func escapePointer(k string) string {
-	if !strings.ContainsAny(k, "~/") {
-		return k
-	}
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(k)
 }
