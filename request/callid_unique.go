@@ -12,8 +12,7 @@ import "fmt"
 // (a version 2 state, a store's snapshot) knows the calls it encodes from
 // then on.
 type sentIDs struct {
-	byID  map[string]string // sent id → the call's own id
-	order []string          // sent ids in the order they were recorded
+	byID map[string]string // sent id → the call's own id
 }
 
 // record notes the calls of m, an encoded assistant message.
@@ -28,16 +27,7 @@ func (h *history) recordIDs(m *Message) {
 			h.ids.byID = map[string]string{}
 		}
 		h.ids.byID[sent] = id
-		h.ids.order = append(h.ids.order, sent)
 	}
-}
-
-// forgetIDs forgets the calls recorded after the first n.
-func (h *history) forgetIDs(n int) {
-	for _, sent := range h.ids.order[n:] {
-		delete(h.ids.byID, sent)
-	}
-	h.ids.order = h.ids.order[:n]
 }
 
 // checkIDsUnique refuses a call of assistant message at (m) sent under

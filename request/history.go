@@ -37,28 +37,6 @@ type history struct {
 	batch []string
 }
 
-// mark is a point in a history that [history.rewind] returns to.
-type mark struct {
-	buf, entries, nDropped int
-	last                   Role
-	pending                []string
-	ids                    int
-}
-
-func (h *history) mark() mark {
-	return mark{buf: len(h.buf), entries: len(h.entries), nDropped: h.nDropped, last: h.last, pending: slices.Clone(h.pending), ids: len(h.ids.order)}
-}
-
-func (h *history) rewind(m mark) {
-	h.buf = h.buf[:m.buf]
-	clear(h.entries[m.entries:])
-	h.entries = h.entries[:m.entries]
-	h.nDropped = m.nDropped
-	h.last = m.last
-	h.pending = append(h.pending[:0], m.pending...)
-	h.forgetIDs(m.ids)
-}
-
 // check validates msgs as the continuation of the history, without
 // changing it. Errors name the message by its index in the whole
 // conversation.
