@@ -31,21 +31,20 @@ func (h *history) recordIDs(m *Message) {
 }
 
 // checkIDsUnique refuses a call of assistant message at (m) sent under
-// the id of an earlier call of the history, or of batch (the messages
-// checked before it in the same turn, as sent id then own id pairs), with
-// another own id. It returns batch with m's calls added.
-func (h *history) checkIDsUnique(m *Message, at int, batch []string) ([]string, error) {
+// the id of an earlier call of the history, or of the messages checked
+// before it in the same turn, with another own id. batch holds, as sent id
+// then own id pairs, those messages' calls, then m's from index start
+// ([history.checkAssistant] mapped them).
+func (h *history) checkIDsUnique(m *Message, at int, batch []string, start int) error {
 	for j := range m.ToolCalls {
-		id := m.ToolCalls[j].ID
-		sent := h.enc.traits().callID(id)
+		sent, id := batch[start+2*j], batch[start+2*j+1]
 		other, ok := h.ids.byID[sent]
-		for k := 0; !ok && k < len(batch); k += 2 {
+		for k := 0; !ok && k < start+2*j; k += 2 {
 			other, ok = batch[k+1], batch[k] == sent
 		}
 		if ok && other != id {
-			return batch, fmt.Errorf("%w: messages[%d].tool_calls[%d]: id %q is sent as %q, as the earlier call %q is (provider %q's call-id rule); give the call another id", ErrInvalidMessage, at, j, id, sent, other, h.provider)
+			return fmt.Errorf("%w: messages[%d].tool_calls[%d]: id %q is sent as %q, as the earlier call %q is (provider %q's call-id rule); give the call another id", ErrInvalidMessage, at, j, id, sent, other, h.provider)
 		}
-		batch = append(batch, sent, id)
 	}
-	return batch, nil
+	return nil
 }
