@@ -12,8 +12,7 @@ import "fmt"
 // (a version 2 state, a store's snapshot) knows the calls it encodes from
 // then on.
 type sentIDs struct {
-	byID  map[string]string // sent id → the call's own id
-	order []string          // sent ids in the order they were recorded
+	byID map[string]string // sent id → the call's own id
 }
 
 // record notes the calls of m, an encoded assistant message.
@@ -28,34 +27,24 @@ func (h *history) recordIDs(m *Message) {
 			h.ids.byID = map[string]string{}
 		}
 		h.ids.byID[sent] = id
-		h.ids.order = append(h.ids.order, sent)
 	}
-}
-
-// forgetIDs forgets the calls recorded after the first n.
-func (h *history) forgetIDs(n int) {
-	for _, sent := range h.ids.order[n:] {
-		delete(h.ids.byID, sent)
-	}
-	h.ids.order = h.ids.order[:n]
 }
 
 // checkIDsUnique refuses a call of assistant message at (m) sent under
-// the id of an earlier call of the history, or of batch (the messages
-// checked before it in the same turn, as sent id then own id pairs), with
-// another own id. It returns batch with m's calls added.
-func (h *history) checkIDsUnique(m *Message, at int, batch []string) ([]string, error) {
+// the id of an earlier call of the history, or of the messages checked
+// before it in the same turn, with another own id. batch holds, as sent id
+// then own id pairs, those messages' calls, then m's from index start
+// ([history.checkAssistant] mapped them).
+func (h *history) checkIDsUnique(m *Message, at int, batch []string, start int) error {
 	for j := range m.ToolCalls {
-		id := m.ToolCalls[j].ID
-		sent := h.enc.traits().callID(id)
+		sent, id := batch[start+2*j], batch[start+2*j+1]
 		other, ok := h.ids.byID[sent]
-		for k := 0; !ok && k < len(batch); k += 2 {
+		for k := 0; !ok && k < start+2*j; k += 2 {
 			other, ok = batch[k+1], batch[k] == sent
 		}
 		if ok && other != id {
-			return batch, fmt.Errorf("%w: messages[%d].tool_calls[%d]: id %q is sent as %q, as the earlier call %q is (provider %q's call-id rule); give the call another id", ErrInvalidMessage, at, j, id, sent, other, h.provider)
+			return fmt.Errorf("%w: messages[%d].tool_calls[%d]: id %q is sent as %q, as the earlier call %q is (provider %q's call-id rule); give the call another id", ErrInvalidMessage, at, j, id, sent, other, h.provider)
 		}
-		batch = append(batch, sent, id)
 	}
-	return batch, nil
+	return nil
 }

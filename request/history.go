@@ -37,28 +37,6 @@ type history struct {
 	batch []string
 }
 
-// mark is a point in a history that [history.rewind] returns to.
-type mark struct {
-	buf, entries, nDropped int
-	last                   Role
-	pending                []string
-	ids                    int
-}
-
-func (h *history) mark() mark {
-	return mark{buf: len(h.buf), entries: len(h.entries), nDropped: h.nDropped, last: h.last, pending: slices.Clone(h.pending), ids: len(h.ids.order)}
-}
-
-func (h *history) rewind(m mark) {
-	h.buf = h.buf[:m.buf]
-	clear(h.entries[m.entries:])
-	h.entries = h.entries[:m.entries]
-	h.nDropped = m.nDropped
-	h.last = m.last
-	h.pending = append(h.pending[:0], m.pending...)
-	h.forgetIDs(m.ids)
-}
-
 // check validates msgs as the continuation of the history, without
 // changing it. Errors name the message by its index in the whole
 // conversation.
@@ -75,9 +53,10 @@ func (h *history) check(msgs []Message) error {
 		case RoleUser:
 			err = h.checkUser(m, last, at, pending)
 		case RoleAssistant:
-			pending, err = h.checkAssistant(m, last, at, pending)
+			start := len(batch)
+			pending, batch, err = h.checkAssistant(m, last, at, pending, batch)
 			if err == nil {
-				batch, err = h.checkIDsUnique(m, at, batch)
+				err = h.checkIDsUnique(m, at, batch, start)
 			}
 		case RoleTool:
 			pending, err = checkTool(m, at, pending)
@@ -124,55 +103,58 @@ func (h *history) checkUser(m *Message, last Role, at int, pending []string) err
 }
 
 // checkAssistant checks assistant message at (m) and returns pending with
-// its calls added.
-func (h *history) checkAssistant(m *Message, last Role, at int, pending []string) ([]string, error) {
+// its calls added, and batch with the id each is sent under, then its own
+// id: each id is mapped ([traits.callID]) once per check.
+func (h *history) checkAssistant(m *Message, last Role, at int, pending, batch []string) ([]string, []string, error) {
 	if m.Text == "" && len(m.ToolCalls) == 0 && len(m.Native) == 0 {
-		return pending, fmt.Errorf("%w: messages[%d]: assistant message has neither text nor tool calls", ErrInvalidMessage, at)
+		return pending, batch, fmt.Errorf("%w: messages[%d]: assistant message has neither text nor tool calls", ErrInvalidMessage, at)
 	}
 	if err := h.checkNative(m.Native); err != nil {
-		return pending, fmt.Errorf("%w: messages[%d].native%v", ErrInvalidMessage, at, err)
+		return pending, batch, fmt.Errorf("%w: messages[%d].native%v", ErrInvalidMessage, at, err)
 	}
 	if !utf8.ValidString(m.Text) {
-		return pending, fmt.Errorf("%w: messages[%d].text is not valid UTF-8", ErrInvalidMessage, at)
+		return pending, batch, fmt.Errorf("%w: messages[%d].text is not valid UTF-8", ErrInvalidMessage, at)
 	}
 	if len(pending) > 0 {
-		return pending, fmt.Errorf("%w: messages[%d]: assistant message while call %q has no result; send each call's result (role tool, call_id) first", errSequence, at, pending[0])
+		return pending, batch, fmt.Errorf("%w: messages[%d]: assistant message while call %q has no result; send each call's result (role tool, call_id) first", errSequence, at, pending[0])
 	}
 	if err := h.enc.checkOrder(m, last, at); err != nil {
-		return pending, err
+		return pending, batch, err
 	}
+	start, t := len(batch), h.enc.traits()
 	for j := range m.ToolCalls {
 		c := &m.ToolCalls[j]
 		if c.ID == "" || !utf8.ValidString(c.ID) {
-			return pending, fmt.Errorf("%w: messages[%d].tool_calls[%d]: id is empty or not valid UTF-8", ErrInvalidMessage, at, j)
+			return pending, batch, fmt.Errorf("%w: messages[%d].tool_calls[%d]: id is empty or not valid UTF-8", ErrInvalidMessage, at, j)
 		}
 		if slices.Contains(pending, c.ID) {
-			return pending, fmt.Errorf("%w: messages[%d].tool_calls[%d]: id %q is used twice", ErrInvalidMessage, at, j, c.ID)
+			return pending, batch, fmt.Errorf("%w: messages[%d].tool_calls[%d]: id %q is used twice", ErrInvalidMessage, at, j, c.ID)
 		}
-		if err := h.checkSentID(c.ID, pending, at, j); err != nil {
-			return pending, err
+		sent := t.callID(c.ID)
+		if err := h.checkSentID(c.ID, sent, batch[start:], at, j); err != nil {
+			return pending, batch, err
 		}
 		if !toolname.Valid(c.Name) {
-			return pending, fmt.Errorf("%w: messages[%d].tool_calls[%d]: name %q must match ^[a-zA-Z0-9_-]{1,64}$", ErrInvalidMessage, at, j, c.Name)
+			return pending, batch, fmt.Errorf("%w: messages[%d].tool_calls[%d]: name %q must match ^[a-zA-Z0-9_-]{1,64}$", ErrInvalidMessage, at, j, c.Name)
 		}
 		if err := checkArguments(c.Arguments); err != nil {
-			return pending, fmt.Errorf("%w: messages[%d].tool_calls[%d].arguments: %v", ErrInvalidMessage, at, j, err)
+			return pending, batch, fmt.Errorf("%w: messages[%d].tool_calls[%d].arguments: %v", ErrInvalidMessage, at, j, err)
 		}
 		pending = append(pending, c.ID)
+		batch = append(batch, sent, c.ID)
 	}
-	return pending, nil
+	return pending, batch, nil
 }
 
 // checkSentID refuses call j of message at, id, when it would be sent
-// under the same id as another call of its message (pending): an id the
-// provider refuses is sent as its alias (see [traits.callID]), and a
-// harness id could, in principle, equal another's alias.
-func (h *history) checkSentID(id string, pending []string, at, j int) error {
-	t := h.enc.traits()
-	sent := t.callID(id)
-	for _, p := range pending {
-		if t.callID(p) == sent {
-			return fmt.Errorf("%w: messages[%d].tool_calls[%d]: ids %q and %q are both sent as %q (provider %q's call-id rule); give the call another id", ErrInvalidMessage, at, j, p, id, sent, h.provider)
+// under the same id, sent, as another call of its message (earlier: sent
+// id then own id pairs): an id the provider refuses is sent as its alias
+// (see [traits.callID]), and a harness id could, in principle, equal
+// another's alias.
+func (h *history) checkSentID(id, sent string, earlier []string, at, j int) error {
+	for k := 0; k < len(earlier); k += 2 {
+		if earlier[k] == sent {
+			return fmt.Errorf("%w: messages[%d].tool_calls[%d]: ids %q and %q are both sent as %q (provider %q's call-id rule); give the call another id", ErrInvalidMessage, at, j, earlier[k+1], id, sent, h.provider)
 		}
 	}
 	return nil
