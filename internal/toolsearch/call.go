@@ -275,46 +275,65 @@ func cutSelect(q string) (string, bool) {
 	return "", false
 }
 
+// Where a name given to load is, for [Searcher.exact].
+const (
+	nowhere  = iota // not a full name the session knows
+	loadable        // a searchable tool: deferred, or announced
+	gone            // removed during the session
+	resident        // in the model's tool list already
+)
+
+// place says where name is for this call: searchable (with its tool),
+// removed, or a visible tool of the plan that is not deferred.
+func (s *Searcher) place(v view, sc *Scope, name string) (*registry.Tool, int) {
+	if t, ok := v.lookup(name); ok {
+		return t, loadable
+	}
+	if sc.removed(name) {
+		return nil, gone
+	}
+	if _, ok := s.plan.Snapshot().Tool(name); ok && s.plan.State(name) != deferral.Hidden {
+		return nil, resident
+	}
+	return nil, nowhere
+}
+
 // exact loads names. Names that are not deferred tools go down the ladder:
 // a fuzzy search with the names as queries, then a plain miss.
 func (s *Searcher) exact(ctx context.Context, w *writer, v view, names []string, limit int) error {
 	var found []*registry.Tool
-	var missing, resident, removed, unclear []string
+	var missing, residents, removed, unclear []string
 	seen := map[string]bool{}
 	for _, n := range names {
 		if seen[n] {
 			continue
 		}
 		seen[n] = true
-		if t, ok := v.lookup(n); ok {
-			found = append(found, t)
-			continue
-		}
-		if w.sc.removed(n) {
-			removed = append(removed, n)
-			continue
-		}
-		if _, ok := s.plan.Snapshot().Tool(n); ok && s.plan.State(n) != deferral.Hidden {
-			resident = append(resident, n)
-			continue
-		}
-		switch c := s.candidates(n, w.sc.Announced); len(c) {
-		case 0:
-			missing = append(missing, n)
-		case 1: // a short name: from here on, the full name
-			if seen[c[0]] {
+		t, where := s.place(v, &w.sc, n)
+		if where == nowhere {
+			switch c := s.candidates(n, w.sc.Announced); len(c) {
+			case 0:
+				missing = append(missing, n)
+				continue
+			case 1: // a short name: from here on, the full name
+				if seen[c[0]] {
+					continue
+				}
+				n = c[0]
+				seen[n] = true
+				t, where = s.place(v, &w.sc, n)
+			default:
+				unclear = append(unclear, ambiguous(n, c))
 				continue
 			}
-			seen[c[0]] = true
-			if t, ok := v.lookup(c[0]); ok {
-				found = append(found, t)
-			} else if w.sc.removed(c[0]) {
-				removed = append(removed, c[0])
-			} else {
-				resident = append(resident, c[0])
-			}
-		default:
-			unclear = append(unclear, ambiguous(n, c))
+		}
+		switch where {
+		case loadable:
+			found = append(found, t)
+		case gone:
+			removed = append(removed, n)
+		default: // a short name's tool is visible: resident if not searchable
+			residents = append(residents, n)
 		}
 	}
 	if len(found) > 0 {
@@ -324,7 +343,7 @@ func (s *Searcher) exact(ctx context.Context, w *writer, v view, names []string,
 		}
 		w.hits(found, shapes, "")
 	}
-	for _, n := range resident {
+	for _, n := range residents {
 		fmt.Fprintf(&w.b, "%s is not deferred: it is already in your tool list, call it directly.\n", n)
 	}
 	for _, n := range removed {
@@ -334,7 +353,7 @@ func (s *Searcher) exact(ctx context.Context, w *writer, v view, names []string,
 		w.b.WriteString(u)
 		w.b.WriteByte('\n')
 	}
-	w.unsure = len(unclear) > 0 && len(found)+len(resident)+len(missing)+len(removed) == 0
+	w.unsure = len(unclear) > 0 && len(found)+len(residents)+len(missing)+len(removed) == 0
 	if len(missing) == 0 {
 		return nil
 	}
