@@ -99,11 +99,7 @@ func (s *Searcher) parseArgs(raw json.RawMessage) (args, *registry.Result) {
 		}
 		var out []string
 		for _, n := range ns {
-			for _, p := range strings.Split(n, ",") {
-				if p = strings.TrimSpace(p); p != "" {
-					out = append(out, p)
-				}
-			}
+			out = appendNames(out, n)
 		}
 		if len(out) == 0 {
 			return fail(invalid("\"tool_names\" is empty: list the exact names to load, e.g. {\"tool_names\": [\"mcp__github__create_issue\"]}."))
@@ -121,6 +117,17 @@ func (s *Searcher) parseArgs(raw json.RawMessage) (args, *registry.Result) {
 		a.limit, a.hasLimit = min(int(f), s.opts.ResultLimit), true
 	}
 	return a, nil
+}
+
+// appendNames appends the names of a comma-separated list, trimmed, to
+// dst; empty entries are dropped.
+func appendNames(dst []string, list string) []string {
+	for _, n := range strings.Split(list, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			dst = append(dst, n)
+		}
+	}
+	return dst
 }
 
 func isNull(v json.RawMessage) bool { return string(bytes.TrimSpace(v)) == "null" }
@@ -218,11 +225,7 @@ func (s *Searcher) Call(ctx context.Context, args json.RawMessage, sc Scope) reg
 	exact = a.names
 	for _, q := range a.queries {
 		if rest, ok := cutSelect(q); ok {
-			for _, n := range strings.Split(rest, ",") {
-				if n = strings.TrimSpace(n); n != "" {
-					exact = append(exact, n)
-				}
-			}
+			exact = appendNames(exact, rest)
 			continue
 		}
 		fuzzy = append(fuzzy, q)
