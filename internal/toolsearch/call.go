@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -61,7 +62,7 @@ func (s *Searcher) parseArgs(raw json.RawMessage) (args, *registry.Result) {
 		}
 	}
 	if len(unknown) > 0 {
-		sortStrings(unknown)
+		slices.Sort(unknown)
 		return fail(invalid("unknown parameter %s; the parameters are \"queries\", \"tool_names\" and \"limit\".", strings.Join(unknown, ", ")))
 	}
 	qv, hasQ := m["queries"]
@@ -530,8 +531,7 @@ func (w *writer) miss(queries []string) {
 	}
 	w.b.WriteString(". Deferred tools are listed by name in tool_search's description.\n")
 	if len(w.sc.Pending) > 0 {
-		p := append([]string(nil), w.sc.Pending...)
-		sortStrings(p)
+		p := slices.Sorted(slices.Values(w.sc.Pending))
 		fmt.Fprintf(&w.b, "MCP %s still connecting: %s. %s not searchable yet; try again shortly.\n",
 			plural(len(p), "server", "servers"), strings.Join(p, ", "), plural(len(p), "Its tools are", "Their tools are"))
 	}
