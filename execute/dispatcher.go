@@ -118,24 +118,8 @@ func errResult(text string) registry.Result { return registry.Result{Text: text,
 // error results, never panics.
 func (d *Dispatcher) callTool(ctx context.Context, s dispatch.Session, name string, args json.RawMessage) (res registry.Result) {
 	c := &call{s: s, target: name, id: clip(callID(ctx), 200)}
-	if o := d.opts.Observer; o != nil {
-		ctx = d.begin(ctx, s, name, c.id)
-		// Registered first, so it runs last: it sees the final result.
-		defer func() { d.end(ctx, res) }()
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			ev := c.event(eventHostError)
-			ev.Detail = fmt.Sprintf("panic in the dispatch pipeline: %v", r)
-			d.emit(ctx, c.scrub(ev))
-			res = errResult(fmt.Sprintf("The call of %q failed inside the harness's tool dispatcher; nothing more is known. Retry once, or use another tool.", clip(c.target, 80)))
-		}
-		// Every text the model reads is valid UTF-8 (the next request
-		// body must encode it) and opens or closes none of the host's
-		// tags, whoever wrote it: the handler, a hook, or a message that
-		// quotes the model's own words.
-		res.Text = safeText(res.Text)
-	}()
+	ctx = d.begin(ctx, s, name, c.id)
+	defer d.settle(ctx, c, &res, false)
 	if s == nil {
 		d.emit(ctx, Event{Kind: eventHostError, Tool: clip(name, 80), Detail: "nil session"})
 		return errResult("The harness called the tool dispatcher without a session; this is not fixable by changing the call.")
@@ -162,6 +146,34 @@ func (d *Dispatcher) callTool(ctx context.Context, s dispatch.Session, name stri
 		}
 	}
 	return d.dispatch(ctx, c, params, shape)
+}
+
+// settle closes every dispatch ([Dispatcher.callTool], [Dispatcher.search]);
+// deferred right after [Dispatcher.begin], so that it runs last. A panic
+// becomes a host-error event and an error result; every text the model
+// reads is valid UTF-8 (the next request body must encode it) and opens or
+// closes none of the host's tags, whoever wrote it: the handler, a hook, or
+// a message that quotes the model's own words. The observer's End comes
+// last and sees the final result, even when reporting a panic panics.
+// search picks the panic's wording; a func parameter for it would move c
+// to the heap on every call.
+func (d *Dispatcher) settle(ctx context.Context, c *call, res *registry.Result, search bool) {
+	if d.opts.Observer != nil {
+		defer func() { d.end(ctx, *res) }()
+	}
+	if r := recover(); r != nil {
+		ev := c.event(eventHostError)
+		if search {
+			ev.Detail = fmt.Sprintf("panic in tool_search: %v", r)
+			d.emit(ctx, c.scrub(ev))
+			*res = errResult("tool_search failed inside the harness; nothing more is known. Retry once, or call a tool you already know.")
+		} else {
+			ev.Detail = fmt.Sprintf("panic in the dispatch pipeline: %v", r)
+			d.emit(ctx, c.scrub(ev))
+			*res = errResult(fmt.Sprintf("The call of %q failed inside the harness's tool dispatcher; nothing more is known. Retry once, or use another tool.", clip(c.target, 80)))
+		}
+	}
+	res.Text = safeText(res.Text)
 }
 
 // badInput answers arguments that name no tool usably.

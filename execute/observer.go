@@ -36,8 +36,12 @@ type Dispatch struct {
 	CallID string
 }
 
-// begin starts observing a dispatch; s may be nil.
+// begin starts observing a dispatch, when there is an observer; s may be
+// nil.
 func (d *Dispatcher) begin(ctx context.Context, s dispatch.Session, name, id string) context.Context {
+	if d.opts.Observer == nil {
+		return ctx
+	}
 	dp := Dispatch{Name: clip(name, 80), CallID: id}
 	if s != nil {
 		dp.Session = s.ID()

@@ -23,19 +23,8 @@ import (
 func (d *Dispatcher) search(ctx context.Context, s dispatch.Session, args json.RawMessage, run dispatch.SearchFunc) (res registry.Result) {
 	name := registry.ToolSearchName
 	c := &call{s: s, target: name, id: clip(callID(ctx), 200)}
-	if o := d.opts.Observer; o != nil {
-		ctx = d.begin(ctx, s, name, c.id)
-		defer func() { d.end(ctx, res) }()
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			ev := c.event(eventHostError)
-			ev.Detail = fmt.Sprintf("panic in tool_search: %v", r)
-			d.emit(ctx, ev)
-			res = errResult("tool_search failed inside the harness; nothing more is known. Retry once, or call a tool you already know.")
-		}
-		res.Text = safeText(res.Text)
-	}()
+	ctx = d.begin(ctx, s, name, c.id)
+	defer d.settle(ctx, c, &res, true)
 	if s == nil || run == nil {
 		d.emit(ctx, Event{Kind: eventHostError, Tool: name, Detail: "nil session or search function"})
 		return errResult("The harness called tool_search without a session; this is not fixable by changing the call.")

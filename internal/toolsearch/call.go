@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -61,7 +62,7 @@ func (s *Searcher) parseArgs(raw json.RawMessage) (args, *registry.Result) {
 		}
 	}
 	if len(unknown) > 0 {
-		sortStrings(unknown)
+		slices.Sort(unknown)
 		return fail(invalid("unknown parameter %s; the parameters are \"queries\", \"tool_names\" and \"limit\".", strings.Join(unknown, ", ")))
 	}
 	qv, hasQ := m["queries"]
@@ -99,11 +100,7 @@ func (s *Searcher) parseArgs(raw json.RawMessage) (args, *registry.Result) {
 		}
 		var out []string
 		for _, n := range ns {
-			for _, p := range strings.Split(n, ",") {
-				if p = strings.TrimSpace(p); p != "" {
-					out = append(out, p)
-				}
-			}
+			out = appendNames(out, n)
 		}
 		if len(out) == 0 {
 			return fail(invalid("\"tool_names\" is empty: list the exact names to load, e.g. {\"tool_names\": [\"mcp__github__create_issue\"]}."))
@@ -121,6 +118,17 @@ func (s *Searcher) parseArgs(raw json.RawMessage) (args, *registry.Result) {
 		a.limit, a.hasLimit = min(int(f), s.opts.ResultLimit), true
 	}
 	return a, nil
+}
+
+// appendNames appends the names of a comma-separated list, trimmed, to
+// dst; empty entries are dropped.
+func appendNames(dst []string, list string) []string {
+	for _, n := range strings.Split(list, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			dst = append(dst, n)
+		}
+	}
+	return dst
 }
 
 func isNull(v json.RawMessage) bool { return string(bytes.TrimSpace(v)) == "null" }
@@ -218,11 +226,7 @@ func (s *Searcher) Call(ctx context.Context, args json.RawMessage, sc Scope) reg
 	exact = a.names
 	for _, q := range a.queries {
 		if rest, ok := cutSelect(q); ok {
-			for _, n := range strings.Split(rest, ",") {
-				if n = strings.TrimSpace(n); n != "" {
-					exact = append(exact, n)
-				}
-			}
+			exact = appendNames(exact, rest)
 			continue
 		}
 		fuzzy = append(fuzzy, q)
@@ -275,46 +279,65 @@ func cutSelect(q string) (string, bool) {
 	return "", false
 }
 
+// Where a name given to load is, for [Searcher.exact].
+const (
+	nowhere  = iota // not a full name the session knows
+	loadable        // a searchable tool: deferred, or announced
+	gone            // removed during the session
+	resident        // in the model's tool list already
+)
+
+// place says where name is for this call: searchable (with its tool),
+// removed, or a visible tool of the plan that is not deferred.
+func (s *Searcher) place(v view, sc *Scope, name string) (*registry.Tool, int) {
+	if t, ok := v.lookup(name); ok {
+		return t, loadable
+	}
+	if sc.removed(name) {
+		return nil, gone
+	}
+	if _, ok := s.plan.Snapshot().Tool(name); ok && s.plan.State(name) != deferral.Hidden {
+		return nil, resident
+	}
+	return nil, nowhere
+}
+
 // exact loads names. Names that are not deferred tools go down the ladder:
 // a fuzzy search with the names as queries, then a plain miss.
 func (s *Searcher) exact(ctx context.Context, w *writer, v view, names []string, limit int) error {
 	var found []*registry.Tool
-	var missing, resident, removed, unclear []string
+	var missing, residents, removed, unclear []string
 	seen := map[string]bool{}
 	for _, n := range names {
 		if seen[n] {
 			continue
 		}
 		seen[n] = true
-		if t, ok := v.lookup(n); ok {
-			found = append(found, t)
-			continue
-		}
-		if w.sc.removed(n) {
-			removed = append(removed, n)
-			continue
-		}
-		if _, ok := s.plan.Snapshot().Tool(n); ok && s.plan.State(n) != deferral.Hidden {
-			resident = append(resident, n)
-			continue
-		}
-		switch c := s.candidates(n, w.sc.Announced); len(c) {
-		case 0:
-			missing = append(missing, n)
-		case 1: // a short name: from here on, the full name
-			if seen[c[0]] {
+		t, where := s.place(v, &w.sc, n)
+		if where == nowhere {
+			switch c := s.candidates(n, w.sc.Announced); len(c) {
+			case 0:
+				missing = append(missing, n)
+				continue
+			case 1: // a short name: from here on, the full name
+				if seen[c[0]] {
+					continue
+				}
+				n = c[0]
+				seen[n] = true
+				t, where = s.place(v, &w.sc, n)
+			default:
+				unclear = append(unclear, ambiguous(n, c))
 				continue
 			}
-			seen[c[0]] = true
-			if t, ok := v.lookup(c[0]); ok {
-				found = append(found, t)
-			} else if w.sc.removed(c[0]) {
-				removed = append(removed, c[0])
-			} else {
-				resident = append(resident, c[0])
-			}
-		default:
-			unclear = append(unclear, ambiguous(n, c))
+		}
+		switch where {
+		case loadable:
+			found = append(found, t)
+		case gone:
+			removed = append(removed, n)
+		default: // a short name's tool is visible: resident if not searchable
+			residents = append(residents, n)
 		}
 	}
 	if len(found) > 0 {
@@ -324,7 +347,7 @@ func (s *Searcher) exact(ctx context.Context, w *writer, v view, names []string,
 		}
 		w.hits(found, shapes, "")
 	}
-	for _, n := range resident {
+	for _, n := range residents {
 		fmt.Fprintf(&w.b, "%s is not deferred: it is already in your tool list, call it directly.\n", n)
 	}
 	for _, n := range removed {
@@ -334,7 +357,7 @@ func (s *Searcher) exact(ctx context.Context, w *writer, v view, names []string,
 		w.b.WriteString(u)
 		w.b.WriteByte('\n')
 	}
-	w.unsure = len(unclear) > 0 && len(found)+len(resident)+len(missing)+len(removed) == 0
+	w.unsure = len(unclear) > 0 && len(found)+len(residents)+len(missing)+len(removed) == 0
 	if len(missing) == 0 {
 		return nil
 	}
@@ -508,8 +531,7 @@ func (w *writer) miss(queries []string) {
 	}
 	w.b.WriteString(". Deferred tools are listed by name in tool_search's description.\n")
 	if len(w.sc.Pending) > 0 {
-		p := append([]string(nil), w.sc.Pending...)
-		sortStrings(p)
+		p := slices.Sorted(slices.Values(w.sc.Pending))
 		fmt.Fprintf(&w.b, "MCP %s still connecting: %s. %s not searchable yet; try again shortly.\n",
 			plural(len(p), "server", "servers"), strings.Join(p, ", "), plural(len(p), "Its tools are", "Their tools are"))
 	}

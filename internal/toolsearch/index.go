@@ -66,7 +66,7 @@ func buildIndex(plan *deferral.Plan, o *Options) string {
 		}
 		plain = append(plain, t.Name)
 	}
-	sortStrings(plain)
+	slices.Sort(plain)
 	hasTools := map[string]bool{}
 	for _, t := range snap.Tools() {
 		hasTools[t.Group] = true
@@ -80,7 +80,7 @@ func buildIndex(plan *deferral.Plan, o *Options) string {
 		if len(names) == 0 && hasTools[g.Name] {
 			continue
 		}
-		sortStrings(names)
+		slices.Sort(names)
 		header := toolname.MCPPrefix + g.Name + ":"
 		if d := sanitize(g.Description, o.DescriptionLimit); d != "" {
 			header += " " + d
@@ -138,5 +138,3 @@ func plural(n int, one, many string) string {
 func sanitize(s string, limit int) string {
 	return truncate(tagsafe.Neutralize(collapse(strings.ToValidUTF8(s, ""))), limit)
 }
-
-func sortStrings(s []string) { slices.Sort(s) }
