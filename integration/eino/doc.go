@@ -14,7 +14,7 @@
 // on every model call: a deferred tool is loaded by tool_search's answer and
 // called through defer_execute, and the list does not move.
 //
-//	a, err := eino.New(session) // request.Anthropic or request.OpenAIChat, Portable search
+//	a, err := eino.New(session) // any of the three encoders, Portable search
 //	agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{
 //		Name: "assistant", Description: "…", Model: chatModel,
 //		ToolsConfig: a.ToolsConfig(),                        // the session's tools; other names go to Session.Call too
@@ -22,7 +22,7 @@
 //	})
 //
 // The agent's Instruction is the session's system text ([Adapter.Middleware]
-// sets it when the agent's is empty): with Chat Completions the name index
+// sets it when the agent's is empty): with the OpenAI encoders the name index
 // rides there. A result the dispatcher marks as an error reaches the model
 // as its text (eino's tool messages carry no error flag), never as a Go
 // error, so a refused call does not end the agent's run.

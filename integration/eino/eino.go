@@ -29,8 +29,8 @@ type Adapter struct {
 }
 
 // New adapts s. The session must use the portable tool search
-// (request.Portable, the default) and the Anthropic or Chat Completions
-// encoder, whose tools[] this reads; otherwise New returns an error wrapping
+// (request.Portable, the default) and the Anthropic, Chat Completions or
+// Responses encoder, whose tools[] this reads; otherwise New returns an error wrapping
 // errors.ErrUnsupported.
 func New(s *request.Session) (*Adapter, error) {
 	system, defs, err := shelftools.Read(s)
@@ -71,7 +71,7 @@ func (a *Adapter) ToolsConfig() adk.ToolsConfig {
 }
 
 // Instruction returns the session's system text: its System and
-// SystemItems, and with Chat Completions the name index.
+// SystemItems, and with the OpenAI encoders the name index.
 func (a *Adapter) Instruction() string { return a.system }
 
 // Middleware returns the ChatModelAgent middleware that fixes the tool list:

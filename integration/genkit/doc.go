@@ -6,7 +6,7 @@
 // hooks) with the model's call reference, and every model call of genkit's
 // generate loop is sent the session's frozen tool list and system text.
 //
-//	a, err := genkit.New(session) // request.Anthropic or request.OpenAIChat, Portable search
+//	a, err := genkit.New(session) // any of the three encoders, Portable search
 //	resp, err := gk.Generate(ctx, g, ai.WithModel(m), ai.WithPrompt(question), ai.WithUse(a.Middleware()))
 //
 // Why the middleware owns the list: genkit builds a request's tool

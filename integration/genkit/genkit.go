@@ -25,8 +25,8 @@ type Adapter struct {
 }
 
 // New adapts s. The session must use the portable tool search
-// (request.Portable, the default) and the Anthropic or Chat Completions
-// encoder, whose tools[] this reads; otherwise New returns an error wrapping
+// (request.Portable, the default) and the Anthropic, Chat Completions or
+// Responses encoder, whose tools[] this reads; otherwise New returns an error wrapping
 // errors.ErrUnsupported.
 func New(s *request.Session) (*Adapter, error) {
 	system, defs, err := shelftools.Read(s)

@@ -30,30 +30,34 @@ type Tool struct {
 
 // Read returns the session's system text and tool definitions. The session
 // must use the portable tool search (the default) with the Anthropic
-// Messages or OpenAI Chat Completions encoder, whose tools[] carry plain
-// function definitions; anything else is an error wrapping
+// Messages, OpenAI Chat Completions or Responses encoder, whose tools[]
+// carry plain function definitions; anything else is an error wrapping
 // errors.ErrUnsupported.
 func Read(s *request.Session) (system string, tools []Tool, err error) {
 	prefix := s.Prefix()
 	// The prefix stops inside "messages":[ (after the system message on
-	// Chat Completions): closing the array and the object makes it a
+	// Chat Completions) or "input":[ (Responses): closing the array and the object makes it a
 	// document.
 	doc := make([]byte, 0, len(prefix)+2)
 	doc = append(append(doc, prefix...), "]}"...)
 	var body struct {
-		System   json.RawMessage   `json:"system"`
-		Tools    []json.RawMessage `json:"tools"`
-		Messages []struct {
+		System       json.RawMessage   `json:"system"`
+		Instructions json.RawMessage   `json:"instructions"`
+		Tools        []json.RawMessage `json:"tools"`
+		Messages     []struct {
 			Role    string          `json:"role"`
 			Content json.RawMessage `json:"content"`
 		} `json:"messages"`
 	}
 	if err := json.Unmarshal(doc, &body); err != nil {
-		return "", nil, fmt.Errorf("session prefix is not an Anthropic or Chat Completions body: %w", errors.ErrUnsupported)
+		return "", nil, fmt.Errorf("session prefix is not an Anthropic, Chat Completions or Responses body: %w", errors.ErrUnsupported)
 	}
-	system, err = readSystem(body.System)
-	if err != nil {
-		return "", nil, err
+	for _, raw := range []json.RawMessage{body.System, body.Instructions} {
+		text, err := readSystem(raw)
+		if err != nil {
+			return "", nil, err
+		}
+		system = joinText(system, text)
 	}
 	for _, m := range body.Messages {
 		if m.Role != "system" && m.Role != "developer" {
@@ -115,8 +119,9 @@ func joinText(a, b string) string {
 }
 
 // readTool reads one tools[] entry: Anthropic's {name, description,
-// input_schema} or Chat Completions' {type: function, function: {name,
-// description, parameters}}. A provider's own tool (native tool search)
+// input_schema}, Chat Completions' {type: function, function: {name,
+// description, parameters}} or Responses' {type: function, name,
+// description, parameters}. A provider's own tool (native tool search)
 // has neither and is refused.
 func readTool(raw json.RawMessage) (Tool, error) {
 	var e struct {
@@ -124,6 +129,7 @@ func readTool(raw json.RawMessage) (Tool, error) {
 		Name        string          `json:"name"`
 		Description string          `json:"description"`
 		InputSchema json.RawMessage `json:"input_schema"`
+		Parameters  json.RawMessage `json:"parameters"`
 		Function    *struct {
 			Name        string          `json:"name"`
 			Description string          `json:"description"`
@@ -134,6 +140,9 @@ func readTool(raw json.RawMessage) (Tool, error) {
 		return Tool{}, fmt.Errorf("session tool: %w", errors.ErrUnsupported)
 	}
 	t := Tool{Name: e.Name, Description: e.Description, Schema: e.InputSchema}
+	if len(t.Schema) == 0 {
+		t.Schema = e.Parameters
+	}
 	if e.Function != nil {
 		t = Tool{Name: e.Function.Name, Description: e.Function.Description, Schema: e.Function.Parameters}
 	}
