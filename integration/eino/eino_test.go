@@ -392,3 +392,33 @@ func (e *einoTool) Info(context.Context) (*schema.ToolInfo, error) { return e.in
 func (e *einoTool) InvokableRun(_ context.Context, args string, _ ...tool.Option) (string, error) {
 	return e.h.run(e.info.Name, json.RawMessage(args)), nil
 }
+
+// TestDirectDeferredCall: a deferred tool called by its own name is not one
+// of eino's tools; ToolsConfig's unknown-tool handler sends it to the
+// session, whose dispatcher answers it (not loaded yet: it does not run) and
+// the run goes on.
+func TestDirectDeferredCall(t *testing.T) {
+	ctx := context.Background()
+	h := &handlers{}
+	var seen []execute.Call
+	a, err := shelfeino.New(shelf(t, h, &seen))
+	require.NoError(t, err)
+	var answered string
+	m := &scripted{steps: []func([]*schema.Message) (*schema.Message, error){
+		func([]*schema.Message) (*schema.Message, error) {
+			return toolCall("call_1", "get_weather", `{"city":"Paris"}`), nil
+		},
+		func(in []*schema.Message) (*schema.Message, error) {
+			got, err := lastTool(in)
+			answered = got
+			return schema.AssistantMessage("done", nil), err
+		},
+	}}
+	agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "assistant", Description: "answers questions",
+		Model: m, ToolsConfig: a.ToolsConfig(), Handlers: []adk.ChatModelAgentMiddleware{a.Middleware()}})
+	require.NoError(t, err)
+	assert.Equal(t, "done", run(t, ctx, agent))
+	assert.Empty(t, h.calls, "the handler did not run")
+	assert.Contains(t, answered, `Tool "get_weather" is deferred and its schema had not been loaded`)
+	t.Logf("the dispatcher's answer: %s", answered)
+}
