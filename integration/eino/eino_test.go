@@ -422,3 +422,27 @@ func TestDirectDeferredCall(t *testing.T) {
 	assert.Contains(t, answered, `Tool "get_weather" is deferred and its schema had not been loaded`)
 	t.Logf("the dispatcher's answer: %s", answered)
 }
+
+// TestSameListAnyOrder: sessions over the same tools registered in
+// different orders give eino the same tool list, byte for byte — what a
+// provider caches does not depend on registration order or the process.
+func TestSameListAnyOrder(t *testing.T) {
+	var first string
+	for i := range 5 {
+		var seen []execute.Call
+		a, err := shelfeino.New(shelf(t, &handlers{}, &seen)) // shelf shuffles the registration order
+		require.NoError(t, err)
+		var infos []*schema.ToolInfo
+		for _, tl := range a.Tools() {
+			info, err := tl.Info(context.Background())
+			require.NoError(t, err)
+			infos = append(infos, info)
+		}
+		got := listJSON(t, infos)
+		if i == 0 {
+			first = got
+			continue
+		}
+		assert.Equal(t, first, got, "session %d", i+1)
+	}
+}

@@ -308,3 +308,26 @@ func TestGenkitValidation(t *testing.T) {
 	assert.False(t, ran)
 	assert.Len(t, m.lists, 1, "the model never saw the failure")
 }
+
+// TestSameListAnyOrder: sessions over the same tools registered in
+// different orders send the model the same tool list through genkit.
+func TestSameListAnyOrder(t *testing.T) {
+	ctx := context.Background()
+	g := gk.Init(ctx)
+	m := &scripted{}
+	for range 5 {
+		m.steps = append(m.steps, func(*ai.Message) (*ai.Message, error) { return ai.NewModelTextMessage("ok"), nil })
+	}
+	model := define(t, g, "test/order", m)
+	for range 5 {
+		var seen []string
+		a, err := shelfgenkit.New(shelf(t, &handlers{}, &seen)) // shelf shuffles the registration order
+		require.NoError(t, err)
+		_, err = gk.Generate(ctx, g, ai.WithModel(model), ai.WithPrompt(task), ai.WithUse(a.Middleware()))
+		require.NoError(t, err)
+	}
+	require.Len(t, m.lists, 5)
+	for i, l := range m.lists {
+		assert.Equal(t, m.lists[0], l, "session %d", i+1)
+	}
+}
