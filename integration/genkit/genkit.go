@@ -25,9 +25,9 @@ type Adapter struct {
 }
 
 // New adapts s. The session must use the portable tool search
-// (request.Portable, the default) and the Anthropic, Chat Completions or
-// Responses encoder, whose tools[] this reads; otherwise New returns an error wrapping
-// errors.ErrUnsupported.
+// (request.Portable, the default) and an encoder whose tools[] carry plain
+// function definitions (Anthropic, Chat Completions, Responses, Gemini);
+// otherwise New returns an error wrapping errors.ErrUnsupported.
 func New(s *request.Session) (*Adapter, error) {
 	system, defs, err := shelftools.Read(s)
 	if err != nil {

@@ -30,40 +30,45 @@ type Tool struct {
 
 // Read returns the session's system text and tool definitions. The session
 // must use the portable tool search (the default) with the Anthropic
-// Messages, OpenAI Chat Completions or Responses encoder, whose tools[]
-// carry plain function definitions; anything else is an error wrapping
-// errors.ErrUnsupported.
+// Messages, OpenAI Chat Completions or Responses encoder, or Gemini's
+// generateContent shape, whose tools[] carry plain function definitions;
+// anything else is an error wrapping errors.ErrUnsupported.
 func Read(s *request.Session) (system string, tools []Tool, err error) {
-	prefix := s.Prefix()
-	// The prefix stops inside "messages":[ (after the system message on
-	// Chat Completions) or "input":[ (Responses): closing the array and the object makes it a
-	// document.
+	return parse(s.Prefix())
+}
+
+// parse reads a prefix. It stops inside "messages":[ (after the system
+// message on Chat Completions), "input":[ (Responses) or "contents":[
+// (Gemini): closing the array and the object makes it a document.
+func parse(prefix []byte) (system string, tools []Tool, err error) {
 	doc := make([]byte, 0, len(prefix)+2)
 	doc = append(append(doc, prefix...), "]}"...)
 	var body struct {
-		System       json.RawMessage   `json:"system"`
-		Instructions json.RawMessage   `json:"instructions"`
-		Tools        []json.RawMessage `json:"tools"`
-		Messages     []struct {
+		System            json.RawMessage `json:"system"`
+		Instructions      json.RawMessage `json:"instructions"`
+		SystemInstruction *struct {
+			Parts json.RawMessage `json:"parts"`
+		} `json:"systemInstruction"`
+		Tools    []json.RawMessage `json:"tools"`
+		Messages []struct {
 			Role    string          `json:"role"`
 			Content json.RawMessage `json:"content"`
 		} `json:"messages"`
 	}
 	if err := json.Unmarshal(doc, &body); err != nil {
-		return "", nil, fmt.Errorf("session prefix is not an Anthropic, Chat Completions or Responses body: %w", errors.ErrUnsupported)
+		return "", nil, fmt.Errorf("session prefix is not an Anthropic, OpenAI or Gemini body: %w", errors.ErrUnsupported)
 	}
-	for _, raw := range []json.RawMessage{body.System, body.Instructions} {
-		text, err := readSystem(raw)
-		if err != nil {
-			return "", nil, err
-		}
-		system = joinText(system, text)
+	texts := []json.RawMessage{body.System, body.Instructions}
+	if body.SystemInstruction != nil {
+		texts = append(texts, body.SystemInstruction.Parts)
 	}
 	for _, m := range body.Messages {
-		if m.Role != "system" && m.Role != "developer" {
-			continue
+		if m.Role == "system" || m.Role == "developer" {
+			texts = append(texts, m.Content)
 		}
-		text, err := readSystem(m.Content)
+	}
+	for _, raw := range texts {
+		text, err := readSystem(raw)
 		if err != nil {
 			return "", nil, err
 		}
@@ -71,6 +76,19 @@ func Read(s *request.Session) (system string, tools []Tool, err error) {
 	}
 	tools = make([]Tool, 0, len(body.Tools))
 	for _, raw := range body.Tools {
+		var g struct {
+			FunctionDeclarations []json.RawMessage `json:"functionDeclarations"`
+		}
+		if err := json.Unmarshal(raw, &g); err == nil && len(g.FunctionDeclarations) > 0 {
+			for _, d := range g.FunctionDeclarations {
+				t, err := readTool(d)
+				if err != nil {
+					return "", nil, err
+				}
+				tools = append(tools, t)
+			}
+			continue
+		}
 		t, err := readTool(raw)
 		if err != nil {
 			return "", nil, err
@@ -91,19 +109,21 @@ func readSystem(raw json.RawMessage) (string, error) {
 		err := json.Unmarshal(raw, &s)
 		return s, err
 	}
+	// Anthropic's blocks are {"type":"text","text":…}, Gemini's parts
+	// {"text":…}.
 	var blocks []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
+		Type *string `json:"type"`
+		Text *string `json:"text"`
 	}
 	if err := json.Unmarshal(raw, &blocks); err != nil {
 		return "", fmt.Errorf("session system text: %w", errors.ErrUnsupported)
 	}
 	var text string
 	for _, b := range blocks {
-		if b.Type != "text" {
-			return "", fmt.Errorf("session system block %q: %w", b.Type, errors.ErrUnsupported)
+		if b.Text == nil || (b.Type != nil && *b.Type != "text") {
+			return "", fmt.Errorf("session system block: not text: %w", errors.ErrUnsupported)
 		}
-		text = joinText(text, b.Text)
+		text = joinText(text, *b.Text)
 	}
 	return text, nil
 }
@@ -120,8 +140,9 @@ func joinText(a, b string) string {
 
 // readTool reads one tools[] entry: Anthropic's {name, description,
 // input_schema}, Chat Completions' {type: function, function: {name,
-// description, parameters}} or Responses' {type: function, name,
-// description, parameters}. A provider's own tool (native tool search)
+// description, parameters}}, Responses' {type: function, name,
+// description, parameters} or a Gemini function declaration {name,
+// description, parametersJsonSchema or parameters}. A provider's own tool (native tool search)
 // has neither and is refused.
 func readTool(raw json.RawMessage) (Tool, error) {
 	var e struct {
@@ -130,6 +151,7 @@ func readTool(raw json.RawMessage) (Tool, error) {
 		Description string          `json:"description"`
 		InputSchema json.RawMessage `json:"input_schema"`
 		Parameters  json.RawMessage `json:"parameters"`
+		JSONSchema  json.RawMessage `json:"parametersJsonSchema"`
 		Function    *struct {
 			Name        string          `json:"name"`
 			Description string          `json:"description"`
@@ -140,8 +162,10 @@ func readTool(raw json.RawMessage) (Tool, error) {
 		return Tool{}, fmt.Errorf("session tool: %w", errors.ErrUnsupported)
 	}
 	t := Tool{Name: e.Name, Description: e.Description, Schema: e.InputSchema}
-	if len(t.Schema) == 0 {
-		t.Schema = e.Parameters
+	for _, alt := range []json.RawMessage{e.Parameters, e.JSONSchema} {
+		if len(t.Schema) == 0 {
+			t.Schema = alt
+		}
 	}
 	if e.Function != nil {
 		t = Tool{Name: e.Function.Name, Description: e.Function.Description, Schema: e.Function.Parameters}

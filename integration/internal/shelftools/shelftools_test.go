@@ -63,3 +63,37 @@ func TestReadRefusesNative(t *testing.T) {
 	require.Error(t, err)
 	assert.True(t, errors.Is(err, errors.ErrUnsupported), "%v", err)
 }
+
+// TestParseGemini reads a prefix in the shape of Gemini's generateContent
+// request (systemInstruction.parts, tools[].functionDeclarations with
+// parametersJsonSchema, then "contents":[), the shape of issue 36's
+// request.Gemini encoder, which is not on this branch: written by hand.
+func TestParseGemini(t *testing.T) {
+	prefix := `{"systemInstruction":{"parts":[{"text":"Be brief."},{"text":"<available_deferred_tools>\nget_weather\n</available_deferred_tools>"}]},` +
+		`"tools":[{"functionDeclarations":[{"name":"read_file","description":"Read a file.","parametersJsonSchema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}},` +
+		`{"name":"tool_search","description":"Load deferred tools.","parametersJsonSchema":{"type":"object","properties":{"queries":{"type":"array","items":{"type":"string"}}}}}]}],"contents":[`
+	system, tools, err := parse([]byte(prefix))
+	require.NoError(t, err)
+	assert.Equal(t, "Be brief.\n\n<available_deferred_tools>\nget_weather\n</available_deferred_tools>", system)
+	require.Len(t, tools, 2)
+	assert.Equal(t, "read_file", tools[0].Name)
+	assert.Equal(t, "Read a file.", tools[0].Description)
+	assert.Equal(t, `{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`, string(tools[0].Schema))
+	assert.Equal(t, "tool_search", tools[1].Name)
+}
+
+func TestParseRefuses(t *testing.T) {
+	for name, prefix := range map[string]string{
+		"not JSON":         `{"model":`,
+		"a provider tool":  `{"tools":[{"type":"tool_search_tool_bm25_20251119","name":"tool_search_tool_bm25"}],"messages":[`,
+		"an image system":  `{"system":[{"type":"image","source":{}}],"messages":[`,
+		"a schema-less fn": `{"tools":[{"functionDeclarations":[{"name":"x","description":"y"}]}],"contents":[`,
+		"a string schema":  `{"tools":[{"name":"x","input_schema":"{}"}],"messages":[`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, _, err := parse([]byte(prefix))
+			require.Error(t, err)
+			assert.True(t, errors.Is(err, errors.ErrUnsupported), "%v", err)
+		})
+	}
+}
