@@ -8,7 +8,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/toolshelf/toolshelf/internal/sessionview"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 )
@@ -33,7 +32,7 @@ import (
 //	m := counter.Measure(budget.Sections(sess))
 func Sections(s *request.Session) []Section {
 	var out []Section
-	f := sessionview.Frozen(s)
+	f := s.Frozen()
 	for _, text := range f.System() {
 		out = append(out, Section{Name: "system", Class: ClassSystem, Kind: KindProse, Text: text, Frozen: true})
 	}
@@ -176,7 +175,7 @@ func assistantText(b *strings.Builder, i int, m *request.Message) error {
 // so the account and the requests cannot disagree about search options or
 // session variables. counter may be nil, as in [AccountOptions].
 func AccountFor(s *request.Session, counter *Counter) (*Account, error) {
-	f := sessionview.Frozen(s)
+	f := s.Frozen()
 	var entry []*registry.Tool
 	for _, t := range f.Tools() {
 		switch t.Name {

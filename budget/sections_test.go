@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/toolshelf/toolshelf/budget"
 	deferral "github.com/toolshelf/toolshelf/defer"
-	"github.com/toolshelf/toolshelf/internal/sessionview"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 )
@@ -128,7 +127,7 @@ func TestSessionSections(t *testing.T) {
 		secs := budget.Sections(s)
 		c := budget.CounterForModel("gpt-4o")
 		m := c.Measure(secs)
-		f := sessionview.Frozen(s)
+		f := s.Frozen()
 		require.NotEmpty(t, f.Index())
 		assert.Equal(t, len(f.Index()), m.ByClass(budget.ClassIndex).Bytes)
 		var system []string
@@ -156,7 +155,7 @@ func TestSessionSections(t *testing.T) {
 	t.Run("native", func(t *testing.T) {
 		s := githubSession(t, request.Anthropic, allDeferred, request.Native)
 		deferred := 0
-		for _, ft := range sessionview.Frozen(s).Tools() {
+		for _, ft := range s.Frozen().Tools() {
 			if ft.Deferred {
 				deferred++
 				for _, sec := range budget.Sections(s) {

@@ -7,16 +7,17 @@ import (
 
 	"github.com/toolshelf/toolshelf/internal/pattern"
 	"github.com/toolshelf/toolshelf/internal/registryx"
+	"github.com/toolshelf/toolshelf/internal/visibility"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
 // selects reports whether a rule or hook pattern selects a call of name: a
 // name pattern matches the name; "@hint" matches a known tool carrying the
-// hint (registryx.HasHint), never an unknown one.
+// hint (visibility.HasHint), never an unknown one.
 func selects(p, name string, t *registry.Tool) bool {
 	if h, ok := strings.CutPrefix(p, "@"); ok {
 		hint, err := registryx.ParseHint(h)
-		return err == nil && t != nil && registryx.HasHint(t, hint)
+		return err == nil && t != nil && visibility.HasHint(t, hint)
 	}
 	return pattern.Match(p, name)
 }

@@ -12,7 +12,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/toolshelf/toolshelf/internal/dispatch"
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"github.com/toolshelf/toolshelf/internal/tagsafe"
 	"github.com/toolshelf/toolshelf/internal/toolname"
@@ -95,7 +94,7 @@ func New(opts *Options) (*Dispatcher, error) {
 
 // call is the state of one dispatch.
 type call struct {
-	s      dispatch.Session
+	s      Session
 	sid    string
 	target string // as the model wrote it
 	via    string
@@ -111,12 +110,12 @@ func (c *call) event(k EventKind) Event {
 
 func errResult(text string) registry.Result { return registry.Result{Text: text, IsError: true} }
 
-// callTool dispatches one call in session s ([dispatch.Dispatcher.Call]).
+// callTool dispatches one call in session s ([Dispatcher.Call]).
 // name is the name the model called: either defer_execute, whose args are
 // {"tool_name": ..., "params": ...}, or a tool's own name, whose args are
 // its params. The result is what the model reads; failures of any kind are
 // error results, never panics.
-func (d *Dispatcher) callTool(ctx context.Context, s dispatch.Session, name string, args json.RawMessage) (res registry.Result) {
+func (d *Dispatcher) callTool(ctx context.Context, s Session, name string, args json.RawMessage) (res registry.Result) {
 	c := &call{s: s, target: name, id: clip(callID(ctx), 200)}
 	ctx = d.begin(ctx, s, name, c.id)
 	defer d.settle(ctx, c, &res, false)
@@ -206,7 +205,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, c *call, params json.RawMessa
 		t, deferred, ok = c.s.Lookup(c.target)
 	}
 	if !ok || t == nil {
-		if ls, ok := c.s.(dispatch.LiveSession); ok && ls.Removed(c.target) {
+		if ls, ok := c.s.(LiveSession); ok && ls.Removed(c.target) {
 			return d.removed(ctx, c)
 		}
 		return d.unknown(ctx, c)

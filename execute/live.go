@@ -7,12 +7,13 @@ import (
 	"github.com/toolshelf/toolshelf/registry"
 )
 
-// toolChanged emits an [Event] "tool_changed" to [Options.OnEvent], the
+// ToolChanged emits an [Event] "tool_changed" to [Options.OnEvent], the
 // observer and the logger, as the dispatcher's own decisions are: a
 // session following its registry (request.Session.Sync) reports a tool
 // whose definition changed through the dispatcher that runs its calls, so
-// that the harness audits both in one place.
-func (d *Dispatcher) toolChanged(ctx context.Context, session, tool, detail string) {
+// that the harness audits both in one place. A harness that follows tool
+// changes itself reports them the same way.
+func (d *Dispatcher) ToolChanged(ctx context.Context, session, tool, detail string) {
 	d.emit(ctx, Event{Kind: eventToolChanged, Session: session, Tool: clip(tool, 80), Detail: detail})
 }
 

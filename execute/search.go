@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/toolshelf/toolshelf/internal/dispatch"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -20,7 +19,7 @@ import (
 // "searched" reports the queries and the names the search loaded.
 // Like [Dispatcher.callTool] it never panics and answers every failure with a
 // model-facing error result.
-func (d *Dispatcher) search(ctx context.Context, s dispatch.Session, args json.RawMessage, run dispatch.SearchFunc) (res registry.Result) {
+func (d *Dispatcher) search(ctx context.Context, s Session, args json.RawMessage, run SearchFunc) (res registry.Result) {
 	name := registry.ToolSearchName
 	c := &call{s: s, target: name, id: clip(callID(ctx), 200)}
 	ctx = d.begin(ctx, s, name, c.id)
@@ -146,7 +145,7 @@ func strList(v json.RawMessage) []string {
 // definition, with the library's own annotations — it reads the local
 // catalog and changes nothing but what the model has loaded — so that
 // Ask(@destructive) or Deny(@openworld) never catches a search.
-func searchTool(s dispatch.Session) *registry.Tool {
+func searchTool(s Session) *registry.Tool {
 	var st registry.Tool
 	if t, _, ok := s.Lookup(registry.ToolSearchName); ok && t != nil {
 		st = *t

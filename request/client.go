@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
-	"github.com/toolshelf/toolshelf/internal/dispatch"
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"github.com/toolshelf/toolshelf/internal/render"
 	"github.com/toolshelf/toolshelf/internal/tagsafe"
@@ -120,7 +119,7 @@ func (s *Session) Answer(ctx context.Context, c ToolCall) Message {
 	if s.cfg.Dispatcher == nil {
 		res, _ = run(ctx, c.Arguments)
 	} else {
-		res = dispatch.Of(s.cfg.Dispatcher).Search(ctx, dispatchSession{s}, c.Arguments, run)
+		res = s.cfg.Dispatcher.Search(ctx, dispatchSession{s}, c.Arguments, run)
 	}
 	var refs, own []string
 	for _, n := range found.Names() {

@@ -115,7 +115,7 @@ func (b *fzBody) userParts(t *testing.T) [][]string {
 // index; every deferred name in it exactly once, except the tools of MCP
 // groups dropped for the budget, which the coordinate line counts; no
 // other name listed.
-func fzCheckIndex(t *testing.T, s *request.Session, b *fzBody) {
+func fzCheckIndex(t *testing.T, s *request.Session, p request.Provider, b *fzBody) {
 	t.Helper()
 	f := s.Frozen()
 	var desc string
@@ -125,7 +125,7 @@ func fzCheckIndex(t *testing.T, s *request.Session, b *fzBody) {
 			desc, found = d, true
 		}
 	}
-	deferred := f.Plan().Deferred()
+	deferred := s.Plan().Deferred()
 	if len(deferred) == 0 {
 		if found || f.Index() != "" {
 			t.Fatalf("nothing is deferred, yet tool_search is sent or an index exists")
@@ -137,7 +137,7 @@ func fzCheckIndex(t *testing.T, s *request.Session, b *fzBody) {
 	}
 	// Where descriptions are capped (OpenAI) the index rides in the
 	// system instructions instead, and the description stays under the cap.
-	switch s.Frozen().Provider() {
+	switch p {
 	case request.OpenAIChat, request.OpenAIResponses:
 		if strings.Contains(desc, f.Index()) || utf8.RuneCountInString(desc) > wire.MaxDescription {
 			t.Fatalf("tool_search description carries the index or is over the cap (%d characters)", utf8.RuneCountInString(desc))
@@ -255,12 +255,13 @@ func FuzzCatalogRequest(f *testing.F) {
 		if err := reg.Import(c); err != nil {
 			return
 		}
+		provider := fzProviders[int(p)%len(fzProviders)]
 		s, err := request.NewSession(request.Config{
 			ID:       "fuzz",
 			Snapshot: reg.Snapshot(),
 			Policy:   &deferral.Policy{Default: deferral.DefaultDefer},
 			View:     deferral.View{Tier: registry.TierFull},
-			Provider: fzProviders[int(p)%len(fzProviders)],
+			Provider: provider,
 			Model:    "m",
 			System:   "You are a test.",
 			Extra:    map[string]json.RawMessage{"max_tokens": json.RawMessage("64")},
@@ -277,7 +278,7 @@ func FuzzCatalogRequest(f *testing.F) {
 		}
 		var b fzBody
 		b.decode(t, body)
-		requesttest.CheckProviderRules(t, s.Frozen().Provider(), body)
+		requesttest.CheckProviderRules(t, provider, body)
 		names := map[string]bool{}
 		for i := range b.Tools {
 			n, _ := b.tool(i)
@@ -285,11 +286,11 @@ func FuzzCatalogRequest(f *testing.F) {
 				t.Fatalf("tools[] has %q twice", n)
 			}
 			names[n] = true
-			if s.Frozen().Plan().State(n) == deferral.Deferred {
+			if s.Plan().State(n) == deferral.Deferred {
 				t.Fatalf("deferred tool %q is in tools[]", n)
 			}
 		}
-		fzCheckIndex(t, s, &b)
+		fzCheckIndex(t, s, provider, &b)
 	})
 }
 
@@ -380,7 +381,7 @@ func FuzzMessageText(f *testing.F) {
 			var b fzBody
 			b.decode(t, body)
 			requesttest.CheckProviderRules(t, cfg.Provider, body)
-			fzCheckIndex(t, s, &b)
+			fzCheckIndex(t, s, cfg.Provider, &b)
 			announced := 0
 			for _, parts := range b.userParts(t) {
 				if len(parts) == 0 {

@@ -77,7 +77,7 @@ func TestDeniedToolIsGone(t *testing.T) {
 				// the server's header (the index).
 				assert.Contains(t, string(body), "write_secret", "an Ask rule keeps the tool visible")
 				assert.Contains(t, string(body), "list_keys")
-				d, ok := s.Frozen().Plan().Explain("mcp__vault__read_secret")
+				d, ok := s.current().Plan().Explain("mcp__vault__read_secret")
 				require.True(t, ok)
 				assert.Equal(t, deferral.Hidden, d.State)
 				assert.Contains(t, d.Reason, "Deny(mcp__vault__read_*)")

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/toolshelf/toolshelf/internal/dispatch"
 	"github.com/toolshelf/toolshelf/internal/tagsafe"
 	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"github.com/toolshelf/toolshelf/registry"
@@ -13,7 +12,7 @@ import (
 
 // search answers a tool_search call. With a dispatcher it is a call like
 // the others: its permission rules, its hooks and its events
-// (the dispatcher's Search, [dispatch.Dispatcher]); without one it runs
+// (the dispatcher's Search, [execute.Dispatcher.Search]); without one it runs
 // as is.
 func (s *Session) search(ctx context.Context, f *frozenPrefix, scope toolsearch.Scope, args json.RawMessage) registry.Result {
 	run := func(ctx context.Context, args json.RawMessage) (registry.Result, []string) {
@@ -28,7 +27,7 @@ func (s *Session) search(ctx context.Context, f *frozenPrefix, scope toolsearch.
 		res, _ := run(ctx, args)
 		return res
 	}
-	return dispatch.Of(s.cfg.Dispatcher).Search(ctx, dispatchSession{s}, args, run)
+	return s.cfg.Dispatcher.Search(ctx, dispatchSession{s}, args, run)
 }
 
 // newNames returns the names of after (sorted) missing from before
