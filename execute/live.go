@@ -14,11 +14,11 @@ import (
 // that the harness audits both in one place. A harness that follows tool
 // changes itself reports them the same way.
 func (d *Dispatcher) ToolChanged(ctx context.Context, session, tool, detail string) {
-	d.emit(ctx, Event{Kind: eventToolChanged, Session: session, Tool: clip(tool, 80), Detail: detail})
+	d.emit(ctx, Event{Kind: EventToolChanged, Session: session, Tool: clip(tool, 80), Detail: detail})
 }
 
 // removed answers a call of a tool that left the session's tool set.
 func (d *Dispatcher) removed(ctx context.Context, c *call) registry.Result {
-	d.emit(ctx, c.event(eventRemovedTool))
+	d.emit(ctx, c.event(EventRemovedTool))
 	return errResult(fmt.Sprintf("Tool %q was removed during this session: its server no longer offers it. Nothing was run. Do not call it again; use another tool, or find one with tool_search.", clip(c.target, 80)))
 }

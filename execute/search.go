@@ -25,7 +25,7 @@ func (d *Dispatcher) search(ctx context.Context, s Session, args json.RawMessage
 	ctx = d.begin(ctx, s, name, c.id)
 	defer d.settle(ctx, c, &res, true)
 	if s == nil || run == nil {
-		d.emit(ctx, Event{Kind: eventHostError, Tool: name, Detail: "nil session or search function"})
+		d.emit(ctx, Event{Kind: EventHostError, Tool: name, Detail: "nil session or search function"})
 		return errResult("The harness called tool_search without a session; this is not fixable by changing the call.")
 	}
 	c.sid = s.ID()
@@ -48,7 +48,7 @@ func (d *Dispatcher) search(ctx context.Context, s Session, args json.RawMessage
 		}
 	}
 	res, loaded := run(ctx, cl.Params)
-	ev := c.event(eventSearched)
+	ev := c.event(EventSearched)
 	ev.Queries, ev.Loaded = searchQueries(cl.Params), slices.Sorted(slices.Values(loaded))
 	ev.Detail = fmt.Sprintf("is_error=%t bytes=%d", res.IsError, len(res.Text))
 	d.emit(ctx, ev)
@@ -69,7 +69,7 @@ func (d *Dispatcher) beforeSearch(ctx context.Context, c *call, h Hook, cl *Call
 		return d.hostError(ctx, c, "a harness hook failed", fmt.Sprintf("hook %q: %v", h.Name, err)), false
 	}
 	if vd.Block {
-		ev := c.event(eventBlocked)
+		ev := c.event(EventBlocked)
 		ev.Hook, ev.Detail = h.Name, vd.Reason
 		d.emit(ctx, ev)
 		reason := strings.TrimSpace(vd.Reason)
@@ -88,7 +88,7 @@ func (d *Dispatcher) beforeSearch(ctx context.Context, c *call, h Hook, cl *Call
 	if problem != "" {
 		return d.hostError(ctx, c, "a harness hook rewrote its arguments into invalid ones", fmt.Sprintf("hook %q: %s", h.Name, problem)), false
 	}
-	ev := c.event(eventRewritten)
+	ev := c.event(EventRewritten)
 	ev.Hook = h.Name
 	d.emit(ctx, ev)
 	cl.Params = slices.Clone(vd.Params)

@@ -2,17 +2,28 @@ package request
 
 import (
 	"encoding/json"
-
-	deferral "github.com/toolshelf/toolshelf/defer"
 )
 
 // A FrozenPrefix is a read-only view of the part of a session's requests
 // that stays byte-identical from turn to turn: its system texts, the tools
 // it exposes and the tool_search index. A harness reads it to show or
 // measure what the model was sent (package budget's Sections and
-// AccountFor do); [Session.Prefix] is the same part encoded. Everything
-// it returns is shared and must not be modified.
-type FrozenPrefix struct{ f *frozenPrefix }
+// AccountFor do); [Session.Prefix] is the same part encoded. Its slices
+// are shared with the session and must not be modified.
+type FrozenPrefix struct {
+	// System holds the system texts in the order they are sent:
+	// [Config.System], then [Config.SystemItems] sorted.
+	System []string
+	// Tools holds the exposed tools in tools[] order (resident tools in
+	// snapshot order, then tool_search and defer_execute when anything is
+	// deferred). In a native mode it holds the resident tools, then the
+	// deferred ones (Deferred set); the provider's search tool, which has
+	// no description or schema of ours, is not in the slice.
+	Tools []FrozenTool
+	// Index is the tool_search name index, or "" when nothing is deferred
+	// or the provider searches ([Native]).
+	Index string
+}
 
 // A FrozenTool is one exposed tool as the model sees it.
 type FrozenTool struct {
@@ -30,23 +41,7 @@ type FrozenTool struct {
 
 // Frozen returns the session's current frozen prefix. It changes only
 // with [Session.SetView].
-func (s *Session) Frozen() FrozenPrefix { return FrozenPrefix{s.current()} }
-
-// System returns the system texts in the order they are sent:
-// [Config.System], then [Config.SystemItems] sorted.
-func (p FrozenPrefix) System() []string { return p.f.system }
-
-// Tools returns the exposed tools in tools[] order (resident tools in
-// snapshot order, then tool_search and defer_execute when anything is
-// deferred). In a native mode it holds the resident tools, then the
-// deferred ones (Deferred set); the provider's search tool, which has no
-// description or schema of ours, is not in the slice.
-func (p FrozenPrefix) Tools() []FrozenTool { return p.f.tools }
-
-// Index returns the tool_search name index, or "" when nothing is deferred
-// or the provider searches ([Native]).
-func (p FrozenPrefix) Index() string { return p.f.index }
-
-// Plan returns the deferral plan the prefix was built from: which tools
-// are resident, deferred and hidden, and why.
-func (p FrozenPrefix) Plan() *deferral.Plan { return p.f.plan }
+func (s *Session) Frozen() FrozenPrefix {
+	f := s.current()
+	return FrozenPrefix{System: f.system, Tools: f.tools, Index: f.index}
+}
