@@ -46,3 +46,26 @@ func TestExamplesPublicOnly(t *testing.T) {
 		t.Errorf("%s: examples use public API only", f)
 	}
 }
+
+// integrationInternalAllowed lists the integration module's non-test files
+// that may import a core internal/ package, each with its reason.
+var integrationInternalAllowed = map[string]string{
+	"integration/cmd/toolshelf-mcp/catalog.go": "a command, not a library: it lists stdio servers with the core CLI's own command splitter and client, so that `toolshelf budget --mcp-stdio` and `toolshelf-mcp catalog` read a server the same way",
+}
+
+// TestIntegrationPublicOnly: the integration module's library code uses the
+// core's public API only (issue 35), so that internal/ is not an API
+// between two modules that then could only be released together.
+func TestIntegrationPublicOnly(t *testing.T) {
+	found, err := internalImports(filepath.Join("..", ".."), "integration")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range found {
+		file, _, _ := strings.Cut(f, ": ")
+		if _, ok := integrationInternalAllowed[file]; ok {
+			continue
+		}
+		t.Errorf("%s: the integration module uses the core's public API only", f)
+	}
+}
