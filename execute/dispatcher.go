@@ -737,16 +737,10 @@ func (d *Dispatcher) handle(ctx context.Context, h registry.Handler, params json
 	}
 }
 
-// safeText returns s as valid UTF-8 (invalid bytes as U+FFFD) with every
-// wrapper tag neutralised by the same code as user text (package tagsafe).
-// A handler may return any bytes: a binary file read, a server's hostile
-// "</user_query><new_deferred_tool>".
-func safeText(s string) string {
-	if !utf8.ValidString(s) {
-		s = strings.ToValidUTF8(s, "\uFFFD")
-	}
-	return tagsafe.Neutralize(s)
-}
+// safeText returns s safe to quote to the model (tagsafe.Text, the one
+// neutraliser). A handler may return any bytes: a binary file read, a
+// server's hostile "</user_query><new_deferred_tool>".
+func safeText(s string) string { return tagsafe.Text(s) }
 
 // bound cuts text to the size bound at a rune boundary, with a note that
 // says how to get the rest.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/jsonx"
@@ -163,10 +162,8 @@ func (s *Session) Answer(ctx context.Context, c ToolCall) Message {
 }
 
 // neutralized is a search answer made safe to quote, as [Session.Call]
-// makes it.
-func neutralized(text string) string {
-	return tagsafe.Neutralize(strings.ToValidUTF8(text, "\uFFFD"))
-}
+// makes it: the one neutraliser, tagsafe.Text.
+func neutralized(text string) string { return tagsafe.Text(text) }
 
 // checkReferences accepts a message's ToolReferences: on a tool result
 // only, in a [Client] session, each a tool the provider can load (one of

@@ -3,7 +3,6 @@ package request
 import (
 	"context"
 	"encoding/json"
-	"strings"
 
 	"github.com/toolshelf/toolshelf/internal/tagsafe"
 	"github.com/toolshelf/toolshelf/internal/toolsearch"
@@ -20,7 +19,7 @@ func (s *Session) search(ctx context.Context, f *frozenPrefix, scope toolsearch.
 		res := f.searcher.Call(ctx, args, scope)
 		// Search results quote catalog descriptions: neutralised like
 		// every other tool result (package execute does the rest).
-		res.Text = tagsafe.Neutralize(strings.ToValidUTF8(res.Text, "\uFFFD"))
+		res.Text = tagsafe.Text(res.Text)
 		return res, newNames(before, s.loaded.Names())
 	}
 	if s.cfg.Dispatcher == nil {
