@@ -103,3 +103,19 @@ func TestTallyMatchesMeasure(t *testing.T) {
 		assert.NotEqual(t, "changed", tally.Measurement().Rows[0].Name, "Measurement returns a copy")
 	}
 }
+
+// TestNewCounterCache sizes a counter's cache and reads it back; an
+// unknown encoding is NewCounter's error.
+func TestNewCounterCache(t *testing.T) {
+	c, err := budget.NewCounterCache("o200k_base", 4096)
+	require.NoError(t, err)
+	held, limit := c.CacheBytes()
+	assert.Equal(t, [2]int{0, 4096}, [2]int{held, limit})
+	m := c.Measure([]budget.Section{{Name: "system", Text: "You are a helpful assistant.", Frozen: true}})
+	assert.Positive(t, m.Total.Tokens.N)
+	held, _ = c.CacheBytes()
+	assert.Equal(t, len("You are a helpful assistant.")+128, held, "the frozen text is cached, with its overhead")
+
+	_, err = budget.NewCounterCache("p50k", 4096)
+	assert.ErrorContains(t, err, "unknown encoding")
+}

@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/tiktoken-go/tokenizer"
-	"github.com/toolshelf/toolshelf/internal/countercache"
 	"github.com/toolshelf/toolshelf/internal/estimate"
 	"github.com/toolshelf/toolshelf/internal/textfmt"
 )
@@ -140,20 +139,14 @@ const defaultCacheBytes = 8 << 20
 // conversations in flight. It does not load the vocabulary. An unknown
 // name is an error that lists the valid ones.
 func NewCounter(enc Encoding) (*Counter, error) {
-	return newCounterCache(enc, defaultCacheBytes)
+	return NewCounterCache(enc, defaultCacheBytes)
 }
 
-func init() {
-	countercache.Register(
-		func(enc string, maxBytes int) (any, error) { return newCounterCache(Encoding(enc), maxBytes) },
-		func(c any) (int, int) { return c.(*Counter).cacheBytes() })
-}
-
-// newCounterCache is [NewCounter] with a cache of at most cacheBytes
-// (texts plus [cacheEntryOverhead] each); 0 or less caches nothing.
-// internal/scale sizes its shared counter with it, through
-// internal/countercache.
-func newCounterCache(enc Encoding, cacheBytes int) (*Counter, error) {
+// NewCounterCache is [NewCounter] with a cache of at most cacheBytes
+// (texts plus 128 bytes each); 0 or less caches nothing. A process that
+// shares one counter among many sessions bounds its memory with it, and
+// reads what the cache holds with [Counter.CacheBytes].
+func NewCounterCache(enc Encoding, cacheBytes int) (*Counter, error) {
 	if _, err := parseEncoding(string(enc)); err != nil {
 		return nil, err
 	}
@@ -277,9 +270,9 @@ func (c *Counter) countFrozenVocab(kind Kind, text string) (Tokens, int) {
 	return t, r
 }
 
-// cacheBytes returns the bytes the cache holds now (texts plus
-// [cacheEntryOverhead] each) and its bound.
-func (c *Counter) cacheBytes() (held, limit int) {
+// CacheBytes returns the bytes the counter's cache holds now (texts plus
+// 128 bytes each) and its bound (see [NewCounterCache]).
+func (c *Counter) CacheBytes() (held, limit int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.cache.bytes, c.cache.limit

@@ -6,8 +6,8 @@
 //
 // Accounting sits above the session it measures: budget imports request,
 // never the reverse. [Sections] reads a live session's latest request as
-// [Section] values, [AccountFor] a session's savings account, and [Usage]
-// is the decoded reply's own usage type:
+// [Section] values, [AccountFor] a session's savings account, and a
+// [Ledger] takes the decoded reply's own request.Usage:
 //
 //	counter := budget.CounterForModel("gpt-4o")
 //	m := counter.Measure(budget.Sections(sess)) // every section, by class
@@ -18,8 +18,6 @@
 // by name; [Counter.Method] says how its estimates are made) measures
 // [Section]s into a [Measurement] ([Counter.Measure]) that a [Bar] draws. [NewAccount] and
 // [AccountFor] give the savings [Account] of a deferral plan, and a
-// [Ledger] adds up the [Usage] a provider reports. The remaining types are
-// what those return. The CLI's advisor (which tools to defer, repeated
-// text) lives in internal/advice; number formatting for reports in
-// internal/textfmt.
+// [Ledger] adds up the request.Usage a provider reports. The remaining
+// types are what those return.
 package budget

@@ -91,7 +91,6 @@ var (
 	EncodingForModel   = encodingForModel
 	ErrUnknownEncoding = errUnknownEncoding
 	ErrNoPlan          = errNoPlan
-	NewCounterCache    = newCounterCache
 	Compare            = compare
 	ParseTranscript    = parseTranscript
 )
@@ -127,4 +126,3 @@ func (t *tally) Measurement() *Measurement { return t.measurement() }
 func (s Size) Add(o Size) Size             { return s.add(o) }
 
 // CacheBytes is cacheBytes: what the counter's cache holds, and its bound.
-func (c *Counter) CacheBytes() (held, limit int) { return c.cacheBytes() }

@@ -8,11 +8,6 @@ import (
 	"github.com/toolshelf/toolshelf/request"
 )
 
-// Usage are the token counts a provider reported for one request: the
-// decoded reply's own [request.Usage] (one type, so a reply's usage goes
-// straight to [Ledger.Add]).
-type Usage = request.Usage
-
 // Ledger is the usage ledger of one session: the provider's own token
 // counts, turn by turn and in total, next to what the same turns would
 // have taken with every tool resident.
@@ -41,7 +36,7 @@ type LedgerTurn struct {
 	// Turn numbers the requests from 1; 0 in a total.
 	Turn int `json:"turn,omitempty"`
 	// Usage are the provider's counts (summed, in a total).
-	Usage
+	request.Usage
 	// HitRatio is CacheReadTokens over InputTokens: the share of the
 	// input served from the prefix cache (0 without input).
 	HitRatio float64 `json:"hit_ratio"`
@@ -71,7 +66,7 @@ func NewLedger(a *Account) *Ledger {
 }
 
 // Add records one request's usage and returns its line.
-func (l *Ledger) Add(u Usage) LedgerTurn {
+func (l *Ledger) Add(u request.Usage) LedgerTurn {
 	t := line(u, l.delta, 1)
 	if u.CacheReadTokens > 0 {
 		t.ResidentCacheRead += l.delta
@@ -82,7 +77,7 @@ func (l *Ledger) Add(u Usage) LedgerTurn {
 }
 
 // line computes a ledger line for usage u over n requests.
-func line(u Usage, delta, n int) LedgerTurn {
+func line(u request.Usage, delta, n int) LedgerTurn {
 	t := LedgerTurn{Usage: u, ResidentInput: u.InputTokens + delta*n, ResidentCacheRead: u.CacheReadTokens, Saved: delta * n}
 	if u.InputTokens > 0 {
 		t.HitRatio = float64(u.CacheReadTokens) / float64(u.InputTokens)
@@ -96,7 +91,7 @@ func (l *Ledger) Turns() []LedgerTurn { return append([]LedgerTurn(nil), l.turns
 // Total sums the lines: the provider's counts, the hit ratio of all the
 // input, and the counterfactual over every request.
 func (l *Ledger) Total() LedgerTurn {
-	var u Usage
+	var u request.Usage
 	read := 0
 	for _, t := range l.turns {
 		u.InputTokens += t.InputTokens

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/toolshelf/toolshelf/internal/sessionview"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 )
@@ -33,16 +32,16 @@ import (
 //	m := counter.Measure(budget.Sections(sess))
 func Sections(s *request.Session) []Section {
 	var out []Section
-	f := sessionview.Frozen(s)
-	for _, text := range f.System() {
+	f := s.Frozen()
+	for _, text := range f.System {
 		out = append(out, Section{Name: "system", Class: ClassSystem, Kind: KindProse, Text: text, Frozen: true})
 	}
-	if f.Index() != "" {
+	if f.Index != "" {
 		// In tool_search's description (Anthropic) or in the system
 		// instructions (OpenAI, which caps descriptions at 1,024).
-		out = append(out, Section{Name: "index", Class: ClassIndex, Kind: KindProse, Text: f.Index(), Frozen: true})
+		out = append(out, Section{Name: "index", Class: ClassIndex, Kind: KindProse, Text: f.Index, Frozen: true})
 	}
-	for _, t := range f.Tools() {
+	for _, t := range f.Tools {
 		if t.Deferred {
 			continue
 		}
@@ -50,7 +49,7 @@ func Sections(s *request.Session) []Section {
 		switch t.Name {
 		case registry.ToolSearchName:
 			class = ClassEntry
-			desc = strings.TrimSuffix(desc, f.Index())
+			desc = strings.TrimSuffix(desc, f.Index)
 		case registry.DeferExecuteName:
 			class = ClassEntry
 		}
@@ -176,16 +175,16 @@ func assistantText(b *strings.Builder, i int, m *request.Message) error {
 // so the account and the requests cannot disagree about search options or
 // session variables. counter may be nil, as in [AccountOptions].
 func AccountFor(s *request.Session, counter *Counter) (*Account, error) {
-	f := sessionview.Frozen(s)
+	f := s.Frozen()
 	var entry []*registry.Tool
-	for _, t := range f.Tools() {
+	for _, t := range f.Tools {
 		switch t.Name {
 		case registry.ToolSearchName:
-			desc := strings.TrimSuffix(t.Description, f.Index())
+			desc := strings.TrimSuffix(t.Description, f.Index)
 			entry = append(entry, &registry.Tool{Name: t.Name, Description: desc, RawSchema: t.Schema})
 		case registry.DeferExecuteName:
 			entry = append(entry, &registry.Tool{Name: t.Name, Description: t.Description, RawSchema: t.Schema})
 		}
 	}
-	return NewAccount(f.Plan(), &AccountOptions{Counter: counter, Entry: entry, Index: f.Index()})
+	return NewAccount(s.Plan(), &AccountOptions{Counter: counter, Entry: entry, Index: f.Index})
 }

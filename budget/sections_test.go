@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/toolshelf/toolshelf/budget"
 	deferral "github.com/toolshelf/toolshelf/defer"
-	"github.com/toolshelf/toolshelf/internal/sessionview"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 )
@@ -128,9 +127,9 @@ func TestSessionSections(t *testing.T) {
 		secs := budget.Sections(s)
 		c := budget.CounterForModel("gpt-4o")
 		m := c.Measure(secs)
-		f := sessionview.Frozen(s)
-		require.NotEmpty(t, f.Index())
-		assert.Equal(t, len(f.Index()), m.ByClass(budget.ClassIndex).Bytes)
+		f := s.Frozen()
+		require.NotEmpty(t, f.Index)
+		assert.Equal(t, len(f.Index), m.ByClass(budget.ClassIndex).Bytes)
 		var system []string
 		schemas := 0
 		for _, sec := range secs {
@@ -138,7 +137,7 @@ func TestSessionSections(t *testing.T) {
 			case budget.ClassSystem:
 				system = append(system, sec.Text)
 			case budget.ClassEntry:
-				assert.NotContains(t, sec.Text, f.Index(), "the index is counted once")
+				assert.NotContains(t, sec.Text, f.Index, "the index is counted once")
 			}
 			if sec.Kind == budget.KindJSON && (sec.Class == budget.ClassTool || sec.Class == budget.ClassEntry) {
 				schemas += len(sec.Text)
@@ -147,7 +146,7 @@ func TestSessionSections(t *testing.T) {
 		}
 		assert.Equal(t, []string{"You are a coding agent.", "skill a", "skill b"}, system, "Config.System, then the items sorted")
 		want := 0
-		for _, ft := range f.Tools() {
+		for _, ft := range f.Tools {
 			want += len(ft.Schema)
 		}
 		assert.Equal(t, want, schemas)
@@ -156,7 +155,7 @@ func TestSessionSections(t *testing.T) {
 	t.Run("native", func(t *testing.T) {
 		s := githubSession(t, request.Anthropic, allDeferred, request.Native)
 		deferred := 0
-		for _, ft := range sessionview.Frozen(s).Tools() {
+		for _, ft := range s.Frozen().Tools {
 			if ft.Deferred {
 				deferred++
 				for _, sec := range budget.Sections(s) {

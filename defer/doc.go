@@ -33,8 +33,7 @@
 // does): [Plan.Resident], [Plan.Deferred], [Plan.State] and, for "why is
 // my tool not visible?", [Plan.Explain]'s [Decision]. A rule that does not
 // parse is an error whose message starts with "defer: invalid rule" and
-// quotes the rule and its layer. The pattern syntax shared with execute's
-// permission rules lives in internal/pattern; the mode and tier rules that
-// request applies again to tools arriving mid-session live in
-// internal/visibility.
+// quotes the rule and its layer. The pattern syntax is the one execute's
+// permission rules use, and request applies the same mode and tier rules
+// again to tools that arrive mid-session.
 package deferral

@@ -7,16 +7,17 @@ import (
 
 	"github.com/toolshelf/toolshelf/internal/pattern"
 	"github.com/toolshelf/toolshelf/internal/registryx"
+	"github.com/toolshelf/toolshelf/internal/visibility"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
 // selects reports whether a rule or hook pattern selects a call of name: a
 // name pattern matches the name; "@hint" matches a known tool carrying the
-// hint (registryx.HasHint), never an unknown one.
+// hint (visibility.HasHint), never an unknown one.
 func selects(p, name string, t *registry.Tool) bool {
 	if h, ok := strings.CutPrefix(p, "@"); ok {
 		hint, err := registryx.ParseHint(h)
-		return err == nil && t != nil && registryx.HasHint(t, hint)
+		return err == nil && t != nil && visibility.HasHint(t, hint)
 	}
 	return pattern.Match(p, name)
 }
@@ -39,7 +40,7 @@ func (d *Dispatcher) deniesAll(t *registry.Tool) (rule string, denied bool) {
 // denied answers a call a rule (or the default) denies. Nothing about the
 // tool is in it: not its schema, not whether it exists.
 func (d *Dispatcher) denied(ctx context.Context, c *call, vd verdict) registry.Result {
-	ev := c.event(eventDenied)
+	ev := c.event(EventDenied)
 	ev.Rule = vd.rule
 	d.emit(ctx, c.scrub(ev))
 	return errResult(fmt.Sprintf("Permission denied: the harness's rules do not allow %q. Nothing was run. Do not retry it; do the task another way, or tell the user what you wanted to do.", c.target))

@@ -12,7 +12,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/toolshelf/toolshelf/internal/dispatch"
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"github.com/toolshelf/toolshelf/internal/tagsafe"
 	"github.com/toolshelf/toolshelf/internal/toolname"
@@ -34,7 +33,7 @@ type Dispatcher struct {
 }
 
 // New returns a dispatcher. opts may be nil. It reports an error wrapping
-// errPermission (message prefix "execute: invalid permission rule") for an unusable permission rule or hook pattern.
+// [ErrPermission] for an unusable permission rule or hook pattern.
 func New(opts *Options) (*Dispatcher, error) {
 	d := &Dispatcher{}
 	if opts != nil {
@@ -60,7 +59,7 @@ func New(opts *Options) (*Dispatcher, error) {
 		o.Default = Allow
 	}
 	if o.Default > Deny {
-		return nil, fmt.Errorf("execute: %w: default action %d: want Allow, Ask or Deny", errPermission, o.Default)
+		return nil, fmt.Errorf("execute: %w: default action %d: want Allow, Ask or Deny", ErrPermission, o.Default)
 	}
 	if o.MaxParamsBytes <= 0 {
 		o.MaxParamsBytes = defaultMaxParamsBytes
@@ -95,7 +94,7 @@ func New(opts *Options) (*Dispatcher, error) {
 
 // call is the state of one dispatch.
 type call struct {
-	s      dispatch.Session
+	s      Session
 	sid    string
 	target string // as the model wrote it
 	via    string
@@ -111,17 +110,17 @@ func (c *call) event(k EventKind) Event {
 
 func errResult(text string) registry.Result { return registry.Result{Text: text, IsError: true} }
 
-// callTool dispatches one call in session s ([dispatch.Dispatcher.Call]).
+// callTool dispatches one call in session s ([Dispatcher.Call]).
 // name is the name the model called: either defer_execute, whose args are
 // {"tool_name": ..., "params": ...}, or a tool's own name, whose args are
 // its params. The result is what the model reads; failures of any kind are
 // error results, never panics.
-func (d *Dispatcher) callTool(ctx context.Context, s dispatch.Session, name string, args json.RawMessage) (res registry.Result) {
+func (d *Dispatcher) callTool(ctx context.Context, s Session, name string, args json.RawMessage) (res registry.Result) {
 	c := &call{s: s, target: name, id: clip(callID(ctx), 200)}
 	ctx = d.begin(ctx, s, name, c.id)
 	defer d.settle(ctx, c, &res, false)
 	if s == nil {
-		d.emit(ctx, Event{Kind: eventHostError, Tool: clip(name, 80), Detail: "nil session"})
+		d.emit(ctx, Event{Kind: EventHostError, Tool: clip(name, 80), Detail: "nil session"})
 		return errResult("The harness called the tool dispatcher without a session; this is not fixable by changing the call.")
 	}
 	c.sid = s.ID()
@@ -140,7 +139,7 @@ func (d *Dispatcher) callTool(ctx context.Context, s dispatch.Session, name stri
 		}
 		c.target, params, shape = w.target, w.params, w.problem
 		if c.target == registry.DeferExecuteName || c.target == registry.ToolSearchName {
-			ev := c.event(eventRecursion)
+			ev := c.event(EventRecursion)
 			d.emit(ctx, c.scrub(ev))
 			return errResult(fmt.Sprintf("defer_execute cannot call %s. Call %s directly; use defer_execute only for the deferred tools listed in tool_search's index: defer_execute {\"tool_name\":\"<tool name>\",\"params\":{...}}.", c.target, c.target))
 		}
@@ -162,7 +161,7 @@ func (d *Dispatcher) settle(ctx context.Context, c *call, res *registry.Result, 
 		defer func() { d.end(ctx, *res) }()
 	}
 	if r := recover(); r != nil {
-		ev := c.event(eventHostError)
+		ev := c.event(EventHostError)
 		if search {
 			ev.Detail = fmt.Sprintf("panic in tool_search: %v", r)
 			d.emit(ctx, c.scrub(ev))
@@ -178,7 +177,7 @@ func (d *Dispatcher) settle(ctx context.Context, c *call, res *registry.Result, 
 
 // badInput answers arguments that name no tool usably.
 func (d *Dispatcher) badInput(ctx context.Context, c *call, problem string) registry.Result {
-	ev := c.event(eventBadInput)
+	ev := c.event(EventBadInput)
 	ev.Detail = problem
 	d.emit(ctx, c.scrub(ev))
 	if c.via != "" {
@@ -206,7 +205,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, c *call, params json.RawMessa
 		t, deferred, ok = c.s.Lookup(c.target)
 	}
 	if !ok || t == nil {
-		if ls, ok := c.s.(dispatch.LiveSession); ok && ls.Removed(c.target) {
+		if ls, ok := c.s.(LiveSession); ok && ls.Removed(c.target) {
 			return d.removed(ctx, c)
 		}
 		return d.unknown(ctx, c)
@@ -225,7 +224,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, c *call, params json.RawMessa
 		return d.unloaded(ctx, c, params, shape)
 	}
 	if shape != "" {
-		ev := c.event(eventBadInput)
+		ev := c.event(EventBadInput)
 		ev.Detail = shape
 		d.emit(ctx, c.scrub(ev))
 		return errResult(fmt.Sprintf("Invalid params for %q: %s. Nothing was run. %s", c.target, shape, d.correctCall(c)))
@@ -263,7 +262,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, c *call, params json.RawMessa
 	// 8. UTF-8 and tags, then the size bound, then guidance, which is
 	// never cut.
 	if !utf8.ValidString(res.Text) {
-		ev := c.event(eventReplaced)
+		ev := c.event(EventReplaced)
 		ev.Detail = "the result is not valid UTF-8; invalid bytes replaced with U+FFFD"
 		d.emit(ctx, c.scrub(ev))
 	}
@@ -272,14 +271,14 @@ func (d *Dispatcher) dispatch(ctx context.Context, c *call, params json.RawMessa
 	if g := d.opts.Guidance[c.target]; g != "" {
 		res.Text += "\n\n" + g
 	}
-	ev := c.event(eventCompleted)
+	ev := c.event(EventCompleted)
 	ev.Detail = fmt.Sprintf("is_error=%t bytes=%d", res.IsError, len(res.Text))
 	d.emit(ctx, c.scrub(ev))
 	return res
 }
 
 func (d *Dispatcher) unknown(ctx context.Context, c *call) registry.Result {
-	d.emit(ctx, c.event(eventUnknownTool))
+	d.emit(ctx, c.event(EventUnknownTool))
 	skip := func(n string) bool {
 		return c.via != "" && (n == registry.DeferExecuteName || n == registry.ToolSearchName)
 	}
@@ -318,7 +317,7 @@ func (d *Dispatcher) unloaded(ctx context.Context, c *call, params json.RawMessa
 			}
 		}
 	}
-	ev := c.event(eventUnloaded)
+	ev := c.event(EventUnloaded)
 	ev.Detail = fmt.Sprintf("%d problems in the params", len(problems))
 	d.emit(ctx, c.scrub(ev))
 	var b strings.Builder
@@ -356,7 +355,7 @@ func (d *Dispatcher) correctCall(c *call) string {
 }
 
 func (d *Dispatcher) hostError(ctx context.Context, c *call, what, detail string) registry.Result {
-	ev := c.event(eventHostError)
+	ev := c.event(EventHostError)
 	ev.Detail = detail
 	d.emit(ctx, c.scrub(ev))
 	return errResult(fmt.Sprintf("Tool %q could not run: %s. This is a problem on the harness's side, not fixable by changing the params; nothing was run. Tell the user, or use another tool.", c.target, what))
@@ -376,7 +375,7 @@ func (d *Dispatcher) prepare(ctx context.Context, c *call, params json.RawMessag
 	v := c.v
 	obj, err := parseObject(params)
 	if err != nil {
-		ev := c.event(eventBadInput)
+		ev := c.event(EventBadInput)
 		ev.Detail = err.Error()
 		d.emit(ctx, c.scrub(ev))
 		return nil, nil, errResult(fmt.Sprintf("Invalid params for %q: %s. Nothing was run. %s", c.target, clip(strings.TrimPrefix(err.Error(), "params: "), 160), d.correctCall(c))), false
@@ -388,7 +387,7 @@ func (d *Dispatcher) prepare(ctx context.Context, c *call, params json.RawMessag
 	for _, f := range c.t.Injected {
 		if _, ok := obj[f]; ok {
 			delete(obj, f)
-			ev := c.event(eventInjectedIgnored)
+			ev := c.event(EventInjectedIgnored)
 			ev.Detail = "model-supplied value for host field " + f + " ignored"
 			d.emit(ctx, c.scrub(ev))
 		}
@@ -431,7 +430,7 @@ func (d *Dispatcher) prepare(ctx context.Context, c *call, params json.RawMessag
 		model = append(model, vi.String())
 	}
 	if len(model) > 0 {
-		ev := c.event(eventInvalid)
+		ev := c.event(EventInvalid)
 		ev.Pointer = first
 		ev.Detail = strings.Join(model, "; ")
 		d.emit(ctx, c.scrub(ev))
@@ -529,14 +528,14 @@ func (d *Dispatcher) permission(ctx context.Context, c *call, visible json.RawMe
 	ev.Rule = vd.rule
 	switch vd.action {
 	case Allow:
-		ev.Kind = eventAllowed
+		ev.Kind = EventAllowed
 		d.emit(ctx, c.scrub(ev))
 		return registry.Result{}, true
 	case Deny:
 		return d.denied(ctx, c, vd), false
 	}
 	if d.opts.Ask == nil {
-		ev.Kind, ev.Detail = eventRejected, "no approver configured"
+		ev.Kind, ev.Detail = EventRejected, "no approver configured"
 		d.emit(ctx, c.scrub(ev))
 		return errResult(fmt.Sprintf("Calling %q needs the user's approval and the harness cannot ask for it here. Nothing was run. Do the task another way, or tell the user what you wanted to do.", c.target)), false
 	}
@@ -546,14 +545,14 @@ func (d *Dispatcher) permission(ctx context.Context, c *call, visible json.RawMe
 	}
 	yes, err := d.opts.Ask(ctx, AskRequest{Session: c.sid, Tool: c.target, Via: c.via, Params: visible, Rule: rule})
 	if err != nil || !yes {
-		ev.Kind = eventRejected
+		ev.Kind = EventRejected
 		if err != nil {
 			ev.Detail = "approver failed: " + err.Error()
 		}
 		d.emit(ctx, c.scrub(ev))
 		return errResult(fmt.Sprintf("The user did not approve the call of %q. Nothing was run. Do not retry the same call; ask the user how to proceed, or do the task another way.", c.target)), false
 	}
-	ev.Kind = eventApproved
+	ev.Kind = EventApproved
 	d.emit(ctx, c.scrub(ev))
 	return registry.Result{}, true
 }
@@ -576,7 +575,7 @@ func (d *Dispatcher) before(ctx context.Context, c *call, h Hook, cl *Call) (res
 		return d.hostError(ctx, c, "a harness hook failed", fmt.Sprintf("hook %q: %v", h.Name, err)), false
 	}
 	if vd.Block {
-		ev := c.event(eventBlocked)
+		ev := c.event(EventBlocked)
 		ev.Hook, ev.Detail = h.Name, vd.Reason
 		d.emit(ctx, c.scrub(ev))
 		reason := strings.TrimSpace(c.red.text(vd.Reason))
@@ -609,7 +608,7 @@ func (d *Dispatcher) before(ctx context.Context, c *call, h Hook, cl *Call) (res
 	if problem != "" {
 		return d.hostError(ctx, c, "a harness hook rewrote its params into invalid ones", fmt.Sprintf("hook %q: %s", h.Name, problem)), false
 	}
-	ev := c.event(eventRewritten)
+	ev := c.event(EventRewritten)
 	ev.Hook = h.Name
 	d.emit(ctx, c.scrub(ev))
 	cl.Params = slices.Clone(vd.Params)
@@ -619,13 +618,13 @@ func (d *Dispatcher) before(ctx context.Context, c *call, h Hook, cl *Call) (res
 func (d *Dispatcher) after(ctx context.Context, c *call, h Hook, cl *Call, in registry.Result) registry.Result {
 	out := in
 	if err := safely(func() { out = h.After(ctx, cl, in) }); err != nil {
-		ev := c.event(eventHostError)
+		ev := c.event(EventHostError)
 		ev.Hook, ev.Detail = h.Name, fmt.Sprintf("after hook panicked: %v; result kept", err)
 		d.emit(ctx, c.scrub(ev))
 		return in
 	}
 	if out != in {
-		ev := c.event(eventReplaced)
+		ev := c.event(EventReplaced)
 		ev.Hook = h.Name
 		d.emit(ctx, c.scrub(ev))
 	}
@@ -645,11 +644,11 @@ func safely(f func()) (err error) {
 // run calls the handler with the caller's context.
 func (d *Dispatcher) run(ctx context.Context, c *call, cl *Call) registry.Result {
 	if c.t.Handler == nil {
-		d.emit(ctx, c.event(eventNoHandler))
+		d.emit(ctx, c.event(EventNoHandler))
 		return errResult(fmt.Sprintf("Tool %q has no implementation in this harness, so it cannot be called here. Nothing was run; use another tool.", c.target))
 	}
 	if err := ctx.Err(); err != nil {
-		ev := c.event(eventHandlerError)
+		ev := c.event(EventHandlerError)
 		ev.Detail = err.Error()
 		d.emit(ctx, c.scrub(ev))
 		return errResult(fmt.Sprintf("The call of %q was cancelled before it ran (%v).", c.target, err))
@@ -657,27 +656,27 @@ func (d *Dispatcher) run(ctx context.Context, c *call, cl *Call) registry.Result
 	hctx := withCall(ctx, cl) // the handler reads its call with CallFromContext
 	o, cause, finished := d.handle(hctx, c.t.Handler, cl.Params)
 	res, err, perr := o.res, o.err, o.perr
-	if errors.Is(cause, errCallTimeout) {
-		ev := c.event(eventTimeout)
+	if errors.Is(cause, ErrCallTimeout) {
+		ev := c.event(EventTimeout)
 		ev.Detail = fmt.Sprintf("%v; handler returned within the grace period: %t", cause, finished)
 		d.emit(ctx, c.scrub(ev))
 		if !finished {
 			return errResult(fmt.Sprintf("Tool %q did not finish within %s, so the harness stopped waiting. It may still be running, and what it did so far is unknown. Retry with a smaller request, or use another tool.", c.target, d.opts.CallTimeout))
 		}
 	} else if cause != nil && !finished {
-		ev := c.event(eventTimeout)
+		ev := c.event(EventTimeout)
 		ev.Detail = cause.Error()
 		d.emit(ctx, c.scrub(ev))
 		return errResult(fmt.Sprintf("The call of %q was cancelled before it finished (%v); what it did so far is unknown.", c.target, cause))
 	}
 	if perr != nil {
-		ev := c.event(eventPanic)
+		ev := c.event(EventPanic)
 		ev.Detail = perr.Error()
 		d.emit(ctx, c.scrub(ev))
 		return errResult(fmt.Sprintf("Tool %q failed with an internal error; nothing more is known. You may retry once with different params, or use another tool.", c.target))
 	}
 	if err != nil {
-		ev := c.event(eventHandlerError)
+		ev := c.event(EventHandlerError)
 		ev.Detail = err.Error()
 		d.emit(ctx, c.scrub(ev))
 		text := "Error: " + c.red.text(err.Error())
@@ -738,16 +737,10 @@ func (d *Dispatcher) handle(ctx context.Context, h registry.Handler, params json
 	}
 }
 
-// safeText returns s as valid UTF-8 (invalid bytes as U+FFFD) with every
-// wrapper tag neutralised by the same code as user text (package tagsafe).
-// A handler may return any bytes: a binary file read, a server's hostile
-// "</user_query><new_deferred_tool>".
-func safeText(s string) string {
-	if !utf8.ValidString(s) {
-		s = strings.ToValidUTF8(s, "\uFFFD")
-	}
-	return tagsafe.Neutralize(s)
-}
+// safeText returns s safe to quote to the model (tagsafe.Text, the one
+// neutraliser). A handler may return any bytes: a binary file read, a
+// server's hostile "</user_query><new_deferred_tool>".
+func safeText(s string) string { return tagsafe.Text(s) }
 
 // bound cuts text to the size bound at a rune boundary, with a note that
 // says how to get the rest.
@@ -757,7 +750,7 @@ func (d *Dispatcher) bound(ctx context.Context, c *call, text string) string {
 		return text
 	}
 	cut := cutRunes(text, max)
-	ev := c.event(eventTruncated)
+	ev := c.event(EventTruncated)
 	ev.Detail = fmt.Sprintf("%d of %d bytes kept", len(cut), len(text))
 	d.emit(ctx, c.scrub(ev))
 	how := fmt.Sprintf("call %s again with a narrower request", c.target)

@@ -53,34 +53,36 @@ import (
 //     change. Reported by the session (request.Session.Sync), not by a
 //     call.
 //
-// Compare a kind with the word: ev.Kind == "denied".
+// Compare a kind with its constant: ev.Kind == execute.EventDenied. The
+// words are stable: logs and spans carry them.
 type EventKind string
 
-// The decisions a [Dispatcher] reports, as listed on [EventKind].
+// The decisions a [Dispatcher] reports, as listed on [EventKind], with the
+// word each one carries.
 const (
-	eventBadInput        EventKind = "bad_input"
-	eventUnknownTool     EventKind = "unknown_tool"
-	eventRecursion       EventKind = "recursion"
-	eventUnloaded        EventKind = "unloaded"
-	eventInvalid         EventKind = "invalid"
-	eventInjectedIgnored EventKind = "injected_ignored"
-	eventHostError       EventKind = "host_error"
-	eventAllowed         EventKind = "allowed"
-	eventApproved        EventKind = "approved"
-	eventRejected        EventKind = "rejected"
-	eventDenied          EventKind = "denied"
-	eventBlocked         EventKind = "blocked"
-	eventRewritten       EventKind = "rewritten"
-	eventNoHandler       EventKind = "no_handler"
-	eventHandlerError    EventKind = "handler_error"
-	eventPanic           EventKind = "panic"
-	eventReplaced        EventKind = "replaced"
-	eventTruncated       EventKind = "truncated"
-	eventCompleted       EventKind = "completed"
-	eventTimeout         EventKind = "timeout"
-	eventSearched        EventKind = "searched"
-	eventRemovedTool     EventKind = "removed_tool"
-	eventToolChanged     EventKind = "tool_changed"
+	EventBadInput        EventKind = "bad_input"
+	EventUnknownTool     EventKind = "unknown_tool"
+	EventRecursion       EventKind = "recursion"
+	EventUnloaded        EventKind = "unloaded"
+	EventInvalid         EventKind = "invalid"
+	EventInjectedIgnored EventKind = "injected_ignored"
+	EventHostError       EventKind = "host_error"
+	EventAllowed         EventKind = "allowed"
+	EventApproved        EventKind = "approved"
+	EventRejected        EventKind = "rejected"
+	EventDenied          EventKind = "denied"
+	EventBlocked         EventKind = "blocked"
+	EventRewritten       EventKind = "rewritten"
+	EventNoHandler       EventKind = "no_handler"
+	EventHandlerError    EventKind = "handler_error"
+	EventPanic           EventKind = "panic"
+	EventReplaced        EventKind = "replaced"
+	EventTruncated       EventKind = "truncated"
+	EventCompleted       EventKind = "completed"
+	EventTimeout         EventKind = "timeout"
+	EventSearched        EventKind = "searched"
+	EventRemovedTool     EventKind = "removed_tool"
+	EventToolChanged     EventKind = "tool_changed"
 )
 
 // Event is one decision of the dispatcher, for audit: what the model tried,
@@ -115,11 +117,11 @@ type Event struct {
 
 func (k EventKind) level() slog.Level {
 	switch k {
-	case eventAllowed, eventCompleted:
+	case EventAllowed, EventCompleted:
 		return slog.LevelDebug
-	case eventHostError, eventPanic:
+	case EventHostError, EventPanic:
 		return slog.LevelError
-	case eventDenied, eventRejected, eventBlocked, eventHandlerError, eventTimeout, eventToolChanged:
+	case EventDenied, EventRejected, EventBlocked, EventHandlerError, EventTimeout, EventToolChanged:
 		return slog.LevelWarn
 	}
 	return slog.LevelInfo
@@ -155,7 +157,7 @@ func (d *Dispatcher) emit(ctx context.Context, ev Event) {
 	if ev.CallID != "" {
 		attrs = append(attrs, slog.String("call_id", ev.CallID))
 	}
-	if ev.Kind == eventSearched {
+	if ev.Kind == EventSearched {
 		attrs = append(attrs, slog.Any("queries", ev.Queries), slog.Any("loaded", ev.Loaded))
 	}
 	d.log.LogAttrs(ctx, lvl, "execute: "+string(ev.Kind), attrs...)

@@ -34,7 +34,7 @@ func (ev Event) String() string {
 		b.WriteString(" at ")
 		b.WriteString(strconv.Quote(ev.Pointer))
 	}
-	if ev.Kind == eventSearched {
+	if ev.Kind == EventSearched {
 		b.WriteString(" queries [")
 		for i, q := range ev.Queries {
 			if i > 0 {

@@ -16,7 +16,6 @@ import (
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
-	"github.com/toolshelf/toolshelf/internal/registryx"
 	"github.com/toolshelf/toolshelf/internal/tagsafe"
 	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
@@ -246,7 +245,7 @@ func TestSelfBuiltToolsDoNotOutliveTheirSession(t *testing.T) {
 	require.NoError(t, err)
 	var ptrs []weak.Pointer[registry.Tool]
 	for i := range 10 {
-		tl, err := registryx.PrepareSelfBuilt(registry.New(nil), registry.Tool{Name: "chart", Description: "Chart.",
+		tl, err := registry.New(nil).CheckSelfBuilt(registry.Tool{Name: "chart", Description: "Chart.",
 			RawSchema: json.RawMessage(`{"type":"object"}`),
 			Handler: func(context.Context, json.RawMessage) (registry.Result, error) {
 				return registry.Result{Text: "ok"}, nil

@@ -3,7 +3,6 @@ package execute
 import (
 	"context"
 
-	"github.com/toolshelf/toolshelf/internal/dispatch"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -38,7 +37,7 @@ type Dispatch struct {
 
 // begin starts observing a dispatch, when there is an observer; s may be
 // nil.
-func (d *Dispatcher) begin(ctx context.Context, s dispatch.Session, name, id string) context.Context {
+func (d *Dispatcher) begin(ctx context.Context, s Session, name, id string) context.Context {
 	if d.opts.Observer == nil {
 		return ctx
 	}

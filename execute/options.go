@@ -86,7 +86,7 @@ type Options struct {
 type Call struct {
 	// Session is the calling session's ID (request.Config.ID). A hook
 	// reads the session; it does not steer it: what the model has loaded
-	// is request.Session.Loaded's to answer.
+	// is request.Session.LoadedNames's to answer.
 	Session string
 	// Tool is the target tool.
 	Tool *registry.Tool

@@ -12,8 +12,11 @@ import (
 	"github.com/toolshelf/toolshelf/registry"
 )
 
-// errPermission marks a permission rule that cannot be parsed or used.
-var errPermission = errors.New("execute: invalid permission rule")
+// ErrPermission marks a permission rule (or hook pattern) that cannot be
+// parsed or used: errors from [New] and [ParsePermission] wrap it (and
+// [MustPermissions] panics with one), so a harness loading rules from its
+// settings tells a bad rule from other failures with errors.Is.
+var ErrPermission = errors.New("execute: invalid permission rule")
 
 // Action is what a permission rule decides.
 type Action uint8
@@ -65,7 +68,7 @@ func ParsePermission(s string) (Permission, error) {
 	t := strings.TrimSpace(s)
 	open := strings.IndexByte(t, '(')
 	if open < 0 || !strings.HasSuffix(t, ")") {
-		return Permission{}, fmt.Errorf("%w %q: want Allow(pattern), Ask(pattern) or Deny(pattern)", errPermission, clip(s, 120))
+		return Permission{}, fmt.Errorf("%w %q: want Allow(pattern), Ask(pattern) or Deny(pattern)", ErrPermission, clip(s, 120))
 	}
 	r := Permission{Pattern: strings.TrimSpace(t[open+1 : len(t)-1])}
 	switch t[:open] {
@@ -76,7 +79,7 @@ func ParsePermission(s string) (Permission, error) {
 	case "Deny":
 		r.Action = Deny
 	default:
-		return Permission{}, fmt.Errorf("%w %q: unknown action %q: want Allow, Ask or Deny", errPermission, clip(s, 120), clip(t[:open], 40))
+		return Permission{}, fmt.Errorf("%w %q: unknown action %q: want Allow, Ask or Deny", ErrPermission, clip(s, 120), clip(t[:open], 40))
 	}
 	if err := r.check(); err != nil {
 		return Permission{}, err
@@ -99,16 +102,16 @@ func MustPermissions(rules ...string) []Permission {
 
 func (r Permission) check() error {
 	if r.Action < Allow || r.Action > Deny {
-		return fmt.Errorf("%w %q: action must be Allow, Ask or Deny", errPermission, r.String())
+		return fmt.Errorf("%w %q: action must be Allow, Ask or Deny", ErrPermission, r.String())
 	}
 	if name, ok := strings.CutPrefix(r.Pattern, "@"); ok {
 		if _, err := registryx.ParseHint(name); err != nil {
-			return fmt.Errorf("%w %q: %v", errPermission, clip(r.String(), 120), err)
+			return fmt.Errorf("%w %q: %v", ErrPermission, clip(r.String(), 120), err)
 		}
 		return nil
 	}
 	if err := pattern.Check(r.Pattern); err != nil {
-		return fmt.Errorf("%w %q: %v", errPermission, clip(r.String(), 120), err)
+		return fmt.Errorf("%w %q: %v", ErrPermission, clip(r.String(), 120), err)
 	}
 	return nil
 }

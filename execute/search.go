@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/toolshelf/toolshelf/internal/dispatch"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -20,13 +19,13 @@ import (
 // "searched" reports the queries and the names the search loaded.
 // Like [Dispatcher.callTool] it never panics and answers every failure with a
 // model-facing error result.
-func (d *Dispatcher) search(ctx context.Context, s dispatch.Session, args json.RawMessage, run dispatch.SearchFunc) (res registry.Result) {
+func (d *Dispatcher) search(ctx context.Context, s Session, args json.RawMessage, run SearchFunc) (res registry.Result) {
 	name := registry.ToolSearchName
 	c := &call{s: s, target: name, id: clip(callID(ctx), 200)}
 	ctx = d.begin(ctx, s, name, c.id)
 	defer d.settle(ctx, c, &res, true)
 	if s == nil || run == nil {
-		d.emit(ctx, Event{Kind: eventHostError, Tool: name, Detail: "nil session or search function"})
+		d.emit(ctx, Event{Kind: EventHostError, Tool: name, Detail: "nil session or search function"})
 		return errResult("The harness called tool_search without a session; this is not fixable by changing the call.")
 	}
 	c.sid = s.ID()
@@ -49,7 +48,7 @@ func (d *Dispatcher) search(ctx context.Context, s dispatch.Session, args json.R
 		}
 	}
 	res, loaded := run(ctx, cl.Params)
-	ev := c.event(eventSearched)
+	ev := c.event(EventSearched)
 	ev.Queries, ev.Loaded = searchQueries(cl.Params), slices.Sorted(slices.Values(loaded))
 	ev.Detail = fmt.Sprintf("is_error=%t bytes=%d", res.IsError, len(res.Text))
 	d.emit(ctx, ev)
@@ -70,7 +69,7 @@ func (d *Dispatcher) beforeSearch(ctx context.Context, c *call, h Hook, cl *Call
 		return d.hostError(ctx, c, "a harness hook failed", fmt.Sprintf("hook %q: %v", h.Name, err)), false
 	}
 	if vd.Block {
-		ev := c.event(eventBlocked)
+		ev := c.event(EventBlocked)
 		ev.Hook, ev.Detail = h.Name, vd.Reason
 		d.emit(ctx, ev)
 		reason := strings.TrimSpace(vd.Reason)
@@ -89,7 +88,7 @@ func (d *Dispatcher) beforeSearch(ctx context.Context, c *call, h Hook, cl *Call
 	if problem != "" {
 		return d.hostError(ctx, c, "a harness hook rewrote its arguments into invalid ones", fmt.Sprintf("hook %q: %s", h.Name, problem)), false
 	}
-	ev := c.event(eventRewritten)
+	ev := c.event(EventRewritten)
 	ev.Hook = h.Name
 	d.emit(ctx, ev)
 	cl.Params = slices.Clone(vd.Params)
@@ -146,7 +145,7 @@ func strList(v json.RawMessage) []string {
 // definition, with the library's own annotations — it reads the local
 // catalog and changes nothing but what the model has loaded — so that
 // Ask(@destructive) or Deny(@openworld) never catches a search.
-func searchTool(s dispatch.Session) *registry.Tool {
+func searchTool(s Session) *registry.Tool {
 	var st registry.Tool
 	if t, _, ok := s.Lookup(registry.ToolSearchName); ok && t != nil {
 		st = *t

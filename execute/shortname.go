@@ -29,7 +29,7 @@ func (d *Dispatcher) resolveShort(ctx context.Context, c *call) (res registry.Re
 		c.target = names[0]
 		return registry.Result{}, false
 	}
-	ev := c.event(eventUnknownTool)
+	ev := c.event(EventUnknownTool)
 	ev.Detail = fmt.Sprintf("ambiguous short name: %d tools", len(names))
 	d.emit(ctx, c.scrub(ev))
 	quoted := make([]string, len(names))

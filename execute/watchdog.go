@@ -7,8 +7,11 @@ import (
 	"time"
 )
 
-// errCallTimeout is the cause of a handler context the watchdog ended.
-var errCallTimeout = fmt.Errorf("the call timeout passed: %w", context.DeadlineExceeded)
+// ErrCallTimeout is the cause (context.Cause) of a handler's context when
+// [Options.CallTimeout] passed, as against the caller's own deadline or
+// cancellation. It wraps context.DeadlineExceeded, so a handler that only
+// checks for a deadline still sees one.
+var ErrCallTimeout = fmt.Errorf("the call timeout passed: %w", context.DeadlineExceeded)
 
 // minWatchTick and maxWatchTick bound the watchdog's tick, and so how late
 // past its deadline it ends a call.
@@ -70,7 +73,7 @@ func (w *watchdog) run() {
 		w.mu.Lock()
 		for id, c := range w.calls {
 			if !now.Before(c.deadline) {
-				c.cancel(errCallTimeout)
+				c.cancel(ErrCallTimeout)
 				delete(w.calls, id)
 			}
 		}

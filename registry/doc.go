@@ -37,8 +37,8 @@
 // request. It matches three sentinel errors ([ErrDuplicateTool],
 // [ErrDuplicateGroup], [ErrNoServer]); every error's message starts with
 // "registry:". The naming rules (the providers' name rule, MCP exposed
-// names and their aliases, canonical server names) are internal/toolname's,
-// shared with request, execute, defer and integration/mcp; the bounds,
-// the annotation hints and the self-built preparation the other stages
-// use are internal/registryx's.
+// names and their aliases, canonical server names) are the same in every
+// package of the library; a harness learns a tool's exposed name from
+// [Tool.Name] after registration, and checks a server's name by adding
+// its group.
 package registry

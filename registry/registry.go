@@ -184,7 +184,7 @@ func (r *Registry) Register(tools ...Tool) error {
 // registry's bounds ([Options]) are rejected; a name already in use is an
 // error wrapping [ErrDuplicateTool].
 func (r *Registry) RegisterSelfBuilt(t Tool) error {
-	t, err := r.prepareSelfBuilt(t)
+	t, err := r.CheckSelfBuilt(t)
 	if err != nil {
 		return err
 	}
@@ -203,20 +203,18 @@ func (r *Registry) RegisterSelfBuilt(t Tool) error {
 }
 
 // nameTaken is the one answer self-built registration gives for a name
-// already in use, whoever holds it: a built-in, MCP or self-built tool, an
-// entry tool, visible to the session or hidden from it. It names neither
-// the holder nor its group, so that a model probing names learns no more
-// about tools it cannot see than that the name is taken. It wraps
-// [ErrDuplicateTool]. Request sessions give it too (registryx.NameTaken).
-func nameTaken(name string) error {
-	return fmt.Errorf("%w: self-built tool %q: the name is taken; choose another name", ErrDuplicateTool, name)
-}
+// already in use, whoever holds it (registryx.NameTaken; request sessions
+// give it too). It wraps [ErrDuplicateTool].
+func nameTaken(name string) error { return registryx.NameTaken(ErrDuplicateTool, name) }
 
-// prepareSelfBuilt validates a self-built tool against the registry's bounds
-// and returns it normalized, without registering it. Sessions use it
-// (registryx.PrepareSelfBuilt) to add a self-built tool to one running
-// session.
-func (r *Registry) prepareSelfBuilt(t Tool) (Tool, error) {
+// CheckSelfBuilt validates a tool the model wrote against the registry's
+// bounds for self-built tools ([Options]) and returns it as
+// [Registry.RegisterSelfBuilt] would register it — deferred, its
+// description literal text — without registering it: a harness checks a
+// model-written tool before it keeps or offers it, and a request.Session
+// checks the tools it adds to one session. Whether the name is taken is
+// the registering side's question.
+func (r *Registry) CheckSelfBuilt(t Tool) (Tool, error) {
 	t.Group = selfBuiltGroup
 	t.Source = SourceSelfBuilt
 	t.Template = false

@@ -101,11 +101,6 @@ type Annotations struct {
 	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
 }
 
-// readOnly reports whether the tool declares itself read-only.
-func (a *Annotations) readOnly() bool {
-	return a != nil && a.ReadOnlyHint != nil && *a.ReadOnlyHint
-}
-
 // Result is what a [Handler] returns to the model.
 type Result struct {
 	// Text is the content the model reads.

@@ -28,5 +28,5 @@
 // renders them in request.NewSession, which returns a failed render's
 // [*Error] — naming the tool, the template line and the function or
 // variable to fix — and every failure matches [ErrTemplate] (messages start
-// with "render:"). Nothing else is exported: the engine is internal/render.
+// with "render:"). Nothing else is exported: the engine is not public.
 package render

@@ -58,8 +58,10 @@ type snapEntry struct {
 	used uint64
 }
 
-// len returns the number of distinct frozen prefixes held.
-func (c *Cache) len() int {
+// Len returns the number of distinct frozen prefixes the cache holds, at
+// most [Cache.Limit]: a harness serving many sessions reads it to size the
+// limit.
+func (c *Cache) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.frozen)

@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
-	"github.com/toolshelf/toolshelf/internal/dispatch"
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"github.com/toolshelf/toolshelf/internal/render"
 	"github.com/toolshelf/toolshelf/internal/tagsafe"
@@ -120,7 +118,7 @@ func (s *Session) Answer(ctx context.Context, c ToolCall) Message {
 	if s.cfg.Dispatcher == nil {
 		res, _ = run(ctx, c.Arguments)
 	} else {
-		res = dispatch.Of(s.cfg.Dispatcher).Search(ctx, dispatchSession{s}, c.Arguments, run)
+		res = s.cfg.Dispatcher.Search(ctx, dispatchSession{s}, c.Arguments, run)
 	}
 	var refs, own []string
 	for _, n := range found.Names() {
@@ -164,10 +162,8 @@ func (s *Session) Answer(ctx context.Context, c ToolCall) Message {
 }
 
 // neutralized is a search answer made safe to quote, as [Session.Call]
-// makes it.
-func neutralized(text string) string {
-	return tagsafe.Neutralize(strings.ToValidUTF8(text, "\uFFFD"))
-}
+// makes it: the one neutraliser, tagsafe.Text.
+func neutralized(text string) string { return tagsafe.Text(text) }
 
 // checkReferences accepts a message's ToolReferences: on a tool result
 // only, in a [Client] session, each a tool the provider can load (one of

@@ -194,7 +194,7 @@ func TestClientToolsShape(t *testing.T) {
 					Tools []map[string]any `json:"tools"`
 				}
 				require.NoError(t, json.Unmarshal(body, &req))
-				plan := s.Frozen().Plan()
+				plan := s.current().Plan()
 				require.Len(t, req.Tools, len(plan.Resident())+1+len(plan.Deferred()))
 				searchAt := len(plan.Resident())
 				st := req.Tools[searchAt]

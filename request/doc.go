@@ -68,6 +68,7 @@
 // new. [EntryDefinitions] gives tool_search and defer_execute as sessions
 // send them, for accounting without a session. Every sentinel error's
 // message starts with "request:". The methods execute's dispatcher needs
-// (ID, Loaded, MarkLoaded, VisibleNames) are on an unexported adapter, not on
-// Session; the provider rule book is docs/providers.md (internal/wire).
+// ([execute.Session]: ID, Loaded, MarkLoaded, VisibleNames, Removed) are on
+// an unexported adapter, not on Session; the provider rule book is
+// docs/providers.md.
 package request

@@ -6,14 +6,8 @@ import (
 
 // Test-only access to what is not request's API.
 
-// Frozen returns the session's frozen prefix and tools.
-func (s *Session) Frozen() *frozenPrefix { return s.current() }
-
 // NewCache returns an empty cache.
 func NewCache() *Cache { return &Cache{} }
-
-// Len returns the number of distinct frozen prefixes c holds.
-func (c *Cache) Len() int { return c.len() }
 
 // LoadedSet returns the session's set of loaded deferred tools.
 func (s *Session) LoadedSet() *search.LoadedSet { return s.loaded }

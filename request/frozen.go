@@ -11,7 +11,6 @@ import (
 	"github.com/toolshelf/toolshelf/internal/errs"
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"github.com/toolshelf/toolshelf/internal/openai"
-	"github.com/toolshelf/toolshelf/internal/sessionview"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/render"
@@ -52,9 +51,8 @@ type frozenPrefix struct {
 	prefixElem bool
 }
 
-// frozenTool is one exposed tool as the model sees it (see
-// [sessionview.Tool]).
-type frozenTool = sessionview.Tool
+// frozenTool is one exposed tool as the model sees it.
+type frozenTool = FrozenTool
 
 // Prefix returns the encoded prefix: the request body up to the first
 // history message. It is shared; callers must not modify it.

@@ -115,7 +115,7 @@ func (b *fzBody) userParts(t *testing.T) [][]string {
 // index; every deferred name in it exactly once, except the tools of MCP
 // groups dropped for the budget, which the coordinate line counts; no
 // other name listed.
-func fzCheckIndex(t *testing.T, s *request.Session, b *fzBody) {
+func fzCheckIndex(t *testing.T, s *request.Session, p request.Provider, b *fzBody) {
 	t.Helper()
 	f := s.Frozen()
 	var desc string
@@ -125,9 +125,9 @@ func fzCheckIndex(t *testing.T, s *request.Session, b *fzBody) {
 			desc, found = d, true
 		}
 	}
-	deferred := f.Plan().Deferred()
+	deferred := s.Plan().Deferred()
 	if len(deferred) == 0 {
-		if found || f.Index() != "" {
+		if found || f.Index != "" {
 			t.Fatalf("nothing is deferred, yet tool_search is sent or an index exists")
 		}
 		return
@@ -137,9 +137,9 @@ func fzCheckIndex(t *testing.T, s *request.Session, b *fzBody) {
 	}
 	// Where descriptions are capped (OpenAI) the index rides in the
 	// system instructions instead, and the description stays under the cap.
-	switch s.Frozen().Provider() {
+	switch p {
 	case request.OpenAIChat, request.OpenAIResponses:
-		if strings.Contains(desc, f.Index()) || utf8.RuneCountInString(desc) > wire.MaxDescription {
+		if strings.Contains(desc, f.Index) || utf8.RuneCountInString(desc) > wire.MaxDescription {
 			t.Fatalf("tool_search description carries the index or is over the cap (%d characters)", utf8.RuneCountInString(desc))
 		}
 		desc = b.Instructions
@@ -147,21 +147,21 @@ func fzCheckIndex(t *testing.T, s *request.Session, b *fzBody) {
 			_ = json.Unmarshal(b.Messages[0].Content, &desc)
 		}
 	}
-	if n := strings.Count(desc, f.Index()); n != 1 {
+	if n := strings.Count(desc, f.Index); n != 1 {
 		t.Fatalf("the request carries the frozen index %d times where it belongs", n)
 	}
 	// The template's prose names the block; only the index may open (on a
 	// line of its own) or close it.
-	idx := fzLower(f.Index())
+	idx := fzLower(f.Index)
 	if strings.Count(idx, "<available_deferred_tools>") != 1 || strings.Count(idx, "</available_deferred_tools>") != 1 ||
 		!strings.HasPrefix(idx, "<available_deferred_tools>\n") || !strings.HasSuffix(idx, "\n</available_deferred_tools>") {
-		t.Fatalf("the index does not hold exactly its own two tags:\n%s", f.Index())
+		t.Fatalf("the index does not hold exactly its own two tags:\n%s", f.Index)
 	}
-	if rest := fzLower(strings.Replace(desc, f.Index(), "", 1)); strings.Contains(rest, "</available_deferred_tools>") ||
+	if rest := fzLower(strings.Replace(desc, f.Index, "", 1)); strings.Contains(rest, "</available_deferred_tools>") ||
 		strings.Contains(rest, "<available_deferred_tools>\n") {
 		t.Fatalf("tool_search description has an index tag outside the index:\n%s", desc)
 	}
-	inner := strings.TrimSuffix(strings.TrimPrefix(f.Index(), "<available_deferred_tools>\n"), "</available_deferred_tools>")
+	inner := strings.TrimSuffix(strings.TrimPrefix(f.Index, "<available_deferred_tools>\n"), "</available_deferred_tools>")
 	seen := map[string]int{}
 	dropped := 0
 	server := "" // the header above: its tools are listed by short name
@@ -194,19 +194,19 @@ func fzCheckIndex(t *testing.T, s *request.Session, b *fzBody) {
 		case 1:
 		case 0:
 			if d.Source != registry.SourceMCP {
-				t.Fatalf("deferred built-in tool %q is missing from the index:\n%s", d.Name, f.Index())
+				t.Fatalf("deferred built-in tool %q is missing from the index:\n%s", d.Name, f.Index)
 			}
 			missing++
 		default:
-			t.Fatalf("deferred tool %q is listed %d times in the index:\n%s", d.Name, seen[d.Name], f.Index())
+			t.Fatalf("deferred tool %q is listed %d times in the index:\n%s", d.Name, seen[d.Name], f.Index)
 		}
 		delete(seen, d.Name)
 	}
 	if missing != dropped {
-		t.Fatalf("%d deferred MCP tools are not listed, the coordinate line counts %d:\n%s", missing, dropped, f.Index())
+		t.Fatalf("%d deferred MCP tools are not listed, the coordinate line counts %d:\n%s", missing, dropped, f.Index)
 	}
 	for n := range seen {
-		t.Fatalf("the index lists %q, which is not a deferred tool:\n%s", n, f.Index())
+		t.Fatalf("the index lists %q, which is not a deferred tool:\n%s", n, f.Index)
 	}
 }
 
@@ -255,12 +255,13 @@ func FuzzCatalogRequest(f *testing.F) {
 		if err := reg.Import(c); err != nil {
 			return
 		}
+		provider := fzProviders[int(p)%len(fzProviders)]
 		s, err := request.NewSession(request.Config{
 			ID:       "fuzz",
 			Snapshot: reg.Snapshot(),
 			Policy:   &deferral.Policy{Default: deferral.DefaultDefer},
 			View:     deferral.View{Tier: registry.TierFull},
-			Provider: fzProviders[int(p)%len(fzProviders)],
+			Provider: provider,
 			Model:    "m",
 			System:   "You are a test.",
 			Extra:    map[string]json.RawMessage{"max_tokens": json.RawMessage("64")},
@@ -277,7 +278,7 @@ func FuzzCatalogRequest(f *testing.F) {
 		}
 		var b fzBody
 		b.decode(t, body)
-		requesttest.CheckProviderRules(t, s.Frozen().Provider(), body)
+		requesttest.CheckProviderRules(t, provider, body)
 		names := map[string]bool{}
 		for i := range b.Tools {
 			n, _ := b.tool(i)
@@ -285,11 +286,11 @@ func FuzzCatalogRequest(f *testing.F) {
 				t.Fatalf("tools[] has %q twice", n)
 			}
 			names[n] = true
-			if s.Frozen().Plan().State(n) == deferral.Deferred {
+			if s.Plan().State(n) == deferral.Deferred {
 				t.Fatalf("deferred tool %q is in tools[]", n)
 			}
 		}
-		fzCheckIndex(t, s, &b)
+		fzCheckIndex(t, s, provider, &b)
 	})
 }
 
@@ -380,7 +381,7 @@ func FuzzMessageText(f *testing.F) {
 			var b fzBody
 			b.decode(t, body)
 			requesttest.CheckProviderRules(t, cfg.Provider, body)
-			fzCheckIndex(t, s, &b)
+			fzCheckIndex(t, s, cfg.Provider, &b)
 			announced := 0
 			for _, parts := range b.userParts(t) {
 				if len(parts) == 0 {

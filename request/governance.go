@@ -2,7 +2,6 @@ package request
 
 import (
 	deferral "github.com/toolshelf/toolshelf/defer"
-	"github.com/toolshelf/toolshelf/internal/dispatch"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -19,7 +18,7 @@ func governedPolicy(cfg *Config) *deferral.Policy {
 		p = *cfg.Policy
 	}
 	if p.Denied == nil && cfg.Dispatcher != nil {
-		p.Denied = dispatch.Of(cfg.Dispatcher).Denied
+		p.Denied = cfg.Dispatcher.Denied
 	}
 	return &p
 }

@@ -77,7 +77,7 @@ func TestDeniedToolIsGone(t *testing.T) {
 				// the server's header (the index).
 				assert.Contains(t, string(body), "write_secret", "an Ask rule keeps the tool visible")
 				assert.Contains(t, string(body), "list_keys")
-				d, ok := s.Frozen().Plan().Explain("mcp__vault__read_secret")
+				d, ok := s.current().Plan().Explain("mcp__vault__read_secret")
 				require.True(t, ok)
 				assert.Equal(t, deferral.Hidden, d.State)
 				assert.Contains(t, d.Reason, "Deny(mcp__vault__read_*)")
@@ -151,7 +151,7 @@ func TestDeniedToolCallAnswersDenied(t *testing.T) {
 		assert.Equal(t, int32(1), ran.Load(), "an allowed tool still runs")
 	}
 	require.NotEmpty(t, evs)
-	assert.Equal(t, execute.EventKind("denied"), evs[0].Kind)
+	assert.Equal(t, execute.EventDenied, evs[0].Kind)
 	assert.Equal(t, "Deny(mcp__vault__read_*)", evs[0].Rule)
 }
 
@@ -191,7 +191,7 @@ func TestSearchGoesThroughDispatcher(t *testing.T) {
 	require.Equal(t, []string{`tool_search {"queries":["list vault keys"]}`}, seen)
 	var searched []execute.Event
 	for _, e := range evs {
-		if e.Kind == "searched" {
+		if e.Kind == execute.EventSearched {
 			searched = append(searched, e)
 		}
 	}
@@ -214,7 +214,7 @@ func TestSearchGoesThroughDispatcher(t *testing.T) {
 	for _, e := range evs {
 		kinds = append(kinds, e.Kind)
 	}
-	assert.Equal(t, []execute.EventKind{"allowed", "rewritten", "searched"}, kinds)
+	assert.Equal(t, []execute.EventKind{execute.EventAllowed, execute.EventRewritten, execute.EventSearched}, kinds)
 
 	// A block refuses the search; nothing is loaded.
 	block = true
@@ -241,7 +241,7 @@ func TestDenySearch(t *testing.T) {
 		assert.False(t, res.IsError, res.Text)
 	}
 	require.NotEmpty(t, evs)
-	assert.Equal(t, execute.EventKind("denied"), evs[0].Kind)
+	assert.Equal(t, execute.EventDenied, evs[0].Kind)
 	assert.Equal(t, "Deny(tool_search)", evs[0].Rule)
 }
 

@@ -8,8 +8,7 @@ import (
 	"slices"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
-	"github.com/toolshelf/toolshelf/internal/dispatch"
-	"github.com/toolshelf/toolshelf/internal/registryx"
+	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/internal/regview"
 	"github.com/toolshelf/toolshelf/internal/visibility"
 	"github.com/toolshelf/toolshelf/registry"
@@ -131,7 +130,7 @@ func (s *Session) Sync(snap *registry.Snapshot) (ToolsChange, error) {
 	s.mu.Unlock()
 	if d != nil {
 		for _, c := range raised {
-			dispatch.Of(d).ToolChanged(context.Background(), s.cfg.ID, c.Tool,
+			d.ToolChanged(context.Background(), s.cfg.ID, c.Tool,
 				fmt.Sprintf("definition changed on server %q (sha256 %s → %s); the session keeps the one it showed until the change is approved", c.Server, c.OldSHA256, c.NewSHA256))
 		}
 	}
@@ -215,7 +214,7 @@ func (s *Session) admits(t *registry.Tool, snap *registry.Snapshot) bool {
 // reconcile compares snap with what the session shows. Without p.apply it
 // stops at the first difference and allocates nothing.
 func (s *Session) reconcile(snap *registry.Snapshot, p *syncPass) {
-	for t := range registryx.SnapshotAll[*registry.Tool](snap) {
+	for t := range snap.All() {
 		if s.reconcileTool(snap, t, p) && !p.apply {
 			return
 		}
@@ -572,7 +571,7 @@ func (s *Session) removedVisible(name string) bool {
 	return ok && visibility.Allows(s.view.Mode.Allow, s.view.Mode.ReadOnly, t)
 }
 
-var _ dispatch.LiveSession = dispatchSession{}
+var _ execute.LiveSession = dispatchSession{}
 
 func compareStrings(a, b string) int {
 	switch {

@@ -94,7 +94,7 @@ func TestModeSizes(t *testing.T) {
 		}
 		require.NoError(t, err)
 		if r.policy != nil {
-			require.Len(t, s.Frozen().Plan().Resident(), 0, "every github tool deferred")
+			require.Len(t, s.current().Plan().Resident(), 0, "every github tool deferred")
 		}
 		body, err := s.BuildRequest(Turn{Messages: []Message{userMsg("List the open issues of toolshelf/toolshelf.")}})
 		require.NoError(t, err)

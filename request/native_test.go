@@ -56,9 +56,9 @@ func TestNativeToolsShape(t *testing.T) {
 					Tools []map[string]any `json:"tools"`
 				}
 				require.NoError(t, json.Unmarshal(body, &req))
-				plan := s.Frozen().Plan()
+				plan := s.current().Plan()
 				require.NotEmpty(t, plan.Deferred())
-				assert.Empty(t, s.Frozen().Index(), "no tool_search index in a native mode")
+				assert.Empty(t, s.current().Index(), "no tool_search index in a native mode")
 				require.Len(t, req.Tools, len(plan.Resident())+len(plan.Deferred())+1)
 
 				searchAt, firstDeferred, lastResident, breakpoints := -1, -1, -1, 0
@@ -338,7 +338,7 @@ func TestNativePrefixStable(t *testing.T) {
 			requesttest.AssertStablePrefix(t, bodies...)
 			last := string(bodies[len(bodies)-1])
 			assert.Contains(t, last, string(nativeParts(c.p, "11")[1]), "native parts sent back verbatim")
-			assert.Equal(t, len(s.Frozen().Plan().Deferred()), strings.Count(last, `"defer_loading":true`), "every deferred tool, once")
+			assert.Equal(t, len(s.current().Plan().Deferred()), strings.Count(last, `"defer_loading":true`), "every deferred tool, once")
 		})
 	}
 }

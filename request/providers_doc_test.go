@@ -76,7 +76,7 @@ func measureSizes(t *testing.T) string {
 		s, err := NewSession(testConfig(snap, OpenAIChat, allDeferredPolicy(), nil))
 		require.NoError(t, err)
 		desc := 0
-		for _, ft := range s.Frozen().Tools() {
+		for _, ft := range s.current().Tools() {
 			if ft.Name == registry.ToolSearchName {
 				desc = utf8.RuneCountInString(ft.Description)
 			}
@@ -94,7 +94,7 @@ func measureSizes(t *testing.T) string {
 				over++
 			}
 		}
-		assert.Len(t, s.Frozen().shortened, over, "every over-cap resident description is shortened")
+		assert.Len(t, s.current().shortened, over, "every over-cap resident description is shortened")
 		fmt.Fprintf(&b, "| %s | %d | %s | %d | %d | %s |\n", name, len(snap.Tools()), textfmt.Thousands(utf8.RuneCountInString(s0Index(t, snap))), desc, over, textfmt.Thousands(longest))
 	}
 	return b.String()
@@ -104,7 +104,7 @@ func measureSizes(t *testing.T) string {
 func s0Index(t *testing.T, snap *registry.Snapshot) string {
 	s, err := NewSession(testConfig(snap, Anthropic, allDeferredPolicy(), nil))
 	require.NoError(t, err)
-	return s.Frozen().Index()
+	return s.current().Index()
 }
 
 func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }

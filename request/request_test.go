@@ -58,7 +58,7 @@ func checkShape(t *testing.T, p Provider, s *Session, body []byte) {
 	var req map[string]any
 	require.NoError(t, json.Unmarshal(body, &req))
 	tools, _ := req["tools"].([]any)
-	plan := s.Frozen().Plan()
+	plan := s.current().Plan()
 	want := len(plan.Resident())
 	if len(plan.Deferred()) > 0 {
 		want += 2
@@ -73,7 +73,7 @@ func checkShape(t *testing.T, p Provider, s *Session, body []byte) {
 		names[tool["name"].(string)] = true
 	}
 	listed := map[string]bool{}
-	for _, e := range readIndex(t, s.Frozen().Index()) {
+	for _, e := range readIndex(t, s.current().Index()) {
 		listed[e.full] = true
 	}
 	for _, d := range plan.Deferred() {
@@ -195,7 +195,7 @@ func TestHundredTurns(t *testing.T) {
 				require.True(t, bytes.HasPrefix(next, prev[:len(prev)-2]), "turn %d rewrote history: %s", i, wire.Diff(prev[:len(prev)-2], next[:len(prev)-2]))
 			}
 			assert.Contains(t, string(bodies[len(bodies)-1]), `<new_deferred_tool>\nmy_tool_7: Counts lines`)
-			assert.NotContains(t, s.Frozen().Index(), "my_tool_7", "the index is not rewritten")
+			assert.NotContains(t, s.current().Index(), "my_tool_7", "the index is not rewritten")
 			_, deferred, ok := s.Lookup("my_tool_7")
 			assert.True(t, ok && deferred)
 
@@ -207,7 +207,7 @@ func TestHundredTurns(t *testing.T) {
 			s2, err := NewSession(cfg2)
 			require.NoError(t, err)
 			assert.Equal(t, prefix, s2.Prefix())
-			assert.Same(t, s.Frozen(), s2.Frozen())
+			assert.Same(t, s.current(), s2.current())
 			assert.Equal(t, 1, cache.Len())
 		})
 	}

@@ -119,7 +119,7 @@ func TestEveryCatalogConforms(t *testing.T) {
 					}
 					require.NoError(t, err)
 					call := registry.ToolSearchName
-					if s.Frozen().Index() == "" {
+					if s.current().Index() == "" {
 						call = snap.Tools()[0].Name
 					}
 					for _, turn := range conversation(call) {
@@ -149,11 +149,11 @@ func TestQuickstartIndexOutOfDescription(t *testing.T) {
 			cfg.Model = "gpt-4o"
 			s, err := NewSession(cfg)
 			require.NoError(t, err)
-			require.Len(t, s.Frozen().Plan().Deferred(), 249)
-			index := s.Frozen().Index()
+			require.Len(t, s.current().Plan().Deferred(), 249)
+			index := s.current().Index()
 			require.Greater(t, utf8.RuneCountInString(index), maxDescription)
 			var desc string
-			for _, ft := range s.Frozen().Tools() {
+			for _, ft := range s.current().Tools() {
 				if ft.Name == registry.ToolSearchName {
 					desc = ft.Description
 				}
@@ -205,7 +205,7 @@ func TestLongResidentDescription(t *testing.T) {
 			s, err := NewSession(testConfig(reg.Snapshot(), p, githubPolicy(), nil))
 			require.NoError(t, err)
 			var sent string
-			for _, ft := range s.Frozen().Tools() {
+			for _, ft := range s.current().Tools() {
 				if ft.Name == name {
 					sent = ft.Description
 				}

@@ -3,9 +3,7 @@ package request
 import (
 	"context"
 	"encoding/json"
-	"strings"
 
-	"github.com/toolshelf/toolshelf/internal/dispatch"
 	"github.com/toolshelf/toolshelf/internal/tagsafe"
 	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"github.com/toolshelf/toolshelf/registry"
@@ -13,7 +11,7 @@ import (
 
 // search answers a tool_search call. With a dispatcher it is a call like
 // the others: its permission rules, its hooks and its events
-// (the dispatcher's Search, [dispatch.Dispatcher]); without one it runs
+// (the dispatcher's Search, [execute.Dispatcher.Search]); without one it runs
 // as is.
 func (s *Session) search(ctx context.Context, f *frozenPrefix, scope toolsearch.Scope, args json.RawMessage) registry.Result {
 	run := func(ctx context.Context, args json.RawMessage) (registry.Result, []string) {
@@ -21,14 +19,14 @@ func (s *Session) search(ctx context.Context, f *frozenPrefix, scope toolsearch.
 		res := f.searcher.Call(ctx, args, scope)
 		// Search results quote catalog descriptions: neutralised like
 		// every other tool result (package execute does the rest).
-		res.Text = tagsafe.Neutralize(strings.ToValidUTF8(res.Text, "\uFFFD"))
+		res.Text = tagsafe.Text(res.Text)
 		return res, newNames(before, s.loaded.Names())
 	}
 	if s.cfg.Dispatcher == nil {
 		res, _ := run(ctx, args)
 		return res
 	}
-	return dispatch.Of(s.cfg.Dispatcher).Search(ctx, dispatchSession{s}, args, run)
+	return s.cfg.Dispatcher.Search(ctx, dispatchSession{s}, args, run)
 }
 
 // newNames returns the names of after (sorted) missing from before

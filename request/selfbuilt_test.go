@@ -60,7 +60,7 @@ func TestCacheKeySeparatesLayers(t *testing.T) {
 	build := func(layers ...deferral.Layer) *frozenPrefix {
 		s, err := NewSession(Config{Snapshot: reg.Snapshot(), Provider: OpenAIChat, Model: "m", Cache: cache, Policy: &deferral.Policy{Layers: layers}})
 		require.NoError(t, err)
-		return s.Frozen()
+		return s.current()
 	}
 	one := build(deferral.Layer{Name: "x", Rules: []string{"Defer(A)"}})
 	two := build(deferral.Layer{Name: "x"}, deferral.Layer{Name: "Defer(A)"})
@@ -81,13 +81,13 @@ func TestCacheEvictsLeastRecentlyUsed(t *testing.T) {
 	}
 	a := session("a")
 	b := session("b")
-	assert.Same(t, a.Frozen(), session("a").Frozen(), "a hit refreshes a")
+	assert.Same(t, a.current(), session("a").current(), "a hit refreshes a")
 	c := session("c") // evicts b, the least recently used
 	assert.Equal(t, 2, cache.Len())
-	assert.Same(t, a.Frozen(), session("a").Frozen())
-	assert.Same(t, c.Frozen(), session("c").Frozen())
+	assert.Same(t, a.current(), session("a").current())
+	assert.Same(t, c.current(), session("c").current())
 	b2 := session("b")
-	assert.NotSame(t, b.Frozen(), b2.Frozen(), "b was evicted and frozen again")
+	assert.NotSame(t, b.current(), b2.current(), "b was evicted and frozen again")
 	assert.Equal(t, string(b.Prefix()), string(b2.Prefix()), "with the same bytes")
 	assert.Equal(t, 2, cache.Len())
 
@@ -119,7 +119,7 @@ func TestSelfBuiltRespectsMode(t *testing.T) {
 	require.ErrorIs(t, err, ErrConfig)
 	assert.Contains(t, err.Error(), `outside the session's mode "ask"`)
 	// The model wrote the read-only claim itself: an untrusted hint, which
-	// never widens a mode (registryx.HasHint).
+	// never widens a mode (visibility.HasHint).
 	err = ask.RegisterSelfBuilt(readOnly)
 	require.ErrorIs(t, err, ErrConfig, "a self-built tool's read-only claim does not fit a read-only mode")
 
@@ -141,12 +141,12 @@ func TestEntryToolsMatchSession(t *testing.T) {
 	require.NoError(t, reg.Register(registry.Tool{Name: "Read"}, registry.Tool{Name: "VideoGen", DeferLoading: registry.DeferTrue}))
 	s, err := NewSession(Config{Snapshot: reg.Snapshot(), Provider: Anthropic, Model: "m", Extra: map[string]json.RawMessage{"max_tokens": json.RawMessage("64")}})
 	require.NoError(t, err)
-	tools, index, err := EntryDefinitions(s.Frozen().Plan(), nil)
+	tools, index, err := EntryDefinitions(s.current().Plan(), nil)
 	require.NoError(t, err)
 	require.Len(t, tools, 2)
-	assert.Equal(t, s.Frozen().Index(), index)
+	assert.Equal(t, s.current().Index(), index)
 	sent := map[string]frozenTool{}
-	for _, ft := range s.Frozen().Tools() {
+	for _, ft := range s.current().Tools() {
 		sent[ft.Name] = ft
 	}
 	assert.Equal(t, strings.TrimSuffix(sent[registry.ToolSearchName].Description, index), tools[0].Description)

@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
-	"github.com/toolshelf/toolshelf/internal/dispatch"
+	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/internal/registryx"
 	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"github.com/toolshelf/toolshelf/internal/visibility"
@@ -39,12 +39,12 @@ type Session struct {
 }
 
 // dispatchSession is the session as the dispatcher sees it: it adds the
-// methods only [dispatch.Session] needs (ID, Loaded, MarkLoaded,
+// methods only [execute.Session] needs (ID, Loaded, MarkLoaded,
 // VisibleNames) so that they stay off Session's API; Lookup is Session's
 // own, and a harness lists the loaded tools with [Session.LoadedNames].
 type dispatchSession struct{ *Session }
 
-var _ dispatch.Session = dispatchSession{}
+var _ execute.Session = dispatchSession{}
 
 // ID returns Config.ID.
 func (d dispatchSession) ID() string { return d.cfg.ID }
@@ -223,7 +223,7 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) r
 			IsError: true,
 		}
 	}
-	return dispatch.Of(s.cfg.Dispatcher).Call(ctx, dispatchSession{s}, name, args)
+	return s.cfg.Dispatcher.Call(ctx, dispatchSession{s}, name, args)
 }
 
 // RegisterSelfBuilt adds a tool the model wrote to this session only. It is
@@ -235,7 +235,7 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) r
 // In a native tool search mode it reports an error wrapping [ErrConfig]:
 // the provider searches only tools[], which is frozen for the session.
 func (s *Session) RegisterSelfBuilt(t registry.Tool) error {
-	nt, err := registryx.PrepareSelfBuilt(registry.New(s.cfg.Limits), t)
+	nt, err := registry.New(s.cfg.Limits).CheckSelfBuilt(t)
 	if err != nil {
 		return err
 	}
@@ -266,11 +266,11 @@ func (s *Session) RegisterSelfBuilt(t registry.Tool) error {
 func (s *Session) addSelfBuilt(t *registry.Tool) error {
 	// One answer whoever holds the name, hidden or not (registryx.NameTaken).
 	if _, ok := s.cfg.Snapshot.Tool(t.Name); ok || t.Name == registry.ToolSearchName || t.Name == registry.DeferExecuteName {
-		return registryx.NameTaken(t.Name)
+		return registryx.NameTaken(registry.ErrDuplicateTool, t.Name)
 	}
 	for _, o := range s.selfBuilt {
 		if o.Name == t.Name {
-			return registryx.NameTaken(t.Name)
+			return registryx.NameTaken(registry.ErrDuplicateTool, t.Name)
 		}
 	}
 	s.selfBuilt = append(s.selfBuilt, t)

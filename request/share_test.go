@@ -51,8 +51,8 @@ func TestEqualSearchOptionsShareOnePrefix(t *testing.T) {
 					first = s
 					continue
 				}
-				assert.Same(t, first.Frozen(), s.Frozen())
-				assert.Same(t, first.Frozen().searcher, s.Frozen().searcher)
+				assert.Same(t, first.current(), s.current())
+				assert.Same(t, first.current().searcher, s.current().searcher)
 			}
 			assert.Equal(t, 1, cache.Len())
 		})
@@ -82,7 +82,7 @@ func TestShortenedToolsShareOneOverlay(t *testing.T) {
 		require.NoError(t, err)
 		sessions = append(sessions, s)
 	}
-	f := sessions[0].Frozen()
+	f := sessions[0].current()
 	require.NotEmpty(t, f.shortened, "the harness catalog has descriptions over the cap")
 	long := f.shortened[0].Name
 	for _, s := range sessions {

@@ -121,7 +121,7 @@ func TestIndexNamesResolve(t *testing.T) {
 	ctx := context.Background()
 	check := func(t *testing.T, p Provider, cats []*registry.Catalog) {
 		s, seen := shortNameSession(t, p, cats)
-		index := s.Frozen().Index()
+		index := s.current().Index()
 		var quoted strings.Builder
 		enc := json.NewEncoder(&quoted)
 		enc.SetEscapeHTML(false)
@@ -130,8 +130,8 @@ func TestIndexNamesResolve(t *testing.T) {
 		entries := readIndex(t, index)
 		require.NotEmpty(t, entries)
 		for _, e := range entries {
-			tool, ok := s.Frozen().Plan().Snapshot().Tool(e.full)
-			ok = ok && s.Frozen().Plan().State(e.full) != deferral.Hidden
+			tool, ok := s.current().Plan().Snapshot().Tool(e.full)
+			ok = ok && s.current().Plan().State(e.full) != deferral.Hidden
 			require.True(t, ok, "%q stands for %q, a visible tool", e.listed, e.full)
 			r := s.Call(ctx, registry.ToolSearchName, json.RawMessage(`{"tool_names":["`+e.listed+`"]}`))
 			require.False(t, r.IsError, r.Text)
@@ -167,7 +167,7 @@ func TestIndexNamesResolve(t *testing.T) {
 func TestAmbiguousShortName(t *testing.T) {
 	ctx := context.Background()
 	s, seen := shortNameSession(t, Anthropic, collidingCatalogs(), "Deny(mcp__gitlab__merge)")
-	index := s.Frozen().Index()
+	index := s.current().Index()
 	assert.Contains(t, index, "mcp__github: GitHub\n  list_issues\n  mcp__github__create_issue\n")
 	assert.Contains(t, index, "mcp__fs: files\n  mcp__fs__Read\n  mcp__fs__defer_execute\n  mcp__fs__mcp__github__list_issues\n")
 

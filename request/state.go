@@ -7,7 +7,6 @@ import (
 
 	"github.com/toolshelf/toolshelf/internal/errs"
 	"github.com/toolshelf/toolshelf/internal/jsonx"
-	"github.com/toolshelf/toolshelf/internal/registryx"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -175,7 +174,7 @@ func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, s
 		}
 	}
 	for _, sb := range st.SelfBuilt {
-		t, err := registryx.PrepareSelfBuilt(check, registry.Tool{
+		t, err := check.CheckSelfBuilt(registry.Tool{
 			Name: sb.Name, Description: sb.Description, RawSchema: sb.InputSchema,
 			Annotations: sb.Annotations, SearchHints: sb.SearchHints, Handler: handlers[sb.Name],
 		})

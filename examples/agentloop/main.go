@@ -36,7 +36,6 @@ import (
 
 	"github.com/toolshelf/toolshelf/budget"
 	"github.com/toolshelf/toolshelf/execute"
-	"github.com/toolshelf/toolshelf/internal/wire"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 )
@@ -173,7 +172,7 @@ func loop(w io.Writer, model Model, o Options, s *request.Session, ledger *budge
 		if first == nil {
 			first = body
 		}
-		fmt.Fprintf(w, "\nrequest %d (%d bytes, %s)\n", n, len(body), prefixNote(n, first, body))
+		fmt.Fprintf(w, "\nrequest %d (%d bytes, %s)\n", n, len(body), prefixNote(n, s.Prefix(), first, body))
 
 		raw, err := model.Next(ctx, body)
 		if err != nil {
@@ -201,14 +200,19 @@ func loop(w io.Writer, model Model, o Options, s *request.Session, ledger *budge
 }
 
 // prefixNote says how request n's prefix compares with the first
-// request's: frozen, the same, or how it changed.
-func prefixNote(n int, first, body []byte) string {
-	shared := fmt.Sprintf("prefix %d bytes, same as request 1", wire.PrefixLen(body))
+// request's: frozen, the same, or where it changed. prefix is the
+// session's (Session.Prefix): system and tools, encoded.
+func prefixNote(n int, prefix, first, body []byte) string {
+	shared := fmt.Sprintf("prefix %d bytes, same as request 1", len(prefix))
 	if n == 1 {
-		shared = fmt.Sprintf("prefix %d bytes: system and tools, frozen", wire.PrefixLen(body))
+		shared = fmt.Sprintf("prefix %d bytes: system and tools, frozen", len(prefix))
 	}
-	if d := wire.Diff(first[:wire.PrefixLen(first)], body[:wire.PrefixLen(body)]); d != nil {
-		shared = "PREFIX CHANGED: " + d.String()
+	if !bytes.HasPrefix(first, prefix) || !bytes.HasPrefix(body, prefix) {
+		i := 0
+		for i < len(first) && i < len(body) && first[i] == body[i] {
+			i++
+		}
+		shared = fmt.Sprintf("PREFIX CHANGED at byte %d", i)
 	}
 	return shared
 }

@@ -60,7 +60,7 @@ func run(w io.Writer) error {
 		return err
 	}
 	disp, err := execute.New(&execute.Options{OnEvent: func(ev execute.Event) {
-		if ev.Kind == "tool_changed" {
+		if ev.Kind == execute.EventToolChanged {
 			fmt.Fprintf(w, "event %s: %s\n", ev.Kind, ev.Tool)
 		}
 	}})

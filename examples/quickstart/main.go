@@ -24,6 +24,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -37,8 +38,6 @@ import (
 
 	"github.com/toolshelf/toolshelf/budget"
 	deferral "github.com/toolshelf/toolshelf/defer"
-	"github.com/toolshelf/toolshelf/internal/textfmt"
-	"github.com/toolshelf/toolshelf/internal/wire"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 	"github.com/toolshelf/toolshelf/request/replytest"
@@ -136,7 +135,7 @@ func run(w io.Writer, o options) error {
 	if err != nil {
 		return err
 	}
-	return writeSummary(w, o, bodies, acc, ledger)
+	return writeSummary(w, o, sess.Prefix(), bodies, acc, ledger)
 }
 
 // writeHeader prints what the harness holds: its tools, its policy's
@@ -169,7 +168,7 @@ func converse(w io.Writer, o options, sess *request.Session, counter *budget.Cou
 		}
 		bodies = append(bodies, body)
 		m := counter.Measure(budget.Sections(sess))
-		writeTurn(w, bodies, m, budget.Tokens{N: acc.Tokens.NetSavingAfterEntry, Estimate: acc.Tokens.Estimate})
+		writeTurn(w, sess.Prefix(), bodies, m, budget.Tokens{N: acc.Tokens.NetSavingAfterEntry, Estimate: acc.Tokens.Estimate})
 		if o.Out != "" {
 			if err := os.WriteFile(filepath.Join(o.Out, fmt.Sprintf("turn-%02d.json", len(bodies))), body, 0o644); err != nil {
 				return nil, err
@@ -230,16 +229,16 @@ func runCalls(w io.Writer, sess *request.Session, msg request.Message, events *[
 
 // writeSummary prints how often the prefix stayed byte-identical, what
 // deferral saved over the requests and, with -ledger, the ledger.
-func writeSummary(w io.Writer, o options, bodies [][]byte, acc *budget.Account, ledger *budget.Ledger) error {
-	prefix := wire.PrefixLen(bodies[0])
+func writeSummary(w io.Writer, o options, frozen []byte, bodies [][]byte, acc *budget.Account, ledger *budget.Ledger) error {
+	prefix := len(frozen)
 	same := 0
 	for _, b := range bodies {
-		if wire.PrefixLen(b) == prefix && sharedPrefix(bodies[0], b) >= prefix {
+		if bytes.HasPrefix(b, frozen) {
 			same++
 		}
 	}
 	fmt.Fprintf(w, "\nThe prefix (system + tools, %s bytes) was byte-identical in %d of %d requests.\n",
-		textfmt.Thousands(prefix), same, len(bodies))
+		thousands(prefix), same, len(bodies))
 	saving := budget.Tokens{N: acc.Tokens.NetSavingAfterEntry, Estimate: acc.Tokens.Estimate}
 	fmt.Fprintf(w, "Without deferral each request would carry %s more tokens: %s over these %d requests.\n",
 		saving, budget.Tokens{N: saving.N * len(bodies), Estimate: saving.Estimate}, len(bodies))
@@ -259,7 +258,7 @@ func writeSummary(w io.Writer, o options, bodies [][]byte, acc *budget.Account, 
 // 60-tool accounting.
 func writeAccount(w io.Writer, a *budget.Account) {
 	t := a.Tokens
-	th := textfmt.Thousands
+	th := thousands
 	tok := func(n int) string { return budget.Tokens{N: n, Estimate: t.Estimate}.String() }
 	fmt.Fprintf(w, "Savings account (size of a tool = description + compact schema, in characters)\n")
 	fmt.Fprintf(w, "  every tool resident       %3d tools  %9s chars  %8s tokens\n", a.ToolsTotal, th(a.CharsTotal), tok(t.All))
@@ -273,29 +272,30 @@ func writeAccount(w io.Writer, a *budget.Account) {
 }
 
 // writeTurn prints the latest request: its size by section and what it
-// shares with the previous request.
-func writeTurn(w io.Writer, bodies [][]byte, m *budget.Measurement, saving budget.Tokens) {
+// shares with the previous request. frozen is the session's prefix
+// (Session.Prefix): system and tools, encoded.
+func writeTurn(w io.Writer, frozen []byte, bodies [][]byte, m *budget.Measurement, saving budget.Tokens) {
 	n := len(bodies)
 	body := bodies[n-1]
 	tools := m.ByClass(budget.ClassTool).Tokens.Add(m.ByClass(budget.ClassEntry).Tokens)
 	fmt.Fprintf(w, "request %d  %s bytes · %s tokens (%s if every tool were resident)\n",
-		n, textfmt.Thousands(len(body)), m.Total.Tokens, m.Total.Tokens.Add(saving))
+		n, thousands(len(body)), m.Total.Tokens, m.Total.Tokens.Add(saving))
 	fmt.Fprintf(w, "  tokens  system %s · tools %s · index %s · messages %s · injected blocks %s\n",
 		m.ByClass(budget.ClassSystem).Tokens, tools, m.ByClass(budget.ClassIndex).Tokens,
 		m.ByClass(budget.ClassMessage).Tokens, m.ByClass(budget.ClassInjection).Tokens)
-	prefix := wire.PrefixLen(body)
+	prefix := len(frozen)
 	if n == 1 {
-		fmt.Fprintf(w, "  prefix  %s bytes (system + tools): cached by the provider from the next request on\n", textfmt.Thousands(prefix))
+		fmt.Fprintf(w, "  prefix  %s bytes (system + tools): cached by the provider from the next request on\n", thousands(prefix))
 		return
 	}
 	prev := bodies[n-2]
 	shared := sharedPrefix(prev, body)
 	verdict := "the whole prefix"
-	if shared < prefix || wire.PrefixLen(prev) != prefix {
-		verdict = "PREFIX BROKEN at " + wire.PathAt(body, shared)
+	if shared < prefix || !bytes.HasPrefix(body, frozen) {
+		verdict = fmt.Sprintf("PREFIX BROKEN at byte %d", shared)
 	}
 	fmt.Fprintf(w, "  prefix  %s bytes; shares %s bytes with request %d: %s and %s bytes of history\n",
-		textfmt.Thousands(prefix), textfmt.Thousands(shared), n-1, verdict, textfmt.Thousands(max(shared-prefix, 0)))
+		thousands(prefix), thousands(shared), n-1, verdict, thousands(max(shared-prefix, 0)))
 }
 
 // writeResult prints what a call returned: for tool_search the tools it
@@ -312,7 +312,7 @@ func writeResult(w io.Writer, name string, res registry.Result, before, after []
 				loaded = append(loaded, n)
 			}
 		}
-		fmt.Fprintf(w, "  %s  %s chars; schemas loaded: %s\n", status, textfmt.Thousands(utf8.RuneCountInString(res.Text)), strings.Join(loaded, ", "))
+		fmt.Fprintf(w, "  %s  %s chars; schemas loaded: %s\n", status, thousands(utf8.RuneCountInString(res.Text)), strings.Join(loaded, ", "))
 		return
 	}
 	fmt.Fprintf(w, "  %s  %s\n", status, clip(res.Text, 110))

@@ -68,6 +68,13 @@ func TestPrefixSharedEveryTurn(t *testing.T) {
 			}
 			prefix := wire.PrefixLen(bodies[0])
 			require.Positive(t, prefix)
+			if p == request.OpenAIChat {
+				// The example prints len(Session.Prefix()), which stops
+				// before the "," between the system message and the first
+				// history message that wire.PrefixLen counts.
+				require.Equal(t, byte(','), bodies[0][prefix-1])
+				prefix--
+			}
 
 			// Every request after the first reports the whole prefix shared,
 			// and the figure it prints is the real one.

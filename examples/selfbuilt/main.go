@@ -8,6 +8,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -16,7 +17,6 @@ import (
 	"strings"
 
 	"github.com/toolshelf/toolshelf/execute"
-	"github.com/toolshelf/toolshelf/internal/wire"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 )
@@ -124,8 +124,8 @@ func run(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	p1, p2 := wire.PrefixLen(first), wire.PrefixLen(second)
-	fmt.Fprintf(w, "request 2: %d bytes; prefix %d bytes, identical to request 1: %t\n", len(second), p2, p1 == p2 && string(first[:p1]) == string(second[:p2]))
+	p := s.Prefix()
+	fmt.Fprintf(w, "request 2: %d bytes; prefix %d bytes, identical to request 1: %t\n", len(second), len(p), bytes.HasPrefix(first, p) && bytes.HasPrefix(second, p))
 	fmt.Fprintf(w, "  announcement: %s\n", announcement(s))
 
 	// 3. The model searches for it by what it does, loads it, and calls it

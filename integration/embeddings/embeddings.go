@@ -19,7 +19,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/search"
 )
@@ -98,8 +97,9 @@ func New(opts Options) (*Ranker, error) {
 func toolText(t *registry.Tool) string {
 	var b strings.Builder
 	name := t.Name
-	if _, short, ok := toolname.SplitMCP(t.Name); ok {
-		name = short
+	if t.Source == registry.SourceMCP && t.OriginalName != "" {
+		// The server's own name, without mcp__<server>__.
+		name = t.OriginalName
 	}
 	b.WriteString(strings.NewReplacer("_", " ", "-", " ").Replace(name))
 	b.WriteString(": ")

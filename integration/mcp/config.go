@@ -11,8 +11,6 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/toolshelf/toolshelf/internal/errs"
 )
 
 // ConfigOptions tune [ParseConfig].
@@ -96,7 +94,7 @@ func ParseConfig(data []byte, opts *ConfigOptions) ([]Server, error) {
 func LoadConfig(path string, opts *ConfigOptions) ([]Server, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, errs.Wrap(ErrConfig, err, "")
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	srvs, err := ParseConfig(data, opts)
 	if err != nil {

@@ -9,9 +9,6 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/toolshelf/toolshelf/internal/jsonx"
-	"github.com/toolshelf/toolshelf/internal/mcpstdio"
-	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -24,7 +21,7 @@ func convertTool(t *sdk.Tool) (registry.Tool, error) {
 	if schema == nil {
 		schema = map[string]any{"type": "object", "properties": map[string]any{}}
 	}
-	raw, err := jsonx.Marshal(schema)
+	raw, err := marshal(schema)
 	if err != nil {
 		return registry.Tool{}, fmt.Errorf("tool %q: inputSchema: %w", t.Name, err)
 	}
@@ -75,7 +72,7 @@ func convertAnnotations(t *sdk.Tool) *registry.Annotations {
 func ptr[T any](v T) *T { return &v }
 
 // groupDescription picks the description of a server's group: the caller's,
-// else the core's one rule, mcpstdio.ServerDescription (instructions, else
+// else the core's one rule, registry.ServerDescription (instructions, else
 // serverInfo description, title or name).
 func groupDescription(given string, init *sdk.InitializeResult) string {
 	if given != "" {
@@ -88,7 +85,7 @@ func groupDescription(given string, init *sdk.InitializeResult) string {
 	if si := init.ServerInfo; si != nil {
 		description, title, name = si.Description, si.Title, si.Name
 	}
-	return mcpstdio.ServerDescription(init.Instructions, description, title, name)
+	return registry.ServerDescription(init.Instructions, description, title, name)
 }
 
 // resultText renders a tools/call result for the model: text content joined
@@ -115,13 +112,13 @@ func resultText(res *sdk.CallToolResult) string {
 				}
 			}
 		default:
-			if b, err := jsonx.Marshal(c); err == nil {
+			if b, err := marshal(c); err == nil {
 				parts = append(parts, string(b))
 			}
 		}
 	}
 	if len(parts) == 0 && res.StructuredContent != nil {
-		if b, err := jsonx.Marshal(res.StructuredContent); err == nil {
+		if b, err := marshal(res.StructuredContent); err == nil {
 			parts = append(parts, string(b))
 		}
 	}
@@ -141,7 +138,8 @@ func sameAnnotations(a, b *registry.Annotations) bool {
 	return bytes.Equal(ja, jb)
 }
 
-// diffNames compares the old and new tool names (server names) of a group.
+// diffNames compares the old and new tools of a group by their server
+// names, and returns those names.
 func diffNames(snap *registry.Snapshot, group string, listed []registry.Tool) (added, removed, changed []string) {
 	old := map[string]*registry.Tool{}
 	for _, t := range snap.Tools() {
@@ -156,18 +154,58 @@ func diffNames(snap *registry.Snapshot, group string, listed []registry.Tool) (a
 		h, ok := old[l.Name]
 		switch {
 		case !ok:
-			added = append(added, toolname.MCPName(group, l.Name))
-		case h.Description != l.Description || !bytes.Equal(h.RawSchema, jsonx.AppendCompact(nil, l.RawSchema)) || !sameAnnotations(h.Annotations, l.Annotations):
-			changed = append(changed, toolname.MCPName(group, l.Name))
+			added = append(added, l.Name)
+		case h.Description != l.Description || !bytes.Equal(h.RawSchema, compact(l.RawSchema)) || !sameAnnotations(h.Annotations, l.Annotations):
+			changed = append(changed, l.Name)
 		}
 	}
 	for n := range old {
 		if !seen[n] {
-			removed = append(removed, toolname.MCPName(group, n))
+			removed = append(removed, n)
 		}
 	}
-	slices.Sort(added)
-	slices.Sort(removed)
-	slices.Sort(changed)
 	return added, removed, changed
+}
+
+// exposed maps server names of group's tools to the names snap exposes
+// them under (mcp__<server>__<tool>, or the registry's alias), sorted; a
+// name snap does not hold (a tool the registry rejected) is left out.
+func exposed(snap *registry.Snapshot, group string, names []string) []string {
+	if len(names) == 0 {
+		return nil
+	}
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	var out []string
+	for t := range snap.All() {
+		if t.Group == group && want[t.OriginalName] {
+			out = append(out, t.Name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// compact is v without insignificant white space, as the registry keeps a
+// schema; v itself when it is not valid JSON (it then differs anyway).
+func compact(v []byte) []byte {
+	var b bytes.Buffer
+	if json.Compact(&b, v) != nil {
+		return v
+	}
+	return b.Bytes()
+}
+
+// marshal is json.Marshal without HTML escaping ("<" stays "<", as the
+// registry keeps it) and without the encoder's trailing newline.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }

@@ -17,7 +17,6 @@ import (
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
-	"github.com/toolshelf/toolshelf/internal/dispatch"
 	"github.com/toolshelf/toolshelf/internal/longtest"
 	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/internal/toolsearch"
@@ -73,11 +72,11 @@ func (h *hookLog) names() []string {
 	return append([]string(nil), h.calls...)
 }
 
-func deferExecute(t *testing.T, ctx context.Context, d *execute.Dispatcher, s dispatch.Session, tool string, params any) registry.Result {
+func deferExecute(t *testing.T, ctx context.Context, d *execute.Dispatcher, s execute.Session, tool string, params any) registry.Result {
 	t.Helper()
 	args, err := json.Marshal(map[string]any{"tool_name": tool, "params": params})
 	require.NoError(t, err)
-	return dispatch.Of(d).Call(ctx, s, registry.DeferExecuteName, args)
+	return d.Call(ctx, s, registry.DeferExecuteName, args)
 }
 
 func TestEverythingServerEndToEnd(t *testing.T) {

@@ -119,7 +119,7 @@ func (g gated) Connect(ctx context.Context) (sdk.Connection, error) {
 	return g.inner().Connect(ctx)
 }
 
-// session is a minimal dispatch.Session over a plan, for driving the
+// session is a minimal execute.Session over a plan, for driving the
 // dispatcher the way package request's sessions do.
 type session struct {
 	plan   *deferral.Plan

@@ -221,7 +221,7 @@ func TestStdioRugPull(t *testing.T) {
 				}
 			}
 			h.mu.Unlock()
-			assert.Contains(t, kinds, execute.EventKind("tool_changed"))
+			assert.Contains(t, kinds, execute.EventToolChanged)
 
 			body := h.turn(assistant("ok"), user("again"))
 			assert.NotContains(t, body, "SSH key")

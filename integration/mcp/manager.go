@@ -441,6 +441,8 @@ func (m *Manager) apply(c *conn, desc string, tools []registry.Tool) error {
 	if err := m.reg.ReplaceGroup(group, tools); err != nil {
 		return fmt.Errorf("mcp: server %q: %w", name, err)
 	}
+	next := m.reg.Snapshot()
+	added, removed, changed = exposed(next, name, added), exposed(snap, name, removed), exposed(snap, name, changed)
 	m.mu.Lock()
 	first := !c.listed
 	c.listed = true
@@ -459,7 +461,7 @@ func (m *Manager) apply(c *conn, desc string, tools []registry.Tool) error {
 			ToolsChange:        request.ToolsChange{Server: name, Added: added, Removed: removed, Changed: changed},
 			First:              first,
 			DescriptionChanged: had && descChanged,
-			Version:            m.reg.Snapshot().Version(),
+			Version:            next.Version(),
 		})
 	}
 	return nil

@@ -357,8 +357,8 @@ func TestServerConfigErrors(t *testing.T) {
 	}{
 		{"empty name", Server{Command: []string{"x"}}, "server name"},
 		{"double underscore", Server{Name: "a__b", Command: []string{"x"}}, `"__"`},
-		{"trailing underscore", Server{Name: "github_", Command: []string{"x"}}, `"_" at either end`},
-		{"leading underscore", Server{Name: "_github", Command: []string{"x"}}, `"_" at either end`},
+		{"trailing underscore", Server{Name: "github_", Command: []string{"x"}}, `start or end with "_"`},
+		{"leading underscore", Server{Name: "_github", Command: []string{"x"}}, `start or end with "_"`},
 		{"reserved", Server{Name: toolname.BuiltinGroup, Command: []string{"x"}}, "builtin"},
 		{"no transport", Server{Name: "s"}, "exactly one"},
 		{"two transports", Server{Name: "s", Command: []string{"x"}, URL: "http://x"}, "exactly one"},

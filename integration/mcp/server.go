@@ -10,7 +10,6 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -62,8 +61,10 @@ type Server struct {
 }
 
 func (s *Server) check() error {
-	if !toolname.CanonicalGroup(s.Name) || s.Name == toolname.BuiltinGroup || s.Name == toolname.SelfBuiltGroup {
-		return fmt.Errorf("%w: server name %q: want ^[a-zA-Z0-9_-]{1,64}$ without \"__\" nor \"_\" at either end, and not %q or %q", ErrConfig, s.Name, toolname.BuiltinGroup, toolname.SelfBuiltGroup)
+	// The registry's own rule for a server's group name (and the names it
+	// keeps for itself), asked of an empty registry.
+	if err := registry.New(nil).AddGroup(registry.Group{Name: s.Name, Source: registry.SourceMCP}); err != nil {
+		return fmt.Errorf("%w: server name %q: %w", ErrConfig, s.Name, err)
 	}
 	n := 0
 	if len(s.Command) > 0 {

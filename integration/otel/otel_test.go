@@ -184,7 +184,7 @@ func TestSearchLoadCall(t *testing.T) {
 func TestCacheHitRatio(t *testing.T) {
 	rg := newRig(t)
 	ledger := budget.NewLedger(nil)
-	for _, u := range []budget.Usage{{InputTokens: 1000}, {InputTokens: 1200, CacheReadTokens: 1000, OutputTokens: 40}, {InputTokens: 1300, CacheReadTokens: 1200}} {
+	for _, u := range []request.Usage{{InputTokens: 1000}, {InputTokens: 1200, CacheReadTokens: 1000, OutputTokens: 40}, {InputTokens: 1300, CacheReadTokens: 1200}} {
 		rg.obs.RecordTurn(context.Background(), ledger.Add(u))
 	}
 	var rm metricdata.ResourceMetrics

@@ -16,8 +16,9 @@ import (
 // in internal/ (issue 24: what a harness writes or reads is public, the
 // pipeline's hand-offs are not).
 var handOffAllowed = map[string]string{
-	"defer.ParseLayer": "how a harness loads permission-style rules from its own settings file without a panic (MustLayer is the panicking form for literals); the CLI's --rules is the in-tree use",
-	"render.Error":     "NewSession returns it for a bad description template; a harness reaches the template's name and position with errors.As",
+	"defer.ParseLayer":       "how a harness loads permission-style rules from its own settings file without a panic (MustLayer is the panicking form for literals); the CLI's --rules is the in-tree use",
+	"render.Error":           "NewSession returns it for a bad description template; a harness reaches the template's name and position with errors.As",
+	"budget.NewCounterCache": "a process that shares one counter among many sessions bounds its memory (issue 34: a counter with a cache bound); internal/scale is the in-tree use",
 }
 
 // TestNoHandOffExports fails when a public package exports a type or
@@ -117,9 +118,10 @@ func TestScanUsersClassifies(t *testing.T) {
 	}
 }
 
-// maxPublic is issue 24's ceiling on exported identifiers in public
-// packages (617 when the issue's work began, 514 when it was filed).
-const maxPublic = 330
+// maxPublic is the ceiling on exported identifiers in public packages:
+// issue 24 cut them from 617 to 303 under a ceiling of 330; issue 34 made
+// the count a report rather than a goal and set the ceiling under 350.
+const maxPublic = 349
 
 // TestPublicCount keeps the public surface at or under maxPublic, counted as
 // go run ./internal/apicount counts it.

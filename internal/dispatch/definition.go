@@ -1,3 +1,6 @@
+// Package dispatch holds defer_execute's definition, which a request
+// session puts in tools[] and package budget measures; the dispatcher that
+// runs its calls is execute.Dispatcher.
 package dispatch
 
 import "github.com/toolshelf/toolshelf/registry"
@@ -12,7 +15,7 @@ const toolSchema = `{"type":"object","properties":{"tool_name":{"type":"string",
 
 // Definition returns the defer_execute definition a session puts in
 // tools[]. Its Handler is nil: calls of defer_execute go to
-// [Dispatcher.Call], which unwraps them.
+// execute.Dispatcher.Call, which unwraps them.
 func Definition() registry.Tool {
 	return registry.Tool{
 		Name:         registry.DeferExecuteName,

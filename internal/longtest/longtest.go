@@ -4,10 +4,13 @@
 //
 // Long runs are on when TOOLSHELF_LONG=1 ([EnvVar]); .ci/run sets it. They
 // are: the soak test at full size (internal/soak), the tests against real
-// npm MCP servers (internal/mcpstdio, cmd/toolshelf, integration/mcp), and
-// the SDK judge on every body of its long sessions (integration/internal/sdkcheck);
-// off, the soak runs small, the real-server tests skip, and the judge
-// checks a sample of the bodies. No test is left out of the short run
+// npm MCP servers (internal/mcpstdio, cmd/toolshelf, integration/mcp), the
+// SDK judge on every body of its long sessions and on every wild-corpus
+// server for every provider (integration/internal/sdkcheck), and the search
+// quality sweep over every query set with the figures in the docs
+// (internal/toolsearch TestQuality); off, the soak runs small, the
+// real-server tests skip, the judge checks a sample of the bodies and each
+// wild server on one provider, and the quality bars run on two sets. No test is left out of the short run
 // except those that need a real server.
 package longtest
 

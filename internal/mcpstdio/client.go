@@ -11,10 +11,10 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/toolshelf/toolshelf/internal/jsonx"
+	"github.com/toolshelf/toolshelf/registry"
 )
 
 // ProtocolVersion is the MCP revision [List] asks for in initialize.
@@ -106,22 +106,7 @@ func (l *Listing) GroupName() string { return GroupName(l.ServerName) }
 // Description describes the server for the tool_search index, by
 // [ServerDescription].
 func (l *Listing) Description() string {
-	return ServerDescription(l.Instructions, l.ServerDescription, l.ServerTitle, l.ServerName)
-}
-
-// ServerDescription is the one rule, for this package and the go-sdk client
-// of integration/mcp, by which a server describes its group in the
-// tool_search index: its initialize instructions, else its serverInfo
-// description, title or name, the first that is not blank, trimmed. The
-// version is left out on purpose: an upgrade that changes nothing else must
-// not change the index.
-func ServerDescription(instructions, description, title, name string) string {
-	for _, s := range []string{instructions, description, title, name} {
-		if s = strings.TrimSpace(s); s != "" {
-			return s
-		}
-	}
-	return ""
+	return registry.ServerDescription(l.Instructions, l.ServerDescription, l.ServerTitle, l.ServerName)
 }
 
 // Catalog returns the listing as a catalog file, {"server", "description",

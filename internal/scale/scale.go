@@ -23,9 +23,6 @@ import (
 	"github.com/toolshelf/toolshelf/budget"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
-	"github.com/toolshelf/toolshelf/internal/countercache"
-	"github.com/toolshelf/toolshelf/internal/dispatch"
-	"github.com/toolshelf/toolshelf/internal/sessionview"
 	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"github.com/toolshelf/toolshelf/registry"
@@ -303,13 +300,13 @@ func newRunEnv(o Options) (*runEnv, error) {
 	}
 	// The sessions' plan: the tools the rule denies leave the index.
 	governed := *policy
-	governed.Denied = dispatch.Of(d).Denied
+	governed.Denied = d.Denied
 	plan, err := governed.Plan(snap, deferral.View{})
 	if err != nil {
 		return nil, err
 	}
 	ranker := &countingRanker{threshold: len(plan.Deferred())}
-	counter, err := countercache.New[*budget.Counter]("o200k_base", o.CounterBytes)
+	counter, err := budget.NewCounterCache("o200k_base", o.CounterBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -383,7 +380,7 @@ func (e *runEnv) runTurns(ctx context.Context, o Options, sessions []session, la
 		if firstErr != nil {
 			return firstErr
 		}
-		held, _ := countercache.Bytes(e.counter)
+		held, _ := e.counter.CacheBytes()
 		counterMax.Store(max(counterMax.Load(), int64(held)))
 	}
 	return nil
@@ -397,8 +394,8 @@ func (e *runEnv) fillReport(rep *Report, lat, cpu []time.Duration, counterMax *a
 	slices.Sort(cpu)
 	rep.CPUP50, rep.CPUP99, rep.CPUMax = cpu[len(cpu)/2], cpu[len(cpu)*99/100], cpu[len(cpu)-1]
 	rep.SharedIndexBuilds, rep.OverlayBuilds = e.ranker.shared.Load(), e.ranker.overlay.Load()
-	rep.Prefixes = sessionview.CacheLen(e.cache)
-	held, _ := countercache.Bytes(e.counter)
+	rep.Prefixes = e.cache.Len()
+	held, _ := e.counter.CacheBytes()
 	rep.CounterHeld, rep.CounterMax = held, int(max(counterMax.Load(), int64(held)))
 	rep.Calls, rep.SelfFound, rep.SelfSearches = t.calls.Load(), t.selfFound.Load(), t.selfSearches.Load()
 	rep.LateSessions, rep.LateSearches, rep.LateFound, rep.LateCalls = t.late.sessions.Load(), t.late.searches.Load(), t.late.found.Load(), t.late.calls.Load()

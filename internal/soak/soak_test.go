@@ -26,7 +26,6 @@ import (
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/internal/longtest"
-	"github.com/toolshelf/toolshelf/internal/sessionview"
 	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
@@ -397,7 +396,7 @@ func TestSoak(t *testing.T) {
 			alive++
 		}
 	}
-	frozen := sessionview.CacheLen(cache)
+	frozen := cache.Len()
 	cache = nil // the shared prefixes of old snapshots go with it
 	afterCache := heap()
 	runtime.KeepAlive(d)

@@ -133,3 +133,16 @@ func lower(c byte) byte {
 func nameByte(c byte) bool {
 	return c == '_' || c == '-' || c == ':' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
+
+// Text is text from outside the process made safe to quote to the model:
+// valid UTF-8 (invalid bytes as U+FFFD) with every wrapper tag neutralised.
+// It is the one form tool results, search answers and client-mode answers
+// take, whoever produced them (a handler, a catalog description, a
+// server's hostile "</user_query><new_deferred_tool>"). It returns s
+// itself when s is valid and holds no wrapper tag.
+func Text(s string) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	return Neutralize(s)
+}

@@ -14,7 +14,6 @@ import (
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/goldenfile"
-	"github.com/toolshelf/toolshelf/internal/registryx"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -279,7 +278,7 @@ func TestOverlayNeverRebuildsSharedIndex(t *testing.T) {
 	const sessions = 40
 	scopes := make([]Scope, sessions)
 	for i := range scopes {
-		tl, err := registryx.PrepareSelfBuilt(registry.New(nil), registry.Tool{
+		tl, err := registry.New(nil).CheckSelfBuilt(registry.Tool{
 			Name:        fmt.Sprintf("zorblat_report_%02d", i),
 			Description: fmt.Sprintf("Summarise the zorblat ledger number %d as a report.", i),
 			RawSchema:   json.RawMessage(`{"type":"object","properties":{"ledger":{"type":"string"}}}`),

@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
-	"github.com/toolshelf/toolshelf/internal/registryx"
 	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 )
@@ -130,7 +129,7 @@ func FuzzToolSearch(f *testing.F) {
 	plan := fuzzPlan(f)
 	s, err := New(plan, nil)
 	require.NoError(f, err)
-	self, err := registryx.PrepareSelfBuilt(registry.New(nil), registry.Tool{
+	self, err := registry.New(nil).CheckSelfBuilt(registry.Tool{
 		Name: "csv_to_chart", Description: "Render a CSV file as a bar chart.",
 		RawSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`),
 	})
@@ -290,7 +289,7 @@ func TestAnnouncedToolsAreNotSharedAcrossSessions(t *testing.T) {
 	s, err := New(fuzzPlan(t), nil)
 	require.NoError(t, err)
 	mk := func(desc, prop string) *registry.Tool {
-		tl, err := registryx.PrepareSelfBuilt(registry.New(nil), registry.Tool{Name: "csv_to_chart", Description: desc,
+		tl, err := registry.New(nil).CheckSelfBuilt(registry.Tool{Name: "csv_to_chart", Description: desc,
 			RawSchema: json.RawMessage(`{"type":"object","properties":{"` + prop + `":{"type":"string"}}}`)})
 		require.NoError(t, err)
 		return &tl

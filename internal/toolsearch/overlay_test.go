@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/toolshelf/toolshelf/internal/registryx"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -27,7 +26,7 @@ func TestOverlayRanksLikeARebuild(t *testing.T) {
 		{Name: "summarise_ledger", Description: "Summarise a ledger of invoices as a report.", RawSchema: json.RawMessage(`{"type":"object","properties":{"ledger":{"type":"string"}}}`)},
 		{Name: "open_ticket", Description: "Open a support ticket in the helpdesk.", RawSchema: json.RawMessage(`{"type":"object","properties":{"title":{"type":"string"}}}`)},
 	} {
-		tl, err := registryx.PrepareSelfBuilt(registry.New(nil), st)
+		tl, err := registry.New(nil).CheckSelfBuilt(st)
 		require.NoError(t, err)
 		own = append(own, &tl)
 	}

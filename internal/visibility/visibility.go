@@ -17,18 +17,18 @@ import (
 // Allows reports whether a mode with the allowlist allow and the read-only
 // flag readOnly (deferral.Mode's Allow and ReadOnly) exposes t. An entry of
 // allow is a name pattern or "@" and an annotation name, which selects tools
-// by their trusted MCP annotations ([registryx.HasHint]); readOnly adds
+// by their trusted MCP annotations ([HasHint]); readOnly adds
 // the read-only tools. A mode with neither exposes every tool.
 func Allows(allow []string, readOnly bool, t *registry.Tool) bool {
 	if len(allow) == 0 && !readOnly {
 		return true
 	}
-	if readOnly && registryx.HasHint(t, registryx.HintReadOnly) {
+	if readOnly && HasHint(t, registryx.HintReadOnly) {
 		return true
 	}
 	for _, p := range allow {
 		if h, ok := strings.CutPrefix(p, "@"); ok {
-			if hint, err := registryx.ParseHint(h); err == nil && registryx.HasHint(t, hint) {
+			if hint, err := registryx.ParseHint(h); err == nil && HasHint(t, hint) {
 				return true
 			}
 			continue
@@ -51,4 +51,38 @@ func Tier(tier registry.Tier, elevated bool) registry.Tier {
 		return registry.TierCore
 	}
 	return tier
+}
+
+// HasHint reports whether t carries hint h as a fact rules may rely on
+// (defer's modes, execute's rules).
+//
+// A trusted tool ([registry.Tool.TrustedAnnotations]) is read as the MCP
+// specification reads its annotations, defaults included: readOnlyHint
+// false, destructiveHint true and idempotentHint false unless the tool is
+// read-only (a read-only tool destroys nothing and is idempotent),
+// openWorldHint true.
+//
+// An untrusted tool's hints are claims, not facts: it counts as the worst
+// case whatever it says — not read-only, destructive, not idempotent,
+// open-world. A server that claims every tool is read-only so gains
+// nothing: its tools stay outside read-only modes and Allow(@readonly),
+// and Ask(@destructive) or Deny(@openworld) still select them. Selection
+// by annotation can only narrow what an untrusted source may do.
+func HasHint(t *registry.Tool, h registryx.Hint) bool {
+	if !t.TrustedAnnotations() {
+		return h == registryx.HintDestructive || h == registryx.HintOpenWorld
+	}
+	a := t.Annotations
+	ro := a != nil && a.ReadOnlyHint != nil && *a.ReadOnlyHint
+	switch h {
+	case registryx.HintReadOnly:
+		return ro
+	case registryx.HintDestructive:
+		return !ro && (a == nil || a.DestructiveHint == nil || *a.DestructiveHint)
+	case registryx.HintIdempotent:
+		return ro || a != nil && a.IdempotentHint != nil && *a.IdempotentHint
+	case registryx.HintOpenWorld:
+		return a == nil || a.OpenWorldHint == nil || *a.OpenWorldHint
+	}
+	return false
 }

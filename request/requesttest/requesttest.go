@@ -9,7 +9,7 @@
 // package's own -update flag.
 //
 // API: [AssertStablePrefix], [AssertAppendOnly] and [CheckProviderRules]
-// are the assertions. Body diffing itself is internal/wire's.
+// are the assertions.
 package requesttest
 
 import (

@@ -3,7 +3,8 @@
 // versions, conflicts, snapshots replacing the log, byte-exact records,
 // separate conversations, one winner among concurrent appends.
 //
-// API: [TestStore]; nothing else is exported.
+// API: [TestStore], and [MemoryStore], a Store kept in one process's memory
+// for tests.
 package storetest
 
 import (
