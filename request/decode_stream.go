@@ -36,6 +36,9 @@ type Stream struct {
 	// Anthropic: content blocks by index. Responses: output items by index.
 	blocks []*streamBlock
 	final  *Reply // Responses: the reply decoded from response.completed
+
+	// Gemini: candidate 0's parts, chunk by chunk.
+	gemini geminiReply
 }
 
 // streamBlock is an Anthropic content block or a Responses output item
