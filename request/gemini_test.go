@@ -51,6 +51,10 @@ func TestGeminiDecodeReply(t *testing.T) {
 	assert.Equal(t, `{"functionCall":{"id":"`+first.ID+`","name":"mcp__github__list_issues","args":{"repo":"webapp","state":"open"}},"thoughtSignature":"c2lnLTE="}`,
 		string(r.Message.Native[1]), "the signed call's carrier, named by the id its call got")
 
+	plain, err := DecodeReply(Gemini, []byte(`{"candidates":[{"content":{"role":"model","parts":[{"text":"a","thought":false},{"text":"b"}]}}]}`))
+	require.NoError(t, err)
+	assert.Equal(t, Message{Role: RoleAssistant, Text: "ab"}, plain.Message, "plain text parts leave no native part")
+
 	again, err := DecodeReply(Gemini, []byte(geminiBody))
 	require.NoError(t, err)
 	assert.Equal(t, first.ID, again.Message.ToolCalls[0].ID, "the made id is a function of the reply")
