@@ -45,6 +45,21 @@ func TestCheck(t *testing.T) {
 		rule     string // "" means no violation
 		path     string
 	}{
+		{"gemini ok", provider.Gemini, geminiBody(`{"name":"a","description":"d","parametersJsonSchema":{"type":"object","properties":{"x":{"$ref":"#/$defs/x"}}}}`, geminiCall("c1", "a", "c1", "a")), "", ""},
+		{"gemini name starts with a digit", provider.Gemini, geminiBody(`{"name":"2fa","parametersJsonSchema":{"type":"object"}}`, ""), "tool-name", "tools[0].functionDeclarations[0].name"},
+		{"gemini dotted name", provider.Gemini, geminiBody(`{"name":"a.b:c","parametersJsonSchema":{"type":"object"}}`, ""), "", ""},
+		{"gemini duplicate", provider.Gemini, geminiBody(`{"name":"a"},{"name":"a"}`, ""), "unique-names", "tools[0].functionDeclarations[1].name"},
+		{"gemini both schemas", provider.Gemini, geminiBody(`{"name":"a","parameters":{"type":"object"},"parametersJsonSchema":{"type":"object"}}`, ""), "schema-field", "tools[0].functionDeclarations[0]"},
+		{"gemini $ref in parameters", provider.Gemini, geminiBody(`{"name":"a","parameters":{"type":"object","properties":{"x":{"$ref":"#/x"}}}}`, ""), "schema-field", "tools[0].functionDeclarations[0].parameters.properties.x.$ref"},
+		{"gemini OpenAPI parameters", provider.Gemini, geminiBody(`{"name":"a","parameters":{"type":"object","properties":{"x":{"type":"string","enum":["a"],"nullable":true}},"required":["x"]}}`, ""), "", ""},
+		{"gemini schema not an object", provider.Gemini, geminiBody(`{"name":"a","parametersJsonSchema":{"type":"string"}}`, ""), "schema-field", "tools[0].functionDeclarations[0].parametersJsonSchema"},
+		{"gemini role", provider.Gemini, `{"contents":[{"role":"assistant","parts":[{"text":"x"}]}]}`, "roles", "contents[0].role"},
+		{"gemini empty parts", provider.Gemini, `{"contents":[{"role":"user","parts":[]}]}`, "empty-parts", "contents[0].parts"},
+		{"gemini empty part", provider.Gemini, `{"contents":[{"role":"user","parts":[{}]}]}`, "empty-parts", "contents[0].parts[0]"},
+		{"gemini empty system", provider.Gemini, `{"systemInstruction":{"parts":[]},"contents":[{"role":"user","parts":[{"text":"x"}]}]}`, "empty-parts", "systemInstruction.parts"},
+		{"gemini unanswered", provider.Gemini, geminiBody(`{"name":"a"}`, geminiCall("c1", "a", "", "")), "calls-answered", "contents[1].parts[0].functionCall"},
+		{"gemini wrong id", provider.Gemini, geminiBody(`{"name":"a"}`, geminiCall("c1", "a", "c2", "a")), "calls-answered", "contents[2].parts[0].functionResponse.id"},
+		{"gemini wrong name", provider.Gemini, geminiBody(`{"name":"a"}`, geminiCall("c1", "a", "c1", "b")), "calls-answered", "contents[2].parts[0].functionResponse.name"},
 		{"chat ok", provider.OpenAIChat, `{"model":"m","tools":[{"type":"function","function":{"name":"a","description":"d","parameters":{"type":"object"}}}],"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"a","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":""}]}`, "", ""},
 		{"chat description", provider.OpenAIChat, `{"model":"m","tools":[{"type":"function","function":{"name":"a","description":"` + long + `"}}],"messages":[]}`, "description-length", "tools[0].function.description"},
 		{"chat description in runes", provider.OpenAIChat, `{"model":"m","tools":[{"type":"function","function":{"name":"a","description":"` + strings.Repeat("é", MaxDescription) + `"}}],"messages":[]}`, "", ""},
@@ -103,8 +118,39 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// geminiBody is a generateContent body with decls as its function
+// declarations and contents (a user text when "").
+func geminiBody(decls, contents string) string {
+	if contents == "" {
+		contents = `{"role":"user","parts":[{"text":"hi"}]}`
+	}
+	return `{"systemInstruction":{"parts":[{"text":"s"}]},"tools":[{"functionDeclarations":[` + decls + `]}],"contents":[` + contents + `]}`
+}
+
+// geminiCall is a user text, a model call (id, name) and, unless rid is
+// "", the user content answering it (id rid, name rname).
+func geminiCall(id, name, rid, rname string) string {
+	c := `{"role":"user","parts":[{"text":"hi"}]},{"role":"model","parts":[{"functionCall":{"id":"` + id + `","name":"` + name + `","args":{}}}]}`
+	if rid != "" {
+		c += `,{"role":"user","parts":[{"functionResponse":{"id":"` + rid + `","name":"` + rname + `","response":{"output":"x"}}}]}`
+	}
+	return c
+}
+
+func TestGeminiToolCount(t *testing.T) {
+	var decls []string
+	for i := range MaxGeminiTools + 1 {
+		decls = append(decls, fmt.Sprintf(`{"name":"t%d"}`, i))
+	}
+	assert.Empty(t, Check(provider.Gemini, []byte(geminiBody(strings.Join(decls[:MaxGeminiTools], ","), ""))))
+	vs := Check(provider.Gemini, []byte(geminiBody(strings.Join(decls, ","), "")))
+	if assert.Len(t, vs, 1) {
+		assert.Equal(t, "tool-count", vs[0].Rule)
+	}
+}
+
 func TestRulesEveryProvider(t *testing.T) {
-	for _, p := range []provider.Name{provider.OpenAIChat, provider.OpenAIResponses, provider.Anthropic} {
+	for _, p := range []provider.Name{provider.OpenAIChat, provider.OpenAIResponses, provider.Anthropic, provider.Gemini} {
 		rs := Rules(p)
 		assert.NotEmpty(t, rs, p)
 		for _, r := range rs {
@@ -124,11 +170,12 @@ func FuzzCheck(f *testing.F) {
 		`{"input":[{"type":"function_call"},{"role":"assistant","content":[]}],"tools":[{"type":"tool_search"}]}`,
 		`[]`, `{`, `null`, `{"tools":{}}`,
 	} {
-		for p := range uint8(3) {
+		for p := range uint8(4) {
 			f.Add([]byte(s), p)
 		}
 	}
-	provs := []provider.Name{provider.OpenAIChat, provider.OpenAIResponses, provider.Anthropic}
+	f.Add([]byte(`{"tools":[{"functionDeclarations":[{"name":"a","parameters":{"properties":{"x":{"anyOf":[{"$ref":1}]}}}}]}],"contents":[{"role":"model","parts":[{"functionCall":{}}]},{"role":"user","parts":[{"functionResponse":{"id":1}}]}]}`), uint8(3))
+	provs := []provider.Name{provider.OpenAIChat, provider.OpenAIResponses, provider.Anthropic, provider.Gemini}
 	f.Fuzz(func(t *testing.T, body []byte, p uint8) {
 		vs := Check(provs[int(p)%len(provs)], body)
 		var v any
