@@ -8,8 +8,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/toolshelf/toolshelf/request/requesttest"
 )
 
 // geminiBody is a generateContent response of a thinking model that calls
@@ -131,7 +129,7 @@ func TestGeminiSignaturesGoBack(t *testing.T) {
 	body, err := s.BuildRequest(Turn{Messages: []Message{r.Message,
 		{Role: RoleTool, CallID: c0.ID, Text: "[]"}, {Role: RoleTool, CallID: c1.ID, Text: "denied", IsError: true}}})
 	require.NoError(t, err)
-	requesttest.CheckProviderRules(t, Gemini, body)
+	checkRules(t, Gemini, body)
 
 	var req struct {
 		Contents []struct {
@@ -183,7 +181,7 @@ func TestGeminiResultNameAfterRestore(t *testing.T) {
 		{Role: RoleTool, CallID: "c2", Text: "me again"}}})
 	require.NoError(t, err)
 	assert.True(t, bytes.Contains(body, []byte(`{"functionResponse":{"id":"c2","name":"mcp__github__get_me","response":{"output":"me again"}}}`)), string(body))
-	requesttest.CheckProviderRules(t, Gemini, body)
+	checkRules(t, Gemini, body)
 }
 
 // TestGeminiRefusals: the modes and names Gemini cannot take are refused

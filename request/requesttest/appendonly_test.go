@@ -94,10 +94,10 @@ func TestAssertAppendOnly(t *testing.T) {
 		})
 	}
 	f := &fakeT{}
-	assert.False(t, AssertAppendOnly(f, "vertex", []byte(`{}`), []byte(`{}`)))
+	assert.False(t, AssertAppendOnly(f, request.Provider("vertex"), []byte(`{}`), []byte(`{}`)))
 	assert.Contains(t, f.errs[0], "unknown provider")
 	f = &fakeT{}
-	assert.False(t, AssertAppendOnly(f, "openai-chat", []byte(`{"model":"m"}`), []byte(`{"model":"m"}`)))
+	assert.False(t, AssertAppendOnly(f, request.OpenAIChat, []byte(`{"model":"m"}`), []byte(`{"model":"m"}`)))
 	assert.Contains(t, f.errs[0], "not a request body")
 }
 
@@ -105,7 +105,7 @@ func TestAssertAppendOnly(t *testing.T) {
 // "messages" is dropped.
 func TestAssertAppendOnlyPrefixBreakpoint(t *testing.T) {
 	bodies := conversation(t, request.Anthropic)
-	moved := bytes.Replace(bodies[1], []byte(anthropicBreakpoint), nil, 1) // the first: in system or tools
+	moved := bytes.Replace(bodies[1], []byte(`,"cache_control":{"type":"ephemeral"}`), nil, 1) // the first: in system or tools
 	require.NotEqual(t, bodies[1], moved)
 	f := &fakeT{}
 	assert.False(t, AssertAppendOnly(f, request.Anthropic, bodies[0], moved))
