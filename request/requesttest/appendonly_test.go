@@ -63,8 +63,8 @@ func TestAssertAppendOnly(t *testing.T) {
 				naive := bytes.HasPrefix(bodies[i], bodies[i-1][:len(bodies[i-1])-2])
 				// Anthropic's latest-turn breakpoint moves: the plain
 				// prefix test fails there and only there.
-				// Gemini joins a turn that opens with a tool result to the
-				// last user content: there it depends on the turn.
+				// Gemini joins a turn that opens with a user-side message
+				// to the last user content: there it depends on the turn.
 				if p != request.Gemini {
 					assert.Equal(t, p != request.Anthropic, naive, "turn %d", i)
 				}
