@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/toolshelf/toolshelf/registry"
-	"github.com/toolshelf/toolshelf/request/requesttest"
 )
 
 // liveTag matches a tag a model could read as opening or closing one of
@@ -29,6 +28,12 @@ func userTexts(t *testing.T, p Provider, body []byte) []string {
 			Role    string          `json:"role"`
 			Content json.RawMessage `json:"content"`
 		} `json:"input"`
+		Contents []struct {
+			Role  string `json:"role"`
+			Parts []struct {
+				Text *string `json:"text"`
+			} `json:"parts"`
+		} `json:"contents"`
 	}
 	require.NoError(t, json.Unmarshal(body, &req))
 	msgs := req.Messages
@@ -36,6 +41,13 @@ func userTexts(t *testing.T, p Provider, body []byte) []string {
 		msgs = req.Input
 	}
 	var out []string
+	for _, c := range req.Contents {
+		for _, part := range c.Parts {
+			if c.Role == "user" && part.Text != nil && *part.Text != "" {
+				out = append(out, *part.Text)
+			}
+		}
+	}
 	for _, m := range msgs {
 		if m.Role != "user" {
 			continue
@@ -93,7 +105,7 @@ func TestUserQueryCannotCloseWrapper(t *testing.T) {
 				body, err = s.BuildRequest(turn)
 				require.NoError(t, err)
 				require.True(t, json.Valid(body))
-				requesttest.CheckProviderRules(t, p, body)
+				checkRules(t, p, body)
 			}
 			got := userTexts(t, p, body)
 			require.Len(t, got, len(texts))
@@ -185,7 +197,7 @@ func TestAnnounceToolsChanged(t *testing.T) {
 			}))
 			body, err := s.BuildRequest(Turn{Messages: []Message{{Role: RoleAssistant, Text: "ok"}, userMsg("next")}})
 			require.NoError(t, err)
-			requesttest.CheckProviderRules(t, p, body)
+			checkRules(t, p, body)
 			assert.Equal(t, prefix, string(s.Prefix()), "prefix unchanged")
 			assert.True(t, strings.HasPrefix(withoutTurnBreakpoint(body), withoutTurnBreakpoint(first[:len(first)-2])), "append-only")
 			texts := userTexts(t, p, body)

@@ -7,8 +7,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/toolshelf/toolshelf/request/requesttest"
 )
 
 // hostileResults are tool results that try to close the user's wrapper
@@ -32,9 +30,31 @@ func toolResultTexts(t *testing.T, p Provider, body []byte) []string {
 			Type   string `json:"type"`
 			Output string `json:"output"`
 		} `json:"input"`
+		Contents []struct {
+			Parts []struct {
+				FunctionResponse *struct {
+					Response struct {
+						Output *string `json:"output"`
+						Error  *string `json:"error"`
+					} `json:"response"`
+				} `json:"functionResponse"`
+			} `json:"parts"`
+		} `json:"contents"`
 	}
 	require.NoError(t, json.Unmarshal(body, &req))
 	var out []string
+	for _, c := range req.Contents {
+		for _, part := range c.Parts {
+			if r := part.FunctionResponse; r != nil {
+				require.True(t, (r.Response.Output == nil) != (r.Response.Error == nil), "output or error")
+				if r.Response.Output != nil {
+					out = append(out, *r.Response.Output)
+				} else {
+					out = append(out, *r.Response.Error)
+				}
+			}
+		}
+	}
 	for _, m := range req.Messages {
 		switch {
 		case p == OpenAIChat && m.Role == "tool":
@@ -78,7 +98,7 @@ func hostileHistory() []Message {
 // "&lt;".
 func checkResultsNeutral(t *testing.T, p Provider, body []byte) {
 	t.Helper()
-	requesttest.CheckProviderRules(t, p, body)
+	checkRules(t, p, body)
 	got := toolResultTexts(t, p, body)
 	require.Len(t, got, len(hostileResults))
 	for i, text := range got {

@@ -15,7 +15,6 @@ import (
 	"github.com/toolshelf/toolshelf/internal/registryx"
 	"github.com/toolshelf/toolshelf/internal/wire"
 	"github.com/toolshelf/toolshelf/registry"
-	"github.com/toolshelf/toolshelf/request/requesttest"
 )
 
 // TestGolden pins the request bytes of the three providers over the
@@ -42,7 +41,7 @@ func TestGolden(t *testing.T) {
 					require.True(t, json.Valid(b), "valid JSON")
 					bodies = append(bodies, b)
 				}
-				requesttest.AssertStablePrefix(t, bodies...)
+				assertStablePrefix(t, bodies...)
 				last := bodies[len(bodies)-1]
 				goldenfile.Golden(t, filepath.Join("..", "testdata", "golden", c.name+"."+string(p)+".json"), last)
 				checkShape(t, p, s, last)
@@ -58,6 +57,11 @@ func checkShape(t *testing.T, p Provider, s *Session, body []byte) {
 	var req map[string]any
 	require.NoError(t, json.Unmarshal(body, &req))
 	tools, _ := req["tools"].([]any)
+	if p == Gemini {
+		// One tools[] entry holds every function declaration.
+		require.Len(t, tools, 1)
+		tools, _ = tools[0].(map[string]any)["functionDeclarations"].([]any)
+	}
 	plan := s.current().Plan()
 	want := len(plan.Resident())
 	if len(plan.Deferred()) > 0 {
@@ -103,6 +107,17 @@ func checkShape(t *testing.T, p Provider, s *Session, body []byte) {
 	case OpenAIResponses:
 		assert.Contains(t, req, "instructions")
 		assert.Contains(t, string(body), `"type":"function_call_output"`)
+	case Gemini:
+		assert.NotContains(t, req, "model", "the model is in the URL")
+		assert.Contains(t, req, "systemInstruction")
+		assert.Contains(t, string(body), `"functionResponse":{"id":`)
+		for i, c := range req["contents"].([]any) {
+			want := "user"
+			if i%2 == 1 {
+				want = "model"
+			}
+			assert.Equal(t, want, c.(map[string]any)["role"], "roles alternate at %d", i)
+		}
 	}
 }
 
@@ -121,7 +136,7 @@ func TestSameBytesAnyRegistrationOrder(t *testing.T) {
 				for _, turn := range script() {
 					b, err := s.BuildRequest(turn)
 					require.NoError(t, err)
-					requesttest.CheckProviderRules(t, p, b)
+					checkRules(t, p, b)
 					got = append(got, b)
 				}
 				if want == nil {
@@ -182,11 +197,11 @@ func TestHundredTurns(t *testing.T) {
 				b, err := s.BuildRequest(tr)
 				require.NoError(t, err, "turn %d", turn)
 				require.True(t, json.Valid(b), "turn %d", turn)
-				requesttest.CheckProviderRules(t, p, b)
+				checkRules(t, p, b)
 				require.True(t, bytes.HasPrefix(b, prefix), "turn %d: %s", turn, wire.Diff(prefix, b[:min(len(b), len(prefix))]))
 				bodies = append(bodies, b)
 			}
-			requesttest.AssertStablePrefix(t, bodies...)
+			assertStablePrefix(t, bodies...)
 			// Earlier messages keep their bytes: each body, minus its closing
 			// (and Anthropic's moving breakpoint), starts the next one.
 			for i := 1; i < len(bodies); i++ {
@@ -341,7 +356,7 @@ func TestBadInput(t *testing.T) {
 			err  error
 			says string
 		}{
-			{"unknown provider", func(c *Config) { c.Provider = "gemini" }, ErrUnknownProvider, `"gemini"`},
+			{"unknown provider", func(c *Config) { c.Provider = "vertex" }, ErrUnknownProvider, `"vertex"`},
 			{"empty provider", func(c *Config) { c.Provider = "" }, ErrUnknownProvider, "Provider"},
 			{"missing model", func(c *Config) { c.Model = "" }, ErrConfig, "Model"},
 			{"invalid UTF-8 system", func(c *Config) { c.System = "a\xffb" }, ErrConfig, "System"},

@@ -19,7 +19,6 @@ import (
 	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/internal/wire"
 	"github.com/toolshelf/toolshelf/registry"
-	"github.com/toolshelf/toolshelf/request/requesttest"
 )
 
 // serverCatalogs are the MCP servers' catalogs under testdata/catalogs.
@@ -43,7 +42,7 @@ func allDeferredPolicy() *deferral.Policy { return &deferral.Policy{Default: def
 // OpenAI, every name valid.
 func assertConforms(t *testing.T, p Provider, body []byte) {
 	t.Helper()
-	requesttest.CheckProviderRules(t, p, body)
+	checkRules(t, p, body)
 	var req struct {
 		Tools []struct {
 			Name, Description string
@@ -51,6 +50,19 @@ func assertConforms(t *testing.T, p Provider, body []byte) {
 		}
 	}
 	require.NoError(t, json.Unmarshal(body, &req))
+	if p == Gemini && len(req.Tools) > 0 {
+		// One tools[] entry holds the declarations: check those.
+		var g struct {
+			Tools []struct {
+				FunctionDeclarations json.RawMessage `json:"functionDeclarations"`
+			}
+		}
+		require.NoError(t, json.Unmarshal(body, &g))
+		require.Len(t, g.Tools, 1)
+		req.Tools = nil
+		require.NoError(t, json.Unmarshal(g.Tools[0].FunctionDeclarations, &req.Tools))
+		require.NotEmpty(t, req.Tools)
+	}
 	for i, tl := range req.Tools {
 		name, desc := tl.Name, tl.Description
 		if tl.Function != nil {
@@ -60,7 +72,10 @@ func assertConforms(t *testing.T, p Provider, body []byte) {
 			continue // a provider's own search tool, named by its type
 		}
 		assert.True(t, toolname.Valid(name), "tools[%d] name %q", i, name)
-		if p != Anthropic {
+		if p == Gemini {
+			assert.True(t, toolname.GeminiValid(name), "tools[%d] name %q", i, name)
+		}
+		if capsDescriptions(p) {
 			assert.LessOrEqual(t, utf8.RuneCountInString(desc), maxDescription, "tools[%d] %s description", i, name)
 		}
 	}
@@ -165,10 +180,10 @@ func TestQuickstartIndexOutOfDescription(t *testing.T) {
 				assertConforms(t, p, body)
 				bodies = append(bodies, body)
 			}
-			requesttest.AssertStablePrefix(t, bodies...)
+			assertStablePrefix(t, bodies...)
 			prefix := string(s.Prefix())
 			assert.Equal(t, 1, strings.Count(prefix, jsonBody(index)), "the index is in the prefix exactly once")
-			if p == Anthropic {
+			if !capsDescriptions(p) { // Anthropic, Gemini
 				assert.Contains(t, desc, index)
 				return
 			}
@@ -210,8 +225,8 @@ func TestLongResidentDescription(t *testing.T) {
 					sent = ft.Description
 				}
 			}
-			if p == Anthropic {
-				assert.Equal(t, st.Description, sent, "Anthropic has no description cap")
+			if !capsDescriptions(p) {
+				assert.Equal(t, st.Description, sent, "%s has no description cap", p)
 				return
 			}
 			assert.LessOrEqual(t, utf8.RuneCountInString(sent), maxDescription)
@@ -440,10 +455,10 @@ func TestAliasedToolsCallable(t *testing.T) {
 // The rule book is the same table docs/providers.md shows.
 func TestRulesDocumented(t *testing.T) {
 	for _, p := range providers {
-		rs := wire.Rules(p)
+		rs := wire.Rules(string(p))
 		require.NotEmpty(t, rs)
 		for _, r := range rs {
-			assert.Equal(t, p, r.Provider)
+			assert.Equal(t, string(p), r.Provider)
 		}
 	}
 	assert.True(t, errors.Is(checkProviderRules(&Config{Provider: Anthropic}), ErrConfig))
@@ -472,6 +487,13 @@ func TestStrictOnRequest(t *testing.T) {
 				Tools []map[string]json.RawMessage
 			}
 			require.NoError(t, json.Unmarshal(body, &req))
+			if p == Gemini {
+				// One tools[] entry holds the function declarations.
+				require.Len(t, req.Tools, 1)
+				var decls []map[string]json.RawMessage
+				require.NoError(t, json.Unmarshal(req.Tools[0]["functionDeclarations"], &decls))
+				req.Tools = decls
+			}
 			got := map[string]string{}
 			for _, tl := range req.Tools {
 				fn := tl
@@ -484,7 +506,7 @@ func TestStrictOnRequest(t *testing.T) {
 			}
 			want := map[string]string{"Closed": "false", "Open": "false", "tool_search": "false", "defer_execute": "false"}
 			switch {
-			case p == Anthropic:
+			case p == Anthropic || p == Gemini:
 				want = map[string]string{"Closed": "", "Open": "", "tool_search": "", "defer_execute": ""}
 			case p == OpenAIChat && strict:
 				want = map[string]string{"Closed": "true", "Open": "", "tool_search": "", "defer_execute": ""}
