@@ -52,6 +52,11 @@ import (
 //     session keeps the one it showed until the harness approves the
 //     change. Reported by the session (request.Session.Sync), not by a
 //     call.
+//   - "rule_unmatched": a permission rule or hook pattern selects no tool
+//     of a new session (request.NewSession; the tools of a configured
+//     pending server count as tools). Rule is the rule, Detail says
+//     which names are close. A misspelt Deny leaves the tool it meant
+//     callable: log it.
 //
 // Compare a kind with the word: ev.Kind == "denied".
 type EventKind string
@@ -81,6 +86,7 @@ const (
 	eventSearched        EventKind = "searched"
 	eventRemovedTool     EventKind = "removed_tool"
 	eventToolChanged     EventKind = "tool_changed"
+	eventRuleUnmatched   EventKind = "rule_unmatched"
 )
 
 // Event is one decision of the dispatcher, for audit: what the model tried,
@@ -119,7 +125,7 @@ func (k EventKind) level() slog.Level {
 		return slog.LevelDebug
 	case eventHostError, eventPanic:
 		return slog.LevelError
-	case eventDenied, eventRejected, eventBlocked, eventHandlerError, eventTimeout, eventToolChanged:
+	case eventDenied, eventRejected, eventBlocked, eventHandlerError, eventTimeout, eventToolChanged, eventRuleUnmatched:
 		return slog.LevelWarn
 	}
 	return slog.LevelInfo

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/toolshelf/toolshelf/internal/dispatch"
+	"github.com/toolshelf/toolshelf/internal/rulecheck"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -28,4 +29,10 @@ func (h handoff) Denied(t *registry.Tool) (string, bool) { return h.d.deniesAll(
 
 func (h handoff) ToolChanged(ctx context.Context, session, tool, detail string) {
 	h.d.toolChanged(ctx, session, tool, detail)
+}
+
+func (h handoff) Rules() []rulecheck.Rule { return h.d.rules() }
+
+func (h handoff) RuleUnmatched(ctx context.Context, session, rule, detail string) {
+	h.d.ruleUnmatched(ctx, session, rule, detail)
 }

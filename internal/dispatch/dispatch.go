@@ -17,6 +17,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/toolshelf/toolshelf/internal/rulecheck"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -75,6 +76,12 @@ type Dispatcher interface {
 	// event "tool_changed"), that tool's definition changed under
 	// session; detail says how.
 	ToolChanged(ctx context.Context, session, tool, detail string)
+	// Rules returns the dispatcher's permission rules and hook patterns,
+	// which a session checks against its tools (rules that select none).
+	Rules() []rulecheck.Rule
+	// RuleUnmatched reports (the event "rule_unmatched") that rule selects
+	// no tool of session; detail says what is close.
+	RuleUnmatched(ctx context.Context, session, rule, detail string)
 }
 
 // Of returns the [Dispatcher] of d, a non-nil *execute.Dispatcher. Package
