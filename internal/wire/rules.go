@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -196,6 +195,7 @@ func Check(p provider.Name, body []byte) []Violation {
 		return c.out
 	}
 	c.tools(req)
+	c.checkTokens(req)
 	switch p {
 	case provider.OpenAIChat:
 		c.chatMessages(req["messages"])
@@ -204,8 +204,6 @@ func Check(p provider.Name, body []byte) []Violation {
 	case provider.Anthropic:
 		if len(req["max_tokens"]) == 0 {
 			c.add("max-tokens", "max_tokens", "missing: provider.Anthropic requires max_tokens (set Config.Extra[\"max_tokens\"])")
-		} else if _, err := strconv.ParseUint(string(req["max_tokens"]), 10, 64); err != nil {
-			c.add("max-tokens", "max_tokens", "want a non-negative integer, got %s", req["max_tokens"])
 		}
 		c.anthropicSystem(req["system"])
 		c.anthropicMessages(req["messages"])
