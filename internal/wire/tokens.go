@@ -86,4 +86,3 @@ func init() { rules = append(rules, tokenRules...) }
 func (c *checker) checkTokens(req map[string]json.RawMessage) {
 	c.out = append(c.out, TokenFields(c.provider, req)...)
 }
-
