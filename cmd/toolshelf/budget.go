@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"time"
 
@@ -49,6 +48,13 @@ type budgetJSON struct {
 	// validation (registry.Warning): sent to the provider as written,
 	// never silently unchecked.
 	Warnings []warningJSON `json:"warnings,omitempty"`
+	// RuleWarnings are the --rules that select no tool, each with the
+	// names close to it.
+	RuleWarnings []string `json:"rule_warnings,omitempty"`
+	// Denied are the tools --rules' Deny leaves out of every request;
+	// Asked the visible tools an Ask rule selects.
+	Denied []string `json:"denied,omitempty"`
+	Asked  []string `json:"asked,omitempty"`
 }
 
 // aliasJSON is one aliased tool: the name the model sees and calls, and
@@ -77,7 +83,7 @@ func budgetFlags() (*flag.FlagSet, *budgetOptions) {
 	fs := flag.NewFlagSet("budget", flag.ContinueOnError)
 	o := &budgetOptions{}
 	fs.Var(&o.catalogs, "catalog", "catalog `FILE` (repeatable; more files may follow)")
-	fs.StringVar(&o.rules, "rules", "", "override rules `FILE`: one Defer(pattern) or NoDefer(pattern) a line")
+	fs.StringVar(&o.rules, "rules", "", rulesUsage)
 	fs.IntVar(&o.window, "window", 0, "context window in `N` tokens; 0 means unknown")
 	fs.StringVar(&o.encName, "encoding", "", "tokenizer `NAME`: o200k_base (when not given), cl100k_base, estimate or claude_estimate")
 	fs.StringVar(&o.model, "model", "", "model `NAME`, mapped to its tokenizer (claude-*: claude_estimate, calibrated; gemini-*: estimate)")
@@ -179,11 +185,11 @@ func (o *budgetOptions) account(counter *budget.Counter) (*budgetJSON, budget.Ba
 			return nil, budget.Bar{}, fmt.Errorf("toolshelf budget: %v", err)
 		}
 	}
-	policy, err := readRulesPolicy(o.rules)
+	rs, err := readRuleSet(o.rules)
 	if err != nil {
-		return nil, budget.Bar{}, err
+		return nil, budget.Bar{}, fmt.Errorf("toolshelf budget: %v", err)
 	}
-	plan, err := policy.Plan(reg.Snapshot(), deferral.View{Tier: registry.TierFull})
+	plan, err := rs.policy().Plan(reg.Snapshot(), deferral.View{Tier: registry.TierFull})
 	if err != nil {
 		return nil, budget.Bar{}, fmt.Errorf("toolshelf budget: %v", err)
 	}
@@ -205,6 +211,8 @@ func (o *budgetOptions) account(counter *budget.Counter) (*budgetJSON, budget.Ba
 		RepeatedFields:    top(advice.RepeatedFields(visible, counter), 5),
 	}
 	out.Warnings = warningsJSON(reg.Warnings())
+	out.RuleWarnings = rs.unmatched(plan.Snapshot())
+	out.Denied, out.Asked = rs.effect(plan)
 	for _, t := range visible {
 		if regview.Aliased(t) {
 			out.Aliases = append(out.Aliases, aliasJSON{Alias: t.Name, ServerName: t.OriginalName})
@@ -220,24 +228,6 @@ func (o *budgetOptions) account(counter *budget.Counter) (*budgetJSON, budget.Ba
 		out.Window, out.Free = &window, &free
 	}
 	return out, bar, nil
-}
-
-// readRulesPolicy returns the policy of the --rules file, or an empty
-// policy when there is none.
-func readRulesPolicy(rules string) (*deferral.Policy, error) {
-	policy := &deferral.Policy{}
-	if rules != "" {
-		text, err := os.ReadFile(rules)
-		if err != nil {
-			return nil, fmt.Errorf("toolshelf budget: --rules: %v", err)
-		}
-		layer, err := deferral.ParseLayer(rules, string(text))
-		if err != nil {
-			return nil, fmt.Errorf("toolshelf budget: %s: %v", rules, err)
-		}
-		policy.Layers = []deferral.Layer{layer}
-	}
-	return policy, nil
 }
 
 func top(r []advice.Repeat, n int) []advice.Repeat {
@@ -287,6 +277,10 @@ func writeAccount(w io.Writer, o *budgetJSON, bar budget.Bar, color bool) {
 		fmt.Fprintf(w, "alias                     %s for the server's tool %q (name over 64 characters or outside [A-Za-z0-9_-])\n", a.Alias, a.ServerName)
 	}
 	writeWarnings(w, o.Warnings)
+	writeEffect(w, o.Denied, o.Asked)
+	for _, r := range o.RuleWarnings {
+		fmt.Fprintf(w, "rule warning              %s\n", r)
+	}
 	writeAdvice(w, o.Advice)
 	fmt.Fprintln(w, bar.Render(&budget.BarOptions{Color: color}))
 }

@@ -5,9 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
-	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -31,7 +29,9 @@ const policyHelp = `Catalog policy (request, search, budget): the tools of an MC
 with "server", a tools/list given --server NAME, a --mcp-stdio server — are deferred;
 built-in tools (OpenAI or Anthropic tools arrays, catalog files with "catalog") stay
 resident unless a tool is marked "defer_loading": true. --rules FILE adds
-Defer(pattern) / NoDefer(pattern) rules on top (NoDefer wins). An MCP tools/list names
+Defer(pattern) / NoDefer(pattern) rules on top (NoDefer wins), and Allow / Ask / Deny(pattern)
+permission rules (a tool every call of which Deny refuses is left out, as in a harness); a
+rule that selects no tool is reported, with the names close to it. An MCP tools/list names
 no server: pass --server NAME with it.`
 
 // parseFailed answers a flag parse error: -h or --help prints the
@@ -91,23 +91,4 @@ func loadCatalogs(files []string, server string) (*registry.Registry, error) {
 		return nil, fmt.Errorf("--server %s: no catalog is a tools/list without a server name (catalog files name theirs with \"server\")", server)
 	}
 	return reg, nil
-}
-
-// readPolicy is the catalog policy with the rules of the file at path, if
-// any, on top.
-func readPolicy(path string) (*deferral.Policy, error) {
-	policy := &deferral.Policy{}
-	if path == "" {
-		return policy, nil
-	}
-	text, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("--rules: %w", err)
-	}
-	layer, err := deferral.ParseLayer(path, string(text))
-	if err != nil {
-		return nil, nameFile(path, err)
-	}
-	policy.Layers = []deferral.Layer{layer}
-	return policy, nil
 }

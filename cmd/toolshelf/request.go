@@ -54,7 +54,7 @@ func requestFlags() (*flag.FlagSet, *requestOptions) {
 	fs.Var(&o.catalogs, "catalog", "catalog `FILE` (repeatable; more files may follow)")
 	fs.StringVar(&o.provider, "provider", "", "`PROVIDER`: openai-chat, openai-responses or anthropic")
 	fs.StringVar(&o.model, "model", "", "the provider's model `NAME`")
-	fs.StringVar(&o.rules, "rules", "", "override rules `FILE`: one Defer(pattern) or NoDefer(pattern) a line")
+	fs.StringVar(&o.rules, "rules", "", rulesUsage)
 	fs.StringVar(&o.system, "system", "", "the system prompt `TEXT`")
 	fs.StringVar(&o.transcript, "transcript", "", "`FILE`: a JSON array of messages (role, text, tool_calls, call_id, is_error)")
 	fs.StringVar(&o.user, "user", "", "one user message `TEXT`: a one-message turn")
@@ -90,11 +90,18 @@ func runRequest(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "toolshelf request: %v", err)
 	}
 
+	for _, w := range s.RuleWarnings() {
+		fmt.Fprintf(stderr, "toolshelf request: warning: %s: %s\n", o.rules, w)
+	}
 	status := exitOK
 	if o.check {
-		for _, v := range wire.Check(request.Provider(o.provider), body) {
+		vs := wire.Check(request.Provider(o.provider), body)
+		for _, v := range vs {
 			fmt.Fprintf(stderr, "toolshelf request: %s body breaks rule %s\n", o.provider, v)
 			status = exitFinding
+		}
+		if len(vs) == 0 {
+			fmt.Fprintf(stderr, "toolshelf request: OK: the %s body (%d bytes) passes the provider rule book\n", o.provider, len(body))
 		}
 	}
 	if !o.asJSON {
@@ -147,17 +154,9 @@ func (o *requestOptions) build(extra map[string]json.RawMessage) (*request.Sessi
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	policy := &deferral.Policy{}
-	if o.rules != "" {
-		text, err := os.ReadFile(o.rules)
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("--rules: %v", err)
-		}
-		layer, err := deferral.ParseLayer(o.rules, string(text))
-		if err != nil {
-			return nil, nil, nil, nameFile(o.rules, err)
-		}
-		policy.Layers = []deferral.Layer{layer}
+	rs, err := readRuleSet(o.rules)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 
 	msgs := []request.Message{{Role: request.RoleUser, Text: o.user}}
@@ -168,13 +167,14 @@ func (o *requestOptions) build(extra map[string]json.RawMessage) (*request.Sessi
 	}
 
 	s, err := request.NewSession(request.Config{
-		Snapshot: reg.Snapshot(),
-		Policy:   policy,
-		View:     deferral.View{Tier: registry.TierFull},
-		Provider: request.Provider(o.provider),
-		Model:    o.model,
-		System:   o.system,
-		Extra:    extra,
+		Snapshot:   reg.Snapshot(),
+		Policy:     &deferral.Policy{Layers: rs.policy().Layers},
+		Dispatcher: rs.disp, // its Deny rules leave tools out, as in a harness
+		View:       deferral.View{Tier: registry.TierFull},
+		Provider:   request.Provider(o.provider),
+		Model:      o.model,
+		System:     o.system,
+		Extra:      extra,
 
 		ToolSearch: request.ToolSearch(o.toolSearch),
 	})
@@ -269,9 +269,13 @@ func checkBodyFile(path, provider string, check bool, stderr io.Writer) int {
 		return fail(stderr, "toolshelf request: --body: %v", err)
 	}
 	status := exitOK
-	for _, v := range wire.Check(request.Provider(provider), body) {
+	vs := wire.Check(request.Provider(provider), body)
+	for _, v := range vs {
 		fmt.Fprintf(stderr, "toolshelf request: %s: %s body breaks rule %s\n", path, provider, v)
 		status = exitFinding
+	}
+	if len(vs) == 0 {
+		fmt.Fprintf(stderr, "toolshelf request: OK: %s: the %s body (%d bytes) passes the provider rule book\n", path, provider, len(body))
 	}
 	return status
 }

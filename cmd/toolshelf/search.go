@@ -33,7 +33,7 @@ func runSearch(args []string, stdout, stderr io.Writer) int {
 	explain := fs.String("explain", "", "show how the tool `NAME` scores for the query, term by term and field by field")
 	asJSON := fs.Bool("json", false, "print JSON")
 	server := fs.String("server", "", "the server `NAME` of a --catalog that is an MCP tools/list (it names none)")
-	rules := fs.String("rules", "", "override rules `FILE`: one Defer(pattern) or NoDefer(pattern) a line")
+	rules := fs.String("rules", "", rulesUsage)
 	queries, err := parse(fs, args)
 	if err != nil {
 		return parseFailed(fs, err, stdout, stderr)
@@ -48,7 +48,7 @@ func runSearch(args []string, stdout, stderr io.Writer) int {
 	case *explain != "" && len(queries) == 0:
 		return fail(stderr, "toolshelf search: --explain needs QUERY words")
 	}
-	s, err := searcher(catalogs, *server, *rules)
+	s, err := searcher(catalogs, *server, *rules, stderr)
 	if err != nil {
 		return fail(stderr, "%v", err)
 	}
@@ -64,16 +64,17 @@ func runSearch(args []string, stdout, stderr io.Writer) int {
 // searcher plans the catalogs under the rules file (none when empty) and
 // returns the search over their deferred tools; its errors are the whole
 // message for the user.
-func searcher(catalogs []string, server, rules string) (*toolsearch.Searcher, error) {
+func searcher(catalogs []string, server, rules string, stderr io.Writer) (*toolsearch.Searcher, error) {
 	reg, err := loadCatalogs(catalogs, server)
 	if err != nil {
 		return nil, fmt.Errorf("toolshelf search: %v", err)
 	}
-	policy, err := readPolicy(rules)
+	rs, err := readRuleSet(rules)
 	if err != nil {
 		return nil, fmt.Errorf("toolshelf search: %v", err)
 	}
-	plan, err := policy.Plan(reg.Snapshot(), deferral.View{Tier: registry.TierFull})
+	rs.warnUnmatched(stderr, "search", reg.Snapshot())
+	plan, err := rs.policy().Plan(reg.Snapshot(), deferral.View{Tier: registry.TierFull})
 	if err != nil {
 		return nil, fmt.Errorf("toolshelf search: %v", err)
 	}

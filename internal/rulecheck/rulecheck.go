@@ -71,7 +71,8 @@ func mayMatchServer(p, server string) bool {
 	return strings.HasPrefix(lit, prefix) || strings.HasPrefix(prefix, lit)
 }
 
-// Closest returns up to 3 names close to pattern p, best first: the same
+// Closest returns up to 3 names close to pattern p, the best ones (ties
+// sorted by name): the same
 // name but for case, "_" and "-" (mcp_filesystem_write_file); an MCP tool
 // whose own name p is (write_file for mcp__filesystem__write_file); names
 // within a few edits (writ_file; an eighth of the pattern, at least 2). For a pattern with * the candidates are
@@ -124,9 +125,9 @@ func Closest(p string, names []string) []string {
 		return strings.Compare(a.name, b.name)
 	})
 	out := make([]string, 0, min(len(cs), maxSuggestions))
-	// Only the best and those one edit behind it: a near miss should not
-	// come with its neighbours.
-	for i := 0; i < len(cs) && i < maxSuggestions && cs[i].score <= cs[0].score+1; i++ {
+	// Only the best (ties included): a near miss should not come with its
+	// neighbours (writ_file is write_file, not edit_file).
+	for i := 0; i < len(cs) && i < maxSuggestions && cs[i].score == cs[0].score; i++ {
 		out = append(out, cs[i].name)
 	}
 	return out
