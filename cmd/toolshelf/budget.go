@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/toolshelf/toolshelf/budget"
@@ -25,8 +26,10 @@ type budgetJSON struct {
 	// MCPServer is the live server --mcp-stdio listed; absent without it.
 	MCPServer *mcpServerJSON `json:"mcp_server,omitempty"`
 	*budget.Account
-	// Window is null when unknown.
-	Window *int `json:"window"`
+	// Window is null when unknown: --window, or the documented window of
+	// --model (WindowSource names it).
+	Window       *int   `json:"window"`
+	WindowSource string `json:"window_source,omitempty"`
 	// ResidentTokens is what the request carries after deferral: resident
 	// tools, entry tools and the index.
 	ResidentTokens budget.Tokens `json:"resident_tokens"`
@@ -223,6 +226,13 @@ func (o *budgetOptions) account(counter *budget.Counter) (*budgetJSON, budget.Ba
 			return nil, budget.Bar{}, fmt.Errorf("toolshelf budget: %v", err)
 		}
 	}
+	if o.window == 0 && o.model != "" {
+		if n, ok := knownWindow(o.model); ok {
+			o.window, out.WindowSource = n, o.model
+			bar.Window = n
+			out.Over = resident.N > n
+		}
+	}
 	if o.window > 0 {
 		free, window := o.window-resident.N, o.window
 		out.Window, out.Free = &window, &free
@@ -240,33 +250,11 @@ func top(r []advice.Repeat, n int) []advice.Repeat {
 // writeAccount writes the account in the form of the published accounting.
 func writeAccount(w io.Writer, o *budgetJSON, bar budget.Bar, color bool) {
 	a := o.Account
-	t := a.Tokens
-	tok := func(n int) string { return budget.Tokens{N: n, Estimate: t.Estimate}.String() + " tokens" }
 	if s := o.MCPServer; s != nil {
 		fmt.Fprintf(w, "MCP server %s: %s %s, protocol %s, %d tools in %d %s, deferred unless --rules keep them\n",
 			s.Name, s.ServerName, s.ServerVersion, s.ProtocolVersion, s.Tools, s.Pages, map[bool]string{true: "page", false: "pages"}[s.Pages == 1])
 	}
-	fmt.Fprintf(w, "tokens: %s%s\n", t.Encoding, map[bool]string{true: " (estimates, marked ~)", false: " (exact)"}[t.Estimate])
-	if t.Estimate && t.Method != "" {
-		fmt.Fprintf(w, "  method: %s\n", t.Method)
-	}
-	fmt.Fprintf(w, "all tools resident        %3d tools  %9s chars  %s\n", a.ToolsTotal, textfmt.Thousands(a.CharsTotal), tok(t.All))
-	if a.EntryCount > 0 {
-		fmt.Fprintf(w, "  with the entry tools    %3d tools  %9s chars  %s\n", a.ToolsTotal+a.EntryCount, textfmt.Thousands(a.CharsWithEntry), tok(t.AllWithEntry))
-	}
-	fmt.Fprintf(w, "deferrable                %3d tools  %9s chars  %s  (%s of all)\n", a.DeferredCount, textfmt.Thousands(a.DeferredChars), tok(t.Deferred), pct(a.DeferredShare, 1))
-	fmt.Fprintf(w, "resident after deferral   %3d tools  %9s chars  %s", a.ResidentCount, textfmt.Thousands(a.ResidentChars), tok(t.Resident))
-	if a.EntryCount > 0 {
-		fmt.Fprintf(w, "  (%s chars with the entry tools)", textfmt.Thousands(a.ResidentWithEntry))
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintf(w, "index replacing them                 %9s chars  %s  (names %s chars)\n", textfmt.Thousands(a.IndexChars), tok(t.Index), textfmt.Thousands(a.NamesChars))
-	fmt.Fprintf(w, "net saving per turn                  %9s chars  %s  (%.2f× the %s-char index budget)\n", textfmt.Thousands(a.NetSaving), tok(t.NetSaving), a.SavingMultiple, textfmt.Thousands(a.IndexBudget))
-	fmt.Fprintf(w, "  net of the entry tools             %9s chars  %s\n", textfmt.Thousands(a.NetSavingAfterEntry), tok(t.NetSavingAfterEntry))
-	fmt.Fprintf(w, "schema-to-name ratios     all %s:1 · deferred %s:1 · longest %s:1\n", ratio(a.RatioAll), ratio(a.RatioDeferred), ratio(a.RatioLongest))
-	if a.LongestName != "" {
-		fmt.Fprintf(w, "longest deferred tool     %s, %s chars = %s of the deferrable total\n", a.LongestName, textfmt.Thousands(a.LongestChars), pct(a.LongestShare, 0))
-	}
+	a.WriteText(w) // the account's own lines, labelled, with their units
 	for _, r := range o.RepeatedSentences[:min(3, len(o.RepeatedSentences))] {
 		fmt.Fprintf(w, "repeated sentence %d×      wastes %s chars, %s: %q\n", r.Count, textfmt.Thousands(r.WastedChars), r.WastedTokens.String()+" tokens", clip(r.Text, 60))
 	}
@@ -282,7 +270,13 @@ func writeAccount(w io.Writer, o *budgetJSON, bar budget.Bar, color bool) {
 		fmt.Fprintf(w, "rule warning              %s\n", r)
 	}
 	writeAdvice(w, o.Advice)
-	fmt.Fprintln(w, bar.Render(&budget.BarOptions{Color: color}))
+	line := bar.Render(&budget.BarOptions{Color: color})
+	if o.Window == nil {
+		line += " (pass --window N, or a --model whose window is known)"
+	} else if o.WindowSource != "" {
+		line += " (window of " + o.WindowSource + ")"
+	}
+	fmt.Fprintf(w, "tools in every request    %s\n", line)
 }
 
 func pct(f float64, digits int) string { return strconv.FormatFloat(f*100, 'f', digits, 64) + "%" }
@@ -295,4 +289,28 @@ func clip(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// knownWindows are the context windows, in tokens, of the models the docs
+// name, as their providers document them: Anthropic's models overview
+// (claude-sonnet-4-5, claude-opus-4-1, claude-haiku-4-5: 200,000; 1M is a
+// beta header away), OpenAI's model pages (gpt-4o: 128,000; gpt-4.1:
+// 1,047,576; gpt-5: 400,000). Longest prefix first: a dated snapshot
+// (claude-sonnet-4-5-20250929) has its family's window.
+var knownWindows = []struct {
+	prefix string
+	window int
+}{
+	{"claude-sonnet-4-5", 200_000}, {"claude-opus-4-1", 200_000}, {"claude-haiku-4-5", 200_000},
+	{"gpt-4.1", 1_047_576}, {"gpt-4o", 128_000}, {"gpt-5", 400_000},
+}
+
+// knownWindow returns the documented context window of model.
+func knownWindow(model string) (int, bool) {
+	for _, k := range knownWindows {
+		if model == k.prefix || strings.HasPrefix(model, k.prefix+"-") {
+			return k.window, true
+		}
+	}
+	return 0, false
 }

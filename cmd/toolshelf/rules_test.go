@@ -78,3 +78,20 @@ func TestRequestCheckOK(t *testing.T) {
 	assert.Contains(t, errOut, `max_output_tokens`)
 	assert.Contains(t, errOut, `below the least value provider "openai-responses" takes, 16`)
 }
+
+// TestBudgetLabels: every figure budget prints carries its label and
+// unit, and the window of a model the docs name is known.
+func TestBudgetLabels(t *testing.T) {
+	code, out, errOut := runCLI("budget", "--catalog", fsCatalog, "--model", "claude-sonnet-4-5")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "tokens counted with       claude_estimate (estimates, marked ~)\n")
+	assert.Contains(t, out, "(the full names one a line: 441 chars)")
+	assert.Contains(t, out, "(deferred − index; 0.34× the index's 20,000-char budget)")
+	assert.Regexp(t, `\ntools in every request    \[[^\]]+\] ~[\d,]+ / 200,000 tokens · 0% · free ~[\d,]+ \(window of claude-sonnet-4-5\)\n$`, out)
+	code, out, _ = runCLI("budget", "--catalog", fsCatalog, "--model", "gpt-4o-2024-08-06", "--json")
+	require.Equal(t, exitOK, code)
+	assert.Contains(t, out, `"window": 128000`)
+	code, out, _ = runCLI("budget", "--catalog", fsCatalog)
+	require.Equal(t, exitOK, code)
+	assert.Contains(t, out, "tools in every request    619 tokens · window unknown (pass --window N, or a --model whose window is known)\n")
+}

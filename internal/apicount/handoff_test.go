@@ -16,8 +16,9 @@ import (
 // in internal/ (issue 24: what a harness writes or reads is public, the
 // pipeline's hand-offs are not).
 var handOffAllowed = map[string]string{
-	"defer.ParseLayer": "how a harness loads permission-style rules from its own settings file without a panic (MustLayer is the panicking form for literals); the CLI's --rules is the in-tree use",
-	"render.Error":     "NewSession returns it for a bad description template; a harness reaches the template's name and position with errors.As",
+	"defer.ParseLayer":        "how a harness loads permission-style rules from its own settings file without a panic (MustLayer is the panicking form for literals); the CLI's --rules is the in-tree use",
+	"execute.ParsePermission": "how a harness loads its Allow/Ask/Deny rules from its own settings file without a panic (MustPermissions is the panicking form for literals); the CLI's --rules is the in-tree use (issue 37)",
+	"render.Error":            "NewSession returns it for a bad description template; a harness reaches the template's name and position with errors.As",
 }
 
 // TestNoHandOffExports fails when a public package exports a type or
