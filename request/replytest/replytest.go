@@ -10,7 +10,10 @@
 // request/testdata/replies): Anthropic Messages, OpenAI Chat Completions
 // (with usage in the last chunk) and the OpenAI Responses API.
 //
-// API: two functions, [Encode] and [Simulate]; nothing else is exported.
+// [NewServer] serves such replies from an httptest.Server, one per request,
+// and records the request bodies.
+//
+// API: [Encode], [Simulate] and [Server]; nothing else is exported.
 package replytest
 
 import (
