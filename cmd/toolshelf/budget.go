@@ -23,8 +23,10 @@ import (
 // level, then the window and the bar.
 type budgetJSON struct {
 	Catalogs []string `json:"catalogs"`
-	// MCPServer is the live server --mcp-stdio listed; absent without it.
-	MCPServer *mcpServerJSON `json:"mcp_server,omitempty"`
+	// MCPServer is the first live server --mcp-stdio listed; absent
+	// without it. MCPServers are all of them, in flag order.
+	MCPServer  *mcpServerJSON   `json:"mcp_server,omitempty"`
+	MCPServers []*mcpServerJSON `json:"mcp_servers,omitempty"`
 	*budget.Account
 	// Window is null when unknown: --window, or the documented window of
 	// --model (WindowSource names it).
@@ -76,7 +78,7 @@ type budgetOptions struct {
 	asJSON, color    bool
 	usage            string
 	turns, roundTrip int
-	mcpStdio, name   string
+	mcpStdio, names  strs
 	timeout          time.Duration
 	serverName       string
 }
@@ -95,8 +97,8 @@ func budgetFlags() (*flag.FlagSet, *budgetOptions) {
 	fs.StringVar(&o.usage, "usage", "", "usage counts `FILE`: {\"ToolName\": calls, ...} observed over --turns requests")
 	fs.IntVar(&o.turns, "turns", 0, "the number `N` of model requests the --usage counts were observed over")
 	fs.IntVar(&o.roundTrip, "round-trip", 0, "`N` tokens one extra model request costs (0: count only the search and the schema)")
-	fs.StringVar(&o.mcpStdio, "mcp-stdio", "", "command `LINE` of a stdio MCP server to start and list (shell quoting, no shell)")
-	fs.StringVar(&o.name, "name", "", "the --mcp-stdio server's group `NAME` (default: from its serverInfo name)")
+	fs.Var(&o.mcpStdio, "mcp-stdio", "command `LINE` of a stdio MCP server to start and list (shell quoting, no shell); repeatable: every server is measured")
+	fs.Var(&o.names, "name", "the group `NAME` of the --mcp-stdio server of the same rank (the first --name names the first server ...; default: from its serverInfo name)")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "bound on starting the --mcp-stdio server and listing its tools")
 	fs.StringVar(&o.serverName, "server", "", "the server `NAME` of a --catalog that is an MCP tools/list (it names none)")
 	return fs, o
@@ -138,11 +140,14 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 // check validates the parsed flags and returns the counter of the
 // tokenizer they name; its errors are the whole message for the user.
 func (o *budgetOptions) check(fs *flag.FlagSet) (*budget.Counter, error) {
-	if len(o.catalogs) == 0 && o.mcpStdio == "" {
+	if len(o.catalogs) == 0 && len(o.mcpStdio) == 0 {
 		return nil, errors.New("toolshelf budget: no catalog: pass --catalog FILE (MCP tools/list, OpenAI, Anthropic or catalog-file JSON) or --mcp-stdio 'COMMAND ARGS'")
 	}
-	if o.mcpStdio == "" && (flagSet(fs, "name") || flagSet(fs, "timeout")) {
+	if len(o.mcpStdio) == 0 && (flagSet(fs, "name") || flagSet(fs, "timeout")) {
 		return nil, errors.New("toolshelf budget: --name and --timeout go with --mcp-stdio 'COMMAND ARGS'")
+	}
+	if len(o.names) > len(o.mcpStdio) {
+		return nil, fmt.Errorf("toolshelf budget: %d --name for %d --mcp-stdio: each --name names the --mcp-stdio server of the same rank", len(o.names), len(o.mcpStdio))
 	}
 	if o.timeout <= 0 {
 		return nil, fmt.Errorf("toolshelf budget: --timeout %s: must be positive", o.timeout)
@@ -182,11 +187,17 @@ func (o *budgetOptions) account(counter *budget.Counter) (*budgetJSON, budget.Ba
 	if err != nil {
 		return nil, budget.Bar{}, fmt.Errorf("toolshelf budget: %v", err)
 	}
-	var server *mcpServerJSON
-	if o.mcpStdio != "" {
-		if server, err = addMCPServer(reg, o.mcpStdio, o.name, o.timeout); err != nil {
+	var servers []*mcpServerJSON
+	for i, line := range o.mcpStdio {
+		name := ""
+		if i < len(o.names) {
+			name = o.names[i]
+		}
+		server, err := addMCPServer(reg, line, name, o.timeout)
+		if err != nil {
 			return nil, budget.Bar{}, fmt.Errorf("toolshelf budget: %v", err)
 		}
+		servers = append(servers, server)
 	}
 	rs, err := readRuleSet(o.rules)
 	if err != nil {
@@ -209,7 +220,7 @@ func (o *budgetOptions) account(counter *budget.Counter) (*budgetJSON, budget.Ba
 	bar := budget.Bar{Window: o.window, Segments: []budget.Segment{{Label: "tools", Tokens: resident}}}
 	visible := append(plan.Resident(), plan.Deferred()...)
 	out := &budgetJSON{
-		Catalogs: append([]string{}, o.catalogs...), MCPServer: server, Account: acc, ResidentTokens: resident, Over: o.window > 0 && resident.N > o.window, Bar: bar.Segments,
+		Catalogs: append([]string{}, o.catalogs...), MCPServers: servers, Account: acc, ResidentTokens: resident, Over: o.window > 0 && resident.N > o.window, Bar: bar.Segments,
 		RepeatedSentences: top(advice.Boilerplate(visible, counter), 5),
 		RepeatedFields:    top(advice.RepeatedFields(visible, counter), 5),
 	}
@@ -233,6 +244,9 @@ func (o *budgetOptions) account(counter *budget.Counter) (*budgetJSON, budget.Ba
 			out.Over = resident.N > n
 		}
 	}
+	if len(servers) > 0 {
+		out.MCPServer = servers[0]
+	}
 	if o.window > 0 {
 		free, window := o.window-resident.N, o.window
 		out.Window, out.Free = &window, &free
@@ -250,7 +264,7 @@ func top(r []advice.Repeat, n int) []advice.Repeat {
 // writeAccount writes the account in the form of the published accounting.
 func writeAccount(w io.Writer, o *budgetJSON, bar budget.Bar, color bool) {
 	a := o.Account
-	if s := o.MCPServer; s != nil {
+	for _, s := range o.MCPServers {
 		fmt.Fprintf(w, "MCP server %s: %s %s, protocol %s, %d tools in %d %s, deferred unless --rules keep them\n",
 			s.Name, s.ServerName, s.ServerVersion, s.ProtocolVersion, s.Tools, s.Pages, map[bool]string{true: "page", false: "pages"}[s.Pages == 1])
 	}
@@ -314,3 +328,9 @@ func knownWindow(model string) (int, bool) {
 	}
 	return 0, false
 }
+
+// strs is a repeatable string flag: each use adds one value.
+type strs []string
+
+func (s *strs) String() string     { return strings.Join(*s, " ") }
+func (s *strs) Set(v string) error { *s = append(*s, v); return nil }

@@ -68,7 +68,7 @@ func addMCPServer(reg *registry.Registry, line, name string, timeout time.Durati
 	// (--rules NoDefer(...) keeps a tool resident).
 	if err := reg.AddGroup(registry.Group{Name: name, Description: c.Description, DefaultDefer: registry.DeferTrue}); err != nil {
 		if errors.Is(err, registry.ErrDuplicateGroup) {
-			return nil, fmt.Errorf("--mcp-stdio %q: a --catalog already holds the group %q: pass --name to give the server another", line, name)
+			return nil, fmt.Errorf("--mcp-stdio %q: a --catalog or an earlier --mcp-stdio already holds the group %q: pass --name to give the server another (the first --name names the first --mcp-stdio ...)", line, name)
 		}
 		return nil, fmt.Errorf("--mcp-stdio %q: %w", line, err)
 	}

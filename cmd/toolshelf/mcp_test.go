@@ -85,6 +85,7 @@ func TestBudgetMCPStdioIsTheCatalogAccount(t *testing.T) {
 	assert.EqualValues(t, 4, live["deferred_count"], "a live server is deferred by default")
 
 	delete(live, "mcp_server")
+	delete(live, "mcp_servers")
 	delete(live, "catalogs")
 	delete(file, "catalogs")
 	assert.Equal(t, file, live)
@@ -137,7 +138,7 @@ func TestBudgetMCPStdioErrors(t *testing.T) {
 		{"rpc error", mcpstdiotest.RPCError, nil,
 			[]string{"answered tools/list with error -32601: Method not found"}},
 		{"duplicate group", mcpstdiotest.Good, []string{"--catalog", dup, "--name", "dup"},
-			[]string{`a --catalog already holds the group "dup": pass --name`}},
+			[]string{`already holds the group "dup": pass --name`}},
 		{"bad name", "", []string{"--mcp-stdio", "node s.js", "--name", "a__b"},
 			[]string{"--name:", `"a__b"`}},
 		{"not found", "", []string{"--mcp-stdio", "toolshelf-no-such-server --stdio"},
@@ -186,4 +187,29 @@ func TestBudgetEverythingServer(t *testing.T) {
 	assert.Equal(t, total, m["deferred_count"])
 	assert.Positive(t, m["net_saving_chars"].(float64))
 	assert.Less(t, m["index_chars"].(float64), m["deferred_chars"].(float64))
+}
+
+// TestBudgetTwoMCPStdio: two --mcp-stdio servers are both started and
+// measured (each --name names the server of its rank); before, the last
+// flag replaced the first, silently.
+func TestBudgetTwoMCPStdio(t *testing.T) {
+	line := fakeServer(t, mcpstdiotest.Good)
+	code, out, errOut := runCLI("budget", "--mcp-stdio", line, "--name", "one", "--mcp-stdio", line, "--name", "two", "--json")
+	require.Equal(t, exitOK, code, errOut)
+	m := budgetMap(t, out)
+	servers, ok := m["mcp_servers"].([]any)
+	require.True(t, ok, out)
+	require.Len(t, servers, 2)
+	assert.Equal(t, "one", servers[0].(map[string]any)["name"])
+	assert.Equal(t, "two", servers[1].(map[string]any)["name"])
+	assert.EqualValues(t, 8, m["deferred_count"], "both servers' tools are in the account")
+
+	code, out, errOut = runCLI("budget", "--mcp-stdio", line, "--name", "one", "--mcp-stdio", line, "--name", "two")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "MCP server one: ")
+	assert.Contains(t, out, "MCP server two: ")
+
+	code, _, errOut = runCLI("budget", "--mcp-stdio", line, "--mcp-stdio", line)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "an earlier --mcp-stdio already holds the group")
 }
