@@ -102,6 +102,12 @@ func ParseCatalog(data []byte) (*Catalog, error) {
 			return ParseCatalog(top.Result)
 		}
 		if len(top.Tools) == 0 {
+			var cfg struct {
+				MCPServers json.RawMessage `json:"mcpServers"`
+			}
+			if json.Unmarshal(data, &cfg) == nil && len(cfg.MCPServers) > 0 {
+				return nil, fmt.Errorf("%w: an mcpServers file lists servers to start, not tools: read it with integration/mcp.LoadConfig (toolshelf budget --mcp-config FILE)", errCatalog)
+			}
 			return nil, fmt.Errorf("%w: unknown shape: a JSON object needs a \"tools\" array (MCP tools/list result or catalog file)", errCatalog)
 		}
 		if err := json.Unmarshal(top.Tools, &elems); err != nil || elems == nil {

@@ -324,3 +324,11 @@ func TestCatalogSyntaxPosition(t *testing.T) {
 	_, err := LoadCatalog(path)
 	assert.ErrorContains(t, err, path+": registry: invalid catalog: not valid JSON: line 1, column 11 (byte 11): unexpected end of JSON input")
 }
+
+// TestCatalogMCPServersFile: an mcpServers file given as a catalog says
+// what it is and where it goes.
+func TestCatalogMCPServersFile(t *testing.T) {
+	_, err := ParseCatalog([]byte(`{"mcpServers":{"fs":{"command":"npx"}}}`))
+	require.ErrorIs(t, err, errCatalog)
+	assert.Contains(t, err.Error(), "an mcpServers file lists servers to start, not tools: read it with integration/mcp.LoadConfig (toolshelf budget --mcp-config FILE)")
+}

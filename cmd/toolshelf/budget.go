@@ -27,6 +27,8 @@ type budgetJSON struct {
 	// without it. MCPServers are all of them, in flag order.
 	MCPServer  *mcpServerJSON   `json:"mcp_server,omitempty"`
 	MCPServers []*mcpServerJSON `json:"mcp_servers,omitempty"`
+	// MCPSkipped are the --mcp-config entries not started, with why.
+	MCPSkipped []string `json:"mcp_skipped,omitempty"`
 	*budget.Account
 	// Window is null when unknown: --window, or the documented window of
 	// --model (WindowSource names it).
@@ -79,6 +81,7 @@ type budgetOptions struct {
 	usage            string
 	turns, roundTrip int
 	mcpStdio, names  strs
+	mcpConfig        string
 	timeout          time.Duration
 	serverName       string
 }
@@ -98,6 +101,7 @@ func budgetFlags() (*flag.FlagSet, *budgetOptions) {
 	fs.IntVar(&o.turns, "turns", 0, "the number `N` of model requests the --usage counts were observed over")
 	fs.IntVar(&o.roundTrip, "round-trip", 0, "`N` tokens one extra model request costs (0: count only the search and the schema)")
 	fs.Var(&o.mcpStdio, "mcp-stdio", "command `LINE` of a stdio MCP server to start and list (shell quoting, no shell); repeatable: every server is measured")
+	fs.StringVar(&o.mcpConfig, "mcp-config", "", "an mcpServers `FILE` (Claude Desktop, Claude Code, Cursor): every stdio server started and measured, each under its entry's name")
 	fs.Var(&o.names, "name", "the group `NAME` of the --mcp-stdio server of the same rank (the first --name names the first server ...; default: from its serverInfo name)")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "bound on starting the --mcp-stdio server and listing its tools")
 	fs.StringVar(&o.serverName, "server", "", "the server `NAME` of a --catalog that is an MCP tools/list (it names none)")
@@ -140,10 +144,10 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 // check validates the parsed flags and returns the counter of the
 // tokenizer they name; its errors are the whole message for the user.
 func (o *budgetOptions) check(fs *flag.FlagSet) (*budget.Counter, error) {
-	if len(o.catalogs) == 0 && len(o.mcpStdio) == 0 {
-		return nil, errors.New("toolshelf budget: no catalog: pass --catalog FILE (MCP tools/list, OpenAI, Anthropic or catalog-file JSON) or --mcp-stdio 'COMMAND ARGS'")
+	if len(o.catalogs) == 0 && len(o.mcpStdio) == 0 && o.mcpConfig == "" {
+		return nil, errors.New("toolshelf budget: no catalog: pass --catalog FILE (MCP tools/list, OpenAI, Anthropic or catalog-file JSON), --mcp-stdio 'COMMAND ARGS' or --mcp-config FILE (an mcpServers file)")
 	}
-	if len(o.mcpStdio) == 0 && (flagSet(fs, "name") || flagSet(fs, "timeout")) {
+	if len(o.mcpStdio) == 0 && flagSet(fs, "name") || len(o.mcpStdio) == 0 && o.mcpConfig == "" && flagSet(fs, "timeout") {
 		return nil, errors.New("toolshelf budget: --name and --timeout go with --mcp-stdio 'COMMAND ARGS'")
 	}
 	if len(o.names) > len(o.mcpStdio) {
@@ -199,6 +203,14 @@ func (o *budgetOptions) account(counter *budget.Counter) (*budgetJSON, budget.Ba
 		}
 		servers = append(servers, server)
 	}
+	var skipped []string
+	if o.mcpConfig != "" {
+		more, sk, err := addMCPConfig(reg, o.mcpConfig, o.timeout)
+		if err != nil {
+			return nil, budget.Bar{}, fmt.Errorf("toolshelf budget: %v", err)
+		}
+		servers, skipped = append(servers, more...), sk
+	}
 	rs, err := readRuleSet(o.rules)
 	if err != nil {
 		return nil, budget.Bar{}, fmt.Errorf("toolshelf budget: %v", err)
@@ -247,6 +259,7 @@ func (o *budgetOptions) account(counter *budget.Counter) (*budgetJSON, budget.Ba
 	if len(servers) > 0 {
 		out.MCPServer = servers[0]
 	}
+	out.MCPSkipped = skipped
 	if o.window > 0 {
 		free, window := o.window-resident.N, o.window
 		out.Window, out.Free = &window, &free
@@ -264,6 +277,9 @@ func top(r []advice.Repeat, n int) []advice.Repeat {
 // writeAccount writes the account in the form of the published accounting.
 func writeAccount(w io.Writer, o *budgetJSON, bar budget.Bar, color bool) {
 	a := o.Account
+	for _, s := range o.MCPSkipped {
+		fmt.Fprintf(w, "MCP server %s (not measured)\n", s)
+	}
 	for _, s := range o.MCPServers {
 		fmt.Fprintf(w, "MCP server %s: %s %s, protocol %s, %d tools in %d %s, deferred unless --rules keep them\n",
 			s.Name, s.ServerName, s.ServerVersion, s.ProtocolVersion, s.Tools, s.Pages, map[bool]string{true: "page", false: "pages"}[s.Pages == 1])

@@ -12,7 +12,7 @@ import (
 // synopses are each command's usage line and what it does.
 var synopses = map[string]string{
 	"budget": "toolshelf budget --catalog FILE... [--server NAME] [--rules FILE] [--window N] [--encoding NAME | --model NAME] [--json] [--color]\n" +
-		"       [--mcp-stdio 'COMMAND ARGS' [--name NAME]]... [--timeout 30s] [--usage FILE --turns N [--round-trip N]]\n\n" +
+		"       [--mcp-stdio 'COMMAND ARGS' [--name NAME]]... [--mcp-config FILE] [--timeout 30s] [--usage FILE --turns N [--round-trip N]]\n\n" +
 		"The savings account of deferral and the context bar, of catalogs or of a live stdio MCP server.",
 	"request": "toolshelf request --catalog FILE... [--server NAME] --provider openai-chat|openai-responses|anthropic --model NAME\n" +
 		"       [--rules FILE] [--system TEXT] (--user TEXT | --transcript FILE) [--max-tokens N] [--tool-search MODE] [--json] [--check]\n" +

@@ -27,7 +27,7 @@ const usage = `usage: toolshelf COMMAND [flags]
 
 commands:
   budget --catalog FILE... [--server NAME] [--rules FILE] [--window N] [--encoding NAME | --model NAME] [--json]
-         [--mcp-stdio 'COMMAND ARGS' [--name NAME] [--timeout 30s]]
+         [--mcp-stdio 'COMMAND ARGS' [--name NAME]]... [--mcp-config FILE] [--timeout 30s]
          the savings account of deferral and the context bar (of catalogs, or of a live
          stdio MCP server it starts and lists)
   request --catalog FILE... [--server NAME] --provider openai-chat|openai-responses|anthropic --model NAME

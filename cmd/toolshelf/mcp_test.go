@@ -213,3 +213,56 @@ func TestBudgetTwoMCPStdio(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, errOut, "an earlier --mcp-stdio already holds the group")
 }
+
+// TestBudgetMCPConfig: --mcp-config reads an mcpServers file, starts its
+// stdio servers (command, args, env with ${VAR:-default}) under their
+// entries' names, measures them, and says which entries it skipped.
+func TestBudgetMCPConfig(t *testing.T) {
+	argv, env := mcpstdiotest.Command(mcpstdiotest.Good)
+	k, v, _ := strings.Cut(env, "=")
+	cfg, err := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"fake":  map[string]any{"command": argv[0], "args": argv[1:], "env": map[string]string{k: "${TOOLSHELF_TEST_UNSET:-" + v + "}"}},
+		"other": map[string]any{"command": argv[0], "args": argv[1:], "env": map[string]string{k: v}},
+		"web":   map[string]any{"type": "http", "url": "https://example.com/mcp"},
+		"off":   map[string]any{"command": "nothing", "disabled": true},
+	}})
+	require.NoError(t, err)
+	path := writeFile(t, "mcp.json", string(cfg))
+	code, out, errOut := runCLI("budget", "--mcp-config", path, "--json")
+	require.Equal(t, exitOK, code, errOut)
+	m := budgetMap(t, out)
+	servers := m["mcp_servers"].([]any)
+	require.Len(t, servers, 2)
+	assert.Equal(t, "fake", servers[0].(map[string]any)["name"])
+	assert.Equal(t, "other", servers[1].(map[string]any)["name"])
+	assert.EqualValues(t, 8, m["deferred_count"])
+	assert.Equal(t, []any{"off: disabled", "web: an HTTP server, which the command-line tool does not reach (integration/mcp.Manager does)"}, m["mcp_skipped"])
+
+	code, _, errOut = runCLI("budget", "--mcp-config", fsCatalog)
+	assert.NotEqual(t, exitOK, code)
+	assert.Contains(t, errOut, `no "mcpServers" object (keys: description, license, server, source, tools); a tools list goes to --catalog`)
+}
+
+// TestBudgetMCPConfigNPMServers runs --mcp-config on an mcpServers file of
+// the two real npm servers (testdata/mcp-servers; CI installs them with
+// npm ci): both are started, listed and measured under their entries'
+// names. A long run.
+func TestBudgetMCPConfigNPMServers(t *testing.T) {
+	everything := longtest.NPMServer(t, "../../testdata/mcp-servers", "mcp-server-everything", "stdio")
+	filesystem := longtest.NPMServer(t, "../../testdata/mcp-servers", "mcp-server-filesystem", t.TempDir())
+	cfg, err := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"everything": map[string]any{"command": everything[0], "args": everything[1:]},
+		"filesystem": map[string]any{"command": filesystem[0], "args": filesystem[1:]},
+	}})
+	require.NoError(t, err)
+	code, out, errOut := runCLI("budget", "--mcp-config", writeFile(t, "mcp.json", string(cfg)), "--json", "--timeout", "90s")
+	require.Equal(t, exitOK, code, errOut)
+	m := budgetMap(t, out)
+	servers := m["mcp_servers"].([]any)
+	require.Len(t, servers, 2)
+	assert.Equal(t, "everything", servers[0].(map[string]any)["name"])
+	assert.Equal(t, "filesystem", servers[1].(map[string]any)["name"])
+	total := servers[0].(map[string]any)["tools"].(float64) + servers[1].(map[string]any)["tools"].(float64)
+	assert.Equal(t, total, m["deferred_count"], "every tool of both servers is in the account, deferred")
+	assert.Positive(t, m["net_saving_chars"].(float64))
+}
