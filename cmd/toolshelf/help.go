@@ -14,12 +14,12 @@ var synopses = map[string]string{
 	"budget": "toolshelf budget --catalog FILE... [--server NAME] [--rules FILE] [--window N] [--encoding NAME | --model NAME] [--json] [--color]\n" +
 		"       [--mcp-stdio 'COMMAND ARGS' [--name NAME]]... [--mcp-config FILE] [--timeout 30s] [--usage FILE --turns N [--round-trip N]]\n\n" +
 		"The savings account of deferral and the context bar, of catalogs or of a live stdio MCP server.",
-	"request": "toolshelf request --catalog FILE... [--server NAME] --provider openai-chat|openai-responses|anthropic --model NAME\n" +
+	"request": "toolshelf request --catalog FILE... [--server NAME] [--mcp-config FILE] --provider openai-chat|openai-responses|anthropic --model NAME\n" +
 		"       [--rules FILE] [--system TEXT] (--user TEXT | --transcript FILE) [--max-tokens N] [--tool-search MODE] [--json] [--check]\n" +
 		"       toolshelf request --check --body FILE --provider PROVIDER\n\n" +
 		"The exact request body BuildRequest returns; --check checks it (or --body FILE) against the provider's rule book.",
 	"diff":   "toolshelf diff A.json B.json [--json]\n\nThe first byte where two request bodies differ, and its JSON path.",
-	"search": "toolshelf search --catalog FILE... [--server NAME] [--rules FILE] [--names NAMES] [--limit N] [--explain NAME] [--json] QUERY...\n\nWhat tool_search answers over the catalogs' deferred tools.",
+	"search": "toolshelf search --catalog FILE... [--server NAME] [--mcp-config FILE] [--rules FILE] [--names NAMES] [--limit N] [--explain NAME] [--json] QUERY...\n\nWhat tool_search answers over the catalogs' deferred tools.",
 	"eval":   "toolshelf eval --catalog FILE... [--server NAME] --queries FILE.jsonl [--min-recall1 X] [--min-recall5 X] [--baseline NAME] [--json]\n\nrecall@1, recall@5 and MRR of tool_search on a query set (every tool deferred); rows with \"expect\": [] count how often it says no tool fits (\"abstention\" in --json).",
 }
 

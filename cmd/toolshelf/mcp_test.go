@@ -266,3 +266,21 @@ func TestBudgetMCPConfigNPMServers(t *testing.T) {
 	assert.Equal(t, total, m["deferred_count"], "every tool of both servers is in the account, deferred")
 	assert.Positive(t, m["net_saving_chars"].(float64))
 }
+
+// TestRequestSearchMCPConfig: request and search read an mcpServers file
+// too: the fake server's tools are in the request (deferred, in the
+// index) and found by search.
+func TestRequestSearchMCPConfig(t *testing.T) {
+	argv, env := mcpstdiotest.Command(mcpstdiotest.Good)
+	k, v, _ := strings.Cut(env, "=")
+	cfg, err := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"fake": map[string]any{"command": argv[0], "args": argv[1:], "env": map[string]string{k: v}}}})
+	require.NoError(t, err)
+	path := writeFile(t, "mcp.json", string(cfg))
+	code, out, errOut := runCLI("request", "--mcp-config", path, "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--user", "hi")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "zeta_search", "the server's tool is in the index")
+	code, out, errOut = runCLI("search", "--mcp-config", path, "zeta")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "mcp__fake__zeta_search")
+}

@@ -26,6 +26,10 @@ type mcpConfigEntry struct {
 	Disabled bool              `json:"disabled"`
 }
 
+// mcpConfigTimeout bounds starting and listing each --mcp-config server
+// of request and search (budget has --timeout).
+const mcpConfigTimeout = 60 * time.Second
+
 // maxMCPConfig bounds an mcpServers file, as integration/mcp does.
 const maxMCPConfig = 1 << 20
 

@@ -39,6 +39,7 @@ type requestJSON struct {
 // requestOptions are request's flags, parsed.
 type requestOptions struct {
 	catalogs                 files
+	mcpConfig                string
 	provider, model, rules   string
 	system, transcript, user string
 	asJSON, check            bool
@@ -59,6 +60,7 @@ func requestFlags() (*flag.FlagSet, *requestOptions) {
 	fs.StringVar(&o.transcript, "transcript", "", "`FILE`: a JSON array of messages (role, text, tool_calls, call_id, is_error)")
 	fs.StringVar(&o.user, "user", "", "one user message `TEXT`: a one-message turn")
 	fs.BoolVar(&o.asJSON, "json", false, "write the body inside a JSON report")
+	fs.StringVar(&o.mcpConfig, "mcp-config", "", "an mcpServers `FILE`: its stdio servers started and their tools added (deferred), each under its entry's name")
 	fs.StringVar(&o.server, "server", "", "the server `NAME` of a --catalog that is an MCP tools/list (it names none)")
 	fs.IntVar(&o.maxTokens, "max-tokens", defaultMaxTokens, "output-token bound `N`: max_tokens for anthropic, which requires it; "+
 		"openai-chat (max_tokens) and openai-responses (max_output_tokens) get it only when the flag is given")
@@ -127,8 +129,8 @@ func runRequest(args []string, stdout, stderr io.Writer) int {
 // for the user.
 func (o *requestOptions) validate() error {
 	switch {
-	case len(o.catalogs) == 0:
-		return errors.New("toolshelf request: no catalog: pass --catalog FILE (MCP tools/list, OpenAI, Anthropic or catalog-file JSON)")
+	case len(o.catalogs) == 0 && o.mcpConfig == "":
+		return errors.New("toolshelf request: no catalog: pass --catalog FILE (MCP tools/list, OpenAI, Anthropic or catalog-file JSON) or --mcp-config FILE (an mcpServers file)")
 	case o.provider == "":
 		return errors.New("toolshelf request: no provider: pass --provider openai-chat, openai-responses or anthropic")
 	case o.model == "":
@@ -153,6 +155,11 @@ func (o *requestOptions) build(extra map[string]json.RawMessage) (*request.Sessi
 	reg, err := loadCatalogs(o.catalogs, o.server)
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	if o.mcpConfig != "" {
+		if _, _, err := addMCPConfig(reg, o.mcpConfig, mcpConfigTimeout); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	rs, err := readRuleSet(o.rules)
 	if err != nil {
