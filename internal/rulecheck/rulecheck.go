@@ -86,14 +86,13 @@ func Closest(p string, names []string) []string {
 	limit := max(2, len(q)/8)
 	var cs []cand
 	seen := map[string]bool{}
+	var lv levenshteiner
 	consider := func(n string) {
 		if seen[n] {
 			return
 		}
 		seen[n] = true
-		ln := strings.ToLower(n)
-		switch {
-		case squash(ln) == squash(q):
+		if sameLoose(q, n) {
 			cs = append(cs, cand{n, 0})
 			return
 		}
@@ -101,10 +100,10 @@ func Closest(p string, names []string) []string {
 			cs = append(cs, cand{n, 1})
 			return
 		}
-		if abs(len(ln)-len(q)) > limit {
+		if abs(len(n)-len(q)) > limit {
 			return
 		}
-		if d := levenshtein(q, ln); d <= limit {
+		if d := lv.distance(q, n); d <= limit {
 			cs = append(cs, cand{n, 1 + d})
 		}
 	}
@@ -133,14 +132,26 @@ func Closest(p string, names []string) []string {
 	return out
 }
 
-// squash drops the separators a typo most often doubles or halves.
-func squash(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '_' || r == '-' {
-			return -1
+// sameLoose reports whether a (lower case) and b are the same name but
+// for case and the separators a typo most often doubles or halves ("_",
+// "-"). It does not allocate.
+func sameLoose(a, b string) bool {
+	i, j := 0, 0
+	for {
+		for i < len(a) && (a[i] == '_' || a[i] == '-') {
+			i++
 		}
-		return r
-	}, s)
+		for j < len(b) && (b[j] == '_' || b[j] == '-') {
+			j++
+		}
+		if i == len(a) || j == len(b) {
+			return i == len(a) && j == len(b)
+		}
+		if a[i] != lower(b[j]) {
+			return false
+		}
+		i, j = i+1, j+1
+	}
 }
 
 func abs(n int) int {
@@ -150,11 +161,23 @@ func abs(n int) int {
 	return n
 }
 
-// levenshtein is the edit distance of two byte strings (tool names are
-// ASCII).
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
+// levenshteiner computes edit distances of byte strings (tool names are
+// ASCII), case-insensitively, reusing its rows.
+type levenshteiner struct{ prev, cur []int }
+
+func lower(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// distance is the edit distance of a (already lower case) and b.
+func (l *levenshteiner) distance(a, b string) int {
+	if cap(l.prev) < len(b)+1 {
+		l.prev, l.cur = make([]int, len(b)+1), make([]int, len(b)+1)
+	}
+	prev, cur := l.prev[:len(b)+1], l.cur[:len(b)+1]
 	for j := range prev {
 		prev[j] = j
 	}
@@ -162,7 +185,7 @@ func levenshtein(a, b string) int {
 		cur[0] = i
 		for j := 1; j <= len(b); j++ {
 			cost := 1
-			if a[i-1] == b[j-1] {
+			if a[i-1] == lower(b[j-1]) {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
