@@ -52,6 +52,11 @@ import (
 //     session keeps the one it showed until the harness approves the
 //     change. Reported by the session (request.Session.Sync), not by a
 //     call.
+//   - "rule_unmatched": a permission rule or hook pattern selects no tool
+//     of a new session (request.NewSession; the tools of a configured
+//     pending server count as tools). Rule is the rule, Detail says
+//     which names are close. A misspelt Deny leaves the tool it meant
+//     callable: log it.
 //
 // Compare a kind with its constant: ev.Kind == execute.EventDenied. The
 // words are stable: logs and spans carry them.
@@ -83,6 +88,7 @@ const (
 	EventSearched        EventKind = "searched"
 	EventRemovedTool     EventKind = "removed_tool"
 	EventToolChanged     EventKind = "tool_changed"
+	EventRuleUnmatched   EventKind = "rule_unmatched"
 )
 
 // Event is one decision of the dispatcher, for audit: what the model tried,
@@ -121,7 +127,7 @@ func (k EventKind) level() slog.Level {
 		return slog.LevelDebug
 	case EventHostError, EventPanic:
 		return slog.LevelError
-	case EventDenied, EventRejected, EventBlocked, EventHandlerError, EventTimeout, EventToolChanged:
+	case EventDenied, EventRejected, EventBlocked, EventHandlerError, EventTimeout, EventToolChanged, EventRuleUnmatched:
 		return slog.LevelWarn
 	}
 	return slog.LevelInfo

@@ -3,9 +3,11 @@ package registry
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"github.com/toolshelf/toolshelf/internal/wire"
@@ -74,10 +76,10 @@ func LoadCatalog(path string) (*Catalog, error) {
 // its source key order. A "defer_loading" field on a tool, in any shape, sets
 // its [DeferLoading]. Errors name the tool at fault.
 func ParseCatalog(data []byte) (*Catalog, error) {
-	data = bytes.TrimSpace(data)
 	if !json.Valid(data) {
-		return nil, fmt.Errorf("%w: not valid JSON", errCatalog)
+		return nil, fmt.Errorf("%w: not valid JSON: %s", errCatalog, syntaxAt(data))
 	}
+	data = bytes.TrimSpace(data)
 	c := &Catalog{}
 	var elems []json.RawMessage
 	switch {
@@ -100,6 +102,12 @@ func ParseCatalog(data []byte) (*Catalog, error) {
 			return ParseCatalog(top.Result)
 		}
 		if len(top.Tools) == 0 {
+			var cfg struct {
+				MCPServers json.RawMessage `json:"mcpServers"`
+			}
+			if json.Unmarshal(data, &cfg) == nil && len(cfg.MCPServers) > 0 {
+				return nil, fmt.Errorf("%w: an mcpServers file lists servers to start, not tools: read it with integration/mcp.LoadConfig (toolshelf budget --mcp-config FILE)", errCatalog)
+			}
 			return nil, fmt.Errorf("%w: unknown shape: a JSON object needs a \"tools\" array (MCP tools/list result or catalog file)", errCatalog)
 		}
 		if err := json.Unmarshal(top.Tools, &elems); err != nil || elems == nil {
@@ -140,6 +148,23 @@ func ParseCatalog(data []byte) (*Catalog, error) {
 		c.Tools = append(c.Tools, nt)
 	}
 	return c, nil
+}
+
+// syntaxAt says where data stops being JSON: "line 3, column 14 (byte
+// 52): unexpected end of JSON input", at the byte the decoder stopped on
+// (the last one, for a truncated input). Lines, columns (in bytes) and the
+// byte count from 1.
+func syntaxAt(data []byte) string {
+	var v any
+	err := json.Unmarshal(data, &v)
+	var se *json.SyntaxError
+	if !errors.As(err, &se) || len(data) == 0 {
+		return fmt.Sprint(err)
+	}
+	at := int(min(max(se.Offset, 1), int64(len(data)))) - 1 // 0-based
+	line := 1 + bytes.Count(data[:at], []byte("\n"))
+	col := at - bytes.LastIndexByte(data[:at], '\n')
+	return fmt.Sprintf("line %d, column %d (byte %d): %v", line, col, at+1, se)
 }
 
 // wireTool is the union of the tool shapes ParseCatalog accepts.
@@ -231,8 +256,19 @@ func nameHint(e json.RawMessage) string {
 // otherwise they join the built-in group — except a bare MCP tools/list,
 // which is refused (see [Catalog.Server]). A bad tool (the catalog's
 // Rejected, or one that fails registration on its own: its name, its
-// size, a clash) is left out and reported by [Registry.Rejected]; with
-// [Options.StrictImport] it fails the import, which then changes nothing.
+// size, a clash) is left out: the good tools are registered, and Import
+// returns an error wrapping [ErrRejected] that names the tools left out
+// (all of them are listed by [Registry.Rejected] too). A harness that
+// accepts a partial import writes
+//
+//	if err := reg.Import(c); err != nil && !errors.Is(err, registry.ErrRejected) {
+//		return err
+//	} else if err != nil {
+//		log.Print(err) // the rest of the catalog was imported
+//	}
+//
+// With [Options.StrictImport] a bad tool fails the import, which then
+// changes nothing.
 func (r *Registry) Import(c *Catalog) error {
 	if c.Server == "" && c.Format == FormatMCP {
 		return fmt.Errorf("%w: an MCP tools/list names no server, so its tools would join the built-in group under bare names: set Catalog.Server to the server's name (the command line's --server NAME)", ErrNoServer)
@@ -277,7 +313,27 @@ func (r *Registry) Import(c *Catalog) error {
 		r.rejected[group] = append(r.rejected[group], all...)
 	}
 	r.changed()
-	return nil
+	return rejectedError(group, len(prepared), all)
+}
+
+// rejectedError is Import's report of the tools it left out; nil when it
+// left out none.
+func rejectedError(group string, imported int, rejected []Rejection) error {
+	if len(rejected) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	for i, j := range rejected {
+		if i == 3 {
+			fmt.Fprintf(&b, "; and %d more (Registry.Rejected lists them)", len(rejected)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "%q: %v", clipName(j.Name), j.Err)
+	}
+	return fmt.Errorf("%w: import of %s: %d of %d tools left out, the other %d imported: %s", ErrRejected, describeGroupName(group), len(rejected), imported+len(rejected), imported, b.String())
 }
 
 func describeGroupName(g string) string {

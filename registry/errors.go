@@ -24,6 +24,11 @@ var (
 	// the server it came from (see [Catalog.Server]): the harness asks for
 	// the server's name and imports again.
 	ErrNoServer = errors.New("registry: catalog names no server")
+	// ErrRejected reports an import ([Registry.Import]) that left out
+	// tools whose definition is unusable (a schema that does not resolve,
+	// a bad name, a clash) and registered the rest: the message names
+	// the tools left out, [Registry.Rejected] lists them.
+	ErrRejected = errors.New("registry: tools rejected")
 )
 
 // The library's own sentinels: those other stages match live in

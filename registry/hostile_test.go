@@ -55,7 +55,7 @@ func TestHostileSchemasRejectedAtEveryEntry(t *testing.T) {
 				require.Len(t, c.Rejected, 1)
 				check(t, c.Rejected[0].Err)
 				r := New(nil)
-				require.NoError(t, r.Import(c))
+				require.ErrorIs(t, r.Import(c), ErrRejected, "the bad tool is reported, the good one imported")
 				assert.Equal(t, []string{"mcp__srv__good"}, names(r.Snapshot()))
 				require.Len(t, r.Rejected(), 1)
 				check(t, New(&Options{StrictImport: true}).Import(c))

@@ -94,19 +94,18 @@ func (anthropicEncoder) toolSchema(schema []byte) []byte {
 	return jsonx.WithoutMembers(schema, "allOf", "anyOf", "oneOf")
 }
 
+// checkOrder: a conversation starts with a user message. Same-role
+// neighbours are accepted, as the Messages API documents ("Consecutive
+// user or assistant turns in your request will be combined into a single
+// turn", anthropic-sdk-go MessageNewParams.Messages): a user message after
+// a user message (a harness retrying after a network error) joins it, as
+// a user message after tool results does (appendMessage); an assistant
+// message after an assistant message is sent as is, and the API combines
+// them. An assistant message with calls still needs their results next
+// (history.check).
 func (anthropicEncoder) checkOrder(m *Message, last Role, at int) error {
-	switch m.Role {
-	case RoleUser:
-		if last == RoleUser {
-			return fmt.Errorf("%w: messages[%d]: two user messages in a row; Anthropic needs roles to alternate: merge them or put an assistant message between", errSequence, at)
-		}
-	case RoleAssistant:
-		if last == "" {
-			return fmt.Errorf("%w: messages[%d]: Anthropic conversations start with a user message, got assistant", errSequence, at)
-		}
-		if last == RoleAssistant {
-			return fmt.Errorf("%w: messages[%d]: two assistant messages in a row; Anthropic needs roles to alternate", errSequence, at)
-		}
+	if m.Role == RoleAssistant && last == "" {
+		return fmt.Errorf("%w: messages[%d]: Anthropic conversations start with a user message, got assistant", errSequence, at)
 	}
 	return nil
 }

@@ -289,7 +289,7 @@ func FuzzCatalogRequest(f *testing.F) {
 			Provider: provider,
 			Model:    "m",
 			System:   "You are a test.",
-			Extra:    map[string]json.RawMessage{"max_tokens": json.RawMessage("64")},
+			Extra:    map[string]json.RawMessage{fzTokenField(fzProviders[int(p)%len(fzProviders)]): json.RawMessage("64")},
 		})
 		if errors.Is(err, request.ErrTooManyTools) && len(c.Tools) > wire.MaxChatTools-2 {
 			return // more resident tools than Chat Completions takes: refused, as the API would
@@ -340,7 +340,7 @@ func fzConfig(t testing.TB, p request.Provider, cache *request.Cache) request.Co
 		Provider:    p,
 		Model:       "m",
 		System:      "You are a coding agent.",
-		Extra:       map[string]json.RawMessage{"max_tokens": json.RawMessage("64")},
+		Extra:       map[string]json.RawMessage{fzTokenField(p): json.RawMessage("64")},
 		Cache:       cache,
 	}
 }
@@ -522,4 +522,13 @@ func TestUserQueryFormFeedCannotCloseWrapper(t *testing.T) {
 		require.Len(t, fzTag.FindAllString(fzLower(text), -1), 2, "%s: %q", p, text)
 		require.True(t, strings.HasPrefix(text, "<user_query>") && strings.HasSuffix(text, "</user_query>"), text)
 	}
+}
+
+// fzTokenField is each provider's name for the output-token limit: the
+// Responses API refuses max_tokens.
+func fzTokenField(p request.Provider) string {
+	if p == request.OpenAIResponses {
+		return "max_output_tokens"
+	}
+	return "max_tokens"
 }

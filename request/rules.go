@@ -48,6 +48,9 @@ func checkProviderRules(cfg *Config) error {
 			return err
 		}
 	}
+	if vs := wire.TokenFields(string(cfg.Provider), cfg.Extra); len(vs) > 0 {
+		return fmt.Errorf("%w: Config.Extra[%q]: %s", ErrConfig, vs[0].Path, vs[0].Msg)
+	}
 	if strings.TrimSpace(cfg.System) == "" && cfg.System != "" {
 		return fmt.Errorf("%w: Config.System is whitespace only (Anthropic refuses whitespace-only text blocks); leave it empty or give it text", ErrConfig)
 	}

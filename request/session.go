@@ -36,6 +36,8 @@ type Session struct {
 	// tools that arrived: they take the self-built path.
 	synced *registry.Snapshot
 	live   *liveSet
+
+	ruleWarnings []RuleWarning // see rulewarn.go
 }
 
 // dispatchSession is the session as the dispatcher sees it: it adds the
@@ -80,6 +82,7 @@ func NewSession(cfg Config) (*Session, error) {
 		frozen: f,
 		hist:   history{provider: cfg.Provider, enc: enc},
 	}
+	s.ruleWarnings = unmatchedRules(&s.cfg)
 	s.hist.msg.client = newClientHistory(s)
 	if cfg.DropMessages {
 		s.dropMessages()

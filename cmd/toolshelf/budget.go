@@ -6,8 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/toolshelf/toolshelf/budget"
@@ -23,11 +23,17 @@ import (
 // level, then the window and the bar.
 type budgetJSON struct {
 	Catalogs []string `json:"catalogs"`
-	// MCPServer is the live server --mcp-stdio listed; absent without it.
-	MCPServer *mcpServerJSON `json:"mcp_server,omitempty"`
+	// MCPServer is the first live server --mcp-stdio listed; absent
+	// without it. MCPServers are all of them, in flag order.
+	MCPServer  *mcpServerJSON   `json:"mcp_server,omitempty"`
+	MCPServers []*mcpServerJSON `json:"mcp_servers,omitempty"`
+	// MCPSkipped are the --mcp-config entries not started, with why.
+	MCPSkipped []string `json:"mcp_skipped,omitempty"`
 	*budget.Account
-	// Window is null when unknown.
-	Window *int `json:"window"`
+	// Window is null when unknown: --window, or the documented window of
+	// --model (WindowSource names it).
+	Window       *int   `json:"window"`
+	WindowSource string `json:"window_source,omitempty"`
 	// ResidentTokens is what the request carries after deferral: resident
 	// tools, entry tools and the index.
 	ResidentTokens budget.Tokens `json:"resident_tokens"`
@@ -49,6 +55,13 @@ type budgetJSON struct {
 	// validation (registry.Warning): sent to the provider as written,
 	// never silently unchecked.
 	Warnings []warningJSON `json:"warnings,omitempty"`
+	// RuleWarnings are the --rules that select no tool, each with the
+	// names close to it.
+	RuleWarnings []string `json:"rule_warnings,omitempty"`
+	// Denied are the tools --rules' Deny leaves out of every request;
+	// Asked the visible tools an Ask rule selects.
+	Denied []string `json:"denied,omitempty"`
+	Asked  []string `json:"asked,omitempty"`
 }
 
 // aliasJSON is one aliased tool: the name the model sees and calls, and
@@ -67,7 +80,8 @@ type budgetOptions struct {
 	asJSON, color    bool
 	usage            string
 	turns, roundTrip int
-	mcpStdio, name   string
+	mcpStdio, names  strs
+	mcpConfig        string
 	timeout          time.Duration
 	serverName       string
 }
@@ -77,7 +91,7 @@ func budgetFlags() (*flag.FlagSet, *budgetOptions) {
 	fs := flag.NewFlagSet("budget", flag.ContinueOnError)
 	o := &budgetOptions{}
 	fs.Var(&o.catalogs, "catalog", "catalog `FILE` (repeatable; more files may follow)")
-	fs.StringVar(&o.rules, "rules", "", "override rules `FILE`: one Defer(pattern) or NoDefer(pattern) a line")
+	fs.StringVar(&o.rules, "rules", "", rulesUsage)
 	fs.IntVar(&o.window, "window", 0, "context window in `N` tokens; 0 means unknown")
 	fs.StringVar(&o.encName, "encoding", "", "tokenizer `NAME`: o200k_base (when not given), cl100k_base, estimate or claude_estimate")
 	fs.StringVar(&o.model, "model", "", "model `NAME`, mapped to its tokenizer (claude-*: claude_estimate, calibrated; gemini-*: estimate)")
@@ -86,8 +100,9 @@ func budgetFlags() (*flag.FlagSet, *budgetOptions) {
 	fs.StringVar(&o.usage, "usage", "", "usage counts `FILE`: {\"ToolName\": calls, ...} observed over --turns requests")
 	fs.IntVar(&o.turns, "turns", 0, "the number `N` of model requests the --usage counts were observed over")
 	fs.IntVar(&o.roundTrip, "round-trip", 0, "`N` tokens one extra model request costs (0: count only the search and the schema)")
-	fs.StringVar(&o.mcpStdio, "mcp-stdio", "", "command `LINE` of a stdio MCP server to start and list (shell quoting, no shell)")
-	fs.StringVar(&o.name, "name", "", "the --mcp-stdio server's group `NAME` (default: from its serverInfo name)")
+	fs.Var(&o.mcpStdio, "mcp-stdio", "command `LINE` of a stdio MCP server to start and list (shell quoting, no shell); repeatable: every server is measured")
+	fs.StringVar(&o.mcpConfig, "mcp-config", "", "an mcpServers `FILE` (Claude Desktop, Claude Code, Cursor): every stdio server started and measured, each under its entry's name")
+	fs.Var(&o.names, "name", "the group `NAME` of the --mcp-stdio server of the same rank (the first --name names the first server ...; default: from its serverInfo name)")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "bound on starting the --mcp-stdio server and listing its tools")
 	fs.StringVar(&o.serverName, "server", "", "the server `NAME` of a --catalog that is an MCP tools/list (it names none)")
 	return fs, o
@@ -129,11 +144,14 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 // check validates the parsed flags and returns the counter of the
 // tokenizer they name; its errors are the whole message for the user.
 func (o *budgetOptions) check(fs *flag.FlagSet) (*budget.Counter, error) {
-	if len(o.catalogs) == 0 && o.mcpStdio == "" {
-		return nil, errors.New("toolshelf budget: no catalog: pass --catalog FILE (MCP tools/list, OpenAI, Anthropic or catalog-file JSON) or --mcp-stdio 'COMMAND ARGS'")
+	if len(o.catalogs) == 0 && len(o.mcpStdio) == 0 && o.mcpConfig == "" {
+		return nil, errors.New("toolshelf budget: no catalog: pass --catalog FILE (MCP tools/list, OpenAI, Anthropic or catalog-file JSON), --mcp-stdio 'COMMAND ARGS' or --mcp-config FILE (an mcpServers file)")
 	}
-	if o.mcpStdio == "" && (flagSet(fs, "name") || flagSet(fs, "timeout")) {
+	if len(o.mcpStdio) == 0 && flagSet(fs, "name") || len(o.mcpStdio) == 0 && o.mcpConfig == "" && flagSet(fs, "timeout") {
 		return nil, errors.New("toolshelf budget: --name and --timeout go with --mcp-stdio 'COMMAND ARGS'")
+	}
+	if len(o.names) > len(o.mcpStdio) {
+		return nil, fmt.Errorf("toolshelf budget: %d --name for %d --mcp-stdio: each --name names the --mcp-stdio server of the same rank", len(o.names), len(o.mcpStdio))
 	}
 	if o.timeout <= 0 {
 		return nil, fmt.Errorf("toolshelf budget: --timeout %s: must be positive", o.timeout)
@@ -173,17 +191,31 @@ func (o *budgetOptions) account(counter *budget.Counter) (*budgetJSON, budget.Ba
 	if err != nil {
 		return nil, budget.Bar{}, fmt.Errorf("toolshelf budget: %v", err)
 	}
-	var server *mcpServerJSON
-	if o.mcpStdio != "" {
-		if server, err = addMCPServer(reg, o.mcpStdio, o.name, o.timeout); err != nil {
+	var servers []*mcpServerJSON
+	for i, line := range o.mcpStdio {
+		name := ""
+		if i < len(o.names) {
+			name = o.names[i]
+		}
+		server, err := addMCPServer(reg, line, name, o.timeout)
+		if err != nil {
 			return nil, budget.Bar{}, fmt.Errorf("toolshelf budget: %v", err)
 		}
+		servers = append(servers, server)
 	}
-	policy, err := readRulesPolicy(o.rules)
+	var skipped []string
+	if o.mcpConfig != "" {
+		more, sk, err := addMCPConfig(reg, o.mcpConfig, o.timeout)
+		if err != nil {
+			return nil, budget.Bar{}, fmt.Errorf("toolshelf budget: %v", err)
+		}
+		servers, skipped = append(servers, more...), sk
+	}
+	rs, err := readRuleSet(o.rules)
 	if err != nil {
-		return nil, budget.Bar{}, err
+		return nil, budget.Bar{}, fmt.Errorf("toolshelf budget: %v", err)
 	}
-	plan, err := policy.Plan(reg.Snapshot(), deferral.View{Tier: registry.TierFull})
+	plan, err := rs.policy().Plan(reg.Snapshot(), deferral.View{Tier: registry.TierFull})
 	if err != nil {
 		return nil, budget.Bar{}, fmt.Errorf("toolshelf budget: %v", err)
 	}
@@ -200,11 +232,13 @@ func (o *budgetOptions) account(counter *budget.Counter) (*budgetJSON, budget.Ba
 	bar := budget.Bar{Window: o.window, Segments: []budget.Segment{{Label: "tools", Tokens: resident}}}
 	visible := append(plan.Resident(), plan.Deferred()...)
 	out := &budgetJSON{
-		Catalogs: append([]string{}, o.catalogs...), MCPServer: server, Account: acc, ResidentTokens: resident, Over: o.window > 0 && resident.N > o.window, Bar: bar.Segments,
+		Catalogs: append([]string{}, o.catalogs...), MCPServers: servers, Account: acc, ResidentTokens: resident, Over: o.window > 0 && resident.N > o.window, Bar: bar.Segments,
 		RepeatedSentences: top(advice.Boilerplate(visible, counter), 5),
 		RepeatedFields:    top(advice.RepeatedFields(visible, counter), 5),
 	}
 	out.Warnings = warningsJSON(reg.Warnings())
+	out.RuleWarnings = rs.unmatched(plan.Snapshot())
+	out.Denied, out.Asked = rs.effect(plan)
 	for _, t := range visible {
 		if regview.Aliased(t) {
 			out.Aliases = append(out.Aliases, aliasJSON{Alias: t.Name, ServerName: t.OriginalName})
@@ -215,29 +249,22 @@ func (o *budgetOptions) account(counter *budget.Counter) (*budgetJSON, budget.Ba
 			return nil, budget.Bar{}, fmt.Errorf("toolshelf budget: %v", err)
 		}
 	}
+	if o.window == 0 && o.model != "" {
+		if n, ok := knownWindow(o.model); ok {
+			o.window, out.WindowSource = n, o.model
+			bar.Window = n
+			out.Over = resident.N > n
+		}
+	}
+	if len(servers) > 0 {
+		out.MCPServer = servers[0]
+	}
+	out.MCPSkipped = skipped
 	if o.window > 0 {
 		free, window := o.window-resident.N, o.window
 		out.Window, out.Free = &window, &free
 	}
 	return out, bar, nil
-}
-
-// readRulesPolicy returns the policy of the --rules file, or an empty
-// policy when there is none.
-func readRulesPolicy(rules string) (*deferral.Policy, error) {
-	policy := &deferral.Policy{}
-	if rules != "" {
-		text, err := os.ReadFile(rules)
-		if err != nil {
-			return nil, fmt.Errorf("toolshelf budget: --rules: %v", err)
-		}
-		layer, err := deferral.ParseLayer(rules, string(text))
-		if err != nil {
-			return nil, fmt.Errorf("toolshelf budget: %s: %v", rules, err)
-		}
-		policy.Layers = []deferral.Layer{layer}
-	}
-	return policy, nil
 }
 
 func top(r []advice.Repeat, n int) []advice.Repeat {
@@ -250,33 +277,14 @@ func top(r []advice.Repeat, n int) []advice.Repeat {
 // writeAccount writes the account in the form of the published accounting.
 func writeAccount(w io.Writer, o *budgetJSON, bar budget.Bar, color bool) {
 	a := o.Account
-	t := a.Tokens
-	tok := func(n int) string { return budget.Tokens{N: n, Estimate: t.Estimate}.String() + " tokens" }
-	if s := o.MCPServer; s != nil {
+	for _, s := range o.MCPSkipped {
+		fmt.Fprintf(w, "MCP server %s (not measured)\n", s)
+	}
+	for _, s := range o.MCPServers {
 		fmt.Fprintf(w, "MCP server %s: %s %s, protocol %s, %d tools in %d %s, deferred unless --rules keep them\n",
 			s.Name, s.ServerName, s.ServerVersion, s.ProtocolVersion, s.Tools, s.Pages, map[bool]string{true: "page", false: "pages"}[s.Pages == 1])
 	}
-	fmt.Fprintf(w, "tokens: %s%s\n", t.Encoding, map[bool]string{true: " (estimates, marked ~)", false: " (exact)"}[t.Estimate])
-	if t.Estimate && t.Method != "" {
-		fmt.Fprintf(w, "  method: %s\n", t.Method)
-	}
-	fmt.Fprintf(w, "all tools resident        %3d tools  %9s chars  %s\n", a.ToolsTotal, textfmt.Thousands(a.CharsTotal), tok(t.All))
-	if a.EntryCount > 0 {
-		fmt.Fprintf(w, "  with the entry tools    %3d tools  %9s chars  %s\n", a.ToolsTotal+a.EntryCount, textfmt.Thousands(a.CharsWithEntry), tok(t.AllWithEntry))
-	}
-	fmt.Fprintf(w, "deferrable                %3d tools  %9s chars  %s  (%s of all)\n", a.DeferredCount, textfmt.Thousands(a.DeferredChars), tok(t.Deferred), pct(a.DeferredShare, 1))
-	fmt.Fprintf(w, "resident after deferral   %3d tools  %9s chars  %s", a.ResidentCount, textfmt.Thousands(a.ResidentChars), tok(t.Resident))
-	if a.EntryCount > 0 {
-		fmt.Fprintf(w, "  (%s chars with the entry tools)", textfmt.Thousands(a.ResidentWithEntry))
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintf(w, "index replacing them                 %9s chars  %s  (names %s chars)\n", textfmt.Thousands(a.IndexChars), tok(t.Index), textfmt.Thousands(a.NamesChars))
-	fmt.Fprintf(w, "net saving per turn                  %9s chars  %s  (%.2f× the %s-char index budget)\n", textfmt.Thousands(a.NetSaving), tok(t.NetSaving), a.SavingMultiple, textfmt.Thousands(a.IndexBudget))
-	fmt.Fprintf(w, "  net of the entry tools             %9s chars  %s\n", textfmt.Thousands(a.NetSavingAfterEntry), tok(t.NetSavingAfterEntry))
-	fmt.Fprintf(w, "schema-to-name ratios     all %s:1 · deferred %s:1 · longest %s:1\n", ratio(a.RatioAll), ratio(a.RatioDeferred), ratio(a.RatioLongest))
-	if a.LongestName != "" {
-		fmt.Fprintf(w, "longest deferred tool     %s, %s chars = %s of the deferrable total\n", a.LongestName, textfmt.Thousands(a.LongestChars), pct(a.LongestShare, 0))
-	}
+	a.WriteText(w) // the account's own lines, labelled, with their units
 	for _, r := range o.RepeatedSentences[:min(3, len(o.RepeatedSentences))] {
 		fmt.Fprintf(w, "repeated sentence %d×      wastes %s chars, %s: %q\n", r.Count, textfmt.Thousands(r.WastedChars), r.WastedTokens.String()+" tokens", clip(r.Text, 60))
 	}
@@ -287,8 +295,18 @@ func writeAccount(w io.Writer, o *budgetJSON, bar budget.Bar, color bool) {
 		fmt.Fprintf(w, "alias                     %s for the server's tool %q (name over 64 characters or outside [A-Za-z0-9_-])\n", a.Alias, a.ServerName)
 	}
 	writeWarnings(w, o.Warnings)
+	writeEffect(w, o.Denied, o.Asked)
+	for _, r := range o.RuleWarnings {
+		fmt.Fprintf(w, "rule warning              %s\n", r)
+	}
 	writeAdvice(w, o.Advice)
-	fmt.Fprintln(w, bar.Render(&budget.BarOptions{Color: color}))
+	line := bar.Render(&budget.BarOptions{Color: color})
+	if o.Window == nil {
+		line += " (pass --window N, or a --model whose window is known)"
+	} else if o.WindowSource != "" {
+		line += " (window of " + o.WindowSource + ")"
+	}
+	fmt.Fprintf(w, "tools in every request    %s\n", line)
 }
 
 func pct(f float64, digits int) string { return strconv.FormatFloat(f*100, 'f', digits, 64) + "%" }
@@ -302,3 +320,33 @@ func clip(s string, n int) string {
 	}
 	return string(r[:n-1]) + "…"
 }
+
+// knownWindows are the context windows, in tokens, of the models the docs
+// name, as their providers document them: Anthropic's models overview
+// (claude-sonnet-4-5, claude-opus-4-1, claude-haiku-4-5: 200,000; 1M is a
+// beta header away), OpenAI's model pages (gpt-4o: 128,000; gpt-4.1:
+// 1,047,576; gpt-5: 400,000). Longest prefix first: a dated snapshot
+// (claude-sonnet-4-5-20250929) has its family's window.
+var knownWindows = []struct {
+	prefix string
+	window int
+}{
+	{"claude-sonnet-4-5", 200_000}, {"claude-opus-4-1", 200_000}, {"claude-haiku-4-5", 200_000},
+	{"gpt-4.1", 1_047_576}, {"gpt-4o", 128_000}, {"gpt-5", 400_000},
+}
+
+// knownWindow returns the documented context window of model.
+func knownWindow(model string) (int, bool) {
+	for _, k := range knownWindows {
+		if model == k.prefix || strings.HasPrefix(model, k.prefix+"-") {
+			return k.window, true
+		}
+	}
+	return 0, false
+}
+
+// strs is a repeatable string flag: each use adds one value.
+type strs []string
+
+func (s *strs) String() string     { return strings.Join(*s, " ") }
+func (s *strs) Set(v string) error { *s = append(*s, v); return nil }

@@ -5,23 +5,21 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
-	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
 // synopses are each command's usage line and what it does.
 var synopses = map[string]string{
 	"budget": "toolshelf budget --catalog FILE... [--server NAME] [--rules FILE] [--window N] [--encoding NAME | --model NAME] [--json] [--color]\n" +
-		"       [--mcp-stdio 'COMMAND ARGS' [--name NAME] [--timeout 30s]] [--usage FILE --turns N [--round-trip N]]\n\n" +
+		"       [--mcp-stdio 'COMMAND ARGS' [--name NAME]]... [--mcp-config FILE] [--timeout 30s] [--usage FILE --turns N [--round-trip N]]\n\n" +
 		"The savings account of deferral and the context bar, of catalogs or of a live stdio MCP server.",
-	"request": "toolshelf request --catalog FILE... [--server NAME] --provider openai-chat|openai-responses|anthropic --model NAME\n" +
+	"request": "toolshelf request --catalog FILE... [--server NAME] [--mcp-config FILE] --provider openai-chat|openai-responses|anthropic --model NAME\n" +
 		"       [--rules FILE] [--system TEXT] (--user TEXT | --transcript FILE) [--max-tokens N] [--tool-search MODE] [--json] [--check]\n" +
 		"       toolshelf request --check --body FILE --provider PROVIDER\n\n" +
 		"The exact request body BuildRequest returns; --check checks it (or --body FILE) against the provider's rule book.",
 	"diff":   "toolshelf diff A.json B.json [--json]\n\nThe first byte where two request bodies differ, and its JSON path.",
-	"search": "toolshelf search --catalog FILE... [--server NAME] [--rules FILE] [--names NAMES] [--limit N] [--explain NAME] [--json] QUERY...\n\nWhat tool_search answers over the catalogs' deferred tools.",
+	"search": "toolshelf search --catalog FILE... [--server NAME] [--mcp-config FILE] [--rules FILE] [--names NAMES] [--limit N] [--explain NAME] [--json] QUERY...\n\nWhat tool_search answers over the catalogs' deferred tools.",
 	"eval":   "toolshelf eval --catalog FILE... [--server NAME] --queries FILE.jsonl [--min-recall1 X] [--min-recall5 X] [--baseline NAME] [--json]\n\nrecall@1, recall@5 and MRR of tool_search on a query set (every tool deferred); rows with \"expect\": [] count how often it says no tool fits (\"abstention\" in --json).",
 }
 
@@ -31,7 +29,9 @@ const policyHelp = `Catalog policy (request, search, budget): the tools of an MC
 with "server", a tools/list given --server NAME, a --mcp-stdio server — are deferred;
 built-in tools (OpenAI or Anthropic tools arrays, catalog files with "catalog") stay
 resident unless a tool is marked "defer_loading": true. --rules FILE adds
-Defer(pattern) / NoDefer(pattern) rules on top (NoDefer wins). An MCP tools/list names
+Defer(pattern) / NoDefer(pattern) rules on top (NoDefer wins), and Allow / Ask / Deny(pattern)
+permission rules (a tool every call of which Deny refuses is left out, as in a harness); a
+rule that selects no tool is reported, with the names close to it. An MCP tools/list names
 no server: pass --server NAME with it.`
 
 // parseFailed answers a flag parse error: -h or --help prints the
@@ -91,23 +91,4 @@ func loadCatalogs(files []string, server string) (*registry.Registry, error) {
 		return nil, fmt.Errorf("--server %s: no catalog is a tools/list without a server name (catalog files name theirs with \"server\")", server)
 	}
 	return reg, nil
-}
-
-// readPolicy is the catalog policy with the rules of the file at path, if
-// any, on top.
-func readPolicy(path string) (*deferral.Policy, error) {
-	policy := &deferral.Policy{}
-	if path == "" {
-		return policy, nil
-	}
-	text, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("--rules: %w", err)
-	}
-	layer, err := deferral.ParseLayer(path, string(text))
-	if err != nil {
-		return nil, nameFile(path, err)
-	}
-	policy.Layers = []deferral.Layer{layer}
-	return policy, nil
 }

@@ -27,16 +27,16 @@ const usage = `usage: toolshelf COMMAND [flags]
 
 commands:
   budget --catalog FILE... [--server NAME] [--rules FILE] [--window N] [--encoding NAME | --model NAME] [--json]
-         [--mcp-stdio 'COMMAND ARGS' [--name NAME] [--timeout 30s]]
+         [--mcp-stdio 'COMMAND ARGS' [--name NAME]]... [--mcp-config FILE] [--timeout 30s]
          the savings account of deferral and the context bar (of catalogs, or of a live
          stdio MCP server it starts and lists)
-  request --catalog FILE... [--server NAME] --provider openai-chat|openai-responses|anthropic --model NAME
+  request --catalog FILE... [--server NAME] [--mcp-config FILE] --provider openai-chat|openai-responses|anthropic --model NAME
           [--rules FILE] [--system TEXT] (--user TEXT | --transcript FILE) [--max-tokens N] [--check] [--json]
          the exact request body BuildRequest returns (--max-tokens: default 4096, required by
          anthropic; --check: exit 1 if the body breaks the provider's rule book)
   diff A.json B.json [--json]
          the first byte where two request bodies differ, and its JSON path
-  search --catalog FILE... [--server NAME] [--rules FILE] [--names a,b] [--limit N] [--explain TOOL] [--json] QUERY...
+  search --catalog FILE... [--server NAME] [--mcp-config FILE] [--rules FILE] [--names a,b] [--limit N] [--explain TOOL] [--json] QUERY...
          what tool_search answers over the catalogs' deferred tools;
          --explain: how TOOL scores for the query, term by term and field by field
   eval --catalog FILE... [--server NAME] --queries FILE.jsonl [--min-recall1 X] [--min-recall5 X]

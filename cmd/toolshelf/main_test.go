@@ -71,7 +71,7 @@ func TestBudgetExactTokensAndRules(t *testing.T) {
 func TestBudgetText(t *testing.T) {
 	code, out, _ := runCLI("budget", "--catalog", harness, "--window", "200000")
 	require.Equal(t, exitOK, code)
-	for _, want := range []string{"deferrable                 23 tools     41,418 chars", "names 248 chars",
+	for _, want := range []string{"deferrable                 23 tools     41,418 chars", "the full names one a line: 248 chars",
 		"deferred 167:1", "longest 2,334:1", "VideoGen, 18,671 chars = 45%", "/ 200,000 tokens", "█", "░"} {
 		assert.Contains(t, out, want)
 	}

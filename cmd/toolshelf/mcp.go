@@ -38,6 +38,13 @@ func addMCPServer(reg *registry.Registry, line, name string, timeout time.Durati
 	if err != nil {
 		return nil, fmt.Errorf("--mcp-stdio: %s", strings.TrimPrefix(err.Error(), "mcpstdio: "))
 	}
+	return addStdioServer(reg, argv, nil, "", fmt.Sprintf("--mcp-stdio %q", line), name, timeout)
+}
+
+// addStdioServer is addMCPServer for a command already split, with env
+// added to the environment and dir the working directory; what names the
+// server in errors ("--mcp-stdio LINE", an --mcp-config entry).
+func addStdioServer(reg *registry.Registry, argv, env []string, dir, what, name string, timeout time.Duration) (*mcpServerJSON, error) {
 	if name != "" {
 		if err := registry.New(nil).AddGroup(registry.Group{Name: name}); err != nil {
 			return nil, fmt.Errorf("--name: %w", err)
@@ -45,7 +52,7 @@ func addMCPServer(reg *registry.Registry, line, name string, timeout time.Durati
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	l, err := mcpstdio.List(ctx, argv, &mcpstdio.Options{ClientVersion: version()})
+	l, err := mcpstdio.List(ctx, argv, &mcpstdio.Options{ClientVersion: version(), Env: env, Dir: dir})
 	if err != nil {
 		msg := strings.TrimPrefix(err.Error(), "mcpstdio: ")
 		switch {
@@ -54,26 +61,26 @@ func addMCPServer(reg *registry.Registry, line, name string, timeout time.Durati
 		case errors.Is(err, mcpstdio.ErrStart) && strings.Contains(argv[0], "="):
 			msg += " (no shell is run: set environment variables with env NAME=value COMMAND ...)"
 		}
-		return nil, fmt.Errorf("--mcp-stdio %q: %s", line, msg)
+		return nil, fmt.Errorf("%s: %s", what, msg)
 	}
 	if name == "" {
 		name = l.GroupName()
 	}
 	c, err := registry.ParseCatalog(l.Catalog(name, ""))
 	if err != nil {
-		return nil, fmt.Errorf("--mcp-stdio %q: the listed tools: %w", line, err)
+		return nil, fmt.Errorf("%s: the listed tools: %w", what, err)
 	}
 	// A live server carries no defer_loading marks: the question asked of it
 	// is what deferring it would save, so its group defers by default
 	// (--rules NoDefer(...) keeps a tool resident).
 	if err := reg.AddGroup(registry.Group{Name: name, Description: c.Description, DefaultDefer: registry.DeferTrue}); err != nil {
 		if errors.Is(err, registry.ErrDuplicateGroup) {
-			return nil, fmt.Errorf("--mcp-stdio %q: a --catalog already holds the group %q: pass --name to give the server another", line, name)
+			return nil, fmt.Errorf("%s: a --catalog or an earlier --mcp-stdio already holds the group %q: pass --name to give the server another (the first --name names the first --mcp-stdio ...)", what, name)
 		}
-		return nil, fmt.Errorf("--mcp-stdio %q: %w", line, err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	if err := reg.Import(c); err != nil {
-		return nil, fmt.Errorf("--mcp-stdio %q: the listed tools: %w", line, err)
+		return nil, fmt.Errorf("%s: the listed tools: %w", what, err)
 	}
 	return &mcpServerJSON{
 		Command: argv, Name: name, Description: c.Description,

@@ -85,6 +85,7 @@ func TestBudgetMCPStdioIsTheCatalogAccount(t *testing.T) {
 	assert.EqualValues(t, 4, live["deferred_count"], "a live server is deferred by default")
 
 	delete(live, "mcp_server")
+	delete(live, "mcp_servers")
 	delete(live, "catalogs")
 	delete(file, "catalogs")
 	assert.Equal(t, file, live)
@@ -137,7 +138,7 @@ func TestBudgetMCPStdioErrors(t *testing.T) {
 		{"rpc error", mcpstdiotest.RPCError, nil,
 			[]string{"answered tools/list with error -32601: Method not found"}},
 		{"duplicate group", mcpstdiotest.Good, []string{"--catalog", dup, "--name", "dup"},
-			[]string{`a --catalog already holds the group "dup": pass --name`}},
+			[]string{`already holds the group "dup": pass --name`}},
 		{"bad name", "", []string{"--mcp-stdio", "node s.js", "--name", "a__b"},
 			[]string{"--name:", `"a__b"`}},
 		{"not found", "", []string{"--mcp-stdio", "toolshelf-no-such-server --stdio"},
@@ -186,4 +187,100 @@ func TestBudgetEverythingServer(t *testing.T) {
 	assert.Equal(t, total, m["deferred_count"])
 	assert.Positive(t, m["net_saving_chars"].(float64))
 	assert.Less(t, m["index_chars"].(float64), m["deferred_chars"].(float64))
+}
+
+// TestBudgetTwoMCPStdio: two --mcp-stdio servers are both started and
+// measured (each --name names the server of its rank); before, the last
+// flag replaced the first, silently.
+func TestBudgetTwoMCPStdio(t *testing.T) {
+	line := fakeServer(t, mcpstdiotest.Good)
+	code, out, errOut := runCLI("budget", "--mcp-stdio", line, "--name", "one", "--mcp-stdio", line, "--name", "two", "--json")
+	require.Equal(t, exitOK, code, errOut)
+	m := budgetMap(t, out)
+	servers, ok := m["mcp_servers"].([]any)
+	require.True(t, ok, out)
+	require.Len(t, servers, 2)
+	assert.Equal(t, "one", servers[0].(map[string]any)["name"])
+	assert.Equal(t, "two", servers[1].(map[string]any)["name"])
+	assert.EqualValues(t, 8, m["deferred_count"], "both servers' tools are in the account")
+
+	code, out, errOut = runCLI("budget", "--mcp-stdio", line, "--name", "one", "--mcp-stdio", line, "--name", "two")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "MCP server one: ")
+	assert.Contains(t, out, "MCP server two: ")
+
+	code, _, errOut = runCLI("budget", "--mcp-stdio", line, "--mcp-stdio", line)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "an earlier --mcp-stdio already holds the group")
+}
+
+// TestBudgetMCPConfig: --mcp-config reads an mcpServers file, starts its
+// stdio servers (command, args, env with ${VAR:-default}) under their
+// entries' names, measures them, and says which entries it skipped.
+func TestBudgetMCPConfig(t *testing.T) {
+	argv, env := mcpstdiotest.Command(mcpstdiotest.Good)
+	k, v, _ := strings.Cut(env, "=")
+	cfg, err := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"fake":  map[string]any{"command": argv[0], "args": argv[1:], "env": map[string]string{k: "${TOOLSHELF_TEST_UNSET:-" + v + "}"}},
+		"other": map[string]any{"command": argv[0], "args": argv[1:], "env": map[string]string{k: v}},
+		"web":   map[string]any{"type": "http", "url": "https://example.com/mcp"},
+		"off":   map[string]any{"command": "nothing", "disabled": true},
+	}})
+	require.NoError(t, err)
+	path := writeFile(t, "mcp.json", string(cfg))
+	code, out, errOut := runCLI("budget", "--mcp-config", path, "--json")
+	require.Equal(t, exitOK, code, errOut)
+	m := budgetMap(t, out)
+	servers := m["mcp_servers"].([]any)
+	require.Len(t, servers, 2)
+	assert.Equal(t, "fake", servers[0].(map[string]any)["name"])
+	assert.Equal(t, "other", servers[1].(map[string]any)["name"])
+	assert.EqualValues(t, 8, m["deferred_count"])
+	assert.Equal(t, []any{"off: disabled", "web: an HTTP server, which the command-line tool does not reach (integration/mcp.Manager does)"}, m["mcp_skipped"])
+
+	code, _, errOut = runCLI("budget", "--mcp-config", fsCatalog)
+	assert.NotEqual(t, exitOK, code)
+	assert.Contains(t, errOut, `no "mcpServers" object (keys: description, license, server, source, tools); a tools list goes to --catalog`)
+}
+
+// TestBudgetMCPConfigNPMServers runs --mcp-config on an mcpServers file of
+// the two real npm servers (testdata/mcp-servers; CI installs them with
+// npm ci): both are started, listed and measured under their entries'
+// names. A long run.
+func TestBudgetMCPConfigNPMServers(t *testing.T) {
+	everything := longtest.NPMServer(t, "../../testdata/mcp-servers", "mcp-server-everything", "stdio")
+	filesystem := longtest.NPMServer(t, "../../testdata/mcp-servers", "mcp-server-filesystem", t.TempDir())
+	cfg, err := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"everything": map[string]any{"command": everything[0], "args": everything[1:]},
+		"filesystem": map[string]any{"command": filesystem[0], "args": filesystem[1:]},
+	}})
+	require.NoError(t, err)
+	code, out, errOut := runCLI("budget", "--mcp-config", writeFile(t, "mcp.json", string(cfg)), "--json", "--timeout", "90s")
+	require.Equal(t, exitOK, code, errOut)
+	m := budgetMap(t, out)
+	servers := m["mcp_servers"].([]any)
+	require.Len(t, servers, 2)
+	assert.Equal(t, "everything", servers[0].(map[string]any)["name"])
+	assert.Equal(t, "filesystem", servers[1].(map[string]any)["name"])
+	total := servers[0].(map[string]any)["tools"].(float64) + servers[1].(map[string]any)["tools"].(float64)
+	assert.Equal(t, total, m["deferred_count"], "every tool of both servers is in the account, deferred")
+	assert.Positive(t, m["net_saving_chars"].(float64))
+}
+
+// TestRequestSearchMCPConfig: request and search read an mcpServers file
+// too: the fake server's tools are in the request (deferred, in the
+// index) and found by search.
+func TestRequestSearchMCPConfig(t *testing.T) {
+	argv, env := mcpstdiotest.Command(mcpstdiotest.Good)
+	k, v, _ := strings.Cut(env, "=")
+	cfg, err := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"fake": map[string]any{"command": argv[0], "args": argv[1:], "env": map[string]string{k: v}}}})
+	require.NoError(t, err)
+	path := writeFile(t, "mcp.json", string(cfg))
+	code, out, errOut := runCLI("request", "--mcp-config", path, "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--user", "hi")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "zeta_search", "the server's tool is in the index")
+	code, out, errOut = runCLI("search", "--mcp-config", path, "zeta")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "mcp__fake__zeta_search")
 }

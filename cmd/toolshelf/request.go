@@ -39,6 +39,7 @@ type requestJSON struct {
 // requestOptions are request's flags, parsed.
 type requestOptions struct {
 	catalogs                 files
+	mcpConfig                string
 	provider, model, rules   string
 	system, transcript, user string
 	asJSON, check            bool
@@ -54,11 +55,12 @@ func requestFlags() (*flag.FlagSet, *requestOptions) {
 	fs.Var(&o.catalogs, "catalog", "catalog `FILE` (repeatable; more files may follow)")
 	fs.StringVar(&o.provider, "provider", "", "`PROVIDER`: openai-chat, openai-responses, anthropic or gemini")
 	fs.StringVar(&o.model, "model", "", "the provider's model `NAME`")
-	fs.StringVar(&o.rules, "rules", "", "override rules `FILE`: one Defer(pattern) or NoDefer(pattern) a line")
+	fs.StringVar(&o.rules, "rules", "", rulesUsage)
 	fs.StringVar(&o.system, "system", "", "the system prompt `TEXT`")
 	fs.StringVar(&o.transcript, "transcript", "", "`FILE`: a JSON array of messages (role, text, tool_calls, call_id, is_error)")
 	fs.StringVar(&o.user, "user", "", "one user message `TEXT`: a one-message turn")
 	fs.BoolVar(&o.asJSON, "json", false, "write the body inside a JSON report")
+	fs.StringVar(&o.mcpConfig, "mcp-config", "", "an mcpServers `FILE`: its stdio servers started and their tools added (deferred), each under its entry's name")
 	fs.StringVar(&o.server, "server", "", "the server `NAME` of a --catalog that is an MCP tools/list (it names none)")
 	fs.IntVar(&o.maxTokens, "max-tokens", defaultMaxTokens, "output-token bound `N`: max_tokens for anthropic, which requires it; "+
 		"openai-chat (max_tokens) and openai-responses (max_output_tokens) get it only when the flag is given")
@@ -90,11 +92,18 @@ func runRequest(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "toolshelf request: %v", err)
 	}
 
+	for _, w := range s.RuleWarnings() {
+		fmt.Fprintf(stderr, "toolshelf request: warning: %s: %s\n", o.rules, w)
+	}
 	status := exitOK
 	if o.check {
-		for _, v := range wire.Check(o.provider, body) {
+		vs := wire.Check(o.provider, body)
+		for _, v := range vs {
 			fmt.Fprintf(stderr, "toolshelf request: %s body breaks rule %s\n", o.provider, v)
 			status = exitFinding
+		}
+		if len(vs) == 0 {
+			fmt.Fprintf(stderr, "toolshelf request: OK: the %s body (%d bytes) passes the provider rule book\n", o.provider, len(body))
 		}
 	}
 	if !o.asJSON {
@@ -120,8 +129,8 @@ func runRequest(args []string, stdout, stderr io.Writer) int {
 // for the user.
 func (o *requestOptions) validate() error {
 	switch {
-	case len(o.catalogs) == 0:
-		return errors.New("toolshelf request: no catalog: pass --catalog FILE (MCP tools/list, OpenAI, Anthropic or catalog-file JSON)")
+	case len(o.catalogs) == 0 && o.mcpConfig == "":
+		return errors.New("toolshelf request: no catalog: pass --catalog FILE (MCP tools/list, OpenAI, Anthropic or catalog-file JSON) or --mcp-config FILE (an mcpServers file)")
 	case o.provider == "":
 		return errors.New("toolshelf request: no provider: pass --provider openai-chat, openai-responses, anthropic or gemini")
 	case o.model == "":
@@ -147,17 +156,14 @@ func (o *requestOptions) build(extra map[string]json.RawMessage) (*request.Sessi
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	policy := &deferral.Policy{}
-	if o.rules != "" {
-		text, err := os.ReadFile(o.rules)
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("--rules: %v", err)
+	if o.mcpConfig != "" {
+		if _, _, err := addMCPConfig(reg, o.mcpConfig, mcpConfigTimeout); err != nil {
+			return nil, nil, nil, err
 		}
-		layer, err := deferral.ParseLayer(o.rules, string(text))
-		if err != nil {
-			return nil, nil, nil, nameFile(o.rules, err)
-		}
-		policy.Layers = []deferral.Layer{layer}
+	}
+	rs, err := readRuleSet(o.rules)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 
 	msgs := []request.Message{{Role: request.RoleUser, Text: o.user}}
@@ -168,13 +174,14 @@ func (o *requestOptions) build(extra map[string]json.RawMessage) (*request.Sessi
 	}
 
 	s, err := request.NewSession(request.Config{
-		Snapshot: reg.Snapshot(),
-		Policy:   policy,
-		View:     deferral.View{Tier: registry.TierFull},
-		Provider: request.Provider(o.provider),
-		Model:    o.model,
-		System:   o.system,
-		Extra:    extra,
+		Snapshot:   reg.Snapshot(),
+		Policy:     &deferral.Policy{Layers: rs.policy().Layers},
+		Dispatcher: rs.disp, // its Deny rules leave tools out, as in a harness
+		View:       deferral.View{Tier: registry.TierFull},
+		Provider:   request.Provider(o.provider),
+		Model:      o.model,
+		System:     o.system,
+		Extra:      extra,
 
 		ToolSearch: request.ToolSearch(o.toolSearch),
 	})
@@ -272,9 +279,13 @@ func checkBodyFile(path, provider string, check bool, stderr io.Writer) int {
 		return fail(stderr, "toolshelf request: --body: %v", err)
 	}
 	status := exitOK
-	for _, v := range wire.Check(provider, body) {
+	vs := wire.Check(provider, body)
+	for _, v := range vs {
 		fmt.Fprintf(stderr, "toolshelf request: %s: %s body breaks rule %s\n", path, provider, v)
 		status = exitFinding
+	}
+	if len(vs) == 0 {
+		fmt.Fprintf(stderr, "toolshelf request: OK: %s: the %s body (%d bytes) passes the provider rule book\n", path, provider, len(body))
 	}
 	return status
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -147,7 +148,7 @@ func TestRequestCheck(t *testing.T) {
 				"--catalog", "../../testdata/catalogs/sequential-thinking.tools.json", "--rules", rules,
 				"--provider", string(p), "--model", "gpt-4o", "--user", "hi")
 			require.Equal(t, exitOK, code, errOut)
-			assert.Empty(t, errOut)
+			assert.Equal(t, fmt.Sprintf("toolshelf request: OK: the %s body (%d bytes) passes the provider rule book\n", p, len(out)), errOut, "one line, nothing else")
 			assert.True(t, requesttest.CheckProviderRules(t, p, []byte(out)))
 			if p == request.Anthropic {
 				assert.Contains(t, out, `"max_tokens":4096`, "the stated default")
@@ -224,7 +225,7 @@ func TestRequestToolSearchCheck(t *testing.T) {
 					code, out, errOut := runCLI("request", "--check", "--tool-search", m, "--catalog", cat,
 						"--provider", string(p), "--model", "gpt-5.4", "--user", "hi")
 					require.Equal(t, exitOK, code, errOut)
-					assert.Empty(t, errOut)
+					assert.Equal(t, fmt.Sprintf("toolshelf request: OK: the %s body (%d bytes) passes the provider rule book\n", p, len(out)), errOut)
 					assert.True(t, requesttest.CheckProviderRules(t, p, []byte(out)))
 					if m == "client" {
 						assert.Contains(t, out, `"defer_loading":true`)

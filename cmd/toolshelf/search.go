@@ -33,14 +33,15 @@ func runSearch(args []string, stdout, stderr io.Writer) int {
 	explain := fs.String("explain", "", "show how the tool `NAME` scores for the query, term by term and field by field")
 	asJSON := fs.Bool("json", false, "print JSON")
 	server := fs.String("server", "", "the server `NAME` of a --catalog that is an MCP tools/list (it names none)")
-	rules := fs.String("rules", "", "override rules `FILE`: one Defer(pattern) or NoDefer(pattern) a line")
+	rules := fs.String("rules", "", rulesUsage)
+	mcpConfig := fs.String("mcp-config", "", "an mcpServers `FILE`: its stdio servers started and their tools added (deferred), each under its entry's name")
 	queries, err := parse(fs, args)
 	if err != nil {
 		return parseFailed(fs, err, stdout, stderr)
 	}
 	switch {
-	case len(catalogs) == 0:
-		return fail(stderr, "toolshelf search: give at least one --catalog FILE")
+	case len(catalogs) == 0 && *mcpConfig == "":
+		return fail(stderr, "toolshelf search: give at least one --catalog FILE (or --mcp-config FILE)")
 	case *names == "" && len(queries) == 0:
 		return fail(stderr, "toolshelf search: give QUERY words or --names a,b")
 	case *names != "" && len(queries) > 0:
@@ -48,7 +49,7 @@ func runSearch(args []string, stdout, stderr io.Writer) int {
 	case *explain != "" && len(queries) == 0:
 		return fail(stderr, "toolshelf search: --explain needs QUERY words")
 	}
-	s, err := searcher(catalogs, *server, *rules)
+	s, err := searcher(catalogs, *server, *rules, *mcpConfig, stderr)
 	if err != nil {
 		return fail(stderr, "%v", err)
 	}
@@ -64,16 +65,22 @@ func runSearch(args []string, stdout, stderr io.Writer) int {
 // searcher plans the catalogs under the rules file (none when empty) and
 // returns the search over their deferred tools; its errors are the whole
 // message for the user.
-func searcher(catalogs []string, server, rules string) (*toolsearch.Searcher, error) {
+func searcher(catalogs []string, server, rules, mcpConfig string, stderr io.Writer) (*toolsearch.Searcher, error) {
 	reg, err := loadCatalogs(catalogs, server)
 	if err != nil {
 		return nil, fmt.Errorf("toolshelf search: %v", err)
 	}
-	policy, err := readPolicy(rules)
+	if mcpConfig != "" {
+		if _, _, err := addMCPConfig(reg, mcpConfig, mcpConfigTimeout); err != nil {
+			return nil, fmt.Errorf("toolshelf search: %v", err)
+		}
+	}
+	rs, err := readRuleSet(rules)
 	if err != nil {
 		return nil, fmt.Errorf("toolshelf search: %v", err)
 	}
-	plan, err := policy.Plan(reg.Snapshot(), deferral.View{Tier: registry.TierFull})
+	rs.warnUnmatched(stderr, "search", reg.Snapshot())
+	plan, err := rs.policy().Plan(reg.Snapshot(), deferral.View{Tier: registry.TierFull})
 	if err != nil {
 		return nil, fmt.Errorf("toolshelf search: %v", err)
 	}

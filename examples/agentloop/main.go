@@ -94,13 +94,16 @@ func run(w io.Writer, model Model, o Options) (*budget.Ledger, error) {
 		return nil, err
 	}
 
+	// Each API names its output-token limit its own way; NewSession
+	// refuses another's name.
+	tokenField := map[request.Provider]string{request.Anthropic: "max_tokens", request.OpenAIChat: "max_tokens", request.OpenAIResponses: "max_output_tokens"}
 	s, err := request.NewSession(request.Config{
 		ID:         "agentloop",
 		Snapshot:   reg.Snapshot(),
 		Provider:   o.Provider,
 		Model:      models[o.Provider],
 		System:     "You are a release engineer. Use the tools; explain refusals to the user.",
-		Extra:      map[string]json.RawMessage{"max_tokens": json.RawMessage("1024")},
+		Extra:      map[string]json.RawMessage{tokenField[o.Provider]: json.RawMessage("1024")},
 		Dispatcher: disp,
 	})
 	if err != nil {

@@ -127,7 +127,10 @@ func run(w io.Writer, o options) error {
 	if err != nil {
 		return err
 	}
-	writeAccount(w, acc)
+	fmt.Fprintln(w, "Savings account (size of a tool = description + compact schema, in characters)")
+	if err := acc.WriteText(w); err != nil { // the account prints itself, as toolshelf budget prints it
+		return err
+	}
 	ledger := budget.NewLedger(acc)
 
 	// 6. The conversation, one request per model turn.
@@ -252,23 +255,6 @@ func writeSummary(w io.Writer, o options, frozen []byte, bodies [][]byte, acc *b
 		}
 	}
 	return nil
-}
-
-// writeAccount prints the savings account in the form of the published
-// 60-tool accounting.
-func writeAccount(w io.Writer, a *budget.Account) {
-	t := a.Tokens
-	th := thousands
-	tok := func(n int) string { return budget.Tokens{N: n, Estimate: t.Estimate}.String() }
-	fmt.Fprintf(w, "Savings account (size of a tool = description + compact schema, in characters)\n")
-	fmt.Fprintf(w, "  every tool resident       %3d tools  %9s chars  %8s tokens\n", a.ToolsTotal, th(a.CharsTotal), tok(t.All))
-	fmt.Fprintf(w, "  deferred                  %3d tools  %9s chars  %8s tokens  (%.0f%%)\n", a.DeferredCount, th(a.DeferredChars), tok(t.Deferred), a.DeferredShare*100)
-	fmt.Fprintf(w, "  resident                  %3d tools  %9s chars  %8s tokens\n", a.ResidentCount, th(a.ResidentChars), tok(t.Resident))
-	fmt.Fprintf(w, "  + tool_search, defer_execute         %9s chars  %8s tokens\n", th(a.EntryChars), tok(t.Entry))
-	fmt.Fprintf(w, "  + index of deferred names            %9s chars  %8s tokens\n", th(a.IndexChars), tok(t.Index))
-	fmt.Fprintf(w, "  saved on every request               %9s chars  %8s tokens  (net of the entry tools)\n", th(a.NetSavingAfterEntry), tok(t.NetSavingAfterEntry))
-	fmt.Fprintf(w, "  schema-to-name ratio: %s:1 for the deferred tools; longest %s (%s chars)\n",
-		th(int(a.RatioDeferred+0.5)), a.LongestName, th(a.LongestChars))
 }
 
 // writeTurn prints the latest request: its size by section and what it

@@ -14,6 +14,34 @@
 // ErrContextTooLong, ErrInvalidRequest, ErrAuth, ErrQuota, ErrServer),
 // carrying the retry advice the provider sent.
 //
+// In a harness's loop (README.md's "The loop"), the bridge is the model call:
+//
+//	client := anthropic.NewClient() // ANTHROPIC_API_KEY, retries, middleware ...
+//	for {
+//		body, err := s.AppendRequest(buf[:0], turn)
+//		if err != nil {
+//			return err
+//		}
+//		buf = body
+//		reply, err := sdkbridge.Anthropic(ctx, &client, body)
+//		for try := 0; err != nil && try < 3; try++ {
+//			var apiErr *sdkbridge.Error
+//			if !errors.As(err, &apiErr) || !apiErr.Retryable() {
+//				break
+//			}
+//			time.Sleep(apiErr.RetryAfter)
+//			// Resend the same body: building the turn again would add it twice.
+//			reply, err = sdkbridge.Anthropic(ctx, &client, body)
+//		}
+//		if err != nil {
+//			return err
+//		}
+//		// run reply.Message.ToolCalls with s.Call, as in the README
+//	}
+//
+// The package's examples (Example, ExampleOpenAI, ExampleAnthropic) run
+// such a loop against request/replytest's scripted provider server.
+//
 // For a streamed request the body must ask for it ("stream": true in
 // Config.Extra): the SDKs' streaming calls set that member, and with it
 // already true the bytes stay the body's.

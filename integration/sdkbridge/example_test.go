@@ -2,10 +2,8 @@ package sdkbridge_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 
 	"github.com/anthropics/anthropic-sdk-go"
 	aoption "github.com/anthropics/anthropic-sdk-go/option"
@@ -13,21 +11,63 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/toolshelf/toolshelf/integration/sdkbridge"
+	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
+	"github.com/toolshelf/toolshelf/request/replytest"
 )
 
-// provider stands in for the API: it answers every request with reply.
-func provider(reply string) *httptest.Server {
-	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, reply)
-	}))
+// A session's bodies go through anthropic-sdk-go unchanged, turn after
+// turn; the provider is request/replytest's scripted server, which
+// answers with the model's next reply and records what it received.
+func Example() {
+	reg := registry.New(nil)
+	err := reg.Register(registry.Tool{Name: "Read", Description: "Read a file.", RawSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`),
+		Handler: func(context.Context, json.RawMessage) (registry.Result, error) { return registry.Result{Text: "package main"}, nil }})
+	if err != nil {
+		panic(err)
+	}
+	s, err := request.NewSession(request.Config{Snapshot: reg.Snapshot(), Provider: request.Anthropic, Model: "claude-sonnet-4-5",
+		Extra: map[string]json.RawMessage{"max_tokens": json.RawMessage("1024")}})
+	if err != nil {
+		panic(err)
+	}
+	srv := replytest.NewServer(request.Anthropic,
+		request.Message{Role: request.RoleAssistant, ToolCalls: []request.ToolCall{{ID: "toolu_1", Name: "Read", Arguments: json.RawMessage(`{"path":"main.go"}`)}}},
+		request.Message{Role: request.RoleAssistant, Text: "It is package main."})
+	defer srv.Close()
+	client := anthropic.NewClient(aoption.WithBaseURL(srv.URL), aoption.WithAPIKey("sk-ant-test"))
+
+	ctx := context.Background()
+	turn := request.Turn{Messages: []request.Message{{Role: request.RoleUser, Text: "Which package is main.go?"}}}
+	for {
+		body, err := s.BuildRequest(turn)
+		if err != nil {
+			panic(err)
+		}
+		reply, err := sdkbridge.Anthropic(ctx, &client, body)
+		if err != nil {
+			panic(err)
+		}
+		if len(reply.Message.ToolCalls) == 0 {
+			fmt.Println(reply.Message.Text)
+			break
+		}
+		turn = request.Turn{Messages: []request.Message{reply.Message}}
+		for _, c := range reply.Message.ToolCalls {
+			res := s.Call(ctx, c.Name, c.Arguments)
+			turn.Messages = append(turn.Messages, request.Message{Role: request.RoleTool, CallID: c.ID, Text: res.Text, IsError: res.IsError})
+		}
+	}
+	fmt.Println(len(srv.Bodies()), "requests")
+	// Output:
+	// It is package main.
+	// 2 requests
 }
 
 // A toolshelf body goes through openai-go unchanged; the reply comes back
 // decoded. (body would come from Session.BuildRequest.)
 func ExampleOpenAI() {
-	srv := provider(`{"id":"r","object":"response","status":"completed","output":[{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Hi."}]}]}`)
+	srv := replytest.NewServer(request.OpenAIResponses, request.Message{Role: request.RoleAssistant, Text: "Hi."})
 	defer srv.Close()
 	client := openai.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("sk-test"))
 	body := []byte(`{"model":"gpt-5.4","input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"Hello"}]}]}`)
@@ -42,7 +82,7 @@ func ExampleOpenAI() {
 // The same with anthropic-sdk-go; a refusal would be an *sdkbridge.Error:
 // errors.Is(err, sdkbridge.ErrRateLimited), with RetryAfter set.
 func ExampleAnthropic() {
-	srv := provider(`{"id":"m","type":"message","role":"assistant","content":[{"type":"text","text":"Hi."}],"stop_reason":"end_turn","usage":{"input_tokens":3,"output_tokens":1}}`)
+	srv := replytest.NewServer(request.Anthropic, request.Message{Role: request.RoleAssistant, Text: "Hi."})
 	defer srv.Close()
 	client := anthropic.NewClient(aoption.WithBaseURL(srv.URL), aoption.WithAPIKey("sk-ant-test"))
 	body := []byte(`{"model":"claude-sonnet-4-5","max_tokens":256,"messages":[{"role":"user","content":[{"type":"text","text":"Hello"}]}]}`)

@@ -16,9 +16,10 @@ import (
 // in internal/ (issue 24: what a harness writes or reads is public, the
 // pipeline's hand-offs are not).
 var handOffAllowed = map[string]string{
-	"defer.ParseLayer":       "how a harness loads permission-style rules from its own settings file without a panic (MustLayer is the panicking form for literals); the CLI's --rules is the in-tree use",
-	"render.Error":           "NewSession returns it for a bad description template; a harness reaches the template's name and position with errors.As",
-	"budget.NewCounterCache": "a process that shares one counter among many sessions bounds its memory (issue 34: a counter with a cache bound); internal/scale is the in-tree use",
+	"defer.ParseLayer":        "how a harness loads permission-style rules from its own settings file without a panic (MustLayer is the panicking form for literals); the CLI's --rules is the in-tree use",
+	"render.Error":            "NewSession returns it for a bad description template; a harness reaches the template's name and position with errors.As",
+	"budget.NewCounterCache":  "a process that shares one counter among many sessions bounds its memory (issue 34: a counter with a cache bound); internal/scale is the in-tree use",
+	"execute.ParsePermission": "how a harness loads its Allow/Ask/Deny rules from its own settings file without a panic (MustPermissions is the panicking form for literals); the CLI's --rules is the in-tree use (issue 37)",
 }
 
 // TestNoHandOffExports fails when a public package exports a type or

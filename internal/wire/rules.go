@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -230,6 +229,7 @@ func Check(p string, body []byte) []Violation {
 		return c.out
 	}
 	c.tools(req)
+	c.checkTokens(req)
 	switch p {
 	case OpenAIChat:
 		c.chatMessages(req["messages"])
@@ -238,8 +238,6 @@ func Check(p string, body []byte) []Violation {
 	case Anthropic:
 		if len(req["max_tokens"]) == 0 {
 			c.add("max-tokens", "max_tokens", "missing: Anthropic requires max_tokens (set Config.Extra[\"max_tokens\"])")
-		} else if _, err := strconv.ParseUint(string(req["max_tokens"]), 10, 64); err != nil {
-			c.add("max-tokens", "max_tokens", "want a non-negative integer, got %s", req["max_tokens"])
 		}
 		c.anthropicSystem(req["system"])
 		c.anthropicMessages(req["messages"])

@@ -11,7 +11,10 @@
 // (with usage in the last chunk), the OpenAI Responses API and the Gemini
 // API (generateContent, streamGenerateContent?alt=sse).
 //
-// API: two functions, [Encode] and [Simulate]; nothing else is exported.
+// [NewServer] serves such replies from an httptest.Server, one per request,
+// and records the request bodies.
+//
+// API: [Encode], [Simulate] and [Server]; nothing else is exported.
 package replytest
 
 import (

@@ -21,9 +21,13 @@ func conversation(t *testing.T, p request.Provider) [][]byte {
 		registry.Tool{Name: "Read", Description: "Read a file.", RawSchema: obj},
 		registry.Tool{Name: "Deploy", Description: "Deploy the app.", RawSchema: obj},
 	))
+	field := "max_tokens" // the Responses API names it max_output_tokens
+	if p == request.OpenAIResponses {
+		field = "max_output_tokens"
+	}
 	s, err := request.NewSession(request.Config{
 		Snapshot: reg.Snapshot(), Provider: p, Model: "m", System: "Be brief.",
-		Extra:  map[string]json.RawMessage{"max_tokens": json.RawMessage("1024")},
+		Extra:  map[string]json.RawMessage{field: json.RawMessage("1024")},
 		Policy: &deferral.Policy{Layers: []deferral.Layer{deferral.MustLayer("h", "Defer(Deploy)")}},
 	})
 	require.NoError(t, err)
