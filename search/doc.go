@@ -3,9 +3,9 @@
 // rendered into its description, and the exact and fuzzy lookup that loads
 // deferred tools' schemas into a session.
 //
-// A harness sets [Options] (request.Config.Search) and reads a session's
-// [LoadedSet]; everything else happens inside the session (package
-// request). The index lists built-in names first, then one group per MCP
+// A harness sets [Options] (request.Config.Search) and reads what a session
+// loaded through its LoadedNames; everything else happens inside the
+// session (package request). The index lists built-in names first, then one group per MCP
 // server — its header line, then its tools by their short names, the full
 // name where a short one would not resolve to the tool alone — spent group
 // by group within [Options].IndexBudget and closed by a coordinate line when

@@ -2,9 +2,9 @@ package search
 
 import (
 	"context"
+	"fmt"
 	"sort"
 
-	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -29,7 +29,8 @@ const (
 // credible.
 type Hybrid struct {
 	// Lexical is the first ranking; nil means the built-in lexical ranker
-	// (BM25F) with the shipped vocabulary.
+	// (BM25F) with the shipped vocabulary, which a session fills in (outside
+	// a session, Index with a nil Lexical returns [ErrOptions]).
 	Lexical Ranker
 	// Second is the ranking fused with it; nil makes Hybrid the lexical
 	// ranking alone.
@@ -43,11 +44,10 @@ type Hybrid struct {
 // Index builds both indexes. A second ranker that fails to build makes the
 // index lexical only.
 func (h *Hybrid) Index(ctx context.Context, tools []*registry.Tool) (Index, error) {
-	lex := h.Lexical
-	if lex == nil {
-		lex = &toolsearch.BM25F{}
+	if h.Lexical == nil {
+		return nil, fmt.Errorf("%w: Hybrid.Lexical is nil outside a session", ErrOptions)
 	}
-	li, err := lex.Index(ctx, tools)
+	li, err := h.Lexical.Index(ctx, tools)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/toolshelf/toolshelf/search"
 	"io"
 	"strings"
 
@@ -13,7 +14,6 @@ import (
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"github.com/toolshelf/toolshelf/registry"
-	"github.com/toolshelf/toolshelf/search"
 )
 
 // runSearch implements `toolshelf search --catalog FILE... [--names a,b]
@@ -121,8 +121,8 @@ func callSearch(stdout, stderr io.Writer, s *toolsearch.Searcher, queries []stri
 		return fail(stderr, "toolshelf search: %v", err)
 	}
 	ctx := context.Background()
-	res := s.Call(ctx, json.RawMessage(raw), toolsearch.Scope{Loaded: search.NewLoadedSet()})
-	var hits []toolsearch.Hit
+	res := s.Call(ctx, json.RawMessage(raw), toolsearch.Scope{Loaded: toolsearch.NewLoadedSet()})
+	var hits []search.Hit
 	if len(queries) > 0 {
 		n := limit
 		if n <= 0 || n > s.Options().ResultLimit {
@@ -138,12 +138,12 @@ func callSearch(stdout, stderr io.Writer, s *toolsearch.Searcher, queries []stri
 	}
 	if asJSON {
 		if hits == nil {
-			hits = []toolsearch.Hit{}
+			hits = []search.Hit{}
 		}
 		out := struct {
-			Text    string           `json:"text"`
-			IsError bool             `json:"is_error"`
-			Hits    []toolsearch.Hit `json:"hits"`
+			Text    string       `json:"text"`
+			IsError bool         `json:"is_error"`
+			Hits    []search.Hit `json:"hits"`
 		}{res.Text, res.IsError, hits}
 		if err := writeJSON(stdout, out); err != nil {
 			return fail(stderr, "toolshelf search: %v", err)

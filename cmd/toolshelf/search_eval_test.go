@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/toolshelf/toolshelf/search"
 	"os"
 	"path/filepath"
 	"testing"
@@ -117,7 +118,7 @@ func TestRunSearchExplain(t *testing.T) {
 	args = append(catalogArgs(t), "--json", "--limit", "10", "create an issue on GitHub")
 	require.Equal(t, exitOK, runSearch(args, &out, &errb), errb.String())
 	var res struct {
-		Hits []toolsearch.Hit `json:"hits"`
+		Hits []search.Hit `json:"hits"`
 	}
 	require.NoError(t, json.Unmarshal(out.Bytes(), &res))
 	found := false

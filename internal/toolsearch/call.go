@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/toolshelf/toolshelf/search"
 	"slices"
 	"strconv"
 	"strings"
@@ -382,7 +383,7 @@ func (s *Searcher) fuzzy(ctx context.Context, w *writer, v view, queries []strin
 		note = strings.TrimSpace(note + " " + relaxed)
 	}
 	var tools []*registry.Tool
-	var kept []Hit
+	var kept []search.Hit
 	for _, h := range hits {
 		if t, ok := v.lookup(h.Name); ok { // a Ranker cannot smuggle in names
 			tools = append(tools, t)

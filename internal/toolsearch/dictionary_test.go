@@ -3,6 +3,7 @@ package toolsearch
 import (
 	"context"
 	"fmt"
+	"github.com/toolshelf/toolshelf/search"
 	"strings"
 	"testing"
 
@@ -18,7 +19,7 @@ func searcherWith(t testing.TB, v *Vocabulary, zh zhSources, paths ...string) *S
 	v.zh = zh
 	plan, err := PlanCatalogs(paths...)
 	require.NoError(t, err)
-	s, err := New(plan, &Options{Ranker: &BM25F{Vocabulary: v}})
+	s, err := New(plan, &search.Options{Ranker: &BM25F{Vocabulary: v}})
 	require.NoError(t, err)
 	return s
 }

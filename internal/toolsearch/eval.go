@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/toolshelf/toolshelf/search"
 	"hash/fnv"
 	"io"
 	"slices"
@@ -174,7 +175,7 @@ const evalDepth = 5
 // presentation: full schemas as [Searcher.Presentation] decides) and
 // reports the figures.
 func Eval(ctx context.Context, s *Searcher, qs []EvalQuery) (*Report, error) {
-	return evaluate(ctx, qs, func(ctx context.Context, q []string) ([]Hit, int, bool, error) {
+	return evaluate(ctx, qs, func(ctx context.Context, q []string) ([]search.Hit, int, bool, error) {
 		hits, heads, err := s.search(ctx, q, max(evalDepth, s.opts.MaxResults), Scope{})
 		if err != nil {
 			return nil, 0, false, err
@@ -197,14 +198,14 @@ func Eval(ctx context.Context, s *Searcher, qs []EvalQuery) (*Report, error) {
 // EvalIndex runs every query through an index that returns limit results
 // and loads every one of them (how a plain search tool behaves). It scores
 // baselines and other rankers on the same footing as [Eval].
-func EvalIndex(ctx context.Context, idx Index, limit int, qs []EvalQuery) (*Report, error) {
-	return evaluate(ctx, qs, func(ctx context.Context, q []string) ([]Hit, int, bool, error) {
+func EvalIndex(ctx context.Context, idx search.Index, limit int, qs []EvalQuery) (*Report, error) {
+	return evaluate(ctx, qs, func(ctx context.Context, q []string) ([]search.Hit, int, bool, error) {
 		hits, err := idx.Search(ctx, q, limit)
 		return hits, len(hits), false, err
 	})
 }
 
-func evaluate(ctx context.Context, qs []EvalQuery, run func(context.Context, []string) ([]Hit, int, bool, error)) (*Report, error) {
+func evaluate(ctx context.Context, qs []EvalQuery, run func(context.Context, []string) ([]search.Hit, int, bool, error)) (*Report, error) {
 	rep := &Report{Misses: []Miss{}, ByLang: map[string]*Figures{}, ByKind: map[string]*Figures{}, ByHalf: map[string]*Figures{}}
 	var abstained bool
 	allIn := -1 // the current query's all-expected hit: -1 for a one-tool query
@@ -254,7 +255,7 @@ func evaluate(ctx context.Context, qs []EvalQuery, run func(context.Context, []s
 		if len(q.Expect) > 1 {
 			allIn = 1
 			for _, e := range q.Expect {
-				if !slices.ContainsFunc(hits[:min(5, len(hits))], func(h Hit) bool { return h.Name == e }) {
+				if !slices.ContainsFunc(hits[:min(5, len(hits))], func(h search.Hit) bool { return h.Name == e }) {
 					allIn = 0
 				}
 			}

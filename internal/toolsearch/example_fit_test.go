@@ -7,7 +7,6 @@ import (
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"github.com/toolshelf/toolshelf/registry"
-	"github.com/toolshelf/toolshelf/search"
 )
 
 // A request no tool serves comes back as one line: nothing fits, the
@@ -22,7 +21,7 @@ func ExampleSearcher_Call_nothingFits() {
 	)
 	plan, _ := (&deferral.Policy{Default: deferral.DefaultDefer}).Plan(reg.Snapshot(), deferral.View{})
 	s, _ := toolsearch.New(plan, nil)
-	loaded := search.NewLoadedSet()
+	loaded := toolsearch.NewLoadedSet()
 	fmt.Println(s.Call(context.Background(), []byte(`{"queries": ["any good name for my cat?"]}`), toolsearch.Scope{Loaded: loaded}).Text)
 	fmt.Println(loaded.Names())
 	// Output:

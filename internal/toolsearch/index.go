@@ -2,6 +2,7 @@ package toolsearch
 
 import (
 	"fmt"
+	"github.com/toolshelf/toolshelf/search"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -54,7 +55,7 @@ func (g indexGroup) chars() int {
 // small. An MCP group that does not fit is dropped whole; later, smaller
 // groups may still fit. When a group was dropped, one coordinate line closes
 // the block. Names are never cut; descriptions are.
-func buildIndex(plan *deferral.Plan, o *Options) string {
+func buildIndex(plan *deferral.Plan, o *search.Options) string {
 	snap := plan.Snapshot()
 	short := shortTable(plan)
 	var plain []string

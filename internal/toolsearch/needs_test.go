@@ -3,6 +3,7 @@ package toolsearch
 import (
 	"context"
 	"fmt"
+	"github.com/toolshelf/toolshelf/search"
 	"slices"
 	"strings"
 	"testing"
@@ -69,7 +70,7 @@ func multiNeedRows(t *testing.T) string {
 		queries := loadQueries(t, qs.queries)
 		after, err := Eval(context.Background(), s, queries)
 		require.NoError(t, err)
-		before, err := evaluate(context.Background(), queries, func(ctx context.Context, q []string) ([]Hit, int, bool, error) {
+		before, err := evaluate(context.Background(), queries, func(ctx context.Context, q []string) ([]search.Hit, int, bool, error) {
 			hits, _, err := rank(ctx, s.index, q, 5)
 			return hits, 0, false, err
 		})

@@ -3,6 +3,7 @@ package toolsearch
 import (
 	"context"
 	"fmt"
+	"github.com/toolshelf/toolshelf/search"
 	"slices"
 	"strconv"
 	"strings"
@@ -64,7 +65,7 @@ func withoutOperators(queries []string, drop func(word string) bool) []string {
 // it relaxes them rather than answer empty: first the words no tool
 // mentions at all, then the requirement as a whole. note says what was
 // relaxed, in one line for the model; it is empty when nothing was.
-func rank(ctx context.Context, idx Index, queries []string, limit int) (hits []Hit, note string, err error) {
+func rank(ctx context.Context, idx search.Index, queries []string, limit int) (hits []search.Hit, note string, err error) {
 	hits, err = idx.Search(ctx, queries, limit)
 	if err != nil || len(hits) > 0 {
 		return hits, "", err

@@ -3,6 +3,7 @@ package toolsearch
 import (
 	"context"
 	"encoding/json"
+	"github.com/toolshelf/toolshelf/search"
 	"math"
 	"strings"
 	"testing"
@@ -37,7 +38,7 @@ func TestOverlayRanksLikeARebuild(t *testing.T) {
 	require.NoError(t, err)
 	sc := Scope{Overlay: &Overlay{}, Announced: own}
 	ctx := context.Background()
-	rank := func(hits []Hit, name string) int {
+	rank := func(hits []search.Hit, name string) int {
 		for i, h := range hits {
 			if h.Name == name {
 				return i

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/toolshelf/toolshelf/search"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -52,7 +53,7 @@ func searcherOf(t *testing.T, paths ...string) *Searcher {
 	return s
 }
 
-func names(hits []Hit) []string {
+func names(hits []search.Hit) []string {
 	out := make([]string, len(hits))
 	for i, h := range hits {
 		out[i] = h.Name
