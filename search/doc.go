@@ -11,8 +11,12 @@
 // by group within [Options].IndexBudget and closed by a coordinate line when
 // a group had to go. A call with "tool_names" (or "select:A,B" in a query)
 // loads exact names, full or short (an ambiguous short name answers with the
-// candidates' full names); "queries" ranks. A fuzzy search returns a few full
-// schemas, then one-line descriptions, then names; a miss goes down a ladder
+// candidates' full names); "queries" ranks. A fuzzy search loads schemas
+// only as far as the evidence is sure (the best hit, and siblings scoring
+// close to it), then lists further candidates — one line each for the
+// first results, then names from deeper in the ranking — within
+// [Options].ListBudget, so the model can load the right one by name; a
+// miss goes down a ladder
 // (exact → fuzzy → "nothing matched, try other words", with servers still
 // connecting) and never comes back empty. "+word" requires a word; an
 // operator that would empty the answer is relaxed, with a note. Every input

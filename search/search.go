@@ -120,11 +120,19 @@ type Options struct {
 	// then as names only. 0 means 3.
 	MaxFullSchemas int
 	// FullScoreRatio: a hit scoring below this fraction of the best hit's
-	// score comes back as a one-line description, not a full schema, so a
-	// clear winner does not drag weak runners-up into the context. 0 means
-	// 0.5; set it negative to give every hit up to MaxFullSchemas its
-	// schema.
+	// score comes back as a candidate line, not a full schema, so a clear
+	// winner comes alone and close siblings come together. 0 means 0.8
+	// (chosen on the tune halves, docs/search-quality.md); set it negative
+	// to give every hit up to MaxFullSchemas its schema.
 	FullScoreRatio float64
+	// ListBudget bounds, in characters, the compact list of further
+	// candidates a fuzzy search adds below its results when the call sets
+	// no "limit": one line per tool (its name and the first clause of its
+	// description), best first, read from the ranking's first 30, so the
+	// model can load the right one by name when the schemas shown are not
+	// it. 0 means 1,000 (about the cost of one schema; chosen on the tune
+	// halves, docs/search-quality.md); negative means no list.
+	ListBudget int
 	// ResponseCap bounds one response, in characters; 0 means 30,000
 	// (1.5 × the default index budget).
 	ResponseCap int

@@ -90,10 +90,22 @@ func TestCallFuzzyLimits(t *testing.T) {
 	r := call(t, s, `{"queries": ["pull request"], "limit": 10}`, Scope{Loaded: NewLoadedSet()})
 	require.False(t, r.IsError)
 	assert.LessOrEqual(t, strings.Count(r.Text, "\n## "), DefaultMaxFullSchemas)
-	assert.Contains(t, r.Text, "Also matching (not loaded):")
-	assert.Contains(t, r.Text, "More matches (not loaded): ")
+	assert.Contains(t, r.Text, "Other candidates (not loaded), best first:")
+	assert.NotContains(t, r.Text, "More candidates", "a call with a limit gets that many results, no deeper list")
 	assert.Contains(t, r.Text, `{"tool_names": ["<name>"]}`)
-	assert.Contains(t, r.Text, "10 matches for")
+	assert.Contains(t, r.Text, "10 matches.")
+
+	// Without a limit, further candidates follow by name within the list
+	// budget.
+	r = call(t, s, `{"queries": ["pull request"]}`, Scope{Loaded: NewLoadedSet()})
+	assert.Contains(t, r.Text, "More candidates (not loaded): ")
+	i := strings.Index(r.Text, "Other candidates")
+	j := strings.Index(r.Text, "Load one by name")
+	require.True(t, i > 0 && j > i, r.Text)
+	assert.LessOrEqual(t, j-i, DefaultListBudget+200, "the list stays within its budget (plus its headers)")
+	off, err := New(s.plan, &search.Options{ListBudget: -1})
+	require.NoError(t, err)
+	assert.NotContains(t, call(t, off, `{"queries": ["pull request"]}`, Scope{Loaded: NewLoadedSet()}).Text, "More candidates")
 
 	big, err := New(s.plan, &search.Options{ResponseCap: 1500})
 	require.NoError(t, err)

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tiktoken-go/tokenizer"
+
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/registry"
 )
@@ -101,6 +103,15 @@ type Figures struct {
 	// (naming the closest by name: they still count for recall, with no
 	// schema loaded).
 	Abstained int `json:"abstained"`
+	// RecallAt10 is recall at 10 of the ranking (what a search reading ten
+	// results would see).
+	RecallAt10 float64 `json:"recall_at_10"`
+	// Visible is the share of queries whose answer shows an expected tool:
+	// among the schemas it loads or the names it lists (the candidate list,
+	// or the closest names of an abstention). MeanTokens is the mean size
+	// of the answer's text in o200k_base tokens.
+	Visible    float64 `json:"visible_recall"`
+	MeanTokens float64 `json:"mean_tokens"`
 }
 
 // Abstention is how a search did on queries no tool serves (rows with
@@ -175,41 +186,83 @@ const evalDepth = 5
 // presentation: full schemas as [Searcher.Presentation] decides) and
 // reports the figures.
 func Eval(ctx context.Context, s *Searcher, qs []EvalQuery) (*Report, error) {
-	return evaluate(ctx, qs, func(ctx context.Context, q []string) ([]search.Hit, int, bool, error) {
-		hits, heads, err := s.search(ctx, q, max(evalDepth, s.opts.MaxResults), Scope{})
+	enc, err := tokenizer.Get(tokenizer.O200kBase)
+	if err != nil {
+		return nil, fmt.Errorf("search: evaluation tokenizer: %w", err)
+	}
+	return evaluate(ctx, qs, func(ctx context.Context, q []string) (evalRun, error) {
+		hits, _, err := s.search(ctx, q, max(evalDepth, s.opts.MaxResults), Scope{})
 		if err != nil {
-			return nil, 0, false, err
+			return evalRun{}, err
 		}
-		if len(hits) == 0 || Abstains(hits) {
-			// Nothing found, or nothing credible: either way tool_search
-			// says no tool fits and loads nothing.
-			return hits, 0, true, nil
+		hits10, _, err := s.search(ctx, q, 10, Scope{})
+		if err != nil {
+			return evalRun{}, err
 		}
-		full := 0
-		for _, sh := range s.presentation(hits[:min(len(hits), s.opts.MaxResults)], heads) {
-			if sh == ShapeFull {
-				full++
-			}
+		ans, err := s.answerFor(ctx, q)
+		if err != nil {
+			return evalRun{}, err
 		}
-		return hits, full, false, nil
+		ids, _, _ := enc.Encode(ans.text)
+		return evalRun{hits: hits, hits10: hits10, schemas: len(ans.loaded), abstained: ans.abstained,
+			shown: append(ans.loaded, ans.listed...), tokens: len(ids), answered: true}, nil
 	})
+}
+
+// anAnswer is what one fuzzy tool_search call showed the model.
+type anAnswer struct {
+	text           string
+	loaded, listed []string
+	abstained      bool
+}
+
+// answerFor runs queries as a fuzzy tool_search call with no "limit" on
+// a session that has loaded nothing, and says what the answer showed.
+func (s *Searcher) answerFor(ctx context.Context, queries []string) (anAnswer, error) {
+	v, err := s.view(ctx, Scope{})
+	if err != nil {
+		return anAnswer{}, err
+	}
+	loaded := NewLoadedSet()
+	w := &writer{s: s, sc: Scope{Loaded: loaded}, cap: s.opts.ResponseCap}
+	if err := s.fuzzy(ctx, w, v, queries, s.opts.MaxResults, "", true); err != nil {
+		return anAnswer{}, err
+	}
+	return anAnswer{text: strings.TrimRight(w.b.String(), "\n"), loaded: loaded.Names(), listed: w.listed, abstained: w.abstained}, nil
+}
+
+// evalRun is one query's search: its ranking, the schemas its answer
+// loaded, whether it abstained, and (for [Eval]) what it showed and its
+// size in tokens.
+type evalRun struct {
+	hits      []search.Hit
+	hits10    []search.Hit // the ranking read ten deep, when it differs
+	schemas   int
+	abstained bool
+	shown     []string
+	tokens    int
+	answered  bool
 }
 
 // EvalIndex runs every query through an index that returns limit results
 // and loads every one of them (how a plain search tool behaves). It scores
 // baselines and other rankers on the same footing as [Eval].
 func EvalIndex(ctx context.Context, idx search.Index, limit int, qs []EvalQuery) (*Report, error) {
-	return evaluate(ctx, qs, func(ctx context.Context, q []string) ([]search.Hit, int, bool, error) {
+	return evaluate(ctx, qs, func(ctx context.Context, q []string) (evalRun, error) {
 		hits, err := idx.Search(ctx, q, limit)
-		return hits, len(hits), false, err
+		return evalRun{hits: hits, schemas: len(hits)}, err
 	})
 }
 
-func evaluate(ctx context.Context, qs []EvalQuery, run func(context.Context, []string) ([]search.Hit, int, bool, error)) (*Report, error) {
+func evaluate(ctx context.Context, qs []EvalQuery, run func(context.Context, []string) (evalRun, error)) (*Report, error) {
 	rep := &Report{Misses: []Miss{}, ByLang: map[string]*Figures{}, ByKind: map[string]*Figures{}, ByHalf: map[string]*Figures{}}
 	var abstained bool
 	allIn := -1 // the current query's all-expected hit: -1 for a one-tool query
+	var r10, vis, toks float64
 	add := func(f *Figures, r1, r5, rr float64, schemas, results int) {
+		f.RecallAt10 += r10
+		f.Visible += vis
+		f.MeanTokens += toks
 		f.Queries++
 		if abstained {
 			f.Abstained++
@@ -225,11 +278,13 @@ func evaluate(ctx context.Context, qs []EvalQuery, run func(context.Context, []s
 		f.MeanResults += float64(results)
 	}
 	for _, q := range qs {
-		hits, schemas, abst, err := run(ctx, q.Query)
+		er, err := run(ctx, q.Query)
 		if err != nil {
 			return nil, fmt.Errorf("query %q: %w", q.ID, err)
 		}
+		hits, schemas, abst := er.hits, er.schemas, er.abstained
 		abstained = abst
+		toks = float64(er.tokens)
 		if len(q.Expect) == 0 {
 			rep.Abstention = countAbstention(rep.Abstention, Half(q), abst, schemas)
 			continue
@@ -250,6 +305,17 @@ func evaluate(ctx context.Context, qs []EvalQuery, run func(context.Context, []s
 		}
 		if rank > 0 {
 			rr = 1 / float64(rank)
+		}
+		r10, vis = 0, 0
+		if h10 := er.hits10; h10 != nil {
+			if slices.ContainsFunc(h10[:min(10, len(h10))], func(h search.Hit) bool { return slices.Contains(q.Expect, h.Name) }) {
+				r10 = 1
+			}
+		} else if rank >= 1 && rank <= 10 {
+			r10 = 1
+		}
+		if slices.ContainsFunc(er.shown, func(n string) bool { return slices.Contains(q.Expect, n) }) {
+			vis = 1
 		}
 		allIn = -1
 		if len(q.Expect) > 1 {
@@ -291,6 +357,9 @@ func evaluate(ctx context.Context, qs []EvalQuery, run func(context.Context, []s
 		f.MRR /= n
 		f.MeanSchemasLoaded /= n
 		f.MeanResults /= n
+		f.RecallAt10 /= n
+		f.Visible /= n
+		f.MeanTokens /= n
 		if f.MultiQueries > 0 {
 			f.AllAt5 /= float64(f.MultiQueries)
 		}

@@ -33,7 +33,7 @@ func Example() {
 	//   create_pull_request
 	//   list_issues
 	// </available_deferred_tools>
-	// 1 match for "open a PR".
+	// 1 match.
 	// Loaded 1 tool; call it with defer_execute {"tool_name": "<name>", "params": {...}}.
 	//
 	// ## mcp__github__create_pull_request

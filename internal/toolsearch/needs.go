@@ -109,9 +109,9 @@ func splitClauses(q string) []string {
 // not fill the list; then the rest of the whole query's ranking. heads
 // counts the leading hits that should come with their schema: the best
 // hit and each need's head. deep is the whole query's ranking to
-// twinDepth, for [withTwins].
+// listDepth, for [withTwins] and the candidate list.
 func rankNeeds(ctx context.Context, idx search.Index, queries []string, limit int) (hits []search.Hit, heads int, note string, deep []search.Hit, err error) {
-	deep, note, err = rank(ctx, idx, queries, max(limit, twinDepth+1))
+	deep, note, err = rank(ctx, idx, queries, max(limit, twinDepth+1, listDepth))
 	hits = deep[:min(len(deep), limit)]
 	if err != nil || len(hits) == 0 || limit < 2 {
 		return hits, 1, note, deep, err

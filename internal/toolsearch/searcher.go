@@ -21,7 +21,8 @@ const (
 	DefaultMaxResults       = 5 // results of a fuzzy search, as Claude Code
 	DefaultResultLimit      = 10
 	DefaultMaxFullSchemas   = 3
-	DefaultFullScoreRatio   = 0.5
+	DefaultFullScoreRatio   = 0.95
+	DefaultListBudget       = 450   // chars of the candidate list, chosen on the tune halves
 	DefaultResponseCap      = 30000 // 1.5 × the index budget
 	DefaultMaxNames         = 20
 	DefaultMaxQueries       = 10
@@ -50,6 +51,9 @@ func withDefaults(o *search.Options) (search.Options, error) {
 	def(&c.MaxQueryRunes, DefaultMaxQueryRunes)
 	if c.FullScoreRatio == 0 {
 		c.FullScoreRatio = DefaultFullScoreRatio
+	}
+	if c.ListBudget == 0 {
+		c.ListBudget = DefaultListBudget
 	}
 	if c.Where == "" {
 		c.Where = DefaultWhere
@@ -273,33 +277,40 @@ func (s *Searcher) search(ctx context.Context, queries []string, limit int, sc S
 // ([withTwins]). heads counts the leading hits that get their schema;
 // twins describes the twin group, when there is one.
 func (s *Searcher) assemble(ctx context.Context, v view, queries []string, limit int, wantNotes bool) (hits []search.Hit, heads int, note string, twins []string, err error) {
-	hits, heads, note, deep, err := rankNeeds(ctx, v.index, queries, limit)
+	hits, heads, note, twins, _, err = s.assembleDeep(ctx, v, queries, limit, wantNotes)
+	return hits, heads, note, twins, err
+}
+
+// assembleDeep is assemble that also returns the whole query's ranking to
+// listDepth, which the candidate list reads below the hits.
+func (s *Searcher) assembleDeep(ctx context.Context, v view, queries []string, limit int, wantNotes bool) (hits []search.Hit, heads int, note string, twins []string, deep []search.Hit, err error) {
+	hits, heads, note, deep, err = rankNeeds(ctx, v.index, queries, limit)
 	if err != nil || len(hits) == 0 {
-		return hits, heads, note, nil, err
+		return hits, heads, note, nil, deep, err
 	}
 	hits, heads, group := withTwins(hits, heads, deep, limit, v.lookup, s.twinWordsOf)
 	if len(group) > 0 && wantNotes {
 		best, _ := v.lookup(hits[0].Name)
 		twins = s.twinNotes(best, group, v.lookup)
 	}
-	return hits, heads, note, twins, nil
+	return hits, heads, note, twins, deep, nil
 }
 
 // Presentation says how each of hits would come back from a fuzzy search:
-// the first ones with their full schema (at most MaxFullSchemas, and only
-// those scoring at least FullScoreRatio of the best), the next ones as a
-// one-line description (as many again), the rest as names only.
-func (s *Searcher) Presentation(hits []search.Hit) []Shape { return s.presentation(hits, 1) }
+// the first ones with their full schema only as far as the evidence is
+// sure — the best hit, and the hits right behind it scoring at least
+// FullScoreRatio of it (close siblings), at most MaxFullSchemas — then
+// one compact line each (as many again), the rest as names. A request's
+// other needs' best tools come up front in the list, not as schemas: the
+// model loads one by name when it gets there.
+func (s *Searcher) Presentation(hits []search.Hit) []Shape { return s.presentation(hits) }
 
-// presentation is Presentation where the first heads hits each head one
-// need of the query: they get their schema (within MaxFullSchemas)
-// whatever their score.
-func (s *Searcher) presentation(hits []search.Hit, heads int) []Shape {
+func (s *Searcher) presentation(hits []search.Hit) []Shape {
 	out := make([]Shape, len(hits))
 	full, short := 0, 0
 	for i, h := range hits {
 		switch {
-		case full < s.opts.MaxFullSchemas && full == i && (i < heads || s.opts.FullScoreRatio < 0 || h.Score >= s.opts.FullScoreRatio*hits[0].Score):
+		case full < s.opts.MaxFullSchemas && full == i && (s.opts.FullScoreRatio < 0 || h.Score >= s.opts.FullScoreRatio*hits[0].Score):
 			out[i] = ShapeFull
 			full++
 		case short < s.opts.MaxFullSchemas:
