@@ -289,34 +289,9 @@ func evaluate(ctx context.Context, qs []EvalQuery, run func(context.Context, []s
 			rep.Abstention = countAbstention(rep.Abstention, Half(q), abst, schemas)
 			continue
 		}
-		rank := 0
-		for i, h := range hits {
-			if slices.Contains(q.Expect, h.Name) {
-				rank = i + 1
-				break
-			}
-		}
+		rank := rankOf(hits, q.Expect)
 		var r1, r5, rr float64
-		if rank == 1 {
-			r1 = 1
-		}
-		if rank >= 1 && rank <= 5 {
-			r5 = 1
-		}
-		if rank > 0 {
-			rr = 1 / float64(rank)
-		}
-		r10, vis = 0, 0
-		if h10 := er.hits10; h10 != nil {
-			if slices.ContainsFunc(h10[:min(10, len(h10))], func(h search.Hit) bool { return slices.Contains(q.Expect, h.Name) }) {
-				r10 = 1
-			}
-		} else if rank >= 1 && rank <= 10 {
-			r10 = 1
-		}
-		if slices.ContainsFunc(er.shown, func(n string) bool { return slices.Contains(q.Expect, n) }) {
-			vis = 1
-		}
+		r1, r5, rr, r10, vis = recalls(q.Expect, rank, er)
 		allIn = -1
 		if len(q.Expect) > 1 {
 			allIn = 1
@@ -371,6 +346,43 @@ func evaluate(ctx context.Context, qs []EvalQuery, run func(context.Context, []s
 		}
 	}
 	return rep, nil
+}
+
+// rankOf returns the 1-based rank of the first expected tool in hits, 0
+// when none is there.
+func rankOf(hits []search.Hit, expect []string) int {
+	for i, h := range hits {
+		if slices.Contains(expect, h.Name) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// recalls scores one query whose first expected tool is at rank: hit at 1,
+// at 5, reciprocal rank, hit at 10 (on the ranking read ten deep, when the
+// run has one), and whether the answer showed an expected tool.
+func recalls(expect []string, rank int, er evalRun) (r1, r5, rr, r10, vis float64) {
+	if rank == 1 {
+		r1 = 1
+	}
+	if rank >= 1 && rank <= 5 {
+		r5 = 1
+	}
+	if rank > 0 {
+		rr = 1 / float64(rank)
+	}
+	if er.hits10 != nil {
+		if rankOf(er.hits10[:min(10, len(er.hits10))], expect) > 0 {
+			r10 = 1
+		}
+	} else if rank >= 1 && rank <= 10 {
+		r10 = 1
+	}
+	if slices.ContainsFunc(er.shown, func(n string) bool { return slices.Contains(expect, n) }) {
+		vis = 1
+	}
+	return r1, r5, rr, r10, vis
 }
 
 // countAbstention adds one no-match query to a (created when nil) and to
