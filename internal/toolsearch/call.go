@@ -406,16 +406,27 @@ func (s *Searcher) fuzzy(ctx context.Context, w *writer, v view, queries []strin
 		w.miss(queries)
 		return nil
 	}
-	if Abstains(kept) {
+	if NothingFits(kept) {
 		w.abstain(queries, tools)
 		return nil
 	}
-	if note != "" {
+	shapes := s.presentation(kept)
+	if Abstains(kept) {
+		// Not sure: the best hit is not credible, but its evidence is above
+		// the floor. Nothing is loaded; the candidates are listed, and the
+		// model picks one by name or searches again.
+		w.notSure = true
+		for i := range shapes {
+			shapes[i] = ShapeShort
+		}
+		w.b.WriteString("Not sure which tool fits: none matches clearly. Load one of these by name, or search again with other words.\n")
+	} else if note != "" {
 		w.b.WriteString("Closest matches:\n")
 	}
-	shapes := s.presentation(kept)
 	var more []*registry.Tool
-	if list && s.opts.ListBudget > 0 {
+	// A search that is not sure lists its results only: deeper names would
+	// not make it surer, and "search again" is the better advice.
+	if list && s.opts.ListBudget > 0 && !w.notSure {
 		for _, h := range deep {
 			if slices.ContainsFunc(kept, func(k search.Hit) bool { return k.Name == h.Name }) {
 				continue
@@ -425,7 +436,11 @@ func (s *Searcher) fuzzy(ctx context.Context, w *writer, v view, queries []strin
 			}
 		}
 	}
-	w.answer(tools, shapes, more, quoteList(queries))
+	header := quoteList(queries)
+	if w.notSure {
+		header = ""
+	}
+	w.answer(tools, shapes, more, header)
 	if len(twins) > 0 {
 		fmt.Fprintf(&w.b, "Near twins, told apart by: %s.\n", strings.Join(twins, "; "))
 	}
@@ -468,6 +483,9 @@ type writer struct {
 	// search said nothing fits or nothing matched.
 	listed    []string
 	abstained bool
+	// notSure is set when a fuzzy search found candidates but none
+	// credible, and listed them without loading any.
+	notSure bool
 	// candidates are the candidate lines written, the list's from
 	// index firstMore on (for the evaluation's budget curve).
 	candidates []string
@@ -562,7 +580,11 @@ func (w *writer) answer(tools []*registry.Tool, shapes []Shape, more []*registry
 		fmt.Fprintf(&w.b, "%s is already loaded (its schema is earlier in this conversation): call it with defer_execute.\n", n)
 	}
 	if len(lines) > 0 {
-		w.b.WriteString("Other candidates (not loaded), best first:\n")
+		if len(loadedNow)+len(already) > 0 {
+			w.b.WriteString("Other candidates (not loaded), best first:\n")
+		} else {
+			w.b.WriteString("Candidates (not loaded), best first:\n")
+		}
 		for _, l := range lines {
 			w.b.WriteString(l)
 		}

@@ -112,6 +112,9 @@ type Figures struct {
 	// of the answer's text in o200k_base tokens.
 	Visible    float64 `json:"visible_recall"`
 	MeanTokens float64 `json:"mean_tokens"`
+	// NotSure counts the queries on which tool_search was not sure: it
+	// listed candidates and loaded none (Abstained counts "nothing fits").
+	NotSure int `json:"not_sure"`
 }
 
 // Abstention is how a search did on queries no tool serves (rows with
@@ -122,6 +125,9 @@ type Abstention struct {
 	ByHalf    map[string]*Abstention `json:"by_half,omitempty"`
 	// Loaded counts the full schemas the searches put into the context.
 	Loaded int `json:"schemas_loaded"`
+	// NotSure counts the queries answered "not sure" (candidates, nothing
+	// loaded): neither a true "nothing fits" nor a wrong load.
+	NotSure int `json:"not_sure"`
 }
 
 // Rate is Abstained / Queries (0 for no queries).
@@ -204,16 +210,16 @@ func Eval(ctx context.Context, s *Searcher, qs []EvalQuery) (*Report, error) {
 			return evalRun{}, err
 		}
 		ids, _, _ := enc.Encode(ans.text)
-		return evalRun{hits: hits, hits10: hits10, schemas: len(ans.loaded), abstained: ans.abstained,
+		return evalRun{hits: hits, hits10: hits10, schemas: len(ans.loaded), abstained: ans.abstained, notSure: ans.notSure,
 			shown: append(ans.loaded, ans.listed...), tokens: len(ids), answered: true}, nil
 	})
 }
 
 // anAnswer is what one fuzzy tool_search call showed the model.
 type anAnswer struct {
-	text           string
-	loaded, listed []string
-	abstained      bool
+	text               string
+	loaded, listed     []string
+	abstained, notSure bool
 }
 
 // answerFor runs queries as a fuzzy tool_search call with no "limit" on
@@ -228,7 +234,7 @@ func (s *Searcher) answerFor(ctx context.Context, queries []string) (anAnswer, e
 	if err := s.fuzzy(ctx, w, v, queries, s.opts.MaxResults, "", true); err != nil {
 		return anAnswer{}, err
 	}
-	return anAnswer{text: strings.TrimRight(w.b.String(), "\n"), loaded: loaded.Names(), listed: w.listed, abstained: w.abstained}, nil
+	return anAnswer{text: strings.TrimRight(w.b.String(), "\n"), loaded: loaded.Names(), listed: w.listed, abstained: w.abstained, notSure: w.notSure}, nil
 }
 
 // evalRun is one query's search: its ranking, the schemas its answer
@@ -239,6 +245,7 @@ type evalRun struct {
 	hits10    []search.Hit // the ranking read ten deep, when it differs
 	schemas   int
 	abstained bool
+	notSure   bool
 	shown     []string
 	tokens    int
 	answered  bool
@@ -256,7 +263,7 @@ func EvalIndex(ctx context.Context, idx search.Index, limit int, qs []EvalQuery)
 
 func evaluate(ctx context.Context, qs []EvalQuery, run func(context.Context, []string) (evalRun, error)) (*Report, error) {
 	rep := &Report{Misses: []Miss{}, ByLang: map[string]*Figures{}, ByKind: map[string]*Figures{}, ByHalf: map[string]*Figures{}}
-	var abstained bool
+	var abstained, notSure bool
 	allIn := -1 // the current query's all-expected hit: -1 for a one-tool query
 	var r10, vis, toks float64
 	add := func(f *Figures, r1, r5, rr float64, schemas, results int) {
@@ -266,6 +273,9 @@ func evaluate(ctx context.Context, qs []EvalQuery, run func(context.Context, []s
 		f.Queries++
 		if abstained {
 			f.Abstained++
+		}
+		if notSure {
+			f.NotSure++
 		}
 		if allIn >= 0 {
 			f.MultiQueries++
@@ -283,10 +293,10 @@ func evaluate(ctx context.Context, qs []EvalQuery, run func(context.Context, []s
 			return nil, fmt.Errorf("query %q: %w", q.ID, err)
 		}
 		hits, schemas, abst := er.hits, er.schemas, er.abstained
-		abstained = abst
+		abstained, notSure = abst, er.notSure
 		toks = float64(er.tokens)
 		if len(q.Expect) == 0 {
-			rep.Abstention = countAbstention(rep.Abstention, Half(q), abst, schemas)
+			rep.Abstention = countAbstention(rep.Abstention, Half(q), abst, er.notSure, schemas)
 			continue
 		}
 		rank := rankOf(hits, q.Expect)
@@ -387,7 +397,7 @@ func recalls(expect []string, rank int, er evalRun) (r1, r5, rr, r10, vis float6
 
 // countAbstention adds one no-match query to a (created when nil) and to
 // its half.
-func countAbstention(a *Abstention, half string, abstained bool, schemas int) *Abstention {
+func countAbstention(a *Abstention, half string, abstained, notSure bool, schemas int) *Abstention {
 	if a == nil {
 		a = &Abstention{ByHalf: map[string]*Abstention{}}
 	}
@@ -401,6 +411,9 @@ func countAbstention(a *Abstention, half string, abstained bool, schemas int) *A
 		x.Loaded += schemas
 		if abstained {
 			x.Abstained++
+		}
+		if notSure {
+			x.NotSure++
 		}
 	}
 	return a

@@ -77,7 +77,7 @@ func fuzzNamed(text string) []string {
 	short := false
 	for _, l := range strings.Split(text, "\n") {
 		switch {
-		case l == "Other candidates (not loaded), best first:":
+		case l == "Other candidates (not loaded), best first:", l == "Candidates (not loaded), best first:":
 			short = true
 			continue
 		case short && strings.HasPrefix(l, "- "):
