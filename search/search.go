@@ -110,14 +110,16 @@ type Options struct {
 	// Where completes the coordinate line: "[other N MCP servers with M
 	// tools can be found in <Where>. ...]"; "" means "the search index".
 	Where string
-	// MaxResults is how many results a fuzzy search returns unless the call
-	// asks for another number ("limit"), which may not exceed ResultLimit.
-	// 0 means 5 (as Claude Code) and 10.
+	// MaxResults is how many results a fuzzy search returns (schemas and
+	// one-line candidates) unless the call asks for another number
+	// ("limit"), which may not exceed ResultLimit; without a limit, names
+	// from deeper in the ranking follow within ListBudget. 0 means 5 (as
+	// Claude Code) and 10.
 	MaxResults  int
 	ResultLimit int
 	// MaxFullSchemas bounds how many full schemas one fuzzy search returns
-	// (and so loads); further hits come back as a one-line description,
-	// then as names only. 0 means 3.
+	// (and so loads); further hits come back as one-line candidates. 0
+	// means 3.
 	MaxFullSchemas int
 	// FullScoreRatio: a hit scoring below this fraction of the best hit's
 	// score comes back as a candidate line, not a full schema, so a clear
