@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/toolshelf/toolshelf/search"
 	"io"
 	"strings"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/search"
 )
 
 // runSearch implements `toolshelf search --catalog FILE... [--names a,b]

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/toolshelf/toolshelf/search"
 	"os"
 	"path/filepath"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/toolshelf/toolshelf/internal/toolsearch"
+	"github.com/toolshelf/toolshelf/search"
 )
 
 func catalogArgs(t *testing.T) []string {

@@ -2,13 +2,13 @@ package toolsearch
 
 import (
 	"context"
-	"github.com/toolshelf/toolshelf/search"
 	"math"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/search"
 )
 
 // PlainBM25 is the reference [search.Ranker] tool_search is measured against:

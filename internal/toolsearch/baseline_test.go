@@ -2,11 +2,11 @@ package toolsearch
 
 import (
 	"context"
-	"github.com/toolshelf/toolshelf/search"
 	"regexp"
 	"strings"
 
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/search"
 )
 
 // keywordIndex and PlainBM25 are the baselines docs/search-quality.md

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/toolshelf/toolshelf/search"
 	"os"
 	"strings"
 	"sync"
@@ -17,6 +16,7 @@ import (
 	"github.com/toolshelf/toolshelf/internal/goldenfile"
 	"github.com/toolshelf/toolshelf/internal/registryx"
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/search"
 )
 
 func call(t *testing.T, s *Searcher, args string, sc Scope) registry.Result {

@@ -3,12 +3,13 @@ package toolsearch
 import (
 	"context"
 	"fmt"
-	"github.com/toolshelf/toolshelf/search"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/toolshelf/toolshelf/search"
 )
 
 // searcherWith builds a searcher over paths whose vocabulary uses the

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/toolshelf/toolshelf/search"
 	"hash/fnv"
 	"io"
 	"slices"
@@ -16,6 +15,7 @@ import (
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/search"
 )
 
 // ErrQueries reports a malformed query file.

@@ -1,7 +1,6 @@
 package toolsearch
 
 import (
-	"github.com/toolshelf/toolshelf/search"
 	"math/rand"
 	"strings"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/search"
 )
 
 // indexLines returns the lines between the index tags.

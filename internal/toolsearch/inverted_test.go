@@ -3,7 +3,6 @@ package toolsearch
 import (
 	"context"
 	"fmt"
-	"github.com/toolshelf/toolshelf/search"
 	"math"
 	"slices"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/search"
 )
 
 // invertedBM25 is the baseline a harness author who knows search would

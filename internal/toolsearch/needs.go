@@ -2,10 +2,11 @@ package toolsearch
 
 import (
 	"context"
-	"github.com/toolshelf/toolshelf/search"
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/toolshelf/toolshelf/search"
 )
 
 // maxNeeds bounds how many needs one query is split into: each costs one

@@ -3,12 +3,13 @@ package toolsearch
 import (
 	"context"
 	"fmt"
-	"github.com/toolshelf/toolshelf/search"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/toolshelf/toolshelf/search"
 )
 
 // Query operators. Queries carry the user's own words, which contain "+"

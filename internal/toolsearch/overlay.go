@@ -2,12 +2,12 @@ package toolsearch
 
 import (
 	"context"
-	"github.com/toolshelf/toolshelf/search"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/search"
 )
 
 // Overlay is one session's self-built tools made searchable: a small index

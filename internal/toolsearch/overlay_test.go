@@ -3,7 +3,6 @@ package toolsearch
 import (
 	"context"
 	"encoding/json"
-	"github.com/toolshelf/toolshelf/search"
 	"math"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/toolshelf/toolshelf/internal/registryx"
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/search"
 )
 
 // The overlay ranks like the full rebuild it replaces: for queries aimed

@@ -3,7 +3,6 @@ package toolsearch
 import (
 	"context"
 	"errors"
-	"github.com/toolshelf/toolshelf/search"
 	"math"
 	"slices"
 	"sort"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/search"
 )
 
 // Errors returned by this package. Model-facing problems are never Go

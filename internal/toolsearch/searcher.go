@@ -3,7 +3,6 @@ package toolsearch
 import (
 	"context"
 	"fmt"
-	"github.com/toolshelf/toolshelf/search"
 	"slices"
 	"strings"
 	"sync"
@@ -11,6 +10,7 @@ import (
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/shortname"
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/search"
 )
 
 // Defaults of [search.Options].

@@ -2,12 +2,12 @@ package toolsearch
 
 import (
 	"fmt"
-	"github.com/toolshelf/toolshelf/search"
 	"slices"
 	"strings"
 
 	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/search"
 )
 
 // Near twins are tools whose names and descriptions say nearly the same
