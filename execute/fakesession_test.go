@@ -1,28 +1,28 @@
 package execute_test
 
 import (
+	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"slices"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/registry"
-	"github.com/toolshelf/toolshelf/search"
 )
 
 // testSession is the dispatcher's view of a session (what
 // request.Session gives it) over a [deferral.Plan] (what the session sees)
-// and a [search.LoadedSet] (which deferred schemas the model has loaded),
+// and a [toolsearch.LoadedSet] (which deferred schemas the model has loaded),
 // as a harness's session would be. It is safe for concurrent use.
 type testSession struct {
 	id     string
 	plan   *deferral.Plan
-	loaded *search.LoadedSet
+	loaded *toolsearch.LoadedSet
 	names  []string
 }
 
 // newTestSession returns a session named id. loaded may be nil for an empty set.
-func newTestSession(id string, plan *deferral.Plan, loaded *search.LoadedSet) *testSession {
+func newTestSession(id string, plan *deferral.Plan, loaded *toolsearch.LoadedSet) *testSession {
 	if loaded == nil {
-		loaded = search.NewLoadedSet()
+		loaded = toolsearch.NewLoadedSet()
 	}
 	var names []string
 	for _, t := range plan.Resident() {
@@ -62,4 +62,4 @@ func (s *testSession) MarkLoaded(name string) { s.loaded.Add(name) }
 func (s *testSession) VisibleNames() []string { return slices.Clone(s.names) }
 
 // LoadedSet returns the session's loaded set.
-func (s *testSession) LoadedSet() *search.LoadedSet { return s.loaded }
+func (s *testSession) LoadedSet() *toolsearch.LoadedSet { return s.loaded }

@@ -3,6 +3,7 @@ package execute_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"sync"
 	"testing"
 
@@ -10,7 +11,6 @@ import (
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/registry"
-	"github.com/toolshelf/toolshelf/search"
 )
 
 // counter counts handler runs per tool and keeps the last params each saw.
@@ -115,7 +115,7 @@ func contains(xs []string, s string) bool {
 
 // session returns a session with the given deferred tools already loaded.
 func (e *env) session(id string, loaded ...string) *testSession {
-	return newTestSession(id, e.plan, search.NewLoadedSet(loaded...))
+	return newTestSession(id, e.plan, toolsearch.NewLoadedSet(loaded...))
 }
 
 func mustNew(t testing.TB, o *execute.Options) *execute.Dispatcher {

@@ -3,6 +3,7 @@ package execute_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -19,7 +20,6 @@ import (
 	"github.com/toolshelf/toolshelf/internal/tagsafe"
 	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
-	"github.com/toolshelf/toolshelf/search"
 )
 
 // fzRunsKey carries one fuzz iteration's *fzRuns in the context, so the
@@ -120,7 +120,7 @@ func FuzzDeferExecute(f *testing.F) {
 		f.Add([]byte(seed.args), seed.name, seed.preload)
 	}
 	f.Fuzz(func(t *testing.T, args []byte, name string, preload uint8) {
-		loaded := search.NewLoadedSet()
+		loaded := toolsearch.NewLoadedSet()
 		for i, dt := range deferred {
 			if (i+int(preload))%4 == 0 {
 				loaded.Add(dt.Name)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"log/slog"
 	"strings"
 	"sync"
@@ -19,7 +20,6 @@ import (
 	"github.com/toolshelf/toolshelf/internal/tagsafe"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
-	"github.com/toolshelf/toolshelf/search"
 )
 
 // received records what a handler and an approver were given.
@@ -50,7 +50,7 @@ func oneTool(t testing.TB, name, schema string, h registry.Handler, injected ...
 	require.NoError(t, reg.Register(registry.Tool{Name: name, RawSchema: json.RawMessage(schema), Handler: h, DeferLoading: registry.DeferFalse, Injected: injected}))
 	plan, err := (&deferral.Policy{}).Plan(reg.Snapshot(), deferral.View{})
 	require.NoError(t, err)
-	return newTestSession("s", plan, search.NewLoadedSet())
+	return newTestSession("s", plan, toolsearch.NewLoadedSet())
 }
 
 // Issue 11, case 5: {"path":"/etc/passwd","path":"/sandbox/a"} validated

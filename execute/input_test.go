@@ -3,6 +3,7 @@ package execute_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"strings"
 	"testing"
 
@@ -11,7 +12,6 @@ import (
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/registry"
-	"github.com/toolshelf/toolshelf/search"
 )
 
 // Every malformed call is a model-facing error that shows a correct call;
@@ -174,7 +174,7 @@ func TestTopLevelAnyOfValidated(t *testing.T) {
 	}))
 	plan, err := (&deferral.Policy{}).Plan(reg.Snapshot(), deferral.View{})
 	require.NoError(t, err)
-	s := newTestSession("s", plan, search.NewLoadedSet())
+	s := newTestSession("s", plan, toolsearch.NewLoadedSet())
 	d := mustNew(t, nil)
 	r := d.Call(context.Background(), s, "either", json.RawMessage(`{}`))
 	require.True(t, r.IsError)

@@ -3,6 +3,7 @@ package execute_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"strings"
 	"testing"
 
@@ -11,7 +12,6 @@ import (
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/registry"
-	"github.com/toolshelf/toolshelf/search"
 )
 
 // Violations inside nested objects and arrays carry the pointer of the
@@ -30,7 +30,7 @@ func TestValidationNestedPointers(t *testing.T) {
 		}}))
 	plan, err := (&deferral.Policy{}).Plan(r.Snapshot(), deferral.View{})
 	require.NoError(t, err)
-	s := newTestSession("s", plan, search.NewLoadedSet())
+	s := newTestSession("s", plan, toolsearch.NewLoadedSet())
 	d := mustNew(t, &execute.Options{})
 
 	tests := []struct{ params, want string }{

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -13,7 +14,6 @@ import (
 	"github.com/toolshelf/toolshelf/internal/registryx"
 	"github.com/toolshelf/toolshelf/internal/tagsafe"
 	"github.com/toolshelf/toolshelf/registry"
-	"github.com/toolshelf/toolshelf/search"
 )
 
 // FuzzSchemaCall feeds an arbitrary schema through registration and, when
@@ -60,7 +60,7 @@ func FuzzSchemaCall(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := newTestSession("s", plan, search.NewLoadedSet())
+		s := newTestSession("s", plan, toolsearch.NewLoadedSet())
 		var pipelinePanic string
 		d, err := execute.New(&execute.Options{
 			Inject: func(context.Context, string, string) (map[string]any, error) {

@@ -3,6 +3,7 @@ package execute_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,7 +11,6 @@ import (
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/registry"
-	"github.com/toolshelf/toolshelf/search"
 )
 
 // TestDeferExecuteShortNames: defer_execute takes a short name that is one
@@ -42,7 +42,7 @@ func TestDeferExecuteShortNames(t *testing.T) {
 	var events []execute.Event
 	d, err := execute.New(&execute.Options{OnEvent: func(e execute.Event) { events = append(events, e) }})
 	require.NoError(t, err)
-	loaded := search.NewLoadedSet()
+	loaded := toolsearch.NewLoadedSet()
 	for _, n := range []string{"Read", "mcp__github__get_me", "mcp__github__create_issue", "mcp__gitlab__create_issue", "mcp__fs__Read"} {
 		loaded.Add(n)
 	}

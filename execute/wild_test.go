@@ -2,13 +2,13 @@ package execute_test
 
 import (
 	"encoding/json"
+	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/registry"
-	"github.com/toolshelf/toolshelf/search"
 )
 
 // Schemas as real MCP servers write them, called through the dispatcher:
@@ -27,7 +27,7 @@ func TestWildSchemaConstructsThroughTheDispatcher(t *testing.T) {
 	))
 	plan, err := (&deferral.Policy{}).Plan(reg.Snapshot(), deferral.View{})
 	require.NoError(t, err)
-	s := newTestSession("s", plan, search.NewLoadedSet())
+	s := newTestSession("s", plan, toolsearch.NewLoadedSet())
 	d := mustNew(t, nil)
 	cases := []struct {
 		tool, args string

@@ -13,7 +13,6 @@ import (
 	"github.com/toolshelf/toolshelf/internal/tagsafe"
 	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"github.com/toolshelf/toolshelf/registry"
-	"github.com/toolshelf/toolshelf/search"
 )
 
 // clientSearchHead and clientSearchRules make tool_search's description in
@@ -104,7 +103,7 @@ func (s *Session) Answer(ctx context.Context, c ToolCall) Message {
 	}
 	// A fresh loaded set collects what this search returned in full,
 	// whether or not an earlier search loaded it already.
-	found := search.NewLoadedSet()
+	found := toolsearch.NewLoadedSet()
 	scope := toolsearch.Scope{Loaded: found, Announced: f.shortened, Overlay: &f.overlay, Pending: pending, Removed: removed}
 	if len(withLive) > 0 {
 		scope.Announced, scope.Overlay = append(withLive, f.shortened...), &s.overlay

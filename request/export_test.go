@@ -1,7 +1,7 @@
 package request
 
 import (
-	"github.com/toolshelf/toolshelf/search"
+	"github.com/toolshelf/toolshelf/internal/toolsearch"
 )
 
 // Test-only access to what is not request's API.
@@ -10,7 +10,7 @@ import (
 func NewCache() *Cache { return &Cache{} }
 
 // LoadedSet returns the session's set of loaded deferred tools.
-func (s *Session) LoadedSet() *search.LoadedSet { return s.loaded }
+func (s *Session) LoadedSet() *toolsearch.LoadedSet { return s.loaded }
 
 // Elevate grants the full tier.
 func (s *Session) Elevate() error {

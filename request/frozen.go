@@ -141,7 +141,7 @@ func freeze(cfg *Config, view deferral.View) (*frozenPrefix, error) {
 	if err != nil {
 		return nil, errs.Wrap(ErrConfig, err, "")
 	}
-	searcher, err := toolsearch.New(plan, (*toolsearch.Options)(cfg.Search))
+	searcher, err := toolsearch.New(plan, cfg.Search)
 	if err != nil {
 		return nil, fmt.Errorf("%w: tool_search: %w", ErrConfig, err)
 	}
@@ -324,7 +324,7 @@ func EntryDefinitions(plan *deferral.Plan, opts *search.Options) ([]*registry.To
 	if len(plan.Deferred()) == 0 {
 		return nil, "", nil
 	}
-	s, err := toolsearch.New(plan, (*toolsearch.Options)(opts))
+	s, err := toolsearch.New(plan, opts)
 	if err != nil {
 		return nil, "", fmt.Errorf("%w: tool_search: %w", ErrConfig, err)
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"github.com/toolshelf/toolshelf/internal/visibility"
 	"github.com/toolshelf/toolshelf/registry"
-	"github.com/toolshelf/toolshelf/search"
 )
 
 // Session is one conversation: a frozen prefix shared with every session
@@ -21,7 +20,7 @@ import (
 // elevation and the encoded history. Its methods are safe for concurrent use.
 type Session struct {
 	cfg    Config
-	loaded *search.LoadedSet
+	loaded *toolsearch.LoadedSet
 
 	mu        sync.Mutex
 	view      deferral.View
@@ -77,7 +76,7 @@ func NewSession(cfg Config) (*Session, error) {
 	enc, _ := encoderFor(cfg.Provider) // checkConfig accepted the provider
 	s := &Session{
 		cfg:    cfg,
-		loaded: search.NewLoadedSet(),
+		loaded: toolsearch.NewLoadedSet(),
 		view:   cfg.View,
 		frozen: f,
 		hist:   history{provider: cfg.Provider, enc: enc},

@@ -19,7 +19,7 @@ type countingRanker struct {
 	builds int
 }
 
-func (r *countingRanker) Index(ctx context.Context, tools []*registry.Tool) (toolsearch.Index, error) {
+func (r *countingRanker) Index(ctx context.Context, tools []*registry.Tool) (search.Index, error) {
 	r.mu.Lock()
 	r.builds++
 	r.mu.Unlock()

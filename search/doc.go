@@ -3,16 +3,20 @@
 // rendered into its description, and the exact and fuzzy lookup that loads
 // deferred tools' schemas into a session.
 //
-// A harness sets [Options] (request.Config.Search) and reads a session's
-// [LoadedSet]; everything else happens inside the session (package
-// request). The index lists built-in names first, then one group per MCP
+// A harness sets [Options] (request.Config.Search) and reads what a session
+// loaded through its LoadedNames; everything else happens inside the
+// session (package request). The index lists built-in names first, then one group per MCP
 // server — its header line, then its tools by their short names, the full
 // name where a short one would not resolve to the tool alone — spent group
 // by group within [Options].IndexBudget and closed by a coordinate line when
 // a group had to go. A call with "tool_names" (or "select:A,B" in a query)
 // loads exact names, full or short (an ambiguous short name answers with the
-// candidates' full names); "queries" ranks. A fuzzy search returns a few full
-// schemas, then one-line descriptions, then names; a miss goes down a ladder
+// candidates' full names); "queries" ranks. A fuzzy search loads schemas
+// only as far as the evidence is sure (the best hit, and siblings scoring
+// close to it), then lists further candidates — one line each for the
+// first results, then names from deeper in the ranking — within
+// [Options].ListBudget, so the model can load the right one by name; a
+// miss goes down a ladder
 // (exact → fuzzy → "nothing matched, try other words", with servers still
 // connecting) and never comes back empty. "+word" requires a word; an
 // operator that would empty the answer is relaxed, with a note. Every input

@@ -10,23 +10,31 @@ import (
 	"github.com/toolshelf/toolshelf/search"
 )
 
-// nameRanker stands for a harness's own ranking (an embedding model's, in
-// practice): a tool scores one point per query word among its name's words.
-type nameRanker struct{}
+// wordRanker stands for a harness's own ranking (an embedding model's, in
+// practice): a tool scores one point per query word among its name's words,
+// or its description's with desc set.
+type wordRanker struct{ desc bool }
 
-func (nameRanker) Index(_ context.Context, tools []*registry.Tool) (search.Index, error) {
-	return nameIndex(tools), nil
+func (r wordRanker) Index(_ context.Context, tools []*registry.Tool) (search.Index, error) {
+	return wordIndex{tools, r.desc}, nil
 }
 
-type nameIndex []*registry.Tool
+type wordIndex struct {
+	tools []*registry.Tool
+	desc  bool
+}
 
-func (ix nameIndex) Search(_ context.Context, queries []string, limit int) ([]search.Hit, error) {
+func (ix wordIndex) Search(_ context.Context, queries []string, limit int) ([]search.Hit, error) {
 	var hits []search.Hit
-	for _, t := range ix {
+	for _, t := range ix.tools {
+		words := strings.Split(t.Name, "_")
+		if ix.desc {
+			words = strings.Fields(strings.ToLower(strings.TrimSuffix(t.Description, ".")))
+		}
 		score := 0.0
 		for _, q := range queries {
 			for _, w := range strings.Fields(q) {
-				if slices.Contains(strings.Split(t.Name, "_"), w) {
+				if slices.Contains(words, w) {
 					score++
 				}
 			}
@@ -48,15 +56,16 @@ func (ix nameIndex) Search(_ context.Context, queries []string, limit int) ([]se
 	return hits[:min(limit, len(hits))], nil
 }
 
-// A harness brings its own ranking and fuses it with the built-in one; a
-// session takes it as request.Config{Search: &search.Options{Ranker: h}}.
+// A harness fuses two rankings; a session takes it as
+// request.Config{Search: &search.Options{Ranker: h}}, and there a nil
+// Lexical is the built-in lexical ranking.
 func ExampleHybrid() {
 	tools := []*registry.Tool{
 		{Name: "create_issue", Description: "Open a new issue in a repository."},
 		{Name: "list_issues", Description: "List the issues of a repository."},
 		{Name: "take_screenshot", Description: "Capture the screen."},
 	}
-	h := &search.Hybrid{Second: nameRanker{}}
+	h := &search.Hybrid{Lexical: wordRanker{}, Second: wordRanker{desc: true}}
 	idx, err := h.Index(context.Background(), tools)
 	if err != nil {
 		fmt.Println(err)

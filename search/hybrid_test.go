@@ -3,12 +3,11 @@ package search
 import (
 	"context"
 	"errors"
-	"path/filepath"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -18,14 +17,6 @@ func names(hits []Hit) []string {
 		out[i] = h.Name
 	}
 	return out
-}
-
-func catalogPaths(t testing.TB) []string {
-	t.Helper()
-	paths, err := filepath.Glob("../testdata/catalogs/*.tools.json")
-	require.NoError(t, err)
-	require.Len(t, paths, 10)
-	return paths
 }
 
 // fixedRanker returns the same ranking for every query, or fails.
@@ -50,7 +41,7 @@ func (f fixedRanker) Search(_ context.Context, _ []string, limit int) ([]Hit, er
 func TestFuseReciprocalRank(t *testing.T) {
 	a := []Hit{{Name: "x", Fit: Fit{Judged: true, Evidence: 2}}, {Name: "y"}, {Name: "z"}}
 	b := []Hit{{Name: "z"}, {Name: "w"}, {Name: "x"}}
-	got := fuse(a, b, 60, 4)
+	got := fuse(a, b, fusion{lexW: 1, secW: 1, lexK: 60, secK: 60}, 4)
 	// x: 1/61 + 1/63; z: 1/63 + 1/61; tie broken by name; y: 1/62; w: 1/62.
 	require.Len(t, got, 4)
 	assert.Equal(t, []string{"x", "z", "w", "y"}, names(got))
@@ -59,30 +50,97 @@ func TestFuseReciprocalRank(t *testing.T) {
 	assert.False(t, got[2].Fit.Judged, "a tool only the second ranking found is not judged")
 }
 
-func TestHybridFallsBackToLexical(t *testing.T) {
-	plan, err := toolsearch.PlanCatalogs(catalogPaths(t)...)
-	require.NoError(t, err)
-	ctx := context.Background()
-	lexIdx, err := (&toolsearch.BM25F{}).Index(ctx, plan.Deferred())
-	require.NoError(t, err)
-	want, err := lexIdx.Search(ctx, []string{"take a screenshot"}, 5)
-	require.NoError(t, err)
+// mapRanker ranks by a fixed list per query.
+type mapRanker map[string][]string
 
-	down, err := (&Hybrid{Second: fixedRanker{fail: true}}).Index(ctx, plan.Deferred())
-	require.NoError(t, err)
-	got, err := down.Search(ctx, []string{"take a screenshot"}, 5)
-	require.NoError(t, err)
-	assert.Equal(t, want, got, "a failing second ranking leaves the lexical one")
+func (m mapRanker) Index(context.Context, []*registry.Tool) (Index, error) { return m, nil }
 
-	up, err := (&Hybrid{Second: fixedRanker{names: []string{"mcp__time__get_current_time", want[0].Name}}}).Index(ctx, plan.Deferred())
-	require.NoError(t, err)
-	got, err = up.Search(ctx, []string{"take a screenshot"}, 5)
-	require.NoError(t, err)
-	assert.Equal(t, want[0].Name, got[0].Name, "first in both")
-	assert.Contains(t, names(got), "mcp__time__get_current_time", "the second ranking's own find is fused in")
+func (m mapRanker) Search(_ context.Context, q []string, limit int) ([]Hit, error) {
+	var out []Hit
+	for i, n := range m[q[0]] {
+		if i == limit {
+			break
+		}
+		out = append(out, Hit{Name: n, Score: 1 / float64(i+1)})
+	}
+	return out, nil
+}
 
-	s, err := toolsearch.New(plan, (*toolsearch.Options)(&Options{Ranker: &Hybrid{Second: fixedRanker{fail: true}}}))
+// denseAndLexical builds 100 queries over which a synthetic dense ranking
+// is better than the lexical one: the right tool is first in the dense
+// ranking for 90 queries and second for 10; in the lexical ranking it is
+// first for a third of them and third otherwise, behind the dense
+// ranking's runner-up. It returns the rankings and each query's tool.
+func denseAndLexical() (dense, lex mapRanker, want map[string]string) {
+	dense, lex, want = mapRanker{}, mapRanker{}, map[string]string{}
+	for i := range 100 {
+		q := fmt.Sprintf("q%d", i)
+		right, near, other := fmt.Sprintf("right%d", i), fmt.Sprintf("near%d", i), fmt.Sprintf("other%d", i)
+		want[q] = right
+		if i%10 == 0 {
+			dense[q] = []string{near, right, other}
+		} else {
+			dense[q] = []string{right, near, other}
+		}
+		if i%3 == 0 {
+			lex[q] = []string{right, near, other}
+		} else {
+			lex[q] = []string{near, other, right}
+		}
+	}
+	return dense, lex, want
+}
+
+func recallAt1(t *testing.T, r Ranker, want map[string]string) float64 {
+	t.Helper()
+	ix, err := r.Index(context.Background(), nil)
 	require.NoError(t, err)
-	r := s.Call(ctx, []byte(`{"queries": ["take a screenshot"]}`), toolsearch.Scope{Loaded: NewLoadedSet()})
-	assert.Contains(t, r.Text, "## "+want[0].Name)
+	n := 0
+	for q, w := range want {
+		hits, err := ix.Search(context.Background(), []string{q}, 5)
+		require.NoError(t, err)
+		if len(hits) > 0 && hits[0].Name == w {
+			n++
+		}
+	}
+	return float64(n) / float64(len(want))
+}
+
+// TestHybridDefaultFavoursDense: a dense ranking better than the lexical
+// one is not dragged below itself by the default fusion, while the
+// classic equal-weight fusion (k 60) drags it down, so the test measures
+// the weights.
+func TestHybridDefaultFavoursDense(t *testing.T) {
+	dense, lex, want := denseAndLexical()
+	alone := recallAt1(t, dense, want)
+	require.Equal(t, 0.9, alone)
+	require.Less(t, recallAt1(t, lex, want), alone, "the synthetic dense ranking is the better one")
+
+	fused := recallAt1(t, &Hybrid{Lexical: lex, Second: dense}, want)
+	assert.GreaterOrEqual(t, fused, alone, "default fusion against the dense ranking alone")
+
+	classic := recallAt1(t, &Hybrid{Lexical: lex, Second: dense, LexicalWeight: 1, SecondWeight: 1, LexicalK: 60, SecondK: 60}, want)
+	assert.Less(t, classic, alone, "equal weights with k 60 fall below the dense ranking")
+
+	_, err := (&Hybrid{Lexical: lex, Second: dense, SecondWeight: -1}).Index(context.Background(), nil)
+	assert.ErrorIs(t, err, ErrOptions)
+}
+
+// TestHybridWeightAndK: each ranking's weight and k enter its reciprocal
+// rank as weight/(k + rank).
+func TestHybridWeightAndK(t *testing.T) {
+	lex := mapRanker{"q": {"a", "b"}}
+	sec := mapRanker{"q": {"b", "c"}}
+	ix, err := (&Hybrid{Lexical: lex, Second: sec, LexicalWeight: 2, SecondWeight: 3, LexicalK: 5, SecondK: 7}).Index(context.Background(), nil)
+	require.NoError(t, err)
+	hits, err := ix.Search(context.Background(), []string{"q"}, 3)
+	require.NoError(t, err)
+	got := map[string]float64{}
+	for _, h := range hits {
+		got[h.Name] = h.Score
+	}
+	assert.InDelta(t, 2.0/6, got["a"], 1e-12)
+	assert.InDelta(t, 2.0/7+3.0/8, got["b"], 1e-12)
+	assert.InDelta(t, 3.0/9, got["c"], 1e-12)
+	assert.Equal(t, "b", hits[0].Name)
 }

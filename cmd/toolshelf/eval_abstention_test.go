@@ -49,4 +49,10 @@ func TestRunEvalAbstention(t *testing.T) {
 	out.Reset()
 	require.Equal(t, exitOK, runEval(append(catalogArgs(t), "--queries", path), &out, &errb), errb.String())
 	assert.Contains(t, out.String(), "no-match queries n=3")
+	assert.Contains(t, out.String(), "not-sure ")
+	// What the model sees: the positive row's answer shows the tool, and
+	// its size is counted.
+	assert.Equal(t, 1.0, got.Visible)
+	assert.Positive(t, got.MeanTokens)
+	assert.Contains(t, out.String(), "visible 1.000  tokens/answer ")
 }

@@ -128,8 +128,8 @@ func callSearch(stdout, stderr io.Writer, s *toolsearch.Searcher, queries []stri
 		return fail(stderr, "toolshelf search: %v", err)
 	}
 	ctx := context.Background()
-	res := s.Call(ctx, json.RawMessage(raw), toolsearch.Scope{Loaded: search.NewLoadedSet()})
-	var hits []toolsearch.Hit
+	res := s.Call(ctx, json.RawMessage(raw), toolsearch.Scope{Loaded: toolsearch.NewLoadedSet()})
+	var hits []search.Hit
 	if len(queries) > 0 {
 		n := limit
 		if n <= 0 || n > s.Options().ResultLimit {
@@ -145,12 +145,12 @@ func callSearch(stdout, stderr io.Writer, s *toolsearch.Searcher, queries []stri
 	}
 	if asJSON {
 		if hits == nil {
-			hits = []toolsearch.Hit{}
+			hits = []search.Hit{}
 		}
 		out := struct {
-			Text    string           `json:"text"`
-			IsError bool             `json:"is_error"`
-			Hits    []toolsearch.Hit `json:"hits"`
+			Text    string       `json:"text"`
+			IsError bool         `json:"is_error"`
+			Hits    []search.Hit `json:"hits"`
 		}{res.Text, res.IsError, hits}
 		if err := writeJSON(stdout, out); err != nil {
 			return fail(stderr, "toolshelf search: %v", err)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/toolshelf/toolshelf/internal/toolsearch"
+	"github.com/toolshelf/toolshelf/search"
 )
 
 func catalogArgs(t *testing.T) []string {
@@ -117,7 +118,7 @@ func TestRunSearchExplain(t *testing.T) {
 	args = append(catalogArgs(t), "--json", "--limit", "10", "create an issue on GitHub")
 	require.Equal(t, exitOK, runSearch(args, &out, &errb), errb.String())
 	var res struct {
-		Hits []toolsearch.Hit `json:"hits"`
+		Hits []search.Hit `json:"hits"`
 	}
 	require.NoError(t, json.Unmarshal(out.Bytes(), &res))
 	found := false

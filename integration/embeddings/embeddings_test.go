@@ -149,7 +149,7 @@ func TestFailingEndpointFallsBack(t *testing.T) {
 	require.NoError(t, err)
 	for _, f := range []*fakeEmbedder{{dims: 32, fail: true}, {dims: 32, delay: 2 * time.Second}} {
 		r, _ := newRanker(t, f, "")
-		ix, err := (&search.Hybrid{Second: r}).Index(ctx, catalog)
+		ix, err := (&search.Hybrid{Lexical: &toolsearch.BM25F{}, Second: r}).Index(ctx, catalog)
 		require.NoError(t, err)
 		start := time.Now()
 		got, err := ix.Search(ctx, []string{"list workflow runs"}, 3)
@@ -168,7 +168,7 @@ func TestFailingEndpointFallsBack(t *testing.T) {
 func TestHybridThroughToolSearch(t *testing.T) {
 	f := &fakeEmbedder{dims: 256}
 	r, _ := newRanker(t, f, "")
-	ix, err := (&search.Hybrid{Second: r}).Index(context.Background(), catalog)
+	ix, err := (&search.Hybrid{Lexical: &toolsearch.BM25F{}, Second: r}).Index(context.Background(), catalog)
 	require.NoError(t, err)
 	hits, err := ix.Search(context.Background(), []string{"kill the job"}, 3)
 	require.NoError(t, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"slices"
 	"sync"
 	"testing"
@@ -12,7 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/registry"
-	"github.com/toolshelf/toolshelf/search"
 )
 
 // fakeServer is a real go-sdk MCP server reached over in-memory transports.
@@ -123,14 +123,14 @@ func (g gated) Connect(ctx context.Context) (sdk.Connection, error) {
 // dispatcher the way package request's sessions do.
 type session struct {
 	plan   *deferral.Plan
-	loaded *search.LoadedSet
+	loaded *toolsearch.LoadedSet
 }
 
 func newSession(t *testing.T, reg *registry.Registry, policy deferral.Policy) *session {
 	t.Helper()
 	plan, err := policy.Plan(reg.Snapshot(), deferral.View{})
 	require.NoError(t, err)
-	return &session{plan: plan, loaded: search.NewLoadedSet()}
+	return &session{plan: plan, loaded: toolsearch.NewLoadedSet()}
 }
 
 func (s *session) ID() string { return "test-session" }

@@ -121,7 +121,7 @@ type countingRanker struct {
 	threshold       int
 }
 
-func (c *countingRanker) Index(ctx context.Context, tools []*registry.Tool) (toolsearch.Index, error) {
+func (c *countingRanker) Index(ctx context.Context, tools []*registry.Tool) (search.Index, error) {
 	if len(tools) >= c.threshold {
 		c.shared.Add(1)
 	} else {

@@ -8,9 +8,10 @@ import (
 	"strings"
 
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/search"
 )
 
-// PlainBM25 is the reference [Ranker] tool_search is measured against:
+// PlainBM25 is the reference [search.Ranker] tool_search is measured against:
 // textbook BM25 (k1 1.2, b 0.75) over one field, the name split into words
 // plus the description, lower-cased, CJK as character bigrams; no stemming,
 // stop words, field weights or vocabulary. Each distinct query term counts
@@ -21,7 +22,7 @@ import (
 type PlainBM25 struct{}
 
 // Index builds the reference index over tools.
-func (PlainBM25) Index(ctx context.Context, tools []*registry.Tool) (Index, error) {
+func (PlainBM25) Index(ctx context.Context, tools []*registry.Tool) (search.Index, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -45,7 +46,7 @@ func newPlainInverted(p *plainBM25) *plainInverted {
 	return ix
 }
 
-func (ix *plainInverted) Search(_ context.Context, queries []string, limit int) ([]Hit, error) {
+func (ix *plainInverted) Search(_ context.Context, queries []string, limit int) ([]search.Hit, error) {
 	n := float64(len(ix.names))
 	q := plainTerms(strings.Join(queries, " "))
 	slices.Sort(q)
@@ -62,10 +63,10 @@ func (ix *plainInverted) Search(_ context.Context, queries []string, limit int) 
 			scores[d] += idf * f * 2.2 / (f + 1.2*(1-0.75+0.75*ix.dl[d]/ix.avg))
 		}
 	}
-	var hits []Hit
+	var hits []search.Hit
 	for _, d := range touched {
 		if scores[d] > 0 {
-			hits = append(hits, Hit{Name: ix.names[d], Score: scores[d]})
+			hits = append(hits, search.Hit{Name: ix.names[d], Score: scores[d]})
 		}
 	}
 	return topHits(hits, limit), nil
@@ -117,14 +118,14 @@ func newPlainBM25(tools []*registry.Tool) *plainBM25 {
 	return ix
 }
 
-func (ix *plainBM25) Search(_ context.Context, queries []string, limit int) ([]Hit, error) {
+func (ix *plainBM25) Search(_ context.Context, queries []string, limit int) ([]search.Hit, error) {
 	n := float64(len(ix.names))
 	// Distinct terms: a repeated word ("PR" in two queries of one call)
 	// must not count twice, or the baseline is weaker than textbook BM25.
 	q := plainTerms(strings.Join(queries, " "))
 	slices.Sort(q)
 	q = slices.Compact(q)
-	var hits []Hit
+	var hits []search.Hit
 	for i, tf := range ix.tf {
 		s := 0.0
 		for _, w := range q {
@@ -136,13 +137,13 @@ func (ix *plainBM25) Search(_ context.Context, queries []string, limit int) ([]H
 			s += idf * f * 2.2 / (f + 1.2*(1-0.75+0.75*ix.dl[i]/ix.avg))
 		}
 		if s > 0 {
-			hits = append(hits, Hit{Name: ix.names[i], Score: s})
+			hits = append(hits, search.Hit{Name: ix.names[i], Score: s})
 		}
 	}
 	return topHits(hits, limit), nil
 }
 
-func topHits(hits []Hit, limit int) []Hit {
+func topHits(hits []search.Hit, limit int) []search.Hit {
 	sort.Slice(hits, func(i, j int) bool {
 		if hits[i].Score != hits[j].Score {
 			return hits[i].Score > hits[j].Score

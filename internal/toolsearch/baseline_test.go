@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/search"
 )
 
 // keywordIndex and PlainBM25 are the baselines docs/search-quality.md
@@ -36,7 +37,7 @@ func newKeywordIndex(tools []*registry.Tool) *keywordIndex {
 	return ix
 }
 
-func (ix *keywordIndex) Search(_ context.Context, queries []string, limit int) ([]Hit, error) {
+func (ix *keywordIndex) Search(_ context.Context, queries []string, limit int) ([]search.Hit, error) {
 	q := map[string]bool{}
 	for _, w := range wordRE.FindAllString(strings.ToLower(strings.Join(queries, " ")), -1) {
 		q[w] = true
@@ -47,10 +48,10 @@ func (ix *keywordIndex) Search(_ context.Context, queries []string, limit int) (
 			count[d]++
 		}
 	}
-	var hits []Hit
+	var hits []search.Hit
 	for i, n := range count {
 		if n > 0 {
-			hits = append(hits, Hit{Name: ix.names[i], Score: float64(n)})
+			hits = append(hits, search.Hit{Name: ix.names[i], Score: float64(n)})
 		}
 	}
 	return topHits(hits, limit), nil

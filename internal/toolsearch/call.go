@@ -12,6 +12,7 @@ import (
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/search"
 )
 
 // maxArgsBytes bounds the raw arguments of one call; anything larger is
@@ -262,7 +263,7 @@ func (s *Searcher) Call(ctx context.Context, args json.RawMessage, sc Scope) reg
 		if w.b.Len() > 0 {
 			w.b.WriteByte('\n')
 		}
-		if err := s.fuzzy(ctx, w, v, fuzzy, limit, ""); err != nil {
+		if err := s.fuzzy(ctx, w, v, fuzzy, limit, "", !a.hasLimit); err != nil {
 			return registry.Result{Text: "tool_search was interrupted: " + err.Error(), IsError: true}
 		}
 	}
@@ -369,12 +370,20 @@ func (s *Searcher) exact(ctx context.Context, w *writer, v view, names []string,
 		quoted[i] = strconv.Quote(clip(n, 80))
 	}
 	note := fmt.Sprintf("No deferred tool is named %s (names are exact and case-sensitive).", strings.Join(quoted, ", "))
-	return s.fuzzy(ctx, w, v, missing, limit, note)
+	return s.fuzzy(ctx, w, v, missing, limit, note, false)
 }
 
-// fuzzy ranks queries and writes the hits, or the miss sentence.
-func (s *Searcher) fuzzy(ctx context.Context, w *writer, v view, queries []string, limit int, note string) error {
-	hits, heads, relaxed, twins, err := s.assemble(ctx, v, queries, limit, true)
+// listDepth is how deep in the ranking the candidate list reads: the
+// right tool is in the first 30 for 80–100% of queries on the sets of
+// docs/search-quality.md, in the first 5 for 57–97%.
+const listDepth = 30
+
+// fuzzy ranks queries and writes the hits, or the miss sentence. With
+// list set (the call gave no "limit") a compact list of further
+// candidates, from the ranking below the hits, follows within
+// Options.ListBudget.
+func (s *Searcher) fuzzy(ctx context.Context, w *writer, v view, queries []string, limit int, note string, list bool) error {
+	hits, _, relaxed, twins, deep, err := s.assembleDeep(ctx, v, queries, limit, true)
 	if err != nil {
 		return err
 	}
@@ -382,7 +391,7 @@ func (s *Searcher) fuzzy(ctx context.Context, w *writer, v view, queries []strin
 		note = strings.TrimSpace(note + " " + relaxed)
 	}
 	var tools []*registry.Tool
-	var kept []Hit
+	var kept []search.Hit
 	for _, h := range hits {
 		if t, ok := v.lookup(h.Name); ok { // a Ranker cannot smuggle in names
 			tools = append(tools, t)
@@ -397,14 +406,41 @@ func (s *Searcher) fuzzy(ctx context.Context, w *writer, v view, queries []strin
 		w.miss(queries)
 		return nil
 	}
-	if Abstains(kept) {
+	if NothingFits(kept) {
 		w.abstain(queries, tools)
 		return nil
 	}
-	if note != "" {
+	shapes := s.presentation(kept)
+	if Abstains(kept) {
+		// Not sure: the best hit is not credible, but its evidence is above
+		// the floor. Nothing is loaded; the candidates are listed, and the
+		// model picks one by name or searches again.
+		w.notSure = true
+		for i := range shapes {
+			shapes[i] = ShapeShort
+		}
+		w.b.WriteString("Not sure which tool fits: none matches clearly. Load one of these by name, or search again with other words.\n")
+	} else if note != "" {
 		w.b.WriteString("Closest matches:\n")
 	}
-	w.hits(tools, s.presentation(kept, heads), quoteList(queries))
+	var more []*registry.Tool
+	// A search that is not sure lists its results only: deeper names would
+	// not make it surer, and "search again" is the better advice.
+	if list && s.opts.ListBudget > 0 && !w.notSure {
+		for _, h := range deep {
+			if slices.ContainsFunc(kept, func(k search.Hit) bool { return k.Name == h.Name }) {
+				continue
+			}
+			if t, ok := v.lookup(h.Name); ok {
+				more = append(more, t)
+			}
+		}
+	}
+	header := quoteList(queries)
+	if w.notSure {
+		header = ""
+	}
+	w.answer(tools, shapes, more, header)
 	if len(twins) > 0 {
 		fmt.Fprintf(&w.b, "Near twins, told apart by: %s.\n", strings.Join(twins, "; "))
 	}
@@ -419,6 +455,8 @@ func (w *writer) abstain(queries []string, tools []*registry.Tool) {
 	for i, t := range tools {
 		names[i] = t.Name
 	}
+	w.listed = append(w.listed, names...)
+	w.abstained = true
 	fmt.Fprintf(&w.b, "No deferred tool fits %s (closest by name, not loaded: %s); answer without a tool, or load one with {\"tool_names\": [\"<name>\"]} if it is what you need.\n",
 		quoteList(queries), strings.Join(names, ", "))
 }
@@ -440,17 +478,49 @@ type writer struct {
 	// unsure: an exact load named only tools it could not tell apart
 	// (ambiguous short names), so the call is an error to fix.
 	unsure bool
+	// listed are the tools written as candidate lines (or named as the
+	// closest by an abstention), in order; abstained is set when a fuzzy
+	// search said nothing fits or nothing matched.
+	listed    []string
+	abstained bool
+	// notSure is set when a fuzzy search found candidates but none
+	// credible, and listed them without loading any.
+	notSure bool
+	// candidates are the candidate lines written, the list's from
+	// index firstMore on (for the evaluation's budget curve).
+	candidates []string
+	firstMore  int
 }
 
-// hits writes tools in their shapes, degrading a shape when the response
-// would pass the cap, and marks full schemas loaded.
+// hits writes tools in their shapes (an exact load: no candidate list).
 func (w *writer) hits(tools []*registry.Tool, shapes []Shape, queries string) {
+	w.answer(tools, shapes, nil, queries)
+}
+
+// answer writes tools in their shapes, degrading a shape when the response
+// would pass the cap, and marks full schemas loaded; then more, further
+// candidates best first, one compact line each within ListBudget (the
+// lines of tools count against it too, but are written whatever it says).
+func (w *writer) answer(tools []*registry.Tool, shapes []Shape, more []*registry.Tool, queries string) {
 	var blocks []string
-	var shorts, names, loadedNow, already []string
+	var lines, loadedNow, already []string
 	// room is what is left of the cap, less slack for the fixed lines.
 	room := w.cap - w.b.Len() - 400
-	used, dropped := 0, 0
+	used, dropped, listed := 0, 0, 0
 	fits := func(n int) bool { return used+n <= room }
+	line := func(t *registry.Tool) bool {
+		var b strings.Builder
+		formatCandidate(&b, t)
+		if !fits(b.Len()) {
+			return false
+		}
+		lines = append(lines, b.String())
+		w.candidates = append(w.candidates, b.String())
+		w.listed = append(w.listed, t.Name)
+		used += b.Len()
+		listed += b.Len()
+		return true
+	}
 	for i, t := range tools {
 		shape := shapes[i]
 		if shape == ShapeFull && w.sc.Loaded != nil && w.sc.Loaded.Has(t.Name) {
@@ -465,26 +535,33 @@ func (w *writer) hits(tools []*registry.Tool, shapes []Shape, queries string) {
 				used += len(full)
 				continue
 			}
-			shape = ShapeShort
 		}
-		if shape == ShapeShort {
-			var b strings.Builder
-			formatShort(&b, t)
-			if fits(b.Len()) {
-				shorts = append(shorts, b.String())
-				used += b.Len()
-				continue
-			}
-		}
-		if !fits(len(t.Name) + 2) {
+		if !line(t) {
 			dropped++
-			continue
 		}
-		names = append(names, t.Name)
-		used += len(t.Name) + 2
+	}
+	shown := len(tools) - dropped
+	// Further candidates by name only: a name costs 3–8 tokens, a line with
+	// its clause 12–25 (o200k_base, docs/search-quality.md), and the model
+	// loads one by name either way.
+	var moreNames []string
+	w.firstMore = len(w.candidates)
+	for _, t := range more {
+		n := len(t.Name) + 2
+		if listed+n > w.s.opts.ListBudget || !fits(n) {
+			break
+		}
+		moreNames = append(moreNames, t.Name)
+		w.candidates = append(w.candidates, t.Name+", ")
+		w.listed = append(w.listed, t.Name)
+		used += n
+		listed += n
+		shown++
 	}
 	if queries != "" {
-		fmt.Fprintf(&w.b, "%d %s for %s.\n", len(tools), plural(len(tools), "match", "matches"), queries)
+		// The count, not the query again: the model wrote it, and a
+		// request-length query costs 10–40 tokens to echo.
+		fmt.Fprintf(&w.b, "%d %s.\n", shown, plural(shown, "match", "matches"))
 	}
 	if len(loadedNow) > 0 {
 		fmt.Fprintf(&w.b, "Loaded %d %s; call %s with defer_execute {\"tool_name\": \"<name>\", \"params\": {...}}.\n\n",
@@ -502,27 +579,32 @@ func (w *writer) hits(tools []*registry.Tool, shapes []Shape, queries string) {
 	for _, n := range already {
 		fmt.Fprintf(&w.b, "%s is already loaded (its schema is earlier in this conversation): call it with defer_execute.\n", n)
 	}
-	if len(shorts) > 0 {
-		w.b.WriteString("Also matching (not loaded):\n")
-		for _, s := range shorts {
-			w.b.WriteString(s)
+	if len(lines) > 0 {
+		if len(loadedNow)+len(already) > 0 {
+			w.b.WriteString("Other candidates (not loaded), best first:\n")
+		} else {
+			w.b.WriteString("Candidates (not loaded), best first:\n")
+		}
+		for _, l := range lines {
+			w.b.WriteString(l)
 		}
 	}
-	if len(names) > 0 {
-		w.b.WriteString("More matches (not loaded): ")
-		w.b.WriteString(strings.Join(names, ", "))
+	if len(moreNames) > 0 {
+		w.b.WriteString("More candidates (not loaded): ")
+		w.b.WriteString(strings.Join(moreNames, ", "))
 		w.b.WriteByte('\n')
 	}
 	if dropped > 0 {
 		fmt.Fprintf(&w.b, "(%d more %s not shown: the response is full; narrow the query.)\n", dropped, plural(dropped, "match", "matches"))
 	}
-	if len(shorts)+len(names) > 0 {
-		w.b.WriteString("To load one of these, call tool_search with {\"tool_names\": [\"<name>\"]}; it fetches the full schema.\n")
+	if len(lines)+len(moreNames) > 0 {
+		w.b.WriteString("Load one by name: tool_search {\"tool_names\": [\"<name>\"]}.\n")
 	}
 }
 
 // miss writes the last rung of the ladder.
 func (w *writer) miss(queries []string) {
+	w.abstained = true
 	fmt.Fprintf(&w.b, "Nothing matched %s. Try other words: name the capability (\"create issue\", \"take screenshot\") rather than the task", quoteList(queries))
 	if len(w.s.opts.Languages) > 1 {
 		w.b.WriteString(", and give the keywords in each language (")

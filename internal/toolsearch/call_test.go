@@ -15,6 +15,7 @@ import (
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/goldenfile"
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/search"
 )
 
 func call(t *testing.T, s *Searcher, args string, sc Scope) registry.Result {
@@ -88,12 +89,24 @@ func TestCallFuzzyLimits(t *testing.T) {
 	r := call(t, s, `{"queries": ["pull request"], "limit": 10}`, Scope{Loaded: NewLoadedSet()})
 	require.False(t, r.IsError)
 	assert.LessOrEqual(t, strings.Count(r.Text, "\n## "), DefaultMaxFullSchemas)
-	assert.Contains(t, r.Text, "Also matching (not loaded):")
-	assert.Contains(t, r.Text, "More matches (not loaded): ")
+	assert.Contains(t, r.Text, "Other candidates (not loaded), best first:")
+	assert.NotContains(t, r.Text, "More candidates", "a call with a limit gets that many results, no deeper list")
 	assert.Contains(t, r.Text, `{"tool_names": ["<name>"]}`)
-	assert.Contains(t, r.Text, "10 matches for")
+	assert.Contains(t, r.Text, "10 matches.")
 
-	big, err := New(s.plan, &Options{ResponseCap: 1500})
+	// Without a limit, further candidates follow by name within the list
+	// budget.
+	r = call(t, s, `{"queries": ["pull request"]}`, Scope{Loaded: NewLoadedSet()})
+	assert.Contains(t, r.Text, "More candidates (not loaded): ")
+	i := strings.Index(r.Text, "Other candidates")
+	j := strings.Index(r.Text, "Load one by name")
+	require.True(t, i > 0 && j > i, r.Text)
+	assert.LessOrEqual(t, j-i, DefaultListBudget+200, "the list stays within its budget (plus its headers)")
+	off, err := New(s.plan, &search.Options{ListBudget: -1})
+	require.NoError(t, err)
+	assert.NotContains(t, call(t, off, `{"queries": ["pull request"]}`, Scope{Loaded: NewLoadedSet()}).Text, "More candidates")
+
+	big, err := New(s.plan, &search.Options{ResponseCap: 1500})
 	require.NoError(t, err)
 	capped := call(t, big, `{"queries": ["pull request"], "limit": 10}`, Scope{})
 	assert.LessOrEqual(t, len(capped.Text), 1500)
@@ -138,7 +151,7 @@ func TestCallVisibility(t *testing.T) {
 func TestCallBilingual(t *testing.T) {
 	plan, err := PlanCatalogs(catalogPaths(t)...)
 	require.NoError(t, err)
-	s, err := New(plan, &Options{Languages: []string{"zh", "en"}})
+	s, err := New(plan, &search.Options{Languages: []string{"zh", "en"}})
 	require.NoError(t, err)
 	r := call(t, s, `{"queries": ["截图"]}`, Scope{})
 	assert.True(t, r.IsError)
@@ -150,7 +163,7 @@ func TestCallBilingual(t *testing.T) {
 	r = call(t, s, `{"tool_names": ["mcp__git__git_log"]}`, Scope{})
 	assert.False(t, r.IsError, "exact loads need no keywords")
 
-	_, err = New(plan, &Options{Languages: []string{"klingon"}})
+	_, err = New(plan, &search.Options{Languages: []string{"klingon"}})
 	assert.ErrorIs(t, err, ErrOptions)
 }
 
@@ -181,7 +194,7 @@ func TestVocabularyErrors(t *testing.T) {
 	require.NoError(t, err)
 	plan, err := PlanCatalogs(catalogPaths(t)...)
 	require.NoError(t, err)
-	s, err := New(plan, &Options{Ranker: &BM25F{Vocabulary: v}})
+	s, err := New(plan, &search.Options{Ranker: &BM25F{Vocabulary: v}})
 	require.NoError(t, err)
 	hits, err := s.Search(context.Background(), []string{"frobnicate"}, 1, Scope{})
 	require.NoError(t, err)
@@ -244,7 +257,7 @@ func TestAnnouncedIndexCachePerToolSet(t *testing.T) {
 	v, err := NewVocabulary()
 	require.NoError(t, err)
 	counting.Ranker = &BM25F{Vocabulary: v}
-	s, err := New(plan, &Options{Ranker: counting})
+	s, err := New(plan, &search.Options{Ranker: counting})
 	require.NoError(t, err)
 	a := Scope{Loaded: NewLoadedSet(), Overlay: &Overlay{}, Announced: []*registry.Tool{{Name: "alpha_tool", Description: "Alpha.", RawSchema: []byte(`{"type":"object"}`)}}}
 	b := Scope{Loaded: NewLoadedSet(), Overlay: &Overlay{}, Announced: []*registry.Tool{{Name: "beta_tool", Description: "Beta.", RawSchema: []byte(`{"type":"object"}`)}}}
@@ -273,7 +286,7 @@ func TestOverlayNeverRebuildsSharedIndex(t *testing.T) {
 	v, err := NewVocabulary()
 	require.NoError(t, err)
 	counting := &countingRanker{Ranker: &BM25F{Vocabulary: v}, shared: plan.Deferred()[0].Name}
-	s, err := New(plan, &Options{Ranker: counting})
+	s, err := New(plan, &search.Options{Ranker: counting})
 	require.NoError(t, err)
 	const sessions = 40
 	scopes := make([]Scope, sessions)
@@ -316,13 +329,13 @@ func TestOverlayNeverRebuildsSharedIndex(t *testing.T) {
 // countingRanker counts index builds: all of them, and those of the shared
 // index (over the plan's deferred tools).
 type countingRanker struct {
-	Ranker
+	search.Ranker
 	shared       string // a deferred tool's name: a build over it is a shared-index build
 	mu           sync.Mutex
 	builds, full int
 }
 
-func (c *countingRanker) Index(ctx context.Context, tools []*registry.Tool) (Index, error) {
+func (c *countingRanker) Index(ctx context.Context, tools []*registry.Tool) (search.Index, error) {
 	c.mu.Lock()
 	c.builds++
 	for _, t := range tools {

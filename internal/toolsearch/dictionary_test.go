@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/toolshelf/toolshelf/search"
 )
 
 // searcherWith builds a searcher over paths whose vocabulary uses the
@@ -18,7 +20,7 @@ func searcherWith(t testing.TB, v *Vocabulary, zh zhSources, paths ...string) *S
 	v.zh = zh
 	plan, err := PlanCatalogs(paths...)
 	require.NoError(t, err)
-	s, err := New(plan, &Options{Ranker: &BM25F{Vocabulary: v}})
+	s, err := New(plan, &search.Options{Ranker: &BM25F{Vocabulary: v}})
 	require.NoError(t, err)
 	return s
 }

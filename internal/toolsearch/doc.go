@@ -25,16 +25,16 @@
 // words", with servers still connecting) and never comes back empty. Every
 // input is untrusted: bad calls get a model-facing message, never a panic.
 //
-// Ranking is a [Ranker]; the built-in [BM25F] expands queries through
+// Ranking is a [search.Ranker]; the built-in [BM25F] expands queries through
 // WordNet and a [Vocabulary] of abbreviations and a Chinese glossary
-// shipped in data, extended through [Options.Vocabulary];
+// shipped in data, extended through [search.Options.Vocabulary];
 // [Searcher.Explain] shows how a tool scored. [Eval] measures a searcher
 // on a query file (recall@1, recall@5, MRR, schemas loaded, per tune and
 // check half) and [PlainBM25] is the reference it is compared with.
 // "+word" requires a word and "select:" loads names; an operator that
 // would empty the answer is relaxed, with a note.
 //
-// A fuzzy search says when nothing fits: when its best hit's [Fit] is not
+// A fuzzy search says when nothing fits: when its best hit's [search.Fit] is not
 // credible it answers in one line, naming the closest tools and loading
 // none. A request with several needs gets each need's best tool up front,
 // and the best hit's near twins come beside it with the words that tell
@@ -50,10 +50,11 @@
 // Only the plan's deferred tools (plus tools a session announces) are
 // searched; hidden tools appear nowhere.
 //
-// What a session uses: [New], [Searcher], [Options] (search.Options
-// converts to it), [Scope], [Overlay], [Definition] and the description
-// helpers. What ranks: [Ranker], [Index], [Hit], [Fit], [Abstains], [BM25F],
-// [Vocabulary] (search aliases the first four). What explains a ranking:
+// What a session uses: [New], [Searcher], [Scope], [LoadedSet], [Overlay],
+// [Definition] and the description helpers; it takes a [search.Options].
+// What ranks: [BM25F], [Vocabulary], [Abstains], over the plug-in types
+// package search defines ([search.Ranker], [search.Index], [search.Hit],
+// [search.Fit]). What explains a ranking:
 // [Explanation] and its score types. What measures one: [Eval],
 // [EvalIndex], [EvalQuery], [ReadQueries], [Report], [Figures],
 // [Abstention], [Miss], [Half], [PlainBM25], [PlanCatalogs], as toolshelf

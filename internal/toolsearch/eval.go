@@ -11,8 +11,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tiktoken-go/tokenizer"
+
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/search"
 )
 
 // ErrQueries reports a malformed query file.
@@ -100,6 +103,18 @@ type Figures struct {
 	// (naming the closest by name: they still count for recall, with no
 	// schema loaded).
 	Abstained int `json:"abstained"`
+	// RecallAt10 is recall at 10 of the ranking (what a search reading ten
+	// results would see).
+	RecallAt10 float64 `json:"recall_at_10"`
+	// Visible is the share of queries whose answer shows an expected tool:
+	// among the schemas it loads or the names it lists (the candidate list,
+	// or the closest names of an abstention). MeanTokens is the mean size
+	// of the answer's text in o200k_base tokens.
+	Visible    float64 `json:"visible_recall"`
+	MeanTokens float64 `json:"mean_tokens"`
+	// NotSure counts the queries on which tool_search was not sure: it
+	// listed candidates and loaded none (Abstained counts "nothing fits").
+	NotSure int `json:"not_sure"`
 }
 
 // Abstention is how a search did on queries no tool serves (rows with
@@ -110,6 +125,9 @@ type Abstention struct {
 	ByHalf    map[string]*Abstention `json:"by_half,omitempty"`
 	// Loaded counts the full schemas the searches put into the context.
 	Loaded int `json:"schemas_loaded"`
+	// NotSure counts the queries answered "not sure" (candidates, nothing
+	// loaded): neither a true "nothing fits" nor a wrong load.
+	NotSure int `json:"not_sure"`
 }
 
 // Rate is Abstained / Queries (0 for no queries).
@@ -174,44 +192,90 @@ const evalDepth = 5
 // presentation: full schemas as [Searcher.Presentation] decides) and
 // reports the figures.
 func Eval(ctx context.Context, s *Searcher, qs []EvalQuery) (*Report, error) {
-	return evaluate(ctx, qs, func(ctx context.Context, q []string) ([]Hit, int, bool, error) {
-		hits, heads, err := s.search(ctx, q, max(evalDepth, s.opts.MaxResults), Scope{})
+	enc, err := tokenizer.Get(tokenizer.O200kBase)
+	if err != nil {
+		return nil, fmt.Errorf("search: evaluation tokenizer: %w", err)
+	}
+	return evaluate(ctx, qs, func(ctx context.Context, q []string) (evalRun, error) {
+		hits, _, err := s.search(ctx, q, max(evalDepth, s.opts.MaxResults), Scope{})
 		if err != nil {
-			return nil, 0, false, err
+			return evalRun{}, err
 		}
-		if len(hits) == 0 || Abstains(hits) {
-			// Nothing found, or nothing credible: either way tool_search
-			// says no tool fits and loads nothing.
-			return hits, 0, true, nil
+		hits10, _, err := s.search(ctx, q, 10, Scope{})
+		if err != nil {
+			return evalRun{}, err
 		}
-		full := 0
-		for _, sh := range s.presentation(hits[:min(len(hits), s.opts.MaxResults)], heads) {
-			if sh == ShapeFull {
-				full++
-			}
+		ans, err := s.answerFor(ctx, q)
+		if err != nil {
+			return evalRun{}, err
 		}
-		return hits, full, false, nil
+		ids, _, _ := enc.Encode(ans.text)
+		return evalRun{hits: hits, hits10: hits10, schemas: len(ans.loaded), abstained: ans.abstained, notSure: ans.notSure,
+			shown: append(ans.loaded, ans.listed...), tokens: len(ids), answered: true}, nil
 	})
+}
+
+// anAnswer is what one fuzzy tool_search call showed the model.
+type anAnswer struct {
+	text               string
+	loaded, listed     []string
+	abstained, notSure bool
+}
+
+// answerFor runs queries as a fuzzy tool_search call with no "limit" on
+// a session that has loaded nothing, and says what the answer showed.
+func (s *Searcher) answerFor(ctx context.Context, queries []string) (anAnswer, error) {
+	v, err := s.view(ctx, Scope{})
+	if err != nil {
+		return anAnswer{}, err
+	}
+	loaded := NewLoadedSet()
+	w := &writer{s: s, sc: Scope{Loaded: loaded}, cap: s.opts.ResponseCap}
+	if err := s.fuzzy(ctx, w, v, queries, s.opts.MaxResults, "", true); err != nil {
+		return anAnswer{}, err
+	}
+	return anAnswer{text: strings.TrimRight(w.b.String(), "\n"), loaded: loaded.Names(), listed: w.listed, abstained: w.abstained, notSure: w.notSure}, nil
+}
+
+// evalRun is one query's search: its ranking, the schemas its answer
+// loaded, whether it abstained, and (for [Eval]) what it showed and its
+// size in tokens.
+type evalRun struct {
+	hits      []search.Hit
+	hits10    []search.Hit // the ranking read ten deep, when it differs
+	schemas   int
+	abstained bool
+	notSure   bool
+	shown     []string
+	tokens    int
+	answered  bool
 }
 
 // EvalIndex runs every query through an index that returns limit results
 // and loads every one of them (how a plain search tool behaves). It scores
 // baselines and other rankers on the same footing as [Eval].
-func EvalIndex(ctx context.Context, idx Index, limit int, qs []EvalQuery) (*Report, error) {
-	return evaluate(ctx, qs, func(ctx context.Context, q []string) ([]Hit, int, bool, error) {
+func EvalIndex(ctx context.Context, idx search.Index, limit int, qs []EvalQuery) (*Report, error) {
+	return evaluate(ctx, qs, func(ctx context.Context, q []string) (evalRun, error) {
 		hits, err := idx.Search(ctx, q, limit)
-		return hits, len(hits), false, err
+		return evalRun{hits: hits, schemas: len(hits)}, err
 	})
 }
 
-func evaluate(ctx context.Context, qs []EvalQuery, run func(context.Context, []string) ([]Hit, int, bool, error)) (*Report, error) {
+func evaluate(ctx context.Context, qs []EvalQuery, run func(context.Context, []string) (evalRun, error)) (*Report, error) {
 	rep := &Report{Misses: []Miss{}, ByLang: map[string]*Figures{}, ByKind: map[string]*Figures{}, ByHalf: map[string]*Figures{}}
-	var abstained bool
+	var abstained, notSure bool
 	allIn := -1 // the current query's all-expected hit: -1 for a one-tool query
+	var r10, vis, toks float64
 	add := func(f *Figures, r1, r5, rr float64, schemas, results int) {
+		f.RecallAt10 += r10
+		f.Visible += vis
+		f.MeanTokens += toks
 		f.Queries++
 		if abstained {
 			f.Abstained++
+		}
+		if notSure {
+			f.NotSure++
 		}
 		if allIn >= 0 {
 			f.MultiQueries++
@@ -224,37 +288,25 @@ func evaluate(ctx context.Context, qs []EvalQuery, run func(context.Context, []s
 		f.MeanResults += float64(results)
 	}
 	for _, q := range qs {
-		hits, schemas, abst, err := run(ctx, q.Query)
+		er, err := run(ctx, q.Query)
 		if err != nil {
 			return nil, fmt.Errorf("query %q: %w", q.ID, err)
 		}
-		abstained = abst
+		hits, schemas, abst := er.hits, er.schemas, er.abstained
+		abstained, notSure = abst, er.notSure
+		toks = float64(er.tokens)
 		if len(q.Expect) == 0 {
-			rep.Abstention = countAbstention(rep.Abstention, Half(q), abst, schemas)
+			rep.Abstention = countAbstention(rep.Abstention, Half(q), abst, er.notSure, schemas)
 			continue
 		}
-		rank := 0
-		for i, h := range hits {
-			if slices.Contains(q.Expect, h.Name) {
-				rank = i + 1
-				break
-			}
-		}
+		rank := rankOf(hits, q.Expect)
 		var r1, r5, rr float64
-		if rank == 1 {
-			r1 = 1
-		}
-		if rank >= 1 && rank <= 5 {
-			r5 = 1
-		}
-		if rank > 0 {
-			rr = 1 / float64(rank)
-		}
+		r1, r5, rr, r10, vis = recalls(q.Expect, rank, er)
 		allIn = -1
 		if len(q.Expect) > 1 {
 			allIn = 1
 			for _, e := range q.Expect {
-				if !slices.ContainsFunc(hits[:min(5, len(hits))], func(h Hit) bool { return h.Name == e }) {
+				if !slices.ContainsFunc(hits[:min(5, len(hits))], func(h search.Hit) bool { return h.Name == e }) {
 					allIn = 0
 				}
 			}
@@ -290,6 +342,9 @@ func evaluate(ctx context.Context, qs []EvalQuery, run func(context.Context, []s
 		f.MRR /= n
 		f.MeanSchemasLoaded /= n
 		f.MeanResults /= n
+		f.RecallAt10 /= n
+		f.Visible /= n
+		f.MeanTokens /= n
 		if f.MultiQueries > 0 {
 			f.AllAt5 /= float64(f.MultiQueries)
 		}
@@ -303,9 +358,46 @@ func evaluate(ctx context.Context, qs []EvalQuery, run func(context.Context, []s
 	return rep, nil
 }
 
+// rankOf returns the 1-based rank of the first expected tool in hits, 0
+// when none is there.
+func rankOf(hits []search.Hit, expect []string) int {
+	for i, h := range hits {
+		if slices.Contains(expect, h.Name) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// recalls scores one query whose first expected tool is at rank: hit at 1,
+// at 5, reciprocal rank, hit at 10 (on the ranking read ten deep, when the
+// run has one), and whether the answer showed an expected tool.
+func recalls(expect []string, rank int, er evalRun) (r1, r5, rr, r10, vis float64) {
+	if rank == 1 {
+		r1 = 1
+	}
+	if rank >= 1 && rank <= 5 {
+		r5 = 1
+	}
+	if rank > 0 {
+		rr = 1 / float64(rank)
+	}
+	if er.hits10 != nil {
+		if rankOf(er.hits10[:min(10, len(er.hits10))], expect) > 0 {
+			r10 = 1
+		}
+	} else if rank >= 1 && rank <= 10 {
+		r10 = 1
+	}
+	if slices.ContainsFunc(er.shown, func(n string) bool { return slices.Contains(expect, n) }) {
+		vis = 1
+	}
+	return r1, r5, rr, r10, vis
+}
+
 // countAbstention adds one no-match query to a (created when nil) and to
 // its half.
-func countAbstention(a *Abstention, half string, abstained bool, schemas int) *Abstention {
+func countAbstention(a *Abstention, half string, abstained, notSure bool, schemas int) *Abstention {
 	if a == nil {
 		a = &Abstention{ByHalf: map[string]*Abstention{}}
 	}
@@ -319,6 +411,9 @@ func countAbstention(a *Abstention, half string, abstained bool, schemas int) *A
 		x.Loaded += schemas
 		if abstained {
 			x.Abstained++
+		}
+		if notSure {
+			x.NotSure++
 		}
 	}
 	return a

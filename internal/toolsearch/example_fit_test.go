@@ -7,11 +7,12 @@ import (
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"github.com/toolshelf/toolshelf/registry"
-	"github.com/toolshelf/toolshelf/search"
 )
 
-// A request no tool serves comes back as one line: nothing fits, the
-// closest tools by name, nothing loaded.
+// A request whose best match is not credible loads nothing. Where a stray
+// word still gives the best tool some evidence ("good", in one tool of
+// three), the answer is "not sure" with the candidates; below the floor,
+// it is one line saying nothing fits.
 func ExampleSearcher_Call_nothingFits() {
 	reg := registry.New(nil)
 	_ = reg.AddGroup(registry.Group{Name: "github", Description: "GitHub's API."})
@@ -22,10 +23,13 @@ func ExampleSearcher_Call_nothingFits() {
 	)
 	plan, _ := (&deferral.Policy{Default: deferral.DefaultDefer}).Plan(reg.Snapshot(), deferral.View{})
 	s, _ := toolsearch.New(plan, nil)
-	loaded := search.NewLoadedSet()
+	loaded := toolsearch.NewLoadedSet()
 	fmt.Println(s.Call(context.Background(), []byte(`{"queries": ["any good name for my cat?"]}`), toolsearch.Scope{Loaded: loaded}).Text)
 	fmt.Println(loaded.Names())
 	// Output:
-	// No deferred tool fits "any good name for my cat?" (closest by name, not loaded: mcp__github__list_issues); answer without a tool, or load one with {"tool_names": ["<name>"]} if it is what you need.
+	// Not sure which tool fits: none matches clearly. Load one of these by name, or search again with other words.
+	// Candidates (not loaded), best first:
+	// - mcp__github__list_issues — List the issues of a repository
+	// Load one by name: tool_search {"tool_names": ["<name>"]}.
 	// []
 }

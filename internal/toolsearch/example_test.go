@@ -7,7 +7,6 @@ import (
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"github.com/toolshelf/toolshelf/registry"
-	"github.com/toolshelf/toolshelf/search"
 )
 
 func Example() {
@@ -23,7 +22,7 @@ func Example() {
 	s, _ := toolsearch.New(plan, nil)
 	fmt.Println(s.IndexText())
 
-	loaded := search.NewLoadedSet()
+	loaded := toolsearch.NewLoadedSet()
 	res := s.Call(context.Background(), []byte(`{"queries": ["open a PR"]}`), toolsearch.Scope{Loaded: loaded})
 	fmt.Println(res.Text)
 	fmt.Println(loaded.Names())
@@ -34,7 +33,7 @@ func Example() {
 	//   create_pull_request
 	//   list_issues
 	// </available_deferred_tools>
-	// 1 match for "open a PR".
+	// 1 match.
 	// Loaded 1 tool; call it with defer_execute {"tool_name": "<name>", "params": {...}}.
 	//
 	// ## mcp__github__create_pull_request
@@ -50,7 +49,7 @@ func ExampleSearcher_Call_exact() {
 	_ = reg.Register(registry.Tool{Name: "Screenshot", Description: "Capture the screen."})
 	plan, _ := (&deferral.Policy{Default: deferral.DefaultDefer}).Plan(reg.Snapshot(), deferral.View{})
 	s, _ := toolsearch.New(plan, nil)
-	sc := toolsearch.Scope{Loaded: search.NewLoadedSet()}
+	sc := toolsearch.Scope{Loaded: toolsearch.NewLoadedSet()}
 	s.Call(context.Background(), []byte(`{"tool_names": ["Screenshot"]}`), sc)
 	fmt.Println(s.Call(context.Background(), []byte(`{"queries": ["select:Screenshot"]}`), sc).Text)
 	fmt.Println(s.Call(context.Background(), []byte(`{"queries": []}`), sc).Text)

@@ -36,15 +36,34 @@ func formatFull(b *strings.Builder, t *registry.Tool) {
 	b.WriteString(params.String())
 }
 
-// formatShort writes "name — first line of the description".
-func formatShort(b *strings.Builder, t *registry.Tool) {
+// formatCandidate writes "- name — first clause of the description", the
+// compact line of a candidate the model may load by name.
+func formatCandidate(b *strings.Builder, t *registry.Tool) {
 	b.WriteString("- ")
 	b.WriteString(t.Name)
-	if s := oneLine(t.Description, 160); s != "" {
+	if s := firstClause(t.Description, candidateRunes); s != "" {
 		b.WriteString(" — ")
 		b.WriteString(s)
 	}
 	b.WriteByte('\n')
+}
+
+// candidateRunes bounds the clause of a candidate line: a line costs 10–25
+// tokens, a schema 100–400.
+const candidateRunes = 48
+
+// firstClause returns the first clause of s's first sentence: cut at the
+// first ";", ":", ", ", " (" or " - " after at least 12 runes, the final
+// period dropped, then cut to limit runes with "…".
+func firstClause(s string, limit int) string {
+	s = strings.TrimSuffix(oneLine(s, 0), ".")
+	cut := len(s)
+	for _, sep := range []string{"; ", ": ", ", ", " (", " - ", " — "} {
+		if i := strings.Index(s, sep); i >= 0 && i < cut && utf8.RuneCountInString(s[:i]) >= 12 {
+			cut = i
+		}
+	}
+	return truncate(strings.TrimRight(s[:cut], " ."), limit)
 }
 
 // oneLine returns the first sentence or line of s, whitespace collapsed,

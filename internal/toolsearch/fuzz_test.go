@@ -76,7 +76,7 @@ func fuzzNamed(text string) []string {
 	short := false
 	for _, l := range strings.Split(text, "\n") {
 		switch {
-		case l == "Also matching (not loaded):":
+		case l == "Other candidates (not loaded), best first:", l == "Candidates (not loaded), best first:":
 			short = true
 			continue
 		case short && strings.HasPrefix(l, "- "):
@@ -89,8 +89,8 @@ func fuzzNamed(text string) []string {
 			_, rest, _ := strings.Cut(l, "(closest by name, not loaded: ")
 			list, _, _ := strings.Cut(rest, "); answer without a tool")
 			out = append(out, strings.Split(list, ", ")...)
-		case strings.HasPrefix(l, "More matches (not loaded): "):
-			out = append(out, strings.Split(strings.TrimPrefix(l, "More matches (not loaded): "), ", ")...)
+		case strings.HasPrefix(l, "More candidates (not loaded): "):
+			out = append(out, strings.Split(strings.TrimPrefix(l, "More candidates (not loaded): "), ", ")...)
 		case strings.Contains(l, " is not deferred: "), strings.Contains(l, " is already loaded "):
 			name, _, _ := strings.Cut(l, " ")
 			out = append(out, name)

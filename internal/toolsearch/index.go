@@ -10,6 +10,7 @@ import (
 	"github.com/toolshelf/toolshelf/internal/tagsafe"
 	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/search"
 )
 
 // Tags of the index block.
@@ -54,7 +55,7 @@ func (g indexGroup) chars() int {
 // small. An MCP group that does not fit is dropped whole; later, smaller
 // groups may still fit. When a group was dropped, one coordinate line closes
 // the block. Names are never cut; descriptions are.
-func buildIndex(plan *deferral.Plan, o *Options) string {
+func buildIndex(plan *deferral.Plan, o *search.Options) string {
 	snap := plan.Snapshot()
 	short := shortTable(plan)
 	var plain []string

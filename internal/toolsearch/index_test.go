@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/search"
 )
 
 // indexLines returns the lines between the index tags.
@@ -120,7 +121,7 @@ func TestIndexBudget(t *testing.T) {
 		{"only the built-in group", 10, "[other 3 MCP servers with 43 tools can be found in the search index. Use tool_search to discover and invoke them.]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := New(plan, &Options{IndexBudget: tc.budget})
+			s, err := New(plan, &search.Options{IndexBudget: tc.budget})
 			require.NoError(t, err)
 			lines := indexLines(t, s.IndexText())
 			assert.Equal(t, "Builtin\n", lines[0])

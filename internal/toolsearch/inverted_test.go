@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/search"
 )
 
 // invertedBM25 is the baseline a harness author who knows search would
@@ -126,7 +127,7 @@ func newInvertedBM25(tools []*registry.Tool) *invertedBM25 {
 }
 
 // Search is not safe for concurrent use (the score array is reused).
-func (ix *invertedBM25) Search(_ context.Context, queries []string, limit int) ([]Hit, error) {
+func (ix *invertedBM25) Search(_ context.Context, queries []string, limit int) ([]search.Hit, error) {
 	for _, q := range queries {
 		invTerms(q, ix.stopList, func(w string) {
 			for _, p := range ix.dict[w] {
@@ -137,9 +138,9 @@ func (ix *invertedBM25) Search(_ context.Context, queries []string, limit int) (
 			}
 		})
 	}
-	hits := make([]Hit, 0, len(ix.touched))
+	hits := make([]search.Hit, 0, len(ix.touched))
 	for _, d := range ix.touched {
-		hits = append(hits, Hit{Name: ix.names[d], Score: ix.scores[d]})
+		hits = append(hits, search.Hit{Name: ix.names[d], Score: ix.scores[d]})
 		ix.scores[d] = 0
 	}
 	ix.touched = ix.touched[:0]
@@ -159,7 +160,7 @@ func TestInvertedBM25Baseline(t *testing.T) {
 			require.NotEmpty(t, got, q) // CJK: no vocabulary, no match in English catalogs
 		}
 		// Brute force: score every tool from its own term counts.
-		var want []Hit
+		var want []search.Hit
 		for i, name := range ix.names {
 			s := 0.0
 			for w, ps := range ix.dict {
@@ -178,7 +179,7 @@ func TestInvertedBM25Baseline(t *testing.T) {
 				}
 			}
 			if s > 0 {
-				want = append(want, Hit{Name: name, Score: s})
+				want = append(want, search.Hit{Name: name, Score: s})
 			}
 		}
 		want = topHits(want, 5)

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/toolshelf/toolshelf/search"
 )
 
 // maxNeeds bounds how many needs one query is split into: each costs one
@@ -108,9 +110,9 @@ func splitClauses(q string) []string {
 // not fill the list; then the rest of the whole query's ranking. heads
 // counts the leading hits that should come with their schema: the best
 // hit and each need's head. deep is the whole query's ranking to
-// twinDepth, for [withTwins].
-func rankNeeds(ctx context.Context, idx Index, queries []string, limit int) (hits []Hit, heads int, note string, deep []Hit, err error) {
-	deep, note, err = rank(ctx, idx, queries, max(limit, twinDepth+1))
+// listDepth, for [withTwins] and the candidate list.
+func rankNeeds(ctx context.Context, idx search.Index, queries []string, limit int) (hits []search.Hit, heads int, note string, deep []search.Hit, err error) {
+	deep, note, err = rank(ctx, idx, queries, max(limit, twinDepth+1, listDepth))
 	hits = deep[:min(len(deep), limit)]
 	if err != nil || len(hits) == 0 || limit < 2 {
 		return hits, 1, note, deep, err
@@ -123,17 +125,17 @@ func rankNeeds(ctx context.Context, idx Index, queries []string, limit int) (hit
 	// best hit, or put in place of the weakest hit below the heads when
 	// the list lacks it and the head has enough evidence for its need
 	// against what that hit has for the whole query.
-	out := append(make([]Hit, 0, limit+1), hits...)
+	out := append(make([]search.Hit, 0, limit+1), hits...)
 	heads = 1
 	for _, n := range needs {
 		nh, err := idx.Search(ctx, []string{n}, 1)
 		if err != nil {
 			return nil, 0, "", nil, err
 		}
-		if len(nh) == 0 || !nh[0].Fit.Credible() || nh[0].Fit.Evidence < strongEvidence {
+		if len(nh) == 0 || !nh[0].Fit.Credible() || nh[0].Fit.Evidence < headEvidence {
 			continue
 		}
-		at := slices.IndexFunc(out, func(h Hit) bool { return h.Name == nh[0].Name })
+		at := slices.IndexFunc(out, func(h search.Hit) bool { return h.Name == nh[0].Name })
 		switch {
 		case at >= heads:
 			h := out[at]
@@ -153,3 +155,8 @@ func rankNeeds(ctx context.Context, idx Index, queries []string, limit int) (hit
 	}
 	return out, heads, note, deep, nil
 }
+
+// headEvidence is the evidence a need's best tool must have to be put up
+// front: the abstention rule's strong evidence (search.Fit.Credible), more
+// than one word found in exactly one tool.
+const headEvidence = 1.05

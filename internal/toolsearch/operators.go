@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/toolshelf/toolshelf/search"
 )
 
 // Query operators. Queries carry the user's own words, which contain "+"
@@ -64,7 +66,7 @@ func withoutOperators(queries []string, drop func(word string) bool) []string {
 // it relaxes them rather than answer empty: first the words no tool
 // mentions at all, then the requirement as a whole. note says what was
 // relaxed, in one line for the model; it is empty when nothing was.
-func rank(ctx context.Context, idx Index, queries []string, limit int) (hits []Hit, note string, err error) {
+func rank(ctx context.Context, idx search.Index, queries []string, limit int) (hits []search.Hit, note string, err error) {
 	hits, err = idx.Search(ctx, queries, limit)
 	if err != nil || len(hits) > 0 {
 		return hits, "", err

@@ -7,10 +7,11 @@ import (
 	"sync"
 
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/search"
 )
 
 // Overlay is one session's self-built tools made searchable: a small index
-// over those tools alone, built with the searcher's [Ranker], searched next
+// over those tools alone, built with the searcher's [search.Ranker], searched next
 // to the shared index and merged with it by score. Sessions sharing a
 // [Searcher] each keep their own Overlay, so a session that writes a tool
 // never rebuilds the shared index, and no session sees another's tools.
@@ -22,7 +23,7 @@ import (
 type Overlay struct {
 	mu     sync.Mutex
 	tools  []*registry.Tool // the announced tools the index was built over
-	index  Index
+	index  search.Index
 	byName map[string]*registry.Tool
 	builds int
 }
@@ -38,7 +39,7 @@ func (o *Overlay) Builds() int {
 // get returns the index over tools, building it when the set changed since
 // the last call. Tools are compared by identity: a session's self-built
 // tools are immutable once registered.
-func (o *Overlay) get(ctx context.Context, r Ranker, base Index, tools []*registry.Tool) (Index, map[string]*registry.Tool, error) {
+func (o *Overlay) get(ctx context.Context, r search.Ranker, base search.Index, tools []*registry.Tool) (search.Index, map[string]*registry.Tool, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.index != nil && slices.Equal(o.tools, tools) {
@@ -64,7 +65,7 @@ func (o *Overlay) get(ctx context.Context, r Ranker, base Index, tools []*regist
 
 // merged searches the shared index and a session's overlay together.
 type merged struct {
-	base, over Index
+	base, over search.Index
 	// replaced are the overlay's tools; a base hit of the same name is an
 	// older definition the session replaced, and is dropped.
 	replaced map[string]*registry.Tool
@@ -72,7 +73,7 @@ type merged struct {
 
 // Search returns the best limit hits of both indexes: score descending,
 // then name ascending, as one index would order them.
-func (m merged) Search(ctx context.Context, queries []string, limit int) ([]Hit, error) {
+func (m merged) Search(ctx context.Context, queries []string, limit int) ([]search.Hit, error) {
 	a, err := m.base.Search(ctx, queries, limit)
 	if err != nil {
 		return nil, err
@@ -84,14 +85,14 @@ func (m merged) Search(ctx context.Context, queries []string, limit int) ([]Hit,
 	if len(b) == 0 {
 		return a, nil
 	}
-	out := make([]Hit, 0, len(a)+len(b))
+	out := make([]search.Hit, 0, len(a)+len(b))
 	for _, h := range a {
 		if m.replaced[h.Name] == nil {
 			out = append(out, h)
 		}
 	}
 	out = append(out, b...)
-	slices.SortStableFunc(out, func(x, y Hit) int {
+	slices.SortStableFunc(out, func(x, y search.Hit) int {
 		switch {
 		case x.Score > y.Score:
 			return -1

@@ -1,5 +1,7 @@
 package toolsearch
 
+import "github.com/toolshelf/toolshelf/search"
+
 import "math"
 
 // calibrator is implemented by an index whose scores depend on its corpus
@@ -9,7 +11,7 @@ import "math"
 // self-built tool of two weighs a fraction of a word found in one catalog
 // tool of a thousand, and the session's own tool ranks below weak matches.
 type calibrator interface {
-	calibrate(over Index) Index
+	calibrate(over search.Index) search.Index
 }
 
 // calibrate returns a copy of over whose per-field IDFs are those of the
@@ -19,7 +21,7 @@ type calibrator interface {
 // absent, a difference of a few in thousands). Field lengths keep the
 // overlay's own averages. A base document frequency is read back from the
 // base IDF, log(1 + (N - d + 0.5)/(d + 0.5)), which the index keeps.
-func (ix *bm25Index) calibrate(over Index) Index {
+func (ix *bm25Index) calibrate(over search.Index) search.Index {
 	o, ok := over.(*bm25Index)
 	if !ok || len(o.tools) == 0 {
 		return over

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/search"
 )
 
 // The overlay ranks like the full rebuild it replaces: for queries aimed
@@ -36,7 +37,7 @@ func TestOverlayRanksLikeARebuild(t *testing.T) {
 	require.NoError(t, err)
 	sc := Scope{Overlay: &Overlay{}, Announced: own}
 	ctx := context.Background()
-	rank := func(hits []Hit, name string) int {
+	rank := func(hits []search.Hit, name string) int {
 		for i, h := range hits {
 			if h.Name == name {
 				return i

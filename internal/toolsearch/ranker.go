@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/search"
 )
 
 // Errors returned by this package. Model-facing problems are never Go
@@ -21,38 +22,11 @@ import (
 var (
 	// ErrVocabulary reports a malformed vocabulary text.
 	ErrVocabulary = errors.New("search: vocabulary")
-	// ErrOptions reports an invalid [Options] value.
-	ErrOptions = errors.New("search: options")
+	// ErrOptions is [search.ErrOptions].
+	ErrOptions = search.ErrOptions
 )
 
-// Hit is one ranked tool.
-type Hit struct {
-	Name  string  `json:"name"`
-	Score float64 `json:"score"`
-	// Fit says how credible the hit is on scales every catalog shares (see
-	// [Fit]); a ranker that cannot say leaves it zero, and its hits are
-	// never judged.
-	Fit Fit `json:"fit,omitzero"`
-}
-
-// A Ranker builds a search index over tools. The built-in one is [BM25F];
-// a harness with an embedding model can bring its own.
-type Ranker interface {
-	// Index builds an index over tools. It is called once per searcher
-	// (and once per distinct set of tools announced mid-session).
-	Index(ctx context.Context, tools []*registry.Tool) (Index, error)
-}
-
-// An Index ranks the tools it was built over.
-type Index interface {
-	// Search returns up to limit tools matching queries (the strings of one
-	// tool_search call, searched together), best first. Ties must be broken
-	// by name so that results are deterministic. A hit needs a positive
-	// score; Search may return fewer than limit hits, or none.
-	Search(ctx context.Context, queries []string, limit int) ([]Hit, error)
-}
-
-// BM25F is the built-in [Ranker]: BM25 over weighted fields (the tool
+// BM25F is the built-in [search.Ranker]: BM25 over weighted fields (the tool
 // name's words, its server, search hints, description, parameter names and
 // descriptions), each field with its own length normalisation and document
 // frequencies; Snowball stemming, stop words, CJK bigrams, and bounded
@@ -243,7 +217,7 @@ type rawPosting struct {
 }
 
 // Index builds the BM25F index over tools.
-func (r *BM25F) Index(ctx context.Context, tools []*registry.Tool) (Index, error) {
+func (r *BM25F) Index(ctx context.Context, tools []*registry.Tool) (search.Index, error) {
 	k1, b := r.K1, r.B
 	if k1 == 0 {
 		k1 = 1.2
@@ -600,7 +574,7 @@ func nameTerms(words []qword) []nameTerm {
 // where m is the IDF of the name's words the query matched and t that of
 // all of them: covering the whole name counts in full, one word of a long
 // name little.
-func (ix *bm25Index) Search(ctx context.Context, queries []string, limit int) ([]Hit, error) {
+func (ix *bm25Index) Search(ctx context.Context, queries []string, limit int) ([]search.Hit, error) {
 	if limit <= 0 || len(ix.names) == 0 {
 		return nil, nil
 	}
@@ -747,7 +721,7 @@ func (ix *bm25Index) addWord(sc *scratch, w qword, nameW float32) {
 
 // topHits returns the best limit tools sc scored that have every required
 // word of need, with their fit.
-func (ix *bm25Index) topHits(sc *scratch, need uint64, limit int, massAll float32) []Hit {
+func (ix *bm25Index) topHits(sc *scratch, need uint64, limit int, massAll float32) []search.Hit {
 	// Keep the best limit: score descending, then doc id (= name) ascending.
 	top := make([]int32, 0, limit+1)
 	better := func(a, b int32) bool {
@@ -774,11 +748,11 @@ func (ix *bm25Index) topHits(sc *scratch, need uint64, limit int, massAll float3
 			top = top[:limit]
 		}
 	}
-	hits := make([]Hit, len(top))
+	hits := make([]search.Hit, len(top))
 	for i, d := range top {
 		z := &sc.doc[d]
-		hits[i] = Hit{Name: ix.names[d], Score: float64(z.s)}
-		hits[i].Fit = Fit{Judged: true, Evidence: float64(z.cov / ix.uniqueIDF())}
+		hits[i] = search.Hit{Name: ix.names[d], Score: float64(z.s)}
+		hits[i].Fit = search.Fit{Judged: true, Evidence: float64(z.cov / ix.uniqueIDF())}
 		if t := ix.nameTot[d]; t > 0 {
 			hits[i].Fit.Name = float64(min(z.n/t, 1))
 		}
@@ -791,11 +765,11 @@ func (ix *bm25Index) topHits(sc *scratch, need uint64, limit int, massAll float3
 
 // weakAlt: a word the catalog knows only through alternatives weighing less
 // than this share of the word (WordNet's rarer senses, GloVe neighbours,
-// shared Chinese characters) counts, for [Hit.Fit], as a word it lacks.
+// shared Chinese characters) counts, for [search.Hit.Fit], as a word it lacks.
 const weakAlt = 0.5
 
 // uniqueIDF is the IDF of a term exactly one tool has: the unit of
-// [Fit.Evidence].
+// [search.Fit.Evidence].
 func (ix *bm25Index) uniqueIDF() float32 {
 	n := float64(len(ix.names))
 	return float32(math.Log(1 + (n-0.5)/1.5))

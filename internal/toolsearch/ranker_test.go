@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/search"
 )
 
 // catalogTool is one tool of a catalog file written by a test.
@@ -52,7 +53,7 @@ func searcherOf(t *testing.T, paths ...string) *Searcher {
 	return s
 }
 
-func names(hits []Hit) []string {
+func names(hits []search.Hit) []string {
 	out := make([]string, len(hits))
 	for i, h := range hits {
 		out[i] = h.Name

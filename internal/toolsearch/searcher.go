@@ -10,9 +10,10 @@ import (
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/shortname"
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/search"
 )
 
-// Defaults of [Options].
+// Defaults of [search.Options].
 const (
 	DefaultIndexBudget      = 20000 // chars of the index, as in a published 60-tool harness
 	DefaultDescriptionLimit = 100   // runes of a server description in the index
@@ -20,58 +21,17 @@ const (
 	DefaultMaxResults       = 5 // results of a fuzzy search, as Claude Code
 	DefaultResultLimit      = 10
 	DefaultMaxFullSchemas   = 3
-	DefaultFullScoreRatio   = 0.5
+	DefaultFullScoreRatio   = 0.95
+	DefaultListBudget       = 450   // chars of the candidate list, chosen on the tune halves
 	DefaultResponseCap      = 30000 // 1.5 × the index budget
 	DefaultMaxNames         = 20
 	DefaultMaxQueries       = 10
 	DefaultMaxQueryRunes    = 2000
 )
 
-// Options configures a [Searcher]. Nil, or a zero field, means the default.
-// A harness writes search.Options, which converts to it: the two keep the
-// same fields, in the same order (search.Options documents the defaults).
-type Options struct {
-	// IndexBudget bounds the characters of the index lines; groups that do
-	// not fit are dropped whole and counted in the coordinate line.
-	IndexBudget int
-	// DescriptionLimit bounds a server description in its header, in runes.
-	DescriptionLimit int
-	// Where completes the coordinate line: "[other N MCP servers with M
-	// tools can be found in <Where>. ...]".
-	Where string
-	// MaxResults is how many results a fuzzy search returns unless the call
-	// asks for another number ("limit"), which may not exceed ResultLimit.
-	MaxResults  int
-	ResultLimit int
-	// MaxFullSchemas bounds how many full schemas one fuzzy search returns
-	// (and so loads); further hits come back as a one-line description,
-	// then as names only.
-	MaxFullSchemas int
-	// FullScoreRatio: a hit scoring below this fraction of the best hit's
-	// score comes back as a one-line description, not a full schema, so a
-	// clear winner does not drag weak runners-up into the context. Set it
-	// negative to give every hit up to MaxFullSchemas its schema.
-	FullScoreRatio float64
-	// ResponseCap bounds one response, in characters.
-	ResponseCap int
-	// MaxNames bounds tool_names in one call; MaxQueries the strings of
-	// queries; MaxQueryRunes the length of one query string.
-	MaxNames, MaxQueries, MaxQueryRunes int
-	// Languages, when set, requires every fuzzy search to carry keywords
-	// in each of these languages, e.g. {"zh", "en"} for a Chinese harness
-	// over English catalogs (a lone Chinese word segments badly). Known:
-	// "en" (and other Latin-script codes: "fr", "de", "es", ...), "zh",
-	// "ja", "ko".
-	Languages []string
-	// Vocabulary holds extra synonym and glossary rules, in the format of
-	// [Vocabulary], added to the shipped ones. Ignored when Ranker is set.
-	Vocabulary []string
-	// Ranker ranks fuzzy searches; nil means [BM25F] with the vocabulary.
-	Ranker Ranker
-}
-
-func (o *Options) withDefaults() (Options, error) {
-	var c Options
+// withDefaults fills in the defaults of o and checks the result.
+func withDefaults(o *search.Options) (search.Options, error) {
+	var c search.Options
 	if o != nil {
 		c = *o
 	}
@@ -91,6 +51,9 @@ func (o *Options) withDefaults() (Options, error) {
 	def(&c.MaxQueryRunes, DefaultMaxQueryRunes)
 	if c.FullScoreRatio == 0 {
 		c.FullScoreRatio = DefaultFullScoreRatio
+	}
+	if c.ListBudget == 0 {
+		c.ListBudget = DefaultListBudget
 	}
 	if c.Where == "" {
 		c.Where = DefaultWhere
@@ -120,7 +83,7 @@ func (o *Options) withDefaults() (Options, error) {
 }
 
 // LoadedTools is the set a search marks the schemas it returns in:
-// search.LoadedSet, which a session keeps and a harness reads.
+// [LoadedSet], which a session keeps.
 type LoadedTools interface {
 	Has(name string) bool
 	Add(name string) bool
@@ -129,7 +92,7 @@ type LoadedTools interface {
 // Scope is one session's side of a search call. A Searcher is shared by
 // every session with the same plan; what differs per session lives here.
 type Scope struct {
-	// Loaded is the session's loaded set (a *search.LoadedSet); schemas
+	// Loaded is the session's loaded set (a *[LoadedSet]); schemas
 	// returned are marked in it. Nil marks nothing.
 	Loaded LoadedTools
 	// Announced are self-built tools announced mid-session: searchable, but
@@ -160,9 +123,9 @@ func (sc *Scope) removed(name string) bool {
 // through that session's [Overlay].
 type Searcher struct {
 	plan   *deferral.Plan
-	opts   Options
-	ranker Ranker
-	index  Index
+	opts   search.Options
+	ranker search.Ranker
+	index  search.Index
 	text   string
 	tools  map[string]*registry.Tool // deferred tools by name
 	short  *shortname.Table          // the plan's short names
@@ -195,11 +158,11 @@ func (s *Searcher) fullText(t *registry.Tool) string {
 // New builds the searcher, its ranking index and its name index for plan.
 // Only the plan's deferred tools are searchable (plus tools a session
 // announces through [Scope]); hidden tools never appear. opts may be nil.
-func New(plan *deferral.Plan, opts *Options) (*Searcher, error) {
+func New(plan *deferral.Plan, opts *search.Options) (*Searcher, error) {
 	if plan == nil {
 		return nil, fmt.Errorf("%w: nil plan", ErrOptions)
 	}
-	o, err := opts.withDefaults()
+	o, err := withDefaults(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -210,6 +173,14 @@ func New(plan *deferral.Plan, opts *Options) (*Searcher, error) {
 			return nil, err
 		}
 		r = &BM25F{Vocabulary: v}
+	}
+	if h, ok := r.(*search.Hybrid); ok && h.Lexical == nil {
+		// search cannot name the built-in ranker (this package imports
+		// it), so a Hybrid's default lexical side is filled in here, as
+		// it always was: BM25F with the shipped vocabulary.
+		c := *h
+		c.Lexical = &BM25F{}
+		r = &c
 	}
 	s := &Searcher{plan: plan, opts: o, ranker: r, tools: map[string]*registry.Tool{}, short: shortTable(plan)}
 	for _, t := range plan.Deferred() {
@@ -228,12 +199,12 @@ func New(plan *deferral.Plan, opts *Options) (*Searcher, error) {
 func (s *Searcher) IndexText() string { return s.text }
 
 // Options returns the options in effect, defaults filled in.
-func (s *Searcher) Options() Options { return s.opts }
+func (s *Searcher) Options() search.Options { return s.opts }
 
 // view is the searchable world of one call: the deferred tools plus the
 // scope's announced ones.
 type view struct {
-	index  Index
+	index  search.Index
 	lookup func(name string) (*registry.Tool, bool)
 }
 
@@ -281,7 +252,7 @@ func (s *Searcher) view(ctx context.Context, sc Scope) (view, error) {
 // and [Eval] use it. A query with several needs also brings each need's
 // best hit up behind the first, scored for its need, and the best hit's
 // near twins beside it, so scores need not descend.
-func (s *Searcher) Search(ctx context.Context, queries []string, limit int, sc Scope) ([]Hit, error) {
+func (s *Searcher) Search(ctx context.Context, queries []string, limit int, sc Scope) ([]search.Hit, error) {
 	v, err := s.view(ctx, sc)
 	if err != nil {
 		return nil, err
@@ -292,7 +263,7 @@ func (s *Searcher) Search(ctx context.Context, queries []string, limit int, sc S
 
 // search is Search with the count of leading hits that head a need of the
 // query (see [rankNeeds]).
-func (s *Searcher) search(ctx context.Context, queries []string, limit int, sc Scope) ([]Hit, int, error) {
+func (s *Searcher) search(ctx context.Context, queries []string, limit int, sc Scope) ([]search.Hit, int, error) {
 	v, err := s.view(ctx, sc)
 	if err != nil {
 		return nil, 0, err
@@ -305,34 +276,41 @@ func (s *Searcher) search(ctx context.Context, queries []string, limit int, sc S
 // ([rankNeeds]), then the best hit's near twins brought up beside it
 // ([withTwins]). heads counts the leading hits that get their schema;
 // twins describes the twin group, when there is one.
-func (s *Searcher) assemble(ctx context.Context, v view, queries []string, limit int, wantNotes bool) (hits []Hit, heads int, note string, twins []string, err error) {
-	hits, heads, note, deep, err := rankNeeds(ctx, v.index, queries, limit)
+func (s *Searcher) assemble(ctx context.Context, v view, queries []string, limit int, wantNotes bool) (hits []search.Hit, heads int, note string, twins []string, err error) {
+	hits, heads, note, twins, _, err = s.assembleDeep(ctx, v, queries, limit, wantNotes)
+	return hits, heads, note, twins, err
+}
+
+// assembleDeep is assemble that also returns the whole query's ranking to
+// listDepth, which the candidate list reads below the hits.
+func (s *Searcher) assembleDeep(ctx context.Context, v view, queries []string, limit int, wantNotes bool) (hits []search.Hit, heads int, note string, twins []string, deep []search.Hit, err error) {
+	hits, heads, note, deep, err = rankNeeds(ctx, v.index, queries, limit)
 	if err != nil || len(hits) == 0 {
-		return hits, heads, note, nil, err
+		return hits, heads, note, nil, deep, err
 	}
 	hits, heads, group := withTwins(hits, heads, deep, limit, v.lookup, s.twinWordsOf)
 	if len(group) > 0 && wantNotes {
 		best, _ := v.lookup(hits[0].Name)
 		twins = s.twinNotes(best, group, v.lookup)
 	}
-	return hits, heads, note, twins, nil
+	return hits, heads, note, twins, deep, nil
 }
 
 // Presentation says how each of hits would come back from a fuzzy search:
-// the first ones with their full schema (at most MaxFullSchemas, and only
-// those scoring at least FullScoreRatio of the best), the next ones as a
-// one-line description (as many again), the rest as names only.
-func (s *Searcher) Presentation(hits []Hit) []Shape { return s.presentation(hits, 1) }
+// the first ones with their full schema only as far as the evidence is
+// sure — the best hit, and the hits right behind it scoring at least
+// FullScoreRatio of it (close siblings), at most MaxFullSchemas — then
+// one compact line each (as many again), the rest as names. A request's
+// other needs' best tools come up front in the list, not as schemas: the
+// model loads one by name when it gets there.
+func (s *Searcher) Presentation(hits []search.Hit) []Shape { return s.presentation(hits) }
 
-// presentation is Presentation where the first heads hits each head one
-// need of the query: they get their schema (within MaxFullSchemas)
-// whatever their score.
-func (s *Searcher) presentation(hits []Hit, heads int) []Shape {
+func (s *Searcher) presentation(hits []search.Hit) []Shape {
 	out := make([]Shape, len(hits))
 	full, short := 0, 0
 	for i, h := range hits {
 		switch {
-		case full < s.opts.MaxFullSchemas && full == i && (i < heads || s.opts.FullScoreRatio < 0 || h.Score >= s.opts.FullScoreRatio*hits[0].Score):
+		case full < s.opts.MaxFullSchemas && full == i && (s.opts.FullScoreRatio < 0 || h.Score >= s.opts.FullScoreRatio*hits[0].Score):
 			out[i] = ShapeFull
 			full++
 		case short < s.opts.MaxFullSchemas:

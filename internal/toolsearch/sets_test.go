@@ -153,6 +153,8 @@ func TestQuality(t *testing.T) {
 	}
 	fmt.Fprintf(&b, "| ahead of plain BM25 on R@1 and R@5, every half of every set | — | — | %s |\n", ahead)
 	b.WriteString("\n")
+	b.WriteString(visibleRows(t, runs))
+	b.WriteString("\n")
 	b.WriteString(abstentionRows(t, runs))
 	b.WriteString("\nSeveral needs (see \"Several needs\"): all-expected recall@5 on the rows that list tools needed together (MetaTool's multi-tool, BFCL's parallel-multiple, Seal-Tools' difficult rows), one ranking of the whole request (before) against needs covered (after):\n\n")
 	b.WriteString(multiNeedRows(t))
@@ -181,6 +183,34 @@ func checkQualityBars(t *testing.T, runs []qualityRun) {
 	}
 	assert.Greater(t, runs[0].ours.ByLang["zh"].RecallAt5, 0.5, "Chinese-only queries must be found through the glossary")
 }
+
+// visibleRows reports what the model sees of each answer (see "What the
+// model sees"): recall of the ranking at 1 and 10, visible recall (an
+// expected tool among the schemas loaded or the names listed) and the
+// answer's size in o200k_base tokens, tune and check halves. The list
+// budget was chosen on the tune halves so that visible recall reaches
+// R@10 there.
+func visibleRows(t *testing.T, runs []qualityRun) string {
+	var b strings.Builder
+	b.WriteString("What the model sees (default answer: schemas by confidence, candidates within the list budget):\n\n")
+	b.WriteString("| query set | half | R@1 | R@5 | R@10 | visible recall | tokens per answer | schemas per answer |\n|---|---|--:|--:|--:|--:|--:|--:|\n")
+	for _, r := range runs {
+		for _, h := range []string{HalfTune, HalfCheck} {
+			f := r.ours.ByHalf[h]
+			fmt.Fprintf(&b, "| %s | %s | %.3f | %.3f | %.3f | %.3f | %.1f | %.2f |\n", strings.Fields(r.set.name)[0], h, f.RecallAt1, f.RecallAt5, f.RecallAt10, f.Visible, f.MeanTokens, f.MeanSchemasLoaded)
+		}
+		tu := r.ours.ByHalf[HalfTune]
+		assert.GreaterOrEqual(t, tu.Visible, tu.RecallAt10, "%s: visible recall against R@10 on the tune half", r.set.name)
+		assert.LessOrEqual(t, tu.MeanTokens, tokensBefore[strings.Fields(r.set.name)[0]], "%s: tokens per answer on the tune half against the answer before issue 38", r.set.name)
+	}
+	return b.String()
+}
+
+// tokensBefore is the mean size of a default answer (o200k_base tokens,
+// tune half) at commit 12e017c, before answers were shaped by confidence
+// and a list budget: three schemas at most, then one-line descriptions and
+// names. Measured with the same tokenizer over the same queries.
+var tokensBefore = map[string]float64{"dev": 507.6, "MetaTool": 192.3, "BFCL": 305.0, "Seal-Tools": 298.2}
 
 // readmeQuality is the README's short form of the figures: tune and check
 // halves of every set for toolshelf and plain BM25.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/search"
 )
 
 // Near twins are tools whose names and descriptions say nearly the same
@@ -104,9 +105,9 @@ func distinct(a, b toolWords) []string {
 // twins kept (the best hit not included); empty when it has none. Its
 // allocations do not depend on what it finds: a query allocates the same
 // in every catalog.
-func withTwins(hits []Hit, heads int, deep []Hit, limit int, lookup func(string) (*registry.Tool, bool), words func(*registry.Tool) toolWords) (out []Hit, newHeads int, group []Hit) {
-	out = make([]Hit, 0, limit)
-	group = make([]Hit, 0, limit)
+func withTwins(hits []search.Hit, heads int, deep []search.Hit, limit int, lookup func(string) (*registry.Tool, bool), words func(*registry.Tool) toolWords) (out []search.Hit, newHeads int, group []search.Hit) {
+	out = make([]search.Hit, 0, limit)
+	group = make([]search.Hit, 0, limit)
 	if len(hits) == 0 {
 		return hits, heads, nil
 	}
@@ -120,7 +121,7 @@ func withTwins(hits []Hit, heads int, deep []Hit, limit int, lookup func(string)
 		// already among the hits are grouped.
 		deep = hits
 	}
-	in := func(list []Hit, name string) bool {
+	in := func(list []search.Hit, name string) bool {
 		for _, h := range list {
 			if h.Name == name {
 				return true
@@ -169,7 +170,7 @@ func withTwins(hits []Hit, heads int, deep []Hit, limit int, lookup func(string)
 
 // twinNotes names the best hit and each twin of group with the words of
 // its name and description that the others lack.
-func (s *Searcher) twinNotes(best *registry.Tool, group []Hit, lookup func(string) (*registry.Tool, bool)) []string {
+func (s *Searcher) twinNotes(best *registry.Tool, group []search.Hit, lookup func(string) (*registry.Tool, bool)) []string {
 	names := []string{best.Name}
 	members := []toolWords{s.twinWordsOf(best)}
 	for _, g := range group {

@@ -5,13 +5,15 @@ import (
 	"sync"
 )
 
-// LoadedSet is search.LoadedSet for this package's tests (which cannot
-// import search: it imports this package).
+// LoadedSet records which deferred tools' schemas a session has loaded. A
+// loaded tool stays loaded for later turns (its schema is in the history).
+// It is safe for concurrent use. It satisfies [LoadedTools].
 type LoadedSet struct {
 	mu    sync.RWMutex
 	names map[string]struct{}
 }
 
+// NewLoadedSet returns a set holding names.
 func NewLoadedSet(names ...string) *LoadedSet {
 	s := &LoadedSet{names: map[string]struct{}{}}
 	for _, n := range names {
@@ -20,6 +22,7 @@ func NewLoadedSet(names ...string) *LoadedSet {
 	return s
 }
 
+// Has reports whether name is loaded.
 func (s *LoadedSet) Has(name string) bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -27,6 +30,7 @@ func (s *LoadedSet) Has(name string) bool {
 	return ok
 }
 
+// Add marks name loaded and reports whether it was new.
 func (s *LoadedSet) Add(name string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -37,6 +41,7 @@ func (s *LoadedSet) Add(name string) bool {
 	return true
 }
 
+// Forget marks names as no longer loaded.
 func (s *LoadedSet) Forget(names ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -45,6 +50,7 @@ func (s *LoadedSet) Forget(names ...string) {
 	}
 }
 
+// Names returns the loaded names, sorted.
 func (s *LoadedSet) Names() []string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
