@@ -150,6 +150,44 @@ func TestBigIntegerEnumEnforced(t *testing.T) {
 	}
 }
 
+// Issue 33: jsonschema-go divides by multipleOf in float64, where
+// 9007199254740993 reads as 2^53, an even number: {"n":9007199254740993}
+// passed "multipleOf": 2 and reached the handler. A call carrying an
+// integer beyond 2^53 to a tool whose schema has a multipleOf is refused.
+func TestMultipleOfBigIntegerRefused(t *testing.T) {
+	var got received
+	s := oneTool(t, "Even", `{"type":"object","properties":{"n":{"type":"integer","multipleOf":2},"tags":{"type":"array"}}}`, got.handle)
+	d := mustNew(t, &execute.Options{Default: execute.Ask, Ask: got.ask})
+	for _, tc := range []struct {
+		args string
+		ok   bool
+		want string
+	}{
+		{`{"n":4}`, true, ""},
+		{`{"n":3}`, false, "multipleOf"},
+		{`{"n":9007199254740992}`, true, ""},
+		{`{"n":9007199254740993}`, false, "/n: the integer 9007199254740993 is beyond"},
+		{`{"n":9007199254740994}`, false, "beyond"}, // even, but it cannot be checked exactly
+		{`{"n":2,"tags":[1,-9007199254740993]}`, false, "/tags/1: the integer -9007199254740993"},
+	} {
+		t.Run(tc.args, func(t *testing.T) {
+			got.handler = nil
+			res := d.Call(context.Background(), s, "Even", json.RawMessage(tc.args))
+			if tc.ok {
+				require.False(t, res.IsError, res.Text)
+				return
+			}
+			require.True(t, res.IsError, res.Text)
+			assert.Contains(t, res.Text, tc.want)
+			assert.Empty(t, got.handler)
+		})
+	}
+	// Without a multipleOf, big integers are checked exactly as before.
+	s2 := oneTool(t, "Any", `{"type":"object","properties":{"n":{"type":"integer"}}}`, got.handle)
+	res := d.Call(context.Background(), s2, "Any", json.RawMessage(`{"n":9007199254740993}`))
+	require.False(t, res.IsError, res.Text)
+}
+
 // Narrowing a violation validates a property's subschema on its own,
 // wrapped as {"properties":{"v": sub}}. There "#/properties/v" names sub
 // itself: this schema, harmless as registered, made the wrapper a cycle

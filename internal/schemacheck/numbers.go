@@ -276,3 +276,24 @@ func floatText(f float64) string {
 	}
 	return strconv.FormatFloat(f, 'g', -1, 64)
 }
+
+// HasMultipleOf reports whether s or a subschema of it has multipleOf.
+// jsonschema-go v0.4.3 divides a value by it as float64 (validate.go:
+// "nf, _ := n.Float64()"), which is exact for integers up to 2^53 in
+// magnitude and not beyond: 2^53+1 reads as 2^53, a multiple of 2. A caller
+// holding a larger integer cannot have it checked exactly against such a
+// schema. s must have passed [Check] (a tree of bounded depth).
+func HasMultipleOf(s *jsonschema.Schema) bool {
+	if s == nil {
+		return false
+	}
+	if s.MultipleOf != nil {
+		return true
+	}
+	found := false
+	eachChild(s, func(_ string, sub *jsonschema.Schema) bool {
+		found = HasMultipleOf(sub)
+		return !found
+	})
+	return found
+}
