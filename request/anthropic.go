@@ -20,6 +20,7 @@ var anthropicTraits = traits{
 	nativeSearch: `{"type":"tool_search_tool_bm25_20251119","name":"tool_search_tool_bm25"}`,
 	regexSearch:  `{"type":"tool_search_tool_regex_20251119","name":"tool_search_tool_regex"}`,
 	callIDOK:     toolname.AnthropicCallIDOK,
+	clientSearch: true,
 }
 
 // ephemeral is Anthropic's cache breakpoint member.

@@ -32,7 +32,10 @@ func TestCallIDAliasUniqueAcrossHistory(t *testing.T) {
 	}
 	for _, p := range providers {
 		t.Run(string(p), func(t *testing.T) {
-			id := earlier[p]
+			id, ok := earlier[p]
+			if !ok {
+				t.Skipf("%s sends every call id as it is: no alias to collide with", p)
+			}
 			enc, _ := encoderFor(p)
 			alias := enc.traits().callID(id)
 			require.Equal(t, toolname.CallIDAlias(id), alias)

@@ -16,7 +16,7 @@ import (
 // names.
 type Provider = provider.Name
 
-// The three encoders.
+// The four encoders.
 const (
 	// OpenAIChat is OpenAI Chat Completions: messages with the system
 	// message first, tools as {"type":"function","function":{...}}.
@@ -28,6 +28,12 @@ const (
 	// tools with input_schema, tool_use and tool_result blocks, and
 	// cache_control breakpoints.
 	Anthropic Provider = provider.Anthropic
+	// Gemini is the Gemini API's generateContent and
+	// streamGenerateContent (Google AI and Vertex AI): systemInstruction,
+	// tools[].functionDeclarations with parametersJsonSchema, contents of
+	// roles user and model with functionCall and functionResponse parts.
+	// The model goes in the URL, not the body.
+	Gemini Provider = provider.Gemini
 )
 
 // Config is what a session is created from. Everything that shapes the
@@ -187,7 +193,7 @@ func checkToolSearch(m ToolSearch, p Provider) error {
 		}
 		return nil
 	case Client:
-		if !enc.traits().native {
+		if !enc.traits().clientSearch {
 			return fmt.Errorf("%w: Config.ToolSearch %q: provider %q has no reference form for client-executed search; use Portable (tool_search and defer_execute work on every provider), or the %q or %q provider", ErrConfig, m, p, Anthropic, OpenAIResponses)
 		}
 		return nil
@@ -203,7 +209,7 @@ func checkToolSearch(m ToolSearch, p Provider) error {
 // reservedExtra are top-level fields the encoders write themselves.
 func reservedExtra(key string) bool {
 	switch key {
-	case "model", "messages", "tools", "system", "instructions", "input":
+	case "model", "messages", "tools", "system", "instructions", "input", "contents", "systemInstruction", "system_instruction":
 		return true
 	}
 	return false

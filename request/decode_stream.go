@@ -1,20 +1,14 @@
 package request
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 )
-
-// maxStreamEvent bounds one server-sent event (its data lines joined), in
-// bytes. A longer event is an error: no reply of a provider comes near it.
-const maxStreamEvent = 16 << 20
 
 // Stream accumulates a streamed reply, event by event, into the same
 // [Reply] that [DecodeReply] gives for the whole body: text deltas joined,
@@ -42,13 +36,9 @@ type Stream struct {
 	// Anthropic: content blocks by index. Responses: output items by index.
 	blocks []*streamBlock
 	final  *Reply // Responses: the reply decoded from response.completed
-}
 
-// streamCall is a Chat Completions tool call being assembled.
-type streamCall struct {
-	index    int
-	id, name string
-	args     []byte
+	// Gemini: candidate 0's parts, chunk by chunk.
+	gemini geminiReply
 }
 
 // streamBlock is an Anthropic content block or a Responses output item
@@ -78,80 +68,6 @@ func NewStream(p Provider) (*Stream, error) {
 // bound, before the stream grows the harness's memory.
 func DecodeStream(p Provider, r io.Reader) (Reply, error) {
 	return decoder{}.DecodeStream(p, r)
-}
-
-// readEvents reads server-sent events from r and calls fn with each
-// event's name ("" when the event has no event: field) and data (its data
-// lines joined by newlines), in order, until r ends or fn returns an
-// error. Comments and fields other than event and data are skipped, as the
-// SSE format says.
-func readEvents(r io.Reader, fn func(name string, data []byte) error) error {
-	br := bufio.NewReaderSize(r, 64<<10)
-	var name string
-	var data []byte
-	has := false
-	for {
-		line, err := readLine(br)
-		if err != nil && !errors.Is(err, io.EOF) {
-			return fmt.Errorf("%w: reading the event stream: %w", ErrReply, err)
-		}
-		eof := errors.Is(err, io.EOF)
-		if len(line) == 0 {
-			if has {
-				if ferr := fn(name, data); ferr != nil {
-					return ferr
-				}
-			}
-			name, data, has = "", data[:0], false
-			if eof {
-				return nil
-			}
-			continue
-		}
-		field, value := line, []byte(nil)
-		if i := bytes.IndexByte(line, ':'); i >= 0 {
-			field, value = line[:i], line[i+1:]
-			value = bytes.TrimPrefix(value, []byte(" "))
-		}
-		switch string(field) {
-		case "event":
-			name = string(value)
-		case "data":
-			if has {
-				data = append(data, '\n')
-			}
-			data = append(data, value...)
-			has = true
-			if len(data) > maxStreamEvent {
-				return fmt.Errorf("%w: an event of the stream exceeds %d bytes", ErrReply, maxStreamEvent)
-			}
-		}
-		if eof {
-			if has {
-				return fn(name, data)
-			}
-			return nil
-		}
-	}
-}
-
-// readLine returns the next line without its line ending (\n, \r\n or \r
-// before \n), bounded by MaxStreamEvent.
-func readLine(br *bufio.Reader) ([]byte, error) {
-	var line []byte
-	for {
-		chunk, err := br.ReadSlice('\n')
-		line = append(line, chunk...)
-		if len(line) > maxStreamEvent {
-			return nil, fmt.Errorf("a line of the stream exceeds %d bytes", maxStreamEvent)
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		line = bytes.TrimSuffix(line, []byte("\n"))
-		line = bytes.TrimSuffix(line, []byte("\r"))
-		return line, err
-	}
 }
 
 // Event feeds one server-sent event: its name (the event: field, which
@@ -217,112 +133,9 @@ func (s *Stream) Reply() (Reply, error) {
 	return s.enc.streamReply(s)
 }
 
-// --- Chat Completions -------------------------------------------------------
-
-func (s *Stream) chatEvent(name string, data []byte) error {
-	var ch struct {
-		Error   json.RawMessage `json:"error"`
-		Choices []struct {
-			Index int `json:"index"`
-			Delta struct {
-				Content   *string    `json:"content"`
-				Refusal   *string    `json:"refusal"`
-				ToolCalls []chatCall `json:"tool_calls"`
-			} `json:"delta"`
-			FinishReason *string `json:"finish_reason"`
-		} `json:"choices"`
-		Usage *chatUsage `json:"usage"`
-	}
-	if err := unmarshalExact(data, &ch); err != nil {
-		return s.eventError(name, "data is not a chat.completion.chunk object: %v", err)
-	}
-	if isObject(ch.Error) {
-		return fmt.Errorf("event %d: %w", s.n, providerError("stream", ch.Error))
-	}
-	if ch.Usage != nil {
-		s.usage = ch.Usage.usage()
-	}
-	for _, c := range ch.Choices {
-		if c.Index != 0 {
-			continue // the session continues choice 0 only
-		}
-		if c.Delta.Content != nil {
-			s.chatText.WriteString(*c.Delta.Content)
-		} else if c.Delta.Refusal != nil {
-			s.chatText.WriteString(*c.Delta.Refusal)
-		}
-		for _, d := range c.Delta.ToolCalls {
-			call := s.chatCall(d.Index)
-			if call == nil {
-				if d.ID == "" {
-					return s.eventError(name, "tool call delta for index %d before the call's first chunk (no id)", d.Index)
-				}
-				if len(s.chatCalls) >= maxStreamParts {
-					return s.eventError(name, "more than %d tool calls", maxStreamParts)
-				}
-				call = &streamCall{index: d.Index, id: d.ID}
-				s.chatCalls = append(s.chatCalls, call)
-			}
-			if err := s.sameCall(name, call, d); err != nil {
-				return err
-			}
-			if d.Function.Arguments != nil {
-				call.args = append(call.args, *d.Function.Arguments...)
-			}
-		}
-		if c.FinishReason != nil {
-			s.stop = *c.FinishReason
-		}
-	}
-	return nil
-}
-
 // maxStreamParts bounds the tool calls, blocks or items of one streamed
 // reply, so that a hostile stream cannot grow them without end.
 const maxStreamParts = 4096
-
-// sameCall checks a tool call chunk d against the call already at its
-// index: an id or a name other than the call's is another call, not a
-// continuation, and merging them would run a call the model never made
-// (call_A with the name of call_B and the arguments of both). The name,
-// sent whole in one chunk, is set once; a repeat of the same id or name
-// is accepted.
-func (s *Stream) sameCall(name string, call *streamCall, d chatCall) error {
-	if d.ID != "" && d.ID != call.id {
-		return s.eventError(name, "tool call index %d: chunk with id %.80q, but the call has id %.80q", d.Index, d.ID, call.id)
-	}
-	if n := d.Function.Name; n != "" {
-		if call.name != "" && n != call.name {
-			return s.eventError(name, "tool call index %d: chunk with name %.80q, but the call is %.80q", d.Index, n, call.name)
-		}
-		call.name = n
-	}
-	return nil
-}
-
-func (s *Stream) chatCall(index int) *streamCall {
-	for _, c := range s.chatCalls {
-		if c.index == index {
-			return c
-		}
-	}
-	return nil
-}
-
-func (s *Stream) chatReply() (Reply, error) {
-	b := replyBuilder{m: Message{Role: RoleAssistant}}
-	b.addText(s.chatText.String())
-	for _, c := range s.chatCalls {
-		call, err := toolCall(fmt.Sprintf("stream tool call index %d", c.index), c.id, c.name, c.args)
-		if err != nil {
-			return Reply{}, err
-		}
-		b.m.ToolCalls = append(b.m.ToolCalls, call)
-	}
-	return finishReply(&b, "stream", s.stop, s.usage)
-}
-
-// --- Anthropic Messages -----------------------------------------------------
 
 // block returns the started block (item) at index, the event's member
 // field; an event without it is an error.
@@ -359,254 +172,6 @@ func (s *Stream) startBlock(index *int, field, name string, raw []byte) error {
 	return nil
 }
 
-func (s *Stream) anthropicEvent(name string, data []byte) error {
-	var ev struct {
-		Message *struct {
-			Usage *anthropicUsage `json:"usage"`
-		} `json:"message"`
-		Index        *int            `json:"index"`
-		ContentBlock json.RawMessage `json:"content_block"`
-		Delta        struct {
-			Type        string  `json:"type"`
-			Text        string  `json:"text"`
-			PartialJSON string  `json:"partial_json"`
-			Thinking    string  `json:"thinking"`
-			Signature   string  `json:"signature"`
-			StopReason  *string `json:"stop_reason"`
-		} `json:"delta"`
-		Usage *anthropicUsage `json:"usage"`
-	}
-	if err := unmarshalExact(data, &ev); err != nil {
-		return s.eventError(name, "%v", err)
-	}
-	switch name {
-	case "message_start":
-		if ev.Message == nil {
-			return s.eventError(name, "no message")
-		}
-		if ev.Message.Usage != nil {
-			u, err := ev.Message.Usage.usage("message_start.message")
-			if err != nil {
-				return s.eventError(name, "%v", err)
-			}
-			s.usage = u
-		}
-	case "content_block_start":
-		return s.startBlock(ev.Index, "index", name, ev.ContentBlock)
-	case "content_block_delta":
-		b, err := s.block(ev.Index, "index", name)
-		if err != nil {
-			return err
-		}
-		switch ev.Delta.Type {
-		case "text_delta":
-			b.text.WriteString(ev.Delta.Text)
-		case "input_json_delta":
-			b.json = append(b.json, ev.Delta.PartialJSON...)
-		case "thinking_delta":
-			b.text.WriteString(ev.Delta.Thinking)
-		case "signature_delta":
-			b.sig.WriteString(ev.Delta.Signature)
-		}
-	case "content_block_stop":
-		_, err := s.block(ev.Index, "index", name)
-		return err
-	case "message_delta":
-		if ev.Delta.StopReason != nil {
-			s.stop = *ev.Delta.StopReason
-		}
-		if u := ev.Usage; u != nil {
-			// The output count is cumulative; input counts, when present,
-			// restate message_start's.
-			all, err := u.usage("message_delta")
-			if err != nil {
-				return s.eventError(name, "%v", err)
-			}
-			s.usage.OutputTokens = u.OutputTokens
-			if all.InputTokens > 0 {
-				all.OutputTokens = u.OutputTokens
-				s.usage = all
-			}
-		}
-	case "message_stop":
-		s.done = true
-	}
-	return nil
-}
-
-func (s *Stream) anthropicReply() (Reply, error) {
-	rb := replyBuilder{m: Message{Role: RoleAssistant}}
-	for i, b := range s.blocks {
-		if b == nil {
-			return Reply{}, replyError("stream", "content block %d is missing", i)
-		}
-		block, err := b.anthropicBlock(&rb)
-		if err != nil {
-			return Reply{}, replyError(fmt.Sprintf("stream content block %d", i), "%v", err)
-		}
-		if block == nil {
-			continue // a text block, its text added to rb
-		}
-		if err := addAnthropicBlock(&rb, "stream content block", i, block); err != nil {
-			return Reply{}, err
-		}
-	}
-	return finishReply(&rb, "stream", s.stop, s.usage)
-}
-
-// anthropicBlock rebuilds the whole content block: the announced block with
-// its text, thinking, signature or input replaced by what the deltas
-// carried, members in the announced order. A text block is not rebuilt:
-// its text (announced, then from the deltas) goes to rb, and the block
-// returned is nil.
-func (b *streamBlock) anthropicBlock(rb *replyBuilder) ([]byte, error) {
-	ms, err := jsonx.Members(b.start)
-	if err != nil {
-		return nil, err
-	}
-	typ := ""
-	_ = json.Unmarshal(jsonx.Get(ms, "type"), &typ)
-	str := func(s string) []byte { return jsonx.AppendString(nil, s) }
-	switch typ {
-	case "text":
-		var start struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		}
-		if err := unmarshalExact(b.start, &start); err != nil {
-			return nil, err
-		}
-		rb.addText(start.Text)
-		rb.addText(b.text.String())
-		return nil, nil
-	case "thinking":
-		if b.text.Len() > 0 {
-			var prev string
-			_ = json.Unmarshal(jsonx.Get(ms, "thinking"), &prev)
-			ms = setMember(ms, "thinking", str(prev+b.text.String()))
-		}
-		if b.sig.Len() > 0 {
-			ms = setMember(ms, "signature", str(b.sig.String()))
-		}
-	default:
-		if len(b.json) > 0 {
-			in := bytes.TrimSpace(b.json)
-			if !json.Valid(in) {
-				return nil, fmt.Errorf("%s input assembled from input_json_delta is not valid JSON (%d bytes; was the reply cut short?)", typ, len(in))
-			}
-			ms = setMember(ms, "input", in)
-		}
-	}
-	return jsonx.AppendObject(nil, ms), nil
-}
-
-// --- Responses API ----------------------------------------------------------
-
-func (s *Stream) responsesEvent(name string, data []byte) error {
-	var ev struct {
-		OutputIndex *int            `json:"output_index"`
-		Item        json.RawMessage `json:"item"`
-		Delta       string          `json:"delta"`
-		Arguments   *string         `json:"arguments"`
-		Response    json.RawMessage `json:"response"`
-	}
-	if err := unmarshalExact(data, &ev); err != nil {
-		return s.eventError(name, "%v", err)
-	}
-	switch name {
-	case "response.output_item.added":
-		return s.startBlock(ev.OutputIndex, "output_index", name, ev.Item)
-	case "response.output_text.delta", "response.refusal.delta", "response.function_call_arguments.delta":
-		b, err := s.block(ev.OutputIndex, "output_index", name)
-		if err != nil {
-			return err
-		}
-		if name == "response.function_call_arguments.delta" {
-			b.json = append(b.json, ev.Delta...)
-		} else {
-			b.text.WriteString(ev.Delta)
-		}
-	case "response.function_call_arguments.done":
-		b, err := s.block(ev.OutputIndex, "output_index", name)
-		if err != nil {
-			return err
-		}
-		if ev.Arguments != nil {
-			b.json = append(b.json[:0], *ev.Arguments...)
-		}
-	case "response.output_item.done":
-		b, err := s.block(ev.OutputIndex, "output_index", name)
-		if err != nil {
-			return err
-		}
-		if !isObject(ev.Item) {
-			return s.eventError(name, "no item")
-		}
-		b.done = bytes.Clone(ev.Item)
-	case "response.completed", "response.incomplete", "response.failed":
-		var r responsesBody
-		if err := unmarshalExact(ev.Response, &r); err != nil {
-			return s.eventError(name, "response: %v", err)
-		}
-		rep, err := r.reply("response")
-		if err != nil {
-			return fmt.Errorf("event %d (%s): %w", s.n, name, err)
-		}
-		if len(r.Output) == 0 {
-			// The final response may leave its output out: take the
-			// output assembled from the stream.
-			rep.Message, err = s.responsesMessage()
-			if err != nil {
-				return fmt.Errorf("event %d (%s): %w", s.n, name, err)
-			}
-		}
-		s.final = &rep
-		s.done = true
-	}
-	return nil
-}
-
-func (s *Stream) responsesMessage() (Message, error) {
-	m := replyBuilder{m: Message{Role: RoleAssistant}}
-	for i, b := range s.blocks {
-		where := fmt.Sprintf("stream output item %d", i)
-		if b == nil {
-			return Message{}, replyError(where, "missing")
-		}
-		item := b.done
-		if item == nil {
-			var err error
-			if item, err = b.responsesItem(); err != nil {
-				return Message{}, replyError(where, "%v", err)
-			}
-		}
-		if err := addResponsesItem(&m, where, item); err != nil {
-			return Message{}, err
-		}
-	}
-	return m.message("stream")
-}
-
-// responsesItem rebuilds an output item that has no output_item.done:
-// the announced item with its text or arguments from the deltas.
-func (b *streamBlock) responsesItem() ([]byte, error) {
-	ms, err := jsonx.Members(b.start)
-	if err != nil {
-		return nil, err
-	}
-	typ := ""
-	_ = json.Unmarshal(jsonx.Get(ms, "type"), &typ)
-	switch typ {
-	case "function_call":
-		ms = setMember(ms, "arguments", jsonx.AppendString(nil, string(b.json)))
-	case "message":
-		part := jsonx.AppendString([]byte(`[{"type":"output_text","text":`), b.text.String())
-		part = append(part, "}]"...)
-		ms = setMember(ms, "content", part)
-	}
-	return jsonx.AppendObject(nil, ms), nil
-}
-
 // setMember sets member key of ms to v in place, or appends it when ms
 // has no such member.
 func setMember(ms []jsonx.Member, key string, v []byte) []jsonx.Member {
@@ -617,11 +182,4 @@ func setMember(ms []jsonx.Member, key string, v []byte) []jsonx.Member {
 		}
 	}
 	return append(ms, jsonx.Member{Key: key, Value: v})
-}
-
-func (s *Stream) responsesReply() (Reply, error) {
-	if s.final == nil {
-		return Reply{}, replyError("stream", "no final response")
-	}
-	return *s.final, nil
 }

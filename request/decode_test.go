@@ -249,9 +249,9 @@ func TestDecodeErrors(t *testing.T) {
 			assert.Contains(t, err.Error(), c.mentioned)
 		})
 	}
-	_, err := DecodeReply("gemini", []byte(`{}`))
+	_, err := DecodeReply("vertex", []byte(`{}`))
 	assert.ErrorIs(t, err, ErrUnknownProvider)
-	_, err = NewStream("gemini")
+	_, err = NewStream("vertex")
 	assert.ErrorIs(t, err, ErrUnknownProvider)
 }
 

@@ -21,10 +21,16 @@ const (
 // index, carried as the last system text (a provider that caps tool
 // descriptions).
 func encodePrefix(cfg *Config, tools []frozenTool, index string) (prefix []byte, elem bool) {
+	enc, _ := encoderFor(cfg.Provider) // checkConfig accepted the provider
 	b := []byte(`{"model":`)
 	b = jsonx.AppendString(b, cfg.Model)
+	if enc.traits().modelInPath {
+		b = b[:1]
+	}
 	for _, k := range slices.Sorted(maps.Keys(cfg.Extra)) {
-		b = append(b, ',')
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
 		b = jsonx.AppendString(b, k)
 		b = append(b, ':')
 		b = jsonx.AppendCompact(b, cfg.Extra[k])
@@ -33,7 +39,6 @@ func encodePrefix(cfg *Config, tools []frozenTool, index string) (prefix []byte,
 	if index != "" {
 		sys = append(sys, index)
 	}
-	enc, _ := encoderFor(cfg.Provider) // checkConfig accepted the provider
 	b, elem = enc.prefix(b, cfg, sys, tools)
 	return slices.Clip(b), elem
 }

@@ -18,7 +18,7 @@ import (
 // sentinels.
 func TestErrorPrefixedOnce(t *testing.T) {
 	reg := registry.New(nil)
-	for _, p := range []request.Provider{"", "gemini"} {
+	for _, p := range []request.Provider{"", "vertex"} {
 		_, err := request.NewSession(request.Config{Snapshot: reg.Snapshot(), Provider: p})
 		require.Error(t, err)
 		assert.ErrorIs(t, err, request.ErrConfig)

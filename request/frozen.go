@@ -91,9 +91,9 @@ func (f *frozenPrefix) ToolSearch() ToolSearch { return f.search }
 func checkConfig(cfg *Config) error {
 	if _, ok := encoderFor(cfg.Provider); !ok {
 		if cfg.Provider == "" {
-			return errs.Wrap(ErrConfig, ErrUnknownProvider, "Config.Provider is empty: want %q, %q or %q", OpenAIChat, OpenAIResponses, Anthropic)
+			return errs.Wrap(ErrConfig, ErrUnknownProvider, "Config.Provider is empty: want %q, %q, %q or %q", OpenAIChat, OpenAIResponses, Anthropic, Gemini)
 		}
-		return errs.Wrap(ErrConfig, ErrUnknownProvider, "%q: want %q, %q or %q", cfg.Provider, OpenAIChat, OpenAIResponses, Anthropic)
+		return errs.Wrap(ErrConfig, ErrUnknownProvider, "%q: want %q, %q, %q or %q", cfg.Provider, OpenAIChat, OpenAIResponses, Anthropic, Gemini)
 	}
 	if err := checkToolSearch(cfg.ToolSearch, cfg.Provider); err != nil {
 		return err
@@ -195,6 +195,9 @@ func freeze(cfg *Config, view deferral.View) (*frozenPrefix, error) {
 	if err := checkToolCount(cfg, f); err != nil {
 		return nil, err
 	}
+	if err := checkToolNames(cfg, f); err != nil {
+		return nil, err
+	}
 	if enc, _ := encoderFor(cfg.Provider); cfg.Strict && enc.traits().strictFunctions {
 		for i := range f.tools {
 			f.tools[i].Strict = f.entry[f.tools[i].Name] == nil && openai.StrictCompatible(f.tools[i].Schema)
@@ -242,6 +245,23 @@ func checkToolCount(cfg *Config, f *frozenPrefix) error {
 	}
 	return errs.Wrap(ErrConfig, errTooManyTools, "tools[] would hold %d tools (%d resident, %d deferred) and %s accepts at most %d: defer at least %d more in Config.Policy (e.g. Defer(mcp__<server>__*)) or narrow Config.View",
 		n, len(f.plan.Resident()), len(f.plan.Deferred()), cfg.Provider, limit, more)
+}
+
+// checkToolNames refuses a prefix with a function name the provider's
+// own name rule refuses (Gemini: a name must start with a letter or an
+// underscore), naming the tool and the fix.
+func checkToolNames(cfg *Config, f *frozenPrefix) error {
+	enc, _ := encoderFor(cfg.Provider)
+	ok := enc.traits().nameOK
+	if ok == nil {
+		return nil
+	}
+	for _, t := range f.tools {
+		if !ok(t.Name) {
+			return fmt.Errorf("%w: tool %q: %s refuses this function name (it must start with a letter or an underscore): rename the tool, or defer it in Config.Policy (a deferred tool is called through defer_execute and never declared)", ErrConfig, t.Name, cfg.Provider)
+		}
+	}
+	return nil
 }
 
 // searchMode returns the normalized tool search mode ("" is Portable).

@@ -29,6 +29,12 @@ func userTexts(t *testing.T, p Provider, body []byte) []string {
 			Role    string          `json:"role"`
 			Content json.RawMessage `json:"content"`
 		} `json:"input"`
+		Contents []struct {
+			Role  string `json:"role"`
+			Parts []struct {
+				Text *string `json:"text"`
+			} `json:"parts"`
+		} `json:"contents"`
 	}
 	require.NoError(t, json.Unmarshal(body, &req))
 	msgs := req.Messages
@@ -36,6 +42,13 @@ func userTexts(t *testing.T, p Provider, body []byte) []string {
 		msgs = req.Input
 	}
 	var out []string
+	for _, c := range req.Contents {
+		for _, part := range c.Parts {
+			if c.Role == "user" && part.Text != nil && *part.Text != "" {
+				out = append(out, *part.Text)
+			}
+		}
+	}
 	for _, m := range msgs {
 		if m.Role != "user" {
 			continue

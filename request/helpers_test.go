@@ -14,7 +14,7 @@ import (
 	"github.com/toolshelf/toolshelf/registry"
 )
 
-var providers = []Provider{OpenAIChat, OpenAIResponses, Anthropic}
+var providers = []Provider{OpenAIChat, OpenAIResponses, Anthropic, Gemini}
 
 // loadCatalogs reads catalogs from testdata/, shuffles each catalog's tools
 // and the catalogs' order with seed (0 keeps file order), and imports them.
@@ -75,7 +75,7 @@ func testConfig(snap *registry.Snapshot, p Provider, policy *deferral.Policy, ca
 		Model:       testModel(p),
 		System:      "You are a coding agent. Use tools when they help.",
 		SystemItems: []string{"<skill name=\"review\">Review diffs carefully.</skill>", "<skill name=\"commit\">Write small commits.</skill>"},
-		Extra:       map[string]json.RawMessage{maxTokensField(p): json.RawMessage(`4096`), "stream": json.RawMessage(`true`), "temperature": json.RawMessage(` 0 `)},
+		Extra:       testExtra(p),
 		Cache:       cache,
 	}
 }
@@ -88,6 +88,16 @@ func testModel(p Provider) string {
 		return "gpt-5.4"
 	}
 	return "test-model"
+}
+
+// testExtra are the extra fields of test sessions: the output bound,
+// stream and temperature; Gemini takes the bound and the temperature in
+// generationConfig (it streams by its URL).
+func testExtra(p Provider) map[string]json.RawMessage {
+	if p == Gemini {
+		return map[string]json.RawMessage{"generationConfig": json.RawMessage(`{"maxOutputTokens": 4096, "temperature": 0}`)}
+	}
+	return map[string]json.RawMessage{maxTokensField(p): json.RawMessage(`4096`), "stream": json.RawMessage(`true`), "temperature": json.RawMessage(` 0 `)}
 }
 
 // maxTokensField is the provider's name for the output bound: the

@@ -32,9 +32,31 @@ func toolResultTexts(t *testing.T, p Provider, body []byte) []string {
 			Type   string `json:"type"`
 			Output string `json:"output"`
 		} `json:"input"`
+		Contents []struct {
+			Parts []struct {
+				FunctionResponse *struct {
+					Response struct {
+						Output *string `json:"output"`
+						Error  *string `json:"error"`
+					} `json:"response"`
+				} `json:"functionResponse"`
+			} `json:"parts"`
+		} `json:"contents"`
 	}
 	require.NoError(t, json.Unmarshal(body, &req))
 	var out []string
+	for _, c := range req.Contents {
+		for _, part := range c.Parts {
+			if r := part.FunctionResponse; r != nil {
+				require.True(t, (r.Response.Output == nil) != (r.Response.Error == nil), "output or error")
+				if r.Response.Output != nil {
+					out = append(out, *r.Response.Output)
+				} else {
+					out = append(out, *r.Response.Error)
+				}
+			}
+		}
+	}
 	for _, m := range req.Messages {
 		switch {
 		case p == OpenAIChat && m.Role == "tool":

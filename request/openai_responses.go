@@ -24,6 +24,7 @@ var responsesTraits = traits{
 	searchOutputCarriesTools: true,
 	nativeSearch:             `{"type":"tool_search"}`,
 	callIDOK:                 toolname.ResponsesCallIDOK,
+	clientSearch:             true,
 }
 
 func (responsesEncoder) traits() *traits { return &responsesTraits }

@@ -5,7 +5,7 @@ import (
 )
 
 // An encoder is one provider's wire shape, in one file per provider
-// (openai_chat.go, openai_responses.go, anthropic.go): its fixed facts
+// (openai_chat.go, openai_responses.go, anthropic.go, gemini.go): its fixed facts
 // ([traits]), how the prefix lays out the system texts and tools, the
 // provider's own rules, how a message is encoded into the history, where
 // the latest turn's cache breakpoint goes, and how a reply is decoded.
@@ -72,6 +72,15 @@ type traits struct {
 	nativeSearch, regexSearch string
 	// callIDOK reports whether the provider accepts a call id as it is.
 	callIDOK func(id string) bool
+	// clientSearch: the provider has a reference form for a
+	// client-executed tool search ([Client] mode).
+	clientSearch bool
+	// modelInPath: the model is named in the request's URL, not in the
+	// body (Gemini), so the body has no "model" member.
+	modelInPath bool
+	// nameOK, when set, is the provider's own rule on a function name,
+	// stricter than the registry's; nil accepts every registry name.
+	nameOK func(name string) bool
 }
 
 // searchTool returns the provider's own search tool for a native mode as
@@ -108,6 +117,8 @@ func encoderFor(p Provider) (encoder, bool) {
 		return responsesEncoder{}, true
 	case Anthropic:
 		return anthropicEncoder{}, true
+	case Gemini:
+		return geminiEncoder{}, true
 	}
 	return nil, false
 }

@@ -58,7 +58,7 @@ func TestEncoderForEveryProvider(t *testing.T) {
 		assert.True(t, ok, p)
 		assert.NotNil(t, enc, p)
 	}
-	for _, p := range []Provider{"", "openai", "Anthropic", "gemini"} {
+	for _, p := range []Provider{"", "openai", "Anthropic", "vertex"} {
 		_, ok := encoderFor(p)
 		assert.False(t, ok, p)
 	}

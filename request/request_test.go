@@ -58,6 +58,11 @@ func checkShape(t *testing.T, p Provider, s *Session, body []byte) {
 	var req map[string]any
 	require.NoError(t, json.Unmarshal(body, &req))
 	tools, _ := req["tools"].([]any)
+	if p == Gemini {
+		// One tools[] entry holds every function declaration.
+		require.Len(t, tools, 1)
+		tools, _ = tools[0].(map[string]any)["functionDeclarations"].([]any)
+	}
 	plan := s.Frozen().Plan()
 	want := len(plan.Resident())
 	if len(plan.Deferred()) > 0 {
@@ -103,6 +108,17 @@ func checkShape(t *testing.T, p Provider, s *Session, body []byte) {
 	case OpenAIResponses:
 		assert.Contains(t, req, "instructions")
 		assert.Contains(t, string(body), `"type":"function_call_output"`)
+	case Gemini:
+		assert.NotContains(t, req, "model", "the model is in the URL")
+		assert.Contains(t, req, "systemInstruction")
+		assert.Contains(t, string(body), `"functionResponse":{"id":`)
+		for i, c := range req["contents"].([]any) {
+			want := "user"
+			if i%2 == 1 {
+				want = "model"
+			}
+			assert.Equal(t, want, c.(map[string]any)["role"], "roles alternate at %d", i)
+		}
 	}
 }
 
@@ -341,7 +357,7 @@ func TestBadInput(t *testing.T) {
 			err  error
 			says string
 		}{
-			{"unknown provider", func(c *Config) { c.Provider = "gemini" }, ErrUnknownProvider, `"gemini"`},
+			{"unknown provider", func(c *Config) { c.Provider = "vertex" }, ErrUnknownProvider, `"vertex"`},
 			{"empty provider", func(c *Config) { c.Provider = "" }, ErrUnknownProvider, "Provider"},
 			{"missing model", func(c *Config) { c.Model = "" }, ErrConfig, "Model"},
 			{"invalid UTF-8 system", func(c *Config) { c.System = "a\xffb" }, ErrConfig, "System"},

@@ -109,7 +109,7 @@ func TestRequestBadInput(t *testing.T) {
 	}{
 		{"no catalog", []string{"request", "--provider", "openai-chat", "--model", "m", "--user", "hi"}, []string{"no catalog"}},
 		{"no provider", []string{"request", "--catalog", harness, "--model", "m", "--user", "hi"}, []string{"no provider"}},
-		{"unknown provider", []string{"request", "--catalog", harness, "--provider", "gemini", "--model", "m", "--user", "hi"}, []string{`"gemini"`, "openai-chat"}},
+		{"unknown provider", []string{"request", "--catalog", harness, "--provider", "vertex", "--model", "m", "--user", "hi"}, []string{`"vertex"`, "openai-chat"}},
 		{"no model", []string{"request", "--catalog", harness, "--provider", "anthropic", "--user", "hi"}, []string{"no model"}},
 		{"no messages", base, []string{"--user", "--transcript"}},
 		{"both", append(base, "--user", "hi", "--transcript", orphan), []string{"not both"}},

@@ -119,9 +119,9 @@ func TestLoopStopsWhenTheRecordingRunsOut(t *testing.T) {
 }
 
 func TestUnknownProvider(t *testing.T) {
-	_, err := newRecorded(Options{Provider: "gemini"})
+	_, err := newRecorded(Options{Provider: "vertex"})
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), `no recorded replies for provider "gemini"`)
+	assert.Contains(t, err.Error(), `no recorded replies for provider "vertex"`)
 }
 
 // loopy never stops calling tools.

@@ -109,7 +109,7 @@ func TestEstimatedModelIsMarked(t *testing.T) {
 
 func TestBadOptions(t *testing.T) {
 	for name, o := range map[string]options{
-		"provider": {Provider: "gemini", Model: "gpt-4o"},
+		"provider": {Provider: "vertex", Model: "gpt-4o"},
 		"model":    {Provider: request.OpenAIChat},
 	} {
 		t.Run(name, func(t *testing.T) {

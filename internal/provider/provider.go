@@ -1,5 +1,5 @@
 // Package provider holds the one provider type of the library: the names of
-// the three request encoders. Package request makes it public as
+// the four request encoders. Package request makes it public as
 // request.Provider (an alias); internal/wire's rule book and checker,
 // request/requesttest and registry's catalog formats (a provider's tools
 // array is read in that provider's shape) use it from here, so that the
@@ -9,7 +9,7 @@ package provider
 // Name names a provider's request shape.
 type Name string
 
-// The three providers.
+// The four providers.
 const (
 	// OpenAIChat is OpenAI Chat Completions.
 	OpenAIChat Name = "openai-chat"
@@ -17,9 +17,11 @@ const (
 	OpenAIResponses Name = "openai-responses"
 	// Anthropic is Anthropic Messages.
 	Anthropic Name = "anthropic"
+	// Gemini is the Gemini API's generateContent (Google AI and Vertex AI).
+	Gemini Name = "gemini"
 )
 
-// Known reports whether p is one of the three providers.
+// Known reports whether p is one of the four providers.
 func Known(p Name) bool {
-	return p == OpenAIChat || p == OpenAIResponses || p == Anthropic
+	return p == OpenAIChat || p == OpenAIResponses || p == Anthropic || p == Gemini
 }

@@ -70,3 +70,8 @@ func CallIDAlias(id string) string {
 	b = append(b, '_')
 	return string(hex.AppendEncode(b, sum[:8]))
 }
+
+// GeminiCallIDOK reports whether id is sent to the Gemini API as it is
+// (functionCall.id, functionResponse.id): any non-empty id; the API
+// documents no limit on it.
+func GeminiCallIDOK(id string) bool { return id != "" }

@@ -28,3 +28,26 @@ func Valid(name string) bool {
 func Byte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
 }
+
+// MaxGeminiLen is the longest function name the Gemini API accepts
+// (FunctionDeclaration.name in google.golang.org/genai's types.go).
+const MaxGeminiLen = 128
+
+// GeminiValid reports whether the Gemini API accepts name as a function
+// name: it starts with a letter or an underscore, then letters, digits,
+// underscores, dots, colons and dashes, at most [MaxGeminiLen] in all.
+// Every registry name that starts with a letter or an underscore is one.
+func GeminiValid(name string) bool {
+	if len(name) == 0 || len(name) > MaxGeminiLen {
+		return false
+	}
+	if c := name[0]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_') {
+		return false
+	}
+	for i := 1; i < len(name); i++ {
+		if c := name[i]; !Byte(c) && c != '.' && c != ':' {
+			return false
+		}
+	}
+	return true
+}

@@ -84,7 +84,7 @@ func PrefixLen(body []byte) int {
 	}
 	found := -1
 	eachMember(body, i, func(key string, _, v, _ int) bool {
-		if key != "messages" && key != "input" {
+		if key != "messages" && key != "input" && key != "contents" {
 			return true
 		}
 		found = v

@@ -156,6 +156,38 @@ var rules = []Rule{
 		"tool_use ids were found without tool_result blocks immediately after",
 		"https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use",
 		"BuildRequest refuses a conversation that ends with unanswered calls (ErrInvalidMessage)."},
+
+	{"tool-name", provider.Gemini, "tools[].functionDeclarations[].name", "^[a-zA-Z_][a-zA-Z0-9_.:-]{0,127}$ (toolshelf emits ≤ 64)",
+		"Required. The name of the function to call. Must start with a letter or an underscore. Must be a-z, A-Z, 0-9, or contain underscores, dots, colons and dashes, with a maximum length of 128.",
+		"https://github.com/googleapis/go-genai/blob/main/types.go",
+		"NewSession refuses a resident tool whose registry name starts with a digit or a dash (ErrConfig), naming it; a deferred tool is never declared, only called through defer_execute."},
+	{"unique-names", provider.Gemini, "tools[].functionDeclarations[].name", "each name once",
+		"(a functionCall names its function; two declarations of one name cannot be told apart)", "https://ai.google.dev/gemini-api/docs/function-calling",
+		"The registry refuses duplicate names."},
+	{"tool-count", provider.Gemini, "tools[].functionDeclarations[]", "≤ 512 function declarations",
+		"Maximum 512 function declarations can be provided.",
+		"https://github.com/googleapis/go-genai/blob/main/types.go",
+		"NewSession refuses more (ErrConfig), and says how many more to defer; deferring keeps only tool_search and defer_execute and the resident tools declared."},
+	{"schema-field", provider.Gemini, "tools[].functionDeclarations[].parameters | parametersJsonSchema", `one of the two; "parameters" takes an OpenAPI 3.0 subset only; the schema is of "type": "object"`,
+		"parameters: ... Reflects the Open API 3.03 Parameter Object ... parametersJsonSchema: Describes the parameters to the function in JSON Schema format. The schema must describe an object ... This field is mutually exclusive with `parameters`.",
+		"https://github.com/googleapis/go-genai/blob/main/types.go",
+		`Every declaration carries its schema, whole, in parametersJsonSchema ($ref, const, additionalProperties and the rest pass as JSON Schema); the registry writes "type":"object" into a schema without a type.`},
+	{"roles", provider.Gemini, "contents[].role", `"user" or "model"`,
+		"Optional. The producer of the content. Must be either 'user' or 'model'.",
+		"https://github.com/googleapis/go-genai/blob/main/types.go",
+		"Assistant messages are model contents; user text and function responses are user contents, consecutive ones joined into one; two assistant messages in a row are refused (ErrInvalidMessage)."},
+	{"empty-parts", provider.Gemini, "systemInstruction.parts[], contents[].parts[]", "at least one part per content, and no empty part",
+		"GenerateContentRequest.contents[...].parts: contents.parts must not be empty",
+		"https://github.com/vercel/ai/issues/3775",
+		"A model message with nothing to say is sent as the placeholder text; empty parts of a reply are dropped when decoded, never sent back."},
+	{"calls-answered", provider.Gemini, "contents[]", "every functionCall answered by a functionResponse of the same id and name in the next user content",
+		"Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.",
+		"https://github.com/google-gemini/gemini-cli/issues/4217",
+		"BuildRequest refuses a conversation that ends with unanswered calls (ErrInvalidMessage); a functionResponse carries its call's id and name, the name read back from the encoded call."},
+	{"thought-signature", provider.Gemini, "contents[].parts[].thoughtSignature", "a functionCall part goes back with the signature it came with",
+		"When using Gemini 3 models, you must pass back thought signatures during function calling, otherwise you will get a validation error (4xx status code).",
+		"https://ai.google.dev/gemini-api/docs/thought-signatures",
+		"DecodeReply keeps every signed part in Message.Native; the encoder puts each signature back on its function call (matched by id) or on the text, and sends thought and other native parts verbatim."},
 }
 
 // Rules returns the rule book of provider, or of every provider when
@@ -191,6 +223,9 @@ func Check(p provider.Name, body []byte) []Violation {
 	}
 	switch p {
 	case provider.OpenAIChat, provider.OpenAIResponses, provider.Anthropic:
+	case provider.Gemini:
+		c.gemini(req)
+		return c.out
 	default:
 		c.add("provider", "", "unknown provider %q", p)
 		return c.out

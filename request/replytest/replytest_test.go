@@ -89,7 +89,7 @@ func TestEncodeErrors(t *testing.T) {
 	assert.ErrorContains(t, err, "not a JSON object")
 	_, _, err = Encode(request.Anthropic, 1, request.Message{Role: request.RoleAssistant, ToolCalls: []request.ToolCall{{ID: "a", Name: "b", Arguments: json.RawMessage(`{`)}}}, request.Usage{})
 	assert.ErrorContains(t, err, "not valid JSON")
-	_, _, err = Encode("gemini", 1, request.Message{}, request.Usage{})
+	_, _, err = Encode("vertex", 1, request.Message{}, request.Usage{})
 	assert.ErrorContains(t, err, "unknown provider")
 }
 

@@ -27,6 +27,8 @@ const anthropicBreakpoint = `,"cache_control":{"type":"ephemeral"}`
 //     message (tool result, user text) that follows a user-side message
 //     joins it as more content blocks, since roles must alternate: the
 //     previous body's last message then grows instead of being followed.
+//   - "gemini": no breakpoint; a user-side message after a user-side
+//     message joins its content as more parts, as for "anthropic".
 //   - "openai-chat" and "openai-responses": none; the bodies themselves
 //     extend each other.
 //
@@ -37,13 +39,13 @@ func AssertAppendOnly[P ~string](t testing.TB, provider P, prev, next []byte) bo
 	switch string(provider) {
 	case "anthropic":
 		p, n = dropLastBreakpoint(prev), dropLastBreakpoint(next)
-	case "openai-chat", "openai-responses":
+	case "openai-chat", "openai-responses", "gemini":
 	default:
-		t.Errorf("requesttest: AssertAppendOnly: unknown provider %q (want anthropic, openai-chat or openai-responses)", string(provider))
+		t.Errorf("requesttest: AssertAppendOnly: unknown provider %q (want anthropic, gemini, openai-chat or openai-responses)", string(provider))
 		return false
 	}
 	if wire.PrefixLen(prev) < 0 || wire.PrefixLen(next) < 0 {
-		t.Errorf("requesttest: AssertAppendOnly: a body is not a request body (no messages or input array)")
+		t.Errorf("requesttest: AssertAppendOnly: a body is not a request body (no messages, input or contents array)")
 		return false
 	}
 	head, ok := bytes.CutSuffix(p, []byte("]}"))
@@ -54,10 +56,10 @@ func AssertAppendOnly[P ~string](t testing.TB, provider P, prev, next []byte) bo
 	if bytes.HasPrefix(n, head) {
 		return true
 	}
-	// Anthropic merges a user-side message (a tool result, a user message)
-	// into the user message before it: the next body continues that
-	// message's content blocks, after its last block.
-	if string(provider) == "anthropic" {
+	// Anthropic and Gemini merge a user-side message (a tool result, a
+	// user message) into the user message before it: the next body
+	// continues that message's content blocks (parts), after its last.
+	if string(provider) == "anthropic" || string(provider) == "gemini" {
 		if blocks, ok := bytes.CutSuffix(head, []byte("]}")); ok && bytes.HasPrefix(n, append(blocks[:len(blocks):len(blocks)], ',')) {
 			return true
 		}

@@ -90,7 +90,7 @@ func TestAssertAppendOnly(t *testing.T) {
 		})
 	}
 	f := &fakeT{}
-	assert.False(t, AssertAppendOnly(f, "gemini", []byte(`{}`), []byte(`{}`)))
+	assert.False(t, AssertAppendOnly(f, "vertex", []byte(`{}`), []byte(`{}`)))
 	assert.Contains(t, f.errs[0], "unknown provider")
 	f = &fakeT{}
 	assert.False(t, AssertAppendOnly(f, "openai-chat", []byte(`{"model":"m"}`), []byte(`{"model":"m"}`)))

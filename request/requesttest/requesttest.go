@@ -30,14 +30,14 @@ func AssertStablePrefix(t testing.TB, bodies ...[]byte) bool {
 	}
 	n0 := wire.PrefixLen(bodies[0])
 	if n0 < 0 {
-		t.Errorf("requesttest: body 0 is not a request body (no messages or input array)")
+		t.Errorf("requesttest: body 0 is not a request body (no messages, input or contents array)")
 		return false
 	}
 	ok := true
 	for i, b := range bodies[1:] {
 		n := wire.PrefixLen(b)
 		if n < 0 {
-			t.Errorf("requesttest: body %d is not a request body (no messages or input array)", i+1)
+			t.Errorf("requesttest: body %d is not a request body (no messages, input or contents array)", i+1)
 			ok = false
 			continue
 		}
@@ -50,8 +50,8 @@ func AssertStablePrefix(t testing.TB, bodies ...[]byte) bool {
 }
 
 // CheckProviderRules checks body, a request body for provider
-// (a request.Provider: request.OpenAIChat, request.OpenAIResponses or
-// request.Anthropic), against the provider's rule book ([wire.Rules]): the
+// (a request.Provider: request.OpenAIChat, request.OpenAIResponses,
+// request.Anthropic or request.Gemini), against the provider's rule book ([wire.Rules]): the
 // limits and shapes the real API refuses although an SDK's types accept
 // them — name pattern, description length, max_tokens, empty failed
 // results, whitespace-only text, strict, unanswered calls. It reports
