@@ -284,6 +284,11 @@ var nativeReplies = map[Provider]string{
 	  {"type":"text","text":"Listing them."},
 	  {"type":"tool_use","id":"toolu_1","name":"mcp__github__list_issues","input":{"owner":"acme", "repo":"webapp"}}],
 	  "stop_reason":"tool_use","usage":{"input_tokens":10,"cache_read_input_tokens":900,"cache_creation_input_tokens":0,"output_tokens":40}}`,
+	Gemini: `{"candidates":[{"content":{"role":"model","parts":[
+	  {"text":"The user wants issues.","thought":true},
+	  {"functionCall":{"id":"call_1","name":"mcp__github__list_issues","args":{"owner":"acme", "repo":"webapp"}},"thoughtSignature":"EqQBCgIYAhIM1gbc"}]},
+	  "finishReason":"STOP","index":0}],
+	  "usageMetadata":{"promptTokenCount":910,"candidatesTokenCount":40,"cachedContentTokenCount":900},"responseId":"r1"}`,
 	OpenAIResponses: `{"status":"completed","output":[
 	  {"type":"tool_search_call","id":"ts_1","status":"completed","execution":"server","arguments":{"query":"list issues"}},
 	  {"type":"tool_search_output","id":"tso_1","status":"completed","execution":"server","tools":[]},
@@ -295,7 +300,7 @@ var nativeReplies = map[Provider]string{
 // came — native parts byte for byte (compacted, as the encoder sends
 // them) — and the next request extends the one before it.
 func TestDecodeRoundTrip(t *testing.T) {
-	for _, p := range []Provider{OpenAIChat, OpenAIResponses, Anthropic} {
+	for _, p := range providers {
 		t.Run(string(p), func(t *testing.T) {
 			reg, _ := loadCatalogs(t, 0, githubFile)
 			s, err := NewSession(testConfig(reg.Snapshot(), p, githubPolicy(), nil))
@@ -319,8 +324,9 @@ func TestDecodeRoundTrip(t *testing.T) {
 			}
 			prefixEnd := len(s.Prefix())
 			assert.Equal(t, prev[:prefixEnd], next[:prefixEnd], "prefix byte-identical")
-			if p != Anthropic {
-				// Anthropic's last breakpoint moves; the others are append-only.
+			if p != Anthropic && p != Gemini {
+				// Anthropic's last breakpoint moves, Gemini's results join
+				// the last user content; the others are append-only.
 				assert.True(t, bytes.HasPrefix(next, prev[:len(prev)-2]), "the next request extends the previous one")
 			}
 		})
@@ -414,7 +420,7 @@ func FuzzDecodeReply(f *testing.F) {
 		f.Add([]byte(body), uint8(1))
 	}
 	f.Add([]byte("event: x\ndata: {\"type\":\"message_stop\"}\n\n"), uint8(2))
-	providers := []Provider{OpenAIChat, OpenAIResponses, Anthropic}
+	providers := []Provider{OpenAIChat, OpenAIResponses, Anthropic, Gemini}
 	f.Fuzz(func(t *testing.T, b []byte, k uint8) {
 		p := providers[int(k)%len(providers)]
 		for _, stream := range []bool{false, true} {

@@ -22,7 +22,7 @@ import (
 	"github.com/toolshelf/toolshelf/request/requesttest"
 )
 
-var fzProviders = []request.Provider{request.OpenAIChat, request.OpenAIResponses, request.Anthropic}
+var fzProviders = []request.Provider{request.OpenAIChat, request.OpenAIResponses, request.Anthropic, request.Gemini}
 
 // fzTag matches a wrapper tag a model could read as opening or closing a
 // block, in text lower-cased in ASCII: "<", spaces, an optional "/",
@@ -41,17 +41,27 @@ func fzLower(s string) string {
 
 // fzBody is the part of a request body the checks read.
 type fzBody struct {
-	Tools []struct {
-		Name        string `json:"name"`
-		Description string `json:"description"`
-		Function    *struct {
-			Name        string `json:"name"`
-			Description string `json:"description"`
-		} `json:"function"`
-	} `json:"tools"`
+	Tools        []fzTool    `json:"tools"`
 	Messages     []fzMessage `json:"messages"`
 	Input        []fzMessage `json:"input"`
 	Instructions string      `json:"instructions"`
+	// Gemini: the contents, and one tools[] entry of declarations.
+	Contents []struct {
+		Role  string `json:"role"`
+		Parts []struct {
+			Text *string `json:"text"`
+		} `json:"parts"`
+	} `json:"contents"`
+}
+
+type fzTool struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Function    *struct {
+		Name        string `json:"name"`
+		Description string `json:"description"`
+	} `json:"function"`
+	FunctionDeclarations []fzTool `json:"functionDeclarations"`
 }
 
 type fzMessage struct {
@@ -68,6 +78,9 @@ func (b *fzBody) decode(t *testing.T, body []byte) {
 	if err := json.Unmarshal(body, b); err != nil {
 		t.Fatalf("request body does not decode: %v\n%s", err, body)
 	}
+	if len(b.Tools) == 1 && b.Tools[0].FunctionDeclarations != nil {
+		b.Tools = b.Tools[0].FunctionDeclarations
+	}
 }
 
 // tool returns the decoded name and description of tools[i], whatever the
@@ -83,6 +96,18 @@ func (b *fzBody) tool(i int) (string, string) {
 func (b *fzBody) userParts(t *testing.T) [][]string {
 	t.Helper()
 	var out [][]string
+	for _, c := range b.Contents {
+		if c.Role != "user" {
+			continue
+		}
+		var texts []string
+		for _, p := range c.Parts {
+			if p.Text != nil {
+				texts = append(texts, *p.Text)
+			}
+		}
+		out = append(out, texts)
+	}
 	for _, m := range append(b.Messages, b.Input...) {
 		if m.Role != "user" {
 			continue

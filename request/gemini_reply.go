@@ -173,7 +173,11 @@ func (g *geminiReply) part(where string, raw json.RawMessage) error {
 	case p.Text != nil && !p.Thought:
 		g.b.addText(*p.Text)
 		if len(ms) > 1 && !(len(ms) == 2 && jsonx.Get(ms, "thought") != nil) {
-			g.b.m.Native = append(g.b.m.Native, json.RawMessage(jsonx.AppendCompact(nil, raw)))
+			// The carrier keeps the signature, not the text: the text is
+			// the message's, sent once, and a streamed reply (its text in
+			// pieces) decodes as the whole one does.
+			ms = setMember(ms, "text", []byte(`""`))
+			g.b.m.Native = append(g.b.m.Native, jsonx.AppendObject(nil, ms))
 		}
 	default:
 		g.b.m.Native = append(g.b.m.Native, json.RawMessage(jsonx.AppendCompact(nil, raw)))

@@ -235,7 +235,7 @@ func TestToolSchemaRules(t *testing.T) {
 			`{"type":"object","properties":{"path":{"type":"string"},"id":{"type":"string"}},"anyOf":[{"required":["path"]},{"required":["id"]}]}`)},
 		registry.Tool{Name: "untyped", Description: "No type.", RawSchema: json.RawMessage(`{"properties":{"q":{"type":"string"}}}`)},
 	))
-	for _, p := range []Provider{OpenAIChat, OpenAIResponses, Anthropic} {
+	for _, p := range providers {
 		t.Run(string(p), func(t *testing.T) {
 			s, err := NewSession(testConfig(reg.Snapshot(), p, &deferral.Policy{}, nil))
 			require.NoError(t, err)

@@ -51,6 +51,19 @@ func assertConforms(t *testing.T, p Provider, body []byte) {
 		}
 	}
 	require.NoError(t, json.Unmarshal(body, &req))
+	if p == Gemini && len(req.Tools) > 0 {
+		// One tools[] entry holds the declarations: check those.
+		var g struct {
+			Tools []struct {
+				FunctionDeclarations json.RawMessage `json:"functionDeclarations"`
+			}
+		}
+		require.NoError(t, json.Unmarshal(body, &g))
+		require.Len(t, g.Tools, 1)
+		req.Tools = nil
+		require.NoError(t, json.Unmarshal(g.Tools[0].FunctionDeclarations, &req.Tools))
+		require.NotEmpty(t, req.Tools)
+	}
 	for i, tl := range req.Tools {
 		name, desc := tl.Name, tl.Description
 		if tl.Function != nil {
@@ -60,7 +73,10 @@ func assertConforms(t *testing.T, p Provider, body []byte) {
 			continue // a provider's own search tool, named by its type
 		}
 		assert.True(t, toolname.Valid(name), "tools[%d] name %q", i, name)
-		if p != Anthropic {
+		if p == Gemini {
+			assert.True(t, toolname.GeminiValid(name), "tools[%d] name %q", i, name)
+		}
+		if capsDescriptions(p) {
 			assert.LessOrEqual(t, utf8.RuneCountInString(desc), maxDescription, "tools[%d] %s description", i, name)
 		}
 	}

@@ -21,7 +21,7 @@ import (
 	"github.com/toolshelf/toolshelf/request/storetest"
 )
 
-var storeProviders = []request.Provider{request.OpenAIChat, request.OpenAIResponses, request.Anthropic}
+var storeProviders = []request.Provider{request.OpenAIChat, request.OpenAIResponses, request.Anthropic, request.Gemini}
 
 // fleetOptions are the github server (deferred but for its get_* readers)
 // and the harness's built-in tools, as the request package's own tests use.

@@ -52,7 +52,7 @@ func requestFlags() (*flag.FlagSet, *requestOptions) {
 	fs := flag.NewFlagSet("request", flag.ContinueOnError)
 	o := &requestOptions{}
 	fs.Var(&o.catalogs, "catalog", "catalog `FILE` (repeatable; more files may follow)")
-	fs.StringVar(&o.provider, "provider", "", "`PROVIDER`: openai-chat, openai-responses or anthropic")
+	fs.StringVar(&o.provider, "provider", "", "`PROVIDER`: openai-chat, openai-responses, anthropic or gemini")
 	fs.StringVar(&o.model, "model", "", "the provider's model `NAME`")
 	fs.StringVar(&o.rules, "rules", "", "override rules `FILE`: one Defer(pattern) or NoDefer(pattern) a line")
 	fs.StringVar(&o.system, "system", "", "the system prompt `TEXT`")
@@ -123,7 +123,7 @@ func (o *requestOptions) validate() error {
 	case len(o.catalogs) == 0:
 		return errors.New("toolshelf request: no catalog: pass --catalog FILE (MCP tools/list, OpenAI, Anthropic or catalog-file JSON)")
 	case o.provider == "":
-		return errors.New("toolshelf request: no provider: pass --provider openai-chat, openai-responses or anthropic")
+		return errors.New("toolshelf request: no provider: pass --provider openai-chat, openai-responses, anthropic or gemini")
 	case o.model == "":
 		return errors.New("toolshelf request: no model: pass --model NAME (the provider's model name)")
 	case o.transcript != "" && o.user != "":
@@ -195,8 +195,9 @@ func (o *requestOptions) build(extra map[string]json.RawMessage) (*request.Sessi
 const defaultMaxTokens = 4096
 
 // outputBound is the request's output-token bound: always for Anthropic,
-// which refuses a request without max_tokens; for the OpenAI APIs, which
-// have a default, only when --max-tokens was given.
+// which refuses a request without max_tokens; for the OpenAI APIs and
+// Gemini (generationConfig.maxOutputTokens), which have a default, only
+// when --max-tokens was given.
 func outputBound(p request.Provider, n int, given bool) map[string]json.RawMessage {
 	v := json.RawMessage(strconv.Itoa(n))
 	switch {
@@ -206,6 +207,8 @@ func outputBound(p request.Provider, n int, given bool) map[string]json.RawMessa
 		return nil
 	case p == request.OpenAIResponses:
 		return map[string]json.RawMessage{"max_output_tokens": v}
+	case p == request.Gemini:
+		return map[string]json.RawMessage{"generationConfig": json.RawMessage(`{"maxOutputTokens":` + string(v) + `}`)}
 	}
 	return map[string]json.RawMessage{"max_tokens": v}
 }
@@ -259,7 +262,7 @@ func checkBodyFile(path, provider string, check bool, stderr io.Writer) int {
 	case !check:
 		return fail(stderr, "toolshelf request: --body FILE goes with --check")
 	case provider == "":
-		return fail(stderr, "toolshelf request: --check --body: pass --provider openai-chat, openai-responses or anthropic")
+		return fail(stderr, "toolshelf request: --check --body: pass --provider openai-chat, openai-responses, anthropic or gemini")
 	}
 	if err := providerError(provider); err != nil {
 		return fail(stderr, "toolshelf request: %v", err)
@@ -280,8 +283,8 @@ func checkBodyFile(path, provider string, check bool, stderr io.Writer) int {
 // know, or nil.
 func providerError(p string) error {
 	switch request.Provider(p) {
-	case request.OpenAIChat, request.OpenAIResponses, request.Anthropic:
+	case request.OpenAIChat, request.OpenAIResponses, request.Anthropic, request.Gemini:
 		return nil
 	}
-	return fmt.Errorf("--provider %q: unknown; want openai-chat, openai-responses or anthropic", p)
+	return fmt.Errorf("--provider %q: unknown; want openai-chat, openai-responses, anthropic or gemini", p)
 }

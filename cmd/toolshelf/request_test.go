@@ -55,7 +55,7 @@ func TestRequestIsTheLibrarysBody(t *testing.T) {
 	rules := writeFile(t, "rules.txt", "# pin the big one\nNoDefer(VideoGen)\n")
 	keep := deferral.MustLayer(rules, "NoDefer(VideoGen)")
 
-	for _, p := range []request.Provider{request.OpenAIChat, request.OpenAIResponses, request.Anthropic} {
+	for _, p := range []request.Provider{request.OpenAIChat, request.OpenAIResponses, request.Anthropic, request.Gemini} {
 		t.Run(string(p), func(t *testing.T) {
 			base := []string{"request", "--catalog", harness, "--provider", string(p), "--model", "m-1", "--system", "Be brief."}
 
@@ -141,7 +141,7 @@ func TestRequestBadInput(t *testing.T) {
 // with exit 1.
 func TestRequestCheck(t *testing.T) {
 	rules := writeFile(t, "rules.txt", "Defer(mcp__github__*)\n")
-	for _, p := range []request.Provider{request.OpenAIChat, request.OpenAIResponses, request.Anthropic} {
+	for _, p := range []request.Provider{request.OpenAIChat, request.OpenAIResponses, request.Anthropic, request.Gemini} {
 		t.Run(string(p), func(t *testing.T) {
 			code, out, errOut := runCLI("request", "--check", "--catalog", "../../testdata/catalogs/github.tools.json",
 				"--catalog", "../../testdata/catalogs/sequential-thinking.tools.json", "--rules", rules,
@@ -152,11 +152,16 @@ func TestRequestCheck(t *testing.T) {
 			if p == request.Anthropic {
 				assert.Contains(t, out, `"max_tokens":4096`, "the stated default")
 			} else {
-				assert.NotContains(t, out, `max_`, "the OpenAI APIs have their own default")
+				assert.NotContains(t, out, `max_`, "the OpenAI APIs and Gemini have their own default")
+				assert.NotContains(t, out, `maxOutputTokens`)
 			}
 			code, out, errOut = runCLI("request", "--catalog", harness, "--provider", string(p), "--model", "m", "--user", "hi", "--max-tokens", "77")
 			require.Equal(t, exitOK, code, errOut)
-			assert.Contains(t, out, ":77,")
+			if p == request.Gemini {
+				assert.Contains(t, out, `{"generationConfig":{"maxOutputTokens":77},`)
+			} else {
+				assert.Contains(t, out, ":77,")
+			}
 		})
 	}
 	code, _, errOut := runCLI("request", "--catalog", harness, "--provider", "anthropic", "--model", "m", "--user", "hi", "--max-tokens", "-1")

@@ -8,7 +8,8 @@
 //
 // The wire formats follow the providers' own recordings (see
 // request/testdata/replies): Anthropic Messages, OpenAI Chat Completions
-// (with usage in the last chunk) and the OpenAI Responses API.
+// (with usage in the last chunk), the OpenAI Responses API and the Gemini
+// API (generateContent, streamGenerateContent?alt=sse).
 //
 // API: two functions, [Encode] and [Simulate]; nothing else is exported.
 package replytest
@@ -50,6 +51,8 @@ func Encode(p request.Provider, n int, m request.Message, u request.Usage) (whol
 		whole, stream = chat(n, m, u)
 	case request.OpenAIResponses:
 		whole, stream = responses(n, m, u)
+	case request.Gemini:
+		whole, stream = gemini(n, m, u)
 	default:
 		return nil, nil, fmt.Errorf("replytest: unknown provider %q", p)
 	}

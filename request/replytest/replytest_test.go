@@ -12,7 +12,7 @@ import (
 	"github.com/toolshelf/toolshelf/request"
 )
 
-var providers = []request.Provider{request.Anthropic, request.OpenAIChat, request.OpenAIResponses}
+var providers = []request.Provider{request.Anthropic, request.OpenAIChat, request.OpenAIResponses, request.Gemini}
 
 // messages are assistant messages of every shape the decoders keep apart.
 func messages(p request.Provider) []request.Message {
@@ -35,6 +35,16 @@ func messages(p request.Provider) []request.Message {
 				json.RawMessage(`{"type":"tool_search_tool_result","tool_use_id":"srvtoolu_1","content":{"type":"tool_search_tool_search_result","tool_references":[{"type":"tool_reference","tool_name":"mcp__github__list_issues"}]}}`),
 			},
 			ToolCalls: []request.ToolCall{call("toolu_9", "mcp__github__list_issues", `{"repo":"webapp"}`)}})
+	case request.Gemini:
+		// A thought part kept verbatim; a signed call and a signed text,
+		// whose carriers lend their signatures back.
+		out = append(out, request.Message{Role: request.RoleAssistant, Text: "Listing the issues now.",
+			Native: []json.RawMessage{
+				json.RawMessage(`{"text":"Search first.","thought":true}`),
+				json.RawMessage(`{"text":"","thoughtSignature":"dGV4dA=="}`),
+				json.RawMessage(`{"functionCall":{"id":"g9","name":"mcp__github__list_issues","args":{"repo":"webapp"}},"thoughtSignature":"c2ln"}`),
+			},
+			ToolCalls: []request.ToolCall{call("g9", "mcp__github__list_issues", `{"repo":"webapp"}`), call("g10", "Read", `{}`)}})
 	case request.OpenAIResponses:
 		out = append(out, request.Message{Role: request.RoleAssistant,
 			Native: []json.RawMessage{
@@ -74,7 +84,7 @@ func TestEncodeDecodes(t *testing.T) {
 				require.NoError(t, err)
 				assert.Equal(t, got, streamed, "streamed and whole decode alike")
 				if len(m.ToolCalls) > 0 {
-					assert.Contains(t, []string{"tool_use", "tool_calls", "completed"}, got.StopReason)
+					assert.Contains(t, []string{"tool_use", "tool_calls", "completed", "STOP"}, got.StopReason) // Gemini says STOP for calls too
 				}
 			})
 		}
