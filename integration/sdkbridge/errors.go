@@ -14,6 +14,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/ssestream"
+	"google.golang.org/genai"
 
 	"github.com/toolshelf/toolshelf/request"
 )
@@ -215,7 +216,7 @@ func waitOf(v string, unit time.Duration) (time.Duration, bool) {
 }
 
 // Classify classifies an error an official SDK returned: an HTTP
-// error (openai.Error, anthropic.Error), an error event in a stream, or a
+// error (openai.Error, anthropic.Error, genai.APIError), an error event in a stream, or a
 // toolshelf [request.ErrReply] for a reply that reported an error. Any
 // other error (a transport failure, a cancelled context) is returned as it
 // is. The bridges' errors are classified already; Classify is for an SDK
@@ -228,9 +229,12 @@ func Classify(p request.Provider, err error) error {
 	var ae *anthropic.Error
 	var se *ssestream.StreamError
 	var c *Error
+	var ge genai.APIError
 	switch {
 	case errors.As(err, &c):
 		return err
+	case errors.As(err, &ge):
+		return classifyGemini(err, &geminiCall{})
 	case errors.As(err, &oe):
 		c = fromResponse(p, oe.StatusCode, oe.Response)
 		if c.Message == "" {
