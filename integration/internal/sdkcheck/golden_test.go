@@ -50,5 +50,5 @@ func TestGoldenBodiesDecodeInTheSDKs(t *testing.T) {
 			}
 		})
 	}
-	assert.Len(t, seen, 3, "golden bodies for all three providers")
+	assert.Len(t, seen, 4, "golden bodies for all four providers")
 }
