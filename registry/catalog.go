@@ -8,7 +8,7 @@ import (
 	"slices"
 
 	"github.com/toolshelf/toolshelf/internal/jsonx"
-	"github.com/toolshelf/toolshelf/internal/provider"
+	"github.com/toolshelf/toolshelf/internal/wire"
 )
 
 // FormatMCP is the [Catalog.Format] of an MCP tools/list result, or a bare
@@ -20,10 +20,10 @@ const FormatMCP = "mcp"
 // the three providers' tools arrays, named as request.Provider names the
 // provider.
 const (
-	formatCatalogFile     = "catalog"                        // {"server" or "catalog", "description", "tools": [MCP tools]}
-	formatOpenAIChat      = string(provider.OpenAIChat)      // [{"type":"function","function":{...}}]
-	formatOpenAIResponses = string(provider.OpenAIResponses) // [{"type":"function","name":...,"parameters":...}]
-	formatAnthropic       = string(provider.Anthropic)       // [{"name","description","input_schema"}]
+	formatCatalogFile     = "catalog"            // {"server" or "catalog", "description", "tools": [MCP tools]}
+	formatOpenAIChat      = wire.OpenAIChat      // [{"type":"function","function":{...}}]
+	formatOpenAIResponses = wire.OpenAIResponses // [{"type":"function","name":...,"parameters":...}]
+	formatAnthropic       = wire.Anthropic       // [{"name","description","input_schema"}]
 )
 
 // Catalog is a list of tools imported from JSON.

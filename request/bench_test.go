@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/registry"
 )
@@ -18,7 +21,7 @@ import (
 // catalogs: every catalog in testdata/, plus renamed copies of the github
 // server's tools to reach 400. The policy keeps the first 100 tools (in
 // snapshot order) resident and defers the other 300.
-func benchCatalog(b *testing.B) (*registry.Snapshot, *deferral.Policy) {
+func benchCatalog(b testing.TB) (*registry.Snapshot, *deferral.Policy) {
 	files := []string{harnessFile}
 	for _, s := range []string{"everything", "fetch", "filesystem", "git", "github", "kubernetes", "memory", "playwright", "sequential-thinking", "time"} {
 		files = append(files, "catalogs/"+s+".tools.json")
@@ -328,4 +331,40 @@ func BenchmarkSessionMemory(b *testing.B) {
 	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(len(sessions)), "B/session")
 	b.ReportMetric(float64(len(sessions[0].Prefix())), "shared-prefix-bytes")
 	runtime.KeepAlive(sessions)
+}
+
+// TestSteadyRequestAllocatesNothing: on every provider, a steady turn —
+// AppendRequest into a reused buffer, a user message, or a tool call and
+// its result (Gemini reads the call's name back for its
+// functionResponse) — allocates nothing, over a 200-message history.
+func TestSteadyRequestAllocatesNothing(t *testing.T) {
+	turns := []Turn{
+		{Messages: []Message{userMsg("What changed since the last build?")}},
+		{Messages: []Message{userMsg("Read a.go."), {Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "steady-1", Name: "Read", Arguments: json.RawMessage(`{"path":"a.go"}`)}}},
+			result("steady-1", "package a")}},
+	}
+	for _, p := range providers {
+		t.Run(string(p), func(t *testing.T) {
+			snap, policy := benchCatalog(t)
+			cfg := testConfig(snap, p, policy, nil)
+			cfg.View = deferral.View{Tier: registry.TierFull}
+			s, err := NewSession(cfg)
+			require.NoError(t, err)
+			_, err = s.BuildRequest(Turn{Messages: benchHistory()})
+			require.NoError(t, err)
+			for _, turn := range turns {
+				base := s.hist.mark()
+				buf, err := s.AppendRequest(nil, turn)
+				require.NoError(t, err)
+				s.hist.rewind(base)
+				allocs := testing.AllocsPerRun(20, func() {
+					if buf, err = s.AppendRequest(buf[:0], turn); err != nil {
+						t.Fatal(err)
+					}
+					s.hist.rewind(base)
+				})
+				assert.Zero(t, allocs, "%s: %d messages", p, len(turn.Messages))
+			}
+		})
+	}
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/internal/wire"
 	"github.com/toolshelf/toolshelf/registry"
-	"github.com/toolshelf/toolshelf/request/requesttest"
 )
 
 var clientProviders = []Provider{Anthropic, OpenAIResponses}
@@ -107,8 +106,8 @@ func TestClientConversation(t *testing.T) {
 				t.Helper()
 				b, err := s.BuildRequest(turn)
 				require.NoError(t, err)
-				requesttest.CheckProviderRules(t, p, b)
-				assert.Empty(t, wire.Check(p, b))
+				checkRules(t, p, b)
+				assert.Empty(t, wire.Check(string(p), b))
 				assert.Equal(t, prefix, string(s.Prefix()), "prefix identical")
 				bodies = append(bodies, b)
 				return string(b)
@@ -166,7 +165,7 @@ func TestClientConversation(t *testing.T) {
 			assert.False(t, msgs[1].IsError, msgs[1].Text)
 			assert.Equal(t, 1, ran)
 			build(Turn{Messages: append(msgs, userMsg("thanks"))})
-			requesttest.AssertStablePrefix(t, bodies...)
+			assertStablePrefix(t, bodies...)
 		})
 	}
 }
@@ -189,7 +188,7 @@ func TestClientToolsShape(t *testing.T) {
 				prefixes = append(prefixes, string(s.Prefix()))
 				body, err := s.BuildRequest(Turn{Messages: []Message{userMsg("hi")}})
 				require.NoError(t, err)
-				requesttest.CheckProviderRules(t, p, body)
+				checkRules(t, p, body)
 				var req struct {
 					Tools []map[string]any `json:"tools"`
 				}
@@ -291,13 +290,13 @@ func TestClientMiss(t *testing.T) {
 // not deferred in tools[], and a tool_search_output answering no call.
 func TestWireClientRules(t *testing.T) {
 	a := `{"model":"m","max_tokens":1,"tools":[{"name":"a","input_schema":{"type":"object"},"defer_loading":true},{"name":"b","input_schema":{"type":"object"}}],"messages":[{"role":"user","content":"x"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"b","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"tool_reference","tool_name":"a"},{"type":"tool_reference","tool_name":"b"}]}]}]}`
-	v := wire.Check(Anthropic, []byte(a))
+	v := wire.Check(string(Anthropic), []byte(a))
 	require.Len(t, v, 1)
 	assert.Equal(t, "tool-reference", v[0].Rule)
 	assert.Contains(t, v[0].Path, "content[1].tool_name")
 
 	r := `{"model":"gpt-5.4","tools":[{"type":"tool_search","execution":"client"}],"input":[{"type":"tool_search_call","call_id":"c1","execution":"client","arguments":{}},{"type":"tool_search_output","call_id":"c1","execution":"client","tools":[{"type":"function","name":"a"}]},{"type":"tool_search_output","call_id":"c2","execution":"client","tools":[{"type":"web_search"}]}]}`
-	v = wire.Check(OpenAIResponses, []byte(r))
+	v = wire.Check(string(OpenAIResponses), []byte(r))
 	var rules []string
 	for _, x := range v {
 		rules = append(rules, x.Rule+" "+x.Path)

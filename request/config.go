@@ -6,34 +6,34 @@ import (
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
-	"github.com/toolshelf/toolshelf/internal/provider"
+	"github.com/toolshelf/toolshelf/internal/wire"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/search"
 )
 
-// Provider names a request encoder. It is the library's one provider
-// type: the provider rule book and registry's catalog formats use the same
+// Provider names a request encoder: one of the four constants below.
+// The provider rule book and registry's catalog formats use the same
 // names.
-type Provider = provider.Name
+type Provider string
 
 // The four encoders.
 const (
 	// OpenAIChat is OpenAI Chat Completions: messages with the system
 	// message first, tools as {"type":"function","function":{...}}.
-	OpenAIChat Provider = provider.OpenAIChat
+	OpenAIChat Provider = wire.OpenAIChat
 	// OpenAIResponses is the OpenAI Responses API: instructions, input
 	// items (function_call, function_call_output), flat function tools.
-	OpenAIResponses Provider = provider.OpenAIResponses
+	OpenAIResponses Provider = wire.OpenAIResponses
 	// Anthropic is Anthropic Messages: a system array of text blocks,
 	// tools with input_schema, tool_use and tool_result blocks, and
 	// cache_control breakpoints.
-	Anthropic Provider = provider.Anthropic
+	Anthropic Provider = wire.Anthropic
 	// Gemini is the Gemini API's generateContent and
 	// streamGenerateContent (Google AI and Vertex AI): systemInstruction,
 	// tools[].functionDeclarations with parametersJsonSchema, contents of
 	// roles user and model with functionCall and functionResponse parts.
 	// The model goes in the URL, not the body.
-	Gemini Provider = provider.Gemini
+	Gemini Provider = wire.Gemini
 )
 
 // Config is what a session is created from. Everything that shapes the

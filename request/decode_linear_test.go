@@ -101,7 +101,35 @@ func linearCases() []linearCase {
 		{"anthropic-40000-blocks", Anthropic, manyBlocksReply(40000), false, 40000},
 		{"responses-20000-items", OpenAIResponses, manyItemsResponse(20000), false, 20000},
 		{"anthropic-stream-2048-blocks", Anthropic, manyBlocksStream(2048), true, 2048 * 250},
+		{"gemini-40000-parts", Gemini, manyPartsReply(40000), false, 40000},
+		{"gemini-stream-2048-chunks", Gemini, manyPartsStream(2048), true, 2048 * 250},
 	}
+}
+
+// manyPartsReply is a Gemini response of n one-character text parts.
+func manyPartsReply(n int) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"candidates":[{"content":{"role":"model","parts":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"text":"x"}`)
+	}
+	b.WriteString(`]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":1}}`)
+	return b.Bytes()
+}
+
+// manyPartsStream is a streamGenerateContent stream of n chunks of 250
+// characters of text each, then the finishing chunk.
+func manyPartsStream(n int) []byte {
+	var b bytes.Buffer
+	text := strings.Repeat("y", 250)
+	for range n {
+		b.WriteString(`data: {"candidates":[{"content":{"role":"model","parts":[{"text":"` + text + `"}]},"index":0}],"responseId":"r"}` + "\n\n")
+	}
+	b.WriteString(`data: {"candidates":[{"content":{"role":"model","parts":[{"text":""}]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":1}}` + "\n\n")
+	return b.Bytes()
 }
 
 func (c linearCase) decode() (Reply, error) {

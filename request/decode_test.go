@@ -420,6 +420,8 @@ func FuzzDecodeReply(f *testing.F) {
 		f.Add([]byte(body), uint8(1))
 	}
 	f.Add([]byte("event: x\ndata: {\"type\":\"message_stop\"}\n\n"), uint8(2))
+	f.Add([]byte(geminiBody), uint8(3))
+	f.Add([]byte(`data: {"candidates":[{"content":{"role":"model","parts":[{"text":"a","thoughtSignature":"cw=="},{"functionCall":{"name":"f","args":{}}}]},"finishReason":"STOP"}]}`+"\n\n"), uint8(3))
 	providers := []Provider{OpenAIChat, OpenAIResponses, Anthropic, Gemini}
 	f.Fuzz(func(t *testing.T, b []byte, k uint8) {
 		p := providers[int(k)%len(providers)]

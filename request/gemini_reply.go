@@ -132,15 +132,21 @@ func (g *geminiReply) part(where string, raw json.RawMessage) error {
 	if err := unmarshalExact(raw, &p); err != nil {
 		return replyError(where, "%v", err)
 	}
-	ms, err := jsonx.Members(raw)
-	if err != nil {
+	// Count the members without building them: most parts are plain
+	// text, read above.
+	n, thought := 0, false
+	if err := jsonx.EachMember(raw, func(key, _ []byte) error {
+		n++
+		thought = thought || string(key) == "thought"
+		return nil
+	}); err != nil {
 		return replyError(where, "%v", err)
 	}
-	if len(g.b.m.Native)+len(g.b.m.ToolCalls) >= maxStreamParts {
-		return replyError(where, "more than %d parts", maxStreamParts)
+	if n > 1 && len(g.b.m.Native)+len(g.b.m.ToolCalls) >= maxStreamParts {
+		return replyError(where, "more than %d native parts and calls", maxStreamParts)
 	}
 	switch {
-	case len(ms) == 0:
+	case n == 0:
 		return nil // an empty part says nothing, and Gemini refuses one sent back
 	case p.FunctionCall != nil:
 		fc := p.FunctionCall
@@ -158,7 +164,11 @@ func (g *geminiReply) part(where string, raw json.RawMessage) error {
 			return err
 		}
 		g.b.m.ToolCalls = append(g.b.m.ToolCalls, call)
-		if len(ms) > 1 {
+		if n > 1 {
+			ms, err := jsonx.Members(raw)
+			if err != nil {
+				return replyError(where, "%v", err)
+			}
 			if fc.ID == "" {
 				// The carrier names its call by the id the call got.
 				fm, err := jsonx.Members(jsonx.Get(ms, "functionCall"))
@@ -172,10 +182,14 @@ func (g *geminiReply) part(where string, raw json.RawMessage) error {
 		}
 	case p.Text != nil && !p.Thought:
 		g.b.addText(*p.Text)
-		if len(ms) > 1 && !(len(ms) == 2 && jsonx.Get(ms, "thought") != nil) {
+		if n > 1 && !(n == 2 && thought) {
 			// The carrier keeps the signature, not the text: the text is
 			// the message's, sent once, and a streamed reply (its text in
 			// pieces) decodes as the whole one does.
+			ms, err := jsonx.Members(raw)
+			if err != nil {
+				return replyError(where, "%v", err)
+			}
 			ms = setMember(ms, "text", []byte(`""`))
 			g.b.m.Native = append(g.b.m.Native, jsonx.AppendObject(nil, ms))
 		}

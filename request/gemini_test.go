@@ -3,13 +3,15 @@ package request
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/toolshelf/toolshelf/request/requesttest"
+	"github.com/toolshelf/toolshelf/internal/wire"
+	"github.com/toolshelf/toolshelf/registry"
 )
 
 // geminiBody is a generateContent response of a thinking model that calls
@@ -50,6 +52,10 @@ func TestGeminiDecodeReply(t *testing.T) {
 	assert.Equal(t, `{"text":"The user wants the open issues.","thought":true}`, string(r.Message.Native[0]), "the thought part verbatim")
 	assert.Equal(t, `{"functionCall":{"id":"`+first.ID+`","name":"mcp__github__list_issues","args":{"repo":"webapp","state":"open"}},"thoughtSignature":"c2lnLTE="}`,
 		string(r.Message.Native[1]), "the signed call's carrier, named by the id its call got")
+
+	plain, err := DecodeReply(Gemini, []byte(`{"candidates":[{"content":{"role":"model","parts":[{"text":"a","thought":false},{"text":"b"}]}}]}`))
+	require.NoError(t, err)
+	assert.Equal(t, Message{Role: RoleAssistant, Text: "ab"}, plain.Message, "plain text parts leave no native part")
 
 	again, err := DecodeReply(Gemini, []byte(geminiBody))
 	require.NoError(t, err)
@@ -127,7 +133,7 @@ func TestGeminiSignaturesGoBack(t *testing.T) {
 	body, err := s.BuildRequest(Turn{Messages: []Message{r.Message,
 		{Role: RoleTool, CallID: c0.ID, Text: "[]"}, {Role: RoleTool, CallID: c1.ID, Text: "denied", IsError: true}}})
 	require.NoError(t, err)
-	requesttest.CheckProviderRules(t, Gemini, body)
+	checkRules(t, Gemini, body)
 
 	var req struct {
 		Contents []struct {
@@ -179,7 +185,7 @@ func TestGeminiResultNameAfterRestore(t *testing.T) {
 		{Role: RoleTool, CallID: "c2", Text: "me again"}}})
 	require.NoError(t, err)
 	assert.True(t, bytes.Contains(body, []byte(`{"functionResponse":{"id":"c2","name":"mcp__github__get_me","response":{"output":"me again"}}}`)), string(body))
-	requesttest.CheckProviderRules(t, Gemini, body)
+	checkRules(t, Gemini, body)
 }
 
 // TestGeminiRefusals: the modes and names Gemini cannot take are refused
@@ -197,4 +203,69 @@ func TestGeminiRefusals(t *testing.T) {
 	cfg.Extra = map[string]json.RawMessage{"contents": json.RawMessage(`[]`)}
 	_, err := NewSession(cfg)
 	assert.ErrorIs(t, err, ErrConfig)
+}
+
+// TestFiftyTurnsAppendOnly: a 50-turn scripted conversation with
+// tool_search, defer_execute, a self-built tool and a server that arrives
+// late, on every provider: every body extends the one before it (each
+// provider's moving parts aside), the prefix never moves, and every body
+// passes the provider's rule book.
+func TestFiftyTurnsAppendOnly(t *testing.T) {
+	for _, p := range providers {
+		t.Run(string(p), func(t *testing.T) {
+			reg := liveRegistry(t)
+			f := newLiveFixture(t, reg, p, nil)
+			prefix := string(f.s.Prefix())
+			var prev []byte
+			call := func(n int, name string, args string, r registry.Result) []Message {
+				id := fmt.Sprintf("call_%d", n)
+				return []Message{
+					{Role: RoleAssistant, Text: fmt.Sprintf("step %d", n), ToolCalls: []ToolCall{{ID: id, Name: name, Arguments: json.RawMessage(args)}}},
+					{Role: RoleTool, CallID: id, Text: r.Text, IsError: r.IsError},
+				}
+			}
+			for n := range 50 {
+				var msgs []Message
+				switch {
+				case n == 0:
+					msgs = []Message{userMsg("list the directory, then add 2 and 3")}
+				case n%5 == 1:
+					args := `{"tool_names":["mcp__files__list_dir"]}`
+					if n > 24 {
+						args = `{"tool_names":["mcp__late__sum"]}`
+					}
+					msgs = call(n, registry.ToolSearchName, args, f.search(t, args))
+				case n%5 == 2:
+					args := `{"tool_name":"mcp__files__list_dir","params":{"path":"."}}`
+					msgs = call(n, registry.DeferExecuteName, args, f.exec(t, "mcp__files__list_dir", `{"path":"."}`))
+				case n == 13:
+					require.NoError(t, f.s.RegisterSelfBuilt(registry.Tool{Name: "count_lines", Description: "Counts lines in a file.",
+						RawSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)}))
+					msgs = []Message{{Role: RoleAssistant, Text: "built count_lines"}, userMsg("use it")}
+				case n == 24:
+					require.NoError(t, reg.ReplaceGroup(registry.Group{Name: "late"}, []registry.Tool{mcpTool("sum", "Add two numbers and return their sum.", sumSchema)}))
+					_, err := f.s.Sync(reg.Snapshot())
+					require.NoError(t, err)
+					msgs = []Message{{Role: RoleAssistant, Text: "waiting"}, userMsg("the server is up")}
+				case n%5 == 3 && n > 24:
+					args := `{"tool_name":"mcp__late__sum","params":{"a":2,"b":3}}`
+					r := f.exec(t, "mcp__late__sum", `{"a":2,"b":3}`)
+					require.False(t, r.IsError, r.Text)
+					msgs = call(n, registry.DeferExecuteName, args, r)
+				default:
+					msgs = []Message{{Role: RoleAssistant, Text: fmt.Sprintf("reply %d", n)}, userMsg(fmt.Sprintf("turn %d", n))}
+				}
+				body, err := f.s.BuildRequest(Turn{Messages: msgs})
+				require.NoError(t, err, "turn %d", n)
+				require.Equal(t, prefix, string(body[:len(prefix)]), "turn %d: the prefix moved", n)
+				checkRules(t, p, body)
+				if prev != nil {
+					require.Empty(t, wire.AppendOnly(string(p), prev, body), "turn %d", n)
+				}
+				prev = body
+			}
+			assert.Contains(t, string(prev), `sum ran with {\"a\":2,\"b\":3}`, "the late tool ran through defer_execute")
+			assert.Contains(t, string(prev), "count_lines", "the self-built tool was announced")
+		})
+	}
 }

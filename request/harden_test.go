@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/toolshelf/toolshelf/registry"
-	"github.com/toolshelf/toolshelf/request/requesttest"
 )
 
 // liveTag matches a tag a model could read as opening or closing one of
@@ -106,7 +105,7 @@ func TestUserQueryCannotCloseWrapper(t *testing.T) {
 				body, err = s.BuildRequest(turn)
 				require.NoError(t, err)
 				require.True(t, json.Valid(body))
-				requesttest.CheckProviderRules(t, p, body)
+				checkRules(t, p, body)
 			}
 			got := userTexts(t, p, body)
 			require.Len(t, got, len(texts))
@@ -198,7 +197,7 @@ func TestAnnounceToolsChanged(t *testing.T) {
 			}))
 			body, err := s.BuildRequest(Turn{Messages: []Message{{Role: RoleAssistant, Text: "ok"}, userMsg("next")}})
 			require.NoError(t, err)
-			requesttest.CheckProviderRules(t, p, body)
+			checkRules(t, p, body)
 			assert.Equal(t, prefix, string(s.Prefix()), "prefix unchanged")
 			assert.True(t, strings.HasPrefix(withoutTurnBreakpoint(body), withoutTurnBreakpoint(first[:len(first)-2])), "append-only")
 			texts := userTexts(t, p, body)

@@ -11,6 +11,7 @@ import (
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/toolname"
+	"github.com/toolshelf/toolshelf/internal/wire"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -137,4 +138,27 @@ func script() []Turn {
 		}},
 		{Messages: []Message{{Role: RoleAssistant, Text: "No open issues. Done."}, userMsg("thanks")}},
 	}
+}
+
+// checkRules is requesttest.CheckProviderRules for request's in-package
+// tests, which cannot import the kit (it imports request): both report
+// wire.Check's violations.
+func checkRules(t testing.TB, p Provider, body []byte) bool {
+	t.Helper()
+	vs := wire.Check(string(p), body)
+	for _, v := range vs {
+		t.Errorf("%s body breaks the provider's rule %s", p, v)
+	}
+	return len(vs) == 0
+}
+
+// assertStablePrefix is requesttest.AssertStablePrefix for the in-package
+// tests: both report wire.StablePrefix's problems.
+func assertStablePrefix(t testing.TB, bodies ...[]byte) bool {
+	t.Helper()
+	problems := wire.StablePrefix(bodies...)
+	for _, p := range problems {
+		t.Errorf("%s", p)
+	}
+	return len(problems) == 0
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/registry"
-	"github.com/toolshelf/toolshelf/request/requesttest"
 )
 
 // manyTools is a snapshot of n small tools, t000 … t(n-1).
@@ -76,7 +75,7 @@ func TestChatToolCount(t *testing.T) {
 			var req struct{ Tools []json.RawMessage }
 			require.NoError(t, json.Unmarshal(body, &req))
 			assert.Len(t, req.Tools, tc.sent)
-			requesttest.CheckProviderRules(t, tc.provider, body)
+			checkRules(t, tc.provider, body)
 		})
 	}
 }
@@ -123,7 +122,7 @@ func TestCallIDs(t *testing.T) {
 			for _, turn := range turns[:2] {
 				body, err := s.BuildRequest(turn)
 				require.NoError(t, err)
-				requesttest.CheckProviderRules(t, tc.provider, body)
+				checkRules(t, tc.provider, body)
 				bodies = append(bodies, body)
 			}
 			sent := tc.id
@@ -143,7 +142,7 @@ func TestCallIDs(t *testing.T) {
 			again, err := restored.BuildRequest(turns[2])
 			require.NoError(t, err)
 			assert.Equal(t, string(next), string(again), "a restored session sends the same bytes")
-			requesttest.AssertStablePrefix(t, append(bodies, next)...)
+			assertStablePrefix(t, append(bodies, next)...)
 		})
 	}
 }
@@ -241,7 +240,7 @@ func TestToolSchemaRules(t *testing.T) {
 			require.NoError(t, err)
 			body, err := s.BuildRequest(Turn{Messages: []Message{userMsg("hi")}})
 			require.NoError(t, err)
-			requesttest.CheckProviderRules(t, p, body)
+			checkRules(t, p, body)
 			assert.Contains(t, string(body), `{"type":"object","properties":{"q":{"type":"string"}}}`)
 			hasAnyOf := strings.Contains(string(body), `"anyOf":[{"required":["path"]}`)
 			assert.Equal(t, p != Anthropic, hasAnyOf, "the top-level anyOf is left out on Anthropic only")

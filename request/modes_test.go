@@ -16,7 +16,6 @@ import (
 	"github.com/toolshelf/toolshelf/internal/goldenfile"
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"github.com/toolshelf/toolshelf/internal/textfmt"
-	"github.com/toolshelf/toolshelf/request/requesttest"
 )
 
 // upFront returns the part of a native-mode body the provider puts in
@@ -98,7 +97,7 @@ func TestModeSizes(t *testing.T) {
 		}
 		body, err := s.BuildRequest(Turn{Messages: []Message{userMsg("List the open issues of toolshelf/toolshelf.")}})
 		require.NoError(t, err)
-		requesttest.CheckProviderRules(t, r.p, body)
+		checkRules(t, r.p, body)
 		toks, err := counter.Count(string(body))
 		require.NoError(t, err)
 		front := upFront(t, r.p, r.search, body)

@@ -15,7 +15,6 @@ import (
 	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/internal/wire"
 	"github.com/toolshelf/toolshelf/registry"
-	"github.com/toolshelf/toolshelf/request/requesttest"
 )
 
 // allDeferred defers every github tool.
@@ -51,7 +50,7 @@ func TestNativeToolsShape(t *testing.T) {
 				require.NoError(t, err)
 				body, err := s.BuildRequest(Turn{Messages: []Message{userMsg("hi")}})
 				require.NoError(t, err)
-				requesttest.CheckProviderRules(t, c.p, body)
+				checkRules(t, c.p, body)
 				var req struct {
 					Tools []map[string]any `json:"tools"`
 				}
@@ -331,11 +330,11 @@ func TestNativePrefixStable(t *testing.T) {
 				b, err := s.BuildRequest(turn)
 				require.NoError(t, err)
 				require.True(t, json.Valid(b))
-				requesttest.CheckProviderRules(t, c.p, b)
+				checkRules(t, c.p, b)
 				bodies = append(bodies, b)
 				assert.Equal(t, prefix, string(s.Prefix()))
 			}
-			requesttest.AssertStablePrefix(t, bodies...)
+			assertStablePrefix(t, bodies...)
 			last := string(bodies[len(bodies)-1])
 			assert.Contains(t, last, string(nativeParts(c.p, "11")[1]), "native parts sent back verbatim")
 			assert.Equal(t, len(s.Frozen().Plan().Deferred()), strings.Count(last, `"defer_loading":true`), "every deferred tool, once")

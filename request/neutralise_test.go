@@ -7,8 +7,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/toolshelf/toolshelf/request/requesttest"
 )
 
 // hostileResults are tool results that try to close the user's wrapper
@@ -100,7 +98,7 @@ func hostileHistory() []Message {
 // "&lt;".
 func checkResultsNeutral(t *testing.T, p Provider, body []byte) {
 	t.Helper()
-	requesttest.CheckProviderRules(t, p, body)
+	checkRules(t, p, body)
 	got := toolResultTexts(t, p, body)
 	require.Len(t, got, len(hostileResults))
 	for i, text := range got {

@@ -32,7 +32,7 @@ func TestProvidersDoc(t *testing.T) {
 	var rules strings.Builder
 	rules.WriteString("| provider | rule | field | limit | the provider's words | source | what toolshelf does |\n|---|---|---|---|---|---|---|\n")
 	for _, p := range providers {
-		for _, r := range wire.Rules(p) {
+		for _, r := range wire.Rules(string(p)) {
 			fmt.Fprintf(&rules, "| %s | `%s` | `%s` | %s | %s | [%s](%s) | %s |\n", r.Provider, r.ID, cell(r.Field), cell(r.Limit),
 				cell(r.Words), sourceName(r.Source), r.Source, cell(r.Action))
 		}

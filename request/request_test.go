@@ -15,7 +15,6 @@ import (
 	"github.com/toolshelf/toolshelf/internal/registryx"
 	"github.com/toolshelf/toolshelf/internal/wire"
 	"github.com/toolshelf/toolshelf/registry"
-	"github.com/toolshelf/toolshelf/request/requesttest"
 )
 
 // TestGolden pins the request bytes of the three providers over the
@@ -42,7 +41,7 @@ func TestGolden(t *testing.T) {
 					require.True(t, json.Valid(b), "valid JSON")
 					bodies = append(bodies, b)
 				}
-				requesttest.AssertStablePrefix(t, bodies...)
+				assertStablePrefix(t, bodies...)
 				last := bodies[len(bodies)-1]
 				goldenfile.Golden(t, filepath.Join("..", "testdata", "golden", c.name+"."+string(p)+".json"), last)
 				checkShape(t, p, s, last)
@@ -137,7 +136,7 @@ func TestSameBytesAnyRegistrationOrder(t *testing.T) {
 				for _, turn := range script() {
 					b, err := s.BuildRequest(turn)
 					require.NoError(t, err)
-					requesttest.CheckProviderRules(t, p, b)
+					checkRules(t, p, b)
 					got = append(got, b)
 				}
 				if want == nil {
@@ -198,11 +197,11 @@ func TestHundredTurns(t *testing.T) {
 				b, err := s.BuildRequest(tr)
 				require.NoError(t, err, "turn %d", turn)
 				require.True(t, json.Valid(b), "turn %d", turn)
-				requesttest.CheckProviderRules(t, p, b)
+				checkRules(t, p, b)
 				require.True(t, bytes.HasPrefix(b, prefix), "turn %d: %s", turn, wire.Diff(prefix, b[:min(len(b), len(prefix))]))
 				bodies = append(bodies, b)
 			}
-			requesttest.AssertStablePrefix(t, bodies...)
+			assertStablePrefix(t, bodies...)
 			// Earlier messages keep their bytes: each body, minus its closing
 			// (and Anthropic's moving breakpoint), starts the next one.
 			for i := 1; i < len(bodies); i++ {

@@ -19,7 +19,6 @@ import (
 	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/internal/wire"
 	"github.com/toolshelf/toolshelf/registry"
-	"github.com/toolshelf/toolshelf/request/requesttest"
 )
 
 // serverCatalogs are the MCP servers' catalogs under testdata/catalogs.
@@ -43,7 +42,7 @@ func allDeferredPolicy() *deferral.Policy { return &deferral.Policy{Default: def
 // OpenAI, every name valid.
 func assertConforms(t *testing.T, p Provider, body []byte) {
 	t.Helper()
-	requesttest.CheckProviderRules(t, p, body)
+	checkRules(t, p, body)
 	var req struct {
 		Tools []struct {
 			Name, Description string
@@ -181,7 +180,7 @@ func TestQuickstartIndexOutOfDescription(t *testing.T) {
 				assertConforms(t, p, body)
 				bodies = append(bodies, body)
 			}
-			requesttest.AssertStablePrefix(t, bodies...)
+			assertStablePrefix(t, bodies...)
 			prefix := string(s.Prefix())
 			assert.Equal(t, 1, strings.Count(prefix, jsonBody(index)), "the index is in the prefix exactly once")
 			if !capsDescriptions(p) { // Anthropic, Gemini
@@ -456,10 +455,10 @@ func TestAliasedToolsCallable(t *testing.T) {
 // The rule book is the same table docs/providers.md shows.
 func TestRulesDocumented(t *testing.T) {
 	for _, p := range providers {
-		rs := wire.Rules(p)
+		rs := wire.Rules(string(p))
 		require.NotEmpty(t, rs)
 		for _, r := range rs {
-			assert.Equal(t, p, r.Provider)
+			assert.Equal(t, string(p), r.Provider)
 		}
 	}
 	assert.True(t, errors.Is(checkProviderRules(&Config{Provider: Anthropic}), ErrConfig))

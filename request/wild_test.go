@@ -17,7 +17,6 @@ import (
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
-	"github.com/toolshelf/toolshelf/request/requesttest"
 )
 
 // wildCatalogs reads the captured tools/list of every real MCP server in
@@ -78,7 +77,7 @@ func TestWildCorpusBodiesPassTheRuleBook(t *testing.T) {
 				require.NoError(t, err, c.Server)
 				b, err := s.BuildRequest(Turn{Messages: []Message{userMsg("hello")}})
 				require.NoError(t, err, c.Server)
-				if !requesttest.CheckProviderRules(t, p, b) {
+				if !checkRules(t, p, b) {
 					t.Fatalf("%s: %s body breaks the rule book", c.Server, p)
 				}
 				for _, tool := range c.Tools {
@@ -105,7 +104,7 @@ func TestWildCorpusSearchAnswers(t *testing.T) {
 		require.NoError(t, err)
 		b, err := s.BuildRequest(Turn{Messages: []Message{userMsg("hello")}})
 		require.NoError(t, err)
-		requesttest.CheckProviderRules(t, p, b)
+		checkRules(t, p, b)
 		for _, q := range []string{"read a pdf file", "take a screenshot of a web page", "list kubernetes pods", "search the web"} {
 			args, _ := json.Marshal(map[string][]string{"queries": {q}})
 			res := s.Call(t.Context(), "tool_search", args)

@@ -92,7 +92,7 @@ func runRequest(args []string, stdout, stderr io.Writer) int {
 
 	status := exitOK
 	if o.check {
-		for _, v := range wire.Check(request.Provider(o.provider), body) {
+		for _, v := range wire.Check(o.provider, body) {
 			fmt.Fprintf(stderr, "toolshelf request: %s body breaks rule %s\n", o.provider, v)
 			status = exitFinding
 		}
@@ -272,7 +272,7 @@ func checkBodyFile(path, provider string, check bool, stderr io.Writer) int {
 		return fail(stderr, "toolshelf request: --body: %v", err)
 	}
 	status := exitOK
-	for _, v := range wire.Check(request.Provider(provider), body) {
+	for _, v := range wire.Check(provider, body) {
 		fmt.Fprintf(stderr, "toolshelf request: %s: %s body breaks rule %s\n", path, provider, v)
 		status = exitFinding
 	}

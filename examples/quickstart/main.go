@@ -11,7 +11,7 @@
 // and how much of the previous request it shares: the whole prefix, every
 // turn.
 //
-//	go run ./examples/quickstart [-provider openai-chat|openai-responses|anthropic] [-model NAME] [-window N] [-out DIR] [-ledger]
+//	go run ./examples/quickstart [-provider openai-chat|openai-responses|anthropic|gemini] [-model NAME] [-window N] [-out DIR] [-ledger]
 //
 // -model gpt-4o (the default) counts tokens exactly with o200k_base; models
 // without a tokenizer here (claude-*, gemini-*) get estimates, marked ~.
@@ -61,7 +61,7 @@ type options struct {
 
 func main() {
 	var o options
-	provider := flag.String("provider", string(request.OpenAIChat), "openai-chat, openai-responses or anthropic")
+	provider := flag.String("provider", string(request.OpenAIChat), "openai-chat, openai-responses, anthropic or gemini")
 	flag.StringVar(&o.Model, "model", "gpt-4o", "model name (gpt-* counts tokens exactly; others estimate, marked ~)")
 	flag.IntVar(&o.Window, "window", 128000, "context window in tokens for the bar; 0 means unknown")
 	flag.StringVar(&o.Out, "out", "", "write every request body to `DIR`/turn-NN.json")

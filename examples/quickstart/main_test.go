@@ -44,7 +44,7 @@ func TestOutputGolden(t *testing.T) {
 // search loaded the tool, the deferred call passed the Ask rule and the
 // hook, the self-built tool was found and called).
 func TestPrefixSharedEveryTurn(t *testing.T) {
-	for _, p := range []request.Provider{request.OpenAIChat, request.OpenAIResponses, request.Anthropic} {
+	for _, p := range []request.Provider{request.OpenAIChat, request.OpenAIResponses, request.Anthropic, request.Gemini} {
 		t.Run(string(p), func(t *testing.T) {
 			dir := t.TempDir()
 			out := runQuickstart(t, options{Provider: p, Model: "gpt-4o", Window: 128000, Out: dir})
@@ -125,7 +125,7 @@ func TestBadOptions(t *testing.T) {
 // saving is the run's own all-resident figure, the prefix is read from the
 // cache from the second request on, and without -ledger nothing changes.
 func TestLedger(t *testing.T) {
-	for _, p := range []request.Provider{request.OpenAIChat, request.OpenAIResponses, request.Anthropic} {
+	for _, p := range []request.Provider{request.OpenAIChat, request.OpenAIResponses, request.Anthropic, request.Gemini} {
 		t.Run(string(p), func(t *testing.T) {
 			o := options{Provider: p, Model: "gpt-4o", Window: 128000}
 			plain := runQuickstart(t, o)

@@ -14,9 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolshelf/toolshelf/internal/provider"
 	"github.com/toolshelf/toolshelf/internal/wire"
-	"github.com/toolshelf/toolshelf/request/requesttest"
 )
 
 // UpdateEnv names the environment variable that makes [Golden] rewrite
@@ -35,12 +33,18 @@ func Updating() bool { return os.Getenv(UpdateEnv) == "1" }
 // to the file instead. A mismatch reports the first differing byte and
 // its JSON path. When the file's name holds a provider between dots
 // ("github.anthropic.json"), got is also checked against that provider's
-// rule book (requesttest.CheckProviderRules), so that no golden pins a
-// body the provider would refuse.
+// rule book (wire.Check, as requesttest.CheckProviderRules), so that no
+// golden pins a body the provider would refuse.
 func Golden(t testing.TB, path string, got []byte) bool {
 	t.Helper()
-	if p := providerOf(path); p != "" && !requesttest.CheckProviderRules(t, p, got) {
-		return false
+	if p := providerOf(path); p != "" {
+		vs := wire.Check(p, got)
+		for _, v := range vs {
+			t.Errorf("goldenfile: %s body breaks the provider's rule %s", p, v)
+		}
+		if len(vs) > 0 {
+			return false
+		}
 	}
 	if Updating() {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -65,10 +69,10 @@ func Golden(t testing.TB, path string, got []byte) bool {
 
 // providerOf returns the provider a golden file's name holds between dots,
 // or "".
-func providerOf(path string) provider.Name {
+func providerOf(path string) string {
 	for _, part := range strings.Split(filepath.Base(path), ".") {
-		if p := provider.Name(part); provider.Known(p) {
-			return p
+		if wire.Known(part) {
+			return part
 		}
 	}
 	return ""

@@ -52,6 +52,8 @@ type Options struct {
 	Workers int
 	// CounterBytes bounds the shared token counter's cache.
 	CounterBytes int
+	// Provider is the sessions' encoder; "" means Anthropic.
+	Provider request.Provider
 }
 
 // Report is what a run measured.
@@ -283,6 +285,7 @@ type runEnv struct {
 	counter        *budget.Counter
 	cache          *request.Cache
 	deferred       []*registry.Tool
+	provider       request.Provider // "" is Anthropic
 }
 
 // newRunEnv builds the catalog of o.Tools tools and what the sessions share.
@@ -314,17 +317,21 @@ func newRunEnv(o Options) (*runEnv, error) {
 		return nil, err
 	}
 	return &runEnv{snap: snap, lateSnap: lateSnap, policy: policy, d: d, ranker: ranker,
-		counter: counter, cache: &request.Cache{}, deferred: plan.Deferred()}, nil
+		counter: counter, cache: &request.Cache{}, deferred: plan.Deferred(), provider: o.Provider}, nil
 }
 
 // newSession opens session i.
 func (e *runEnv) newSession(i int) (*request.Session, error) {
 	// A fresh but equal options value per session, as a harness
 	// writes it: sessions must still share one prefix and index.
+	p, model, extra := request.Anthropic, "claude-sonnet-4-5", map[string]json.RawMessage{"max_tokens": json.RawMessage(`4096`)}
+	if e.provider == request.Gemini {
+		p, model, extra = request.Gemini, "gemini-2.5-flash", map[string]json.RawMessage{"generationConfig": json.RawMessage(`{"maxOutputTokens":4096}`)}
+	}
 	return request.NewSession(request.Config{
-		ID: fmt.Sprintf("s%05d", i), Snapshot: e.snap, Policy: e.policy, Provider: request.Anthropic,
-		Model: "claude-sonnet-4-5", System: "You are a coding agent. Use tools when they help.",
-		Extra:  map[string]json.RawMessage{"max_tokens": json.RawMessage(`4096`)},
+		ID: fmt.Sprintf("s%05d", i), Snapshot: e.snap, Policy: e.policy, Provider: p,
+		Model: model, System: "You are a coding agent. Use tools when they help.",
+		Extra:  extra,
 		Search: &search.Options{Ranker: e.ranker, MaxFullSchemas: 1}, Dispatcher: e.d, Cache: e.cache, SelfBuilt: true,
 		DropMessages: true, // the harness stores the conversation itself
 	})

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/toolshelf/toolshelf/request"
 )
 
 // The full run is
@@ -24,12 +26,34 @@ var (
 	workers  = flag.Int("workers", 0, "goroutines playing turns at once (0: GOMAXPROCS)")
 	late     = flag.Int("late", 10, "one session in this many receives a late server (0: none)")
 	report   = flag.String("report", "", "write the report to this file too")
+	provider = flag.String("provider", "", "the sessions' provider (\"\": anthropic; gemini)")
 )
+
+// TestScaleGemini plays the small load with Gemini sessions: the same
+// invariants hold for the fourth encoder.
+func TestScaleGemini(t *testing.T) {
+	if testing.Short() || *full {
+		t.Skip("the small load; a full run takes -provider gemini")
+	}
+	td, err := TestdataDir()
+	require.NoError(t, err)
+	o := Options{Testdata: td, Sessions: 20, Turns: 12, Tools: *tools, SelfBuiltEvery: 10, LateServerEvery: *late, CounterBytes: 256 << 10, Provider: request.Gemini}
+	rep, err := Run(t.Context(), o)
+	require.NoError(t, err)
+	t.Log("\n" + rep.String())
+	assert.Equal(t, int64(1), rep.SharedIndexBuilds)
+	assert.Equal(t, 1, rep.Prefixes)
+	assert.Positive(t, rep.Calls)
+	assert.Equal(t, rep.LateSearches, rep.LateFound)
+	assert.Equal(t, rep.LateFound, rep.LateCalls)
+	assert.Equal(t, rep.SelfSearches, rep.SelfFound)
+}
 
 func TestScale(t *testing.T) {
 	td, err := TestdataDir()
 	require.NoError(t, err)
-	o := Options{Testdata: td, Sessions: 40, Turns: 12, Tools: *tools, SelfBuiltEvery: 10, LateServerEvery: *late, CounterBytes: 256 << 10}
+	o := Options{Testdata: td, Sessions: 40, Turns: 12, Tools: *tools, SelfBuiltEvery: 10, LateServerEvery: *late, CounterBytes: 256 << 10,
+		Provider: request.Provider(*provider)}
 	if *full {
 		o.Sessions, o.Turns, o.CounterBytes, o.Workers = *sessions, *turns, 4<<20, *workers
 	} else if testing.Short() {

@@ -190,7 +190,7 @@ func TestSoak(t *testing.T) {
 		{Mode: deferral.Mode{Name: "ask", ReadOnly: true}},
 		{Mode: deferral.Mode{Name: "github", Allow: []string{"Read", "Grep", "mcp__github__*", "soak_*"}}},
 	}
-	providers := []request.Provider{request.OpenAIChat, request.OpenAIResponses, request.Anthropic}
+	providers := []request.Provider{request.OpenAIChat, request.OpenAIResponses, request.Anthropic, request.Gemini}
 	st := &stats{mutations: new(atomic.Int64)}
 	var mu sync.Mutex
 	var failures []string

@@ -63,8 +63,8 @@ func TestAssertAppendOnly(t *testing.T) {
 				naive := bytes.HasPrefix(bodies[i], bodies[i-1][:len(bodies[i-1])-2])
 				// Anthropic's latest-turn breakpoint moves: the plain
 				// prefix test fails there and only there.
-				// Gemini joins a turn that opens with a tool result to the
-				// last user content: there it depends on the turn.
+				// Gemini joins a turn that opens with a user-side message
+				// to the last user content: there it depends on the turn.
 				if p != request.Gemini {
 					assert.Equal(t, p != request.Anthropic, naive, "turn %d", i)
 				}
@@ -94,10 +94,10 @@ func TestAssertAppendOnly(t *testing.T) {
 		})
 	}
 	f := &fakeT{}
-	assert.False(t, AssertAppendOnly(f, "vertex", []byte(`{}`), []byte(`{}`)))
+	assert.False(t, AssertAppendOnly(f, request.Provider("vertex"), []byte(`{}`), []byte(`{}`)))
 	assert.Contains(t, f.errs[0], "unknown provider")
 	f = &fakeT{}
-	assert.False(t, AssertAppendOnly(f, "openai-chat", []byte(`{"model":"m"}`), []byte(`{"model":"m"}`)))
+	assert.False(t, AssertAppendOnly(f, request.OpenAIChat, []byte(`{"model":"m"}`), []byte(`{"model":"m"}`)))
 	assert.Contains(t, f.errs[0], "not a request body")
 }
 
@@ -105,7 +105,7 @@ func TestAssertAppendOnly(t *testing.T) {
 // "messages" is dropped.
 func TestAssertAppendOnlyPrefixBreakpoint(t *testing.T) {
 	bodies := conversation(t, request.Anthropic)
-	moved := bytes.Replace(bodies[1], []byte(anthropicBreakpoint), nil, 1) // the first: in system or tools
+	moved := bytes.Replace(bodies[1], []byte(`,"cache_control":{"type":"ephemeral"}`), nil, 1) // the first: in system or tools
 	require.NotEqual(t, bodies[1], moved)
 	f := &fakeT{}
 	assert.False(t, AssertAppendOnly(f, request.Anthropic, bodies[0], moved))

@@ -15,8 +15,8 @@ package requesttest
 import (
 	"testing"
 
-	"github.com/toolshelf/toolshelf/internal/provider"
 	"github.com/toolshelf/toolshelf/internal/wire"
+	"github.com/toolshelf/toolshelf/request"
 )
 
 // AssertStablePrefix checks that every body has the same prefix (see
@@ -25,28 +25,11 @@ import (
 // differing byte and its JSON path, and returns false.
 func AssertStablePrefix(t testing.TB, bodies ...[]byte) bool {
 	t.Helper()
-	if len(bodies) == 0 {
-		return true
+	problems := wire.StablePrefix(bodies...)
+	for _, p := range problems {
+		t.Errorf("requesttest: %s", p)
 	}
-	n0 := wire.PrefixLen(bodies[0])
-	if n0 < 0 {
-		t.Errorf("requesttest: body 0 is not a request body (no messages, input or contents array)")
-		return false
-	}
-	ok := true
-	for i, b := range bodies[1:] {
-		n := wire.PrefixLen(b)
-		if n < 0 {
-			t.Errorf("requesttest: body %d is not a request body (no messages, input or contents array)", i+1)
-			ok = false
-			continue
-		}
-		if d := wire.Diff(bodies[0][:n0], b[:n]); d != nil {
-			t.Errorf("requesttest: the prefix of body %d differs from body 0's: %s", i+1, d)
-			ok = false
-		}
-	}
-	return ok
+	return len(problems) == 0
 }
 
 // CheckProviderRules checks body, a request body for provider
@@ -56,11 +39,11 @@ func AssertStablePrefix(t testing.TB, bodies ...[]byte) bool {
 // them — name pattern, description length, max_tokens, empty failed
 // results, whitespace-only text, strict, unanswered calls. It reports
 // every violation with its JSON path and returns whether there was none.
-func CheckProviderRules(t testing.TB, provider provider.Name, body []byte) bool {
+func CheckProviderRules(t testing.TB, p request.Provider, body []byte) bool {
 	t.Helper()
-	vs := wire.Check(provider, body)
+	vs := wire.Check(string(p), body)
 	for _, v := range vs {
-		t.Errorf("requesttest: %s body breaks the provider's rule %s", provider, v)
+		t.Errorf("requesttest: %s body breaks the provider's rule %s", p, v)
 	}
 	return len(vs) == 0
 }
