@@ -77,9 +77,8 @@ func TestDuplicateKeysRefused(t *testing.T) {
 }
 
 // Issue 11, case 6: integers beyond 2^53 were validated as float64 while
-// the handler decoded them exactly. They are validated exactly now. (An
-// enum or const holding such an integer is refused at registration: see
-// internal/schemacheck.)
+// the handler decoded them exactly. They are validated exactly now, against
+// enum, const and bounds alike (see TestBigIntegerEnumEnforced).
 func TestBigIntegersValidatedExactly(t *testing.T) {
 	var got received
 	s := oneTool(t, "Pick", `{"type":"object","properties":{"id":{"type":"integer","maximum":9007199254740992},"n":{"type":"integer","enum":[1,2,9007199254740991]}}}`, got.handle)
@@ -116,6 +115,77 @@ func TestBigIntegersValidatedExactly(t *testing.T) {
 			assert.Equal(t, []string{tc.args}, got.approver)
 		})
 	}
+}
+
+// Issue 33: an integer enum at or above 2^53 was left out of validation
+// with a warning, so {"channel":1234567890123456700} reached the handler
+// of a tool whose schema allows only 1234567890123456789. The enum is
+// validated exactly now, and so are bounds float64 does not hold.
+func TestBigIntegerEnumEnforced(t *testing.T) {
+	var got received
+	s := oneTool(t, "Post", `{"type":"object","properties":{"channel":{"enum":[1234567890123456789]},"n":{"type":"integer","maximum":9223372036854775807}},"required":["channel"]}`, got.handle)
+	d := mustNew(t, &execute.Options{Default: execute.Ask, Ask: got.ask})
+	for _, tc := range []struct {
+		args string
+		ok   bool
+	}{
+		{`{"channel":1234567890123456789}`, true},
+		{`{"channel":1234567890123456700}`, false},
+		{`{"channel":1234567890123456790}`, false},
+		{`{"channel":"1234567890123456789"}`, false},
+		{`{"channel":1234567890123456789,"n":9223372036854775807}`, true},
+		{`{"channel":1234567890123456789,"n":9223372036854775808}`, false},
+	} {
+		t.Run(tc.args, func(t *testing.T) {
+			got.handler = nil
+			res := d.Call(context.Background(), s, "Post", json.RawMessage(tc.args))
+			if tc.ok {
+				require.False(t, res.IsError, res.Text)
+				assert.Equal(t, []string{tc.args}, got.handler)
+				return
+			}
+			require.True(t, res.IsError, res.Text)
+			assert.Empty(t, got.handler)
+		})
+	}
+}
+
+// Issue 33: jsonschema-go divides by multipleOf in float64, where
+// 9007199254740993 reads as 2^53, an even number: {"n":9007199254740993}
+// passed "multipleOf": 2 and reached the handler. A call carrying an
+// integer beyond 2^53 to a tool whose schema has a multipleOf is refused.
+func TestMultipleOfBigIntegerRefused(t *testing.T) {
+	var got received
+	s := oneTool(t, "Even", `{"type":"object","properties":{"n":{"type":"integer","multipleOf":2},"tags":{"type":"array"}}}`, got.handle)
+	d := mustNew(t, &execute.Options{Default: execute.Ask, Ask: got.ask})
+	for _, tc := range []struct {
+		args string
+		ok   bool
+		want string
+	}{
+		{`{"n":4}`, true, ""},
+		{`{"n":3}`, false, "multipleOf"},
+		{`{"n":9007199254740992}`, true, ""},
+		{`{"n":9007199254740993}`, false, "/n: the integer 9007199254740993 is beyond"},
+		{`{"n":9007199254740994}`, false, "beyond"}, // even, but it cannot be checked exactly
+		{`{"n":2,"tags":[1,-9007199254740993]}`, false, "/tags/1: the integer -9007199254740993"},
+	} {
+		t.Run(tc.args, func(t *testing.T) {
+			got.handler = nil
+			res := d.Call(context.Background(), s, "Even", json.RawMessage(tc.args))
+			if tc.ok {
+				require.False(t, res.IsError, res.Text)
+				return
+			}
+			require.True(t, res.IsError, res.Text)
+			assert.Contains(t, res.Text, tc.want)
+			assert.Empty(t, got.handler)
+		})
+	}
+	// Without a multipleOf, big integers are checked exactly as before.
+	s2 := oneTool(t, "Any", `{"type":"object","properties":{"n":{"type":"integer"}}}`, got.handle)
+	res := d.Call(context.Background(), s2, "Any", json.RawMessage(`{"n":9007199254740993}`))
+	require.False(t, res.IsError, res.Text)
 }
 
 // Narrowing a violation validates a property's subschema on its own,

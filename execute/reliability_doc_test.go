@@ -29,18 +29,19 @@ func TestReliabilityDocBounds(t *testing.T) {
 	}
 	require.Equal(t, 5*time.Minute, execute.DefaultCallTimeout)
 	for bound, want := range map[string]string{
-		"schema nesting depth (JSON objects and arrays)":   textfmt.Thousands(schemacheck.MaxDepth),
-		"schema size (compact JSON)":                       textfmt.Thousands(registryx.MaxSchema) + " bytes",
-		"self-built schema size":                           textfmt.Thousands(registryx.MaxSelfBuiltSchema) + " bytes",
-		"`$ref` and `$dynamicRef` keywords per schema":     textfmt.Thousands(schemacheck.MaxRefs),
-		"subschemas one value is checked against in place": textfmt.Thousands(schemacheck.MaxInPlace),
-		"enum or const integer magnitude":                  "below 2^53",
-		"description":                                      textfmt.Thousands(registryx.MaxDescription) + " runes (self-built: " + textfmt.Thousands(registryx.MaxSelfBuiltDescription) + ")",
-		"call arguments":                                   textfmt.Thousands(execute.DefaultMaxParamsBytes) + " bytes",
-		"call arguments nesting":                           textfmt.Thousands(execute.DefaultMaxDepth),
-		"result text":                                      textfmt.Thousands(execute.DefaultMaxResultBytes) + " bytes",
-		"handler run time":                                 "5 minutes",
-		"validation cache":                                 textfmt.Thousands(execute.DefaultMaxSchemas) + " schemas",
+		"schema nesting depth (JSON objects and arrays)":         textfmt.Thousands(schemacheck.MaxDepth),
+		"schema size (compact JSON)":                             textfmt.Thousands(registryx.MaxSchema) + " bytes",
+		"self-built schema size":                                 textfmt.Thousands(registryx.MaxSelfBuiltSchema) + " bytes",
+		"`$ref` and `$dynamicRef` keywords per schema":           textfmt.Thousands(schemacheck.MaxRefs),
+		"subschemas one value is checked against in place":       textfmt.Thousands(schemacheck.MaxInPlace),
+		"enum or const integer magnitude":                        "below 2^53",
+		"enum, const or bound integer in a schema given as JSON": "64 bits (int64 or uint64)",
+		"description":            textfmt.Thousands(registryx.MaxDescription) + " runes (self-built: " + textfmt.Thousands(registryx.MaxSelfBuiltDescription) + ")",
+		"call arguments":         textfmt.Thousands(execute.DefaultMaxParamsBytes) + " bytes",
+		"call arguments nesting": textfmt.Thousands(execute.DefaultMaxDepth),
+		"result text":            textfmt.Thousands(execute.DefaultMaxResultBytes) + " bytes",
+		"handler run time":       "5 minutes",
+		"validation cache":       textfmt.Thousands(execute.DefaultMaxSchemas) + " schemas",
 	} {
 		assert.Equal(t, want, rows[bound], bound)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -42,6 +43,7 @@ type validator struct {
 	deepDefault map[string]bool // top-level properties whose subtree declares a default
 	example     string          // a skeleton params object built from the model's schema
 	paging      []string        // properties that page through results (offset, cursor ...)
+	multipleOf  bool            // the schema has a multipleOf, which the validator checks in float64
 }
 
 // validators caches one validator per tool. Tools are immutable once
@@ -120,6 +122,7 @@ func newValidator(t *registry.Tool) *validator {
 	}
 	v.full = full
 	v.root = s
+	v.multipleOf = schemacheck.HasMultipleOf(s)
 	if s.Ref == "" && s.DynamicRef == "" {
 		r := &jsonschema.Schema{
 			ID: s.ID, Schema: s.Schema, Defs: s.Defs, Definitions: s.Definitions,
@@ -201,6 +204,14 @@ func (v violation) String() string {
 // declared order (extra members sorted), or else the whole-object keyword
 // that failed.
 func (v *validator) check(obj map[string]any, red *redactor) []violation {
+	if v.multipleOf {
+		// jsonschema-go divides by multipleOf in float64: an integer beyond
+		// 2^53 would be checked as another number. Refusing such a call
+		// narrows what passes, never widens it (see docs/reliability.md).
+		if ptr, n := bigInteger(obj, ""); ptr != "" {
+			return []violation{{ptr, red.text(fmt.Sprintf("the integer %s is beyond ±9007199254740992 (2^53), where this tool's schema's multipleOf cannot be checked exactly; send an integer within that range", n))}}
+		}
+	}
 	// The common case, a valid call, costs one validation; the breakdown
 	// runs only for calls that fail.
 	fullErr := v.full.Validate(obj)
@@ -248,6 +259,48 @@ func (v *validator) check(obj map[string]any, red *redactor) []violation {
 		out = append(out, violation{schemaToPointer(at), msg})
 	}
 	return out
+}
+
+// bigInteger returns the pointer and text of the first integer (members
+// in key order, elements in order) of magnitude above 2^53 in v, or "".
+// Params are bounded in depth before they are parsed, so the recursion is.
+func bigInteger(v any, ptr string) (string, string) {
+	const limit = 1 << 53
+	switch x := v.(type) {
+	case int64:
+		if x > limit || x < -limit {
+			return orRoot(ptr), strconv.FormatInt(x, 10)
+		}
+	case uint64:
+		if x > limit {
+			return orRoot(ptr), strconv.FormatUint(x, 10)
+		}
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			if p, n := bigInteger(x[k], ptr+pointer(k)); p != "" {
+				return p, n
+			}
+		}
+	case []any:
+		for i, e := range x {
+			if p, n := bigInteger(e, ptr+"/"+strconv.Itoa(i)); p != "" {
+				return p, n
+			}
+		}
+	}
+	return "", ""
+}
+
+func orRoot(ptr string) string {
+	if ptr == "" {
+		return "/"
+	}
+	return ptr
 }
 
 // maxDeepen bounds how deep deepen descends into params.

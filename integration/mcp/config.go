@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"net/url"
@@ -55,7 +56,10 @@ const maxConfig = 1 << 20
 // [Manager.Connect] (both take them all at once). A stdio entry ("type" absent or "stdio") runs command
 // with args and env; an HTTP entry ("type" absent, "http" or
 // "streamable-http") reaches url over streamable HTTP with headers on
-// every request. "disabled": true leaves an entry out. Errors wrap
+// every request. "disabled": true leaves an entry out. A key given twice
+// in one object, at any depth (a server name, "command", "args",
+// "disabled", an env variable), is an error naming the key and both
+// positions: readers disagree on which one counts. Errors wrap
 // [ErrConfig] and name the server and the field; the legacy SSE transport
 // ("type": "sse") is refused, since the Manager speaks streamable HTTP.
 func ParseConfig(data []byte, opts *ConfigOptions) ([]Server, error) {
@@ -68,6 +72,9 @@ func ParseConfig(data []byte, opts *ConfigOptions) ([]Server, error) {
 	var file map[string]json.RawMessage
 	if err := json.Unmarshal(data, &file); err != nil {
 		return nil, fmt.Errorf("%w: not a JSON object: %v", ErrConfig, err)
+	}
+	if err := duplicateKey(data); err != nil {
+		return nil, err
 	}
 	raw, ok := file["mcpServers"]
 	if !ok {
@@ -90,11 +97,25 @@ func ParseConfig(data []byte, opts *ConfigOptions) ([]Server, error) {
 	return out, nil
 }
 
-// LoadConfig reads the mcpServers file at path (see [ParseConfig]).
+// LoadConfig reads the mcpServers file at path (see [ParseConfig]). A
+// file over ParseConfig's bound (1 MiB) is refused before it is read (by
+// its size), and whatever the file is (a pipe, a device, a file still
+// growing), no more than the bound and one byte is read.
 func LoadConfig(path string, opts *ConfigOptions) ([]Server, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > maxConfig {
+		return nil, fmt.Errorf("%s: %w: mcpServers file of %d bytes; the limit is %d", path, ErrConfig, st.Size(), maxConfig)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxConfig+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if len(data) > maxConfig {
+		return nil, fmt.Errorf("%s: %w: mcpServers file of more than %d bytes; the limit is %d", path, ErrConfig, maxConfig, maxConfig)
 	}
 	srvs, err := ParseConfig(data, opts)
 	if err != nil {

@@ -1,7 +1,13 @@
 // Package sdkbridge sends toolshelf request bodies through the official
-// SDKs — github.com/openai/openai-go/v3 and
-// github.com/anthropics/anthropic-sdk-go — byte for byte, and brings the
-// replies back as [request.Reply] values.
+// SDKs — github.com/openai/openai-go/v3,
+// github.com/anthropics/anthropic-sdk-go and google.golang.org/genai — byte
+// for byte, and brings the replies back as [request.Reply] values.
+//
+// genai has no option to send given bytes (it encodes its typed values
+// itself), so a genai client is made with [GeminiHTTPClient] as its
+// HTTPClient: [Gemini] and [GeminiStream] then send through the SDK's
+// call, path, headers, key and retries, with toolshelf's body put on the
+// wire at the transport, and the raw reply kept for request.DecodeReply.
 //
 // A toolshelf session builds the whole request body (the frozen prefix and
 // the history); the SDK contributes its client: the key, base URL,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/ssestream"
+	"google.golang.org/genai"
 
 	"github.com/toolshelf/toolshelf/request"
 )
@@ -53,8 +55,10 @@ type Error struct {
 	// Type is the provider's error type or code ("rate_limit_error",
 	// "context_length_exceeded"), Message its message.
 	Type, Message string
-	// RetryAfter is the wait the provider asked for (retry-after-ms or
-	// retry-after), 0 when it sent none.
+	// RetryAfter is the wait the provider asked for (retry-after-ms, or
+	// retry-after in seconds or as an HTTP date), 0 when it sent none. It
+	// is at most 10 minutes, whatever the header says: a longer wait (a
+	// date in year 9999) reads as 10 minutes.
 	RetryAfter time.Duration
 	cause      error
 }
@@ -171,29 +175,48 @@ func kind(status int, typ, code, msg string) error {
 	return ErrInvalidRequest
 }
 
+// maxRetryAfter is the ceiling of Error.RetryAfter. The providers ask for
+// seconds (a rate limit's window is a minute); a header asking for more
+// than this — a date in year 9999 would be 292 years — is read as this.
+const maxRetryAfter = 10 * time.Minute
+
 // retryAfter reads the provider's retry advice: OpenAI's retry-after-ms,
-// then retry-after in seconds or as an HTTP date.
+// then retry-after in seconds or as an HTTP date, each at most
+// maxRetryAfter. A wait that is not positive, or not a finite number, is no
+// advice (0).
 func retryAfter(h http.Header) time.Duration {
 	if h == nil {
 		return 0
 	}
-	if ms, err := strconv.ParseFloat(h.Get("Retry-After-Ms"), 64); err == nil && ms > 0 && ms < 1e9 {
-		return time.Duration(ms * float64(time.Millisecond))
+	if d, ok := waitOf(h.Get("Retry-After-Ms"), time.Millisecond); ok {
+		return d
 	}
 	v := h.Get("Retry-After")
-	if s, err := strconv.ParseFloat(v, 64); err == nil && s > 0 && s < 1e6 {
-		return time.Duration(s * float64(time.Second))
+	if d, ok := waitOf(v, time.Second); ok {
+		return d
 	}
 	if t, err := http.ParseTime(v); err == nil {
 		if d := time.Until(t); d > 0 {
-			return d
+			return min(d, maxRetryAfter)
 		}
 	}
 	return 0
 }
 
+// waitOf reads a number of units, bounded by maxRetryAfter.
+func waitOf(v string, unit time.Duration) (time.Duration, bool) {
+	n, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil || math.IsNaN(n) || n <= 0 {
+		return 0, false
+	}
+	if n >= float64(maxRetryAfter/unit) { // Inf included; the product would overflow
+		return maxRetryAfter, true
+	}
+	return time.Duration(n * float64(unit)), true
+}
+
 // Classify classifies an error an official SDK returned: an HTTP
-// error (openai.Error, anthropic.Error), an error event in a stream, or a
+// error (openai.Error, anthropic.Error, genai.APIError), an error event in a stream, or a
 // toolshelf [request.ErrReply] for a reply that reported an error. Any
 // other error (a transport failure, a cancelled context) is returned as it
 // is. The bridges' errors are classified already; Classify is for an SDK
@@ -206,9 +229,12 @@ func Classify(p request.Provider, err error) error {
 	var ae *anthropic.Error
 	var se *ssestream.StreamError
 	var c *Error
+	var ge genai.APIError
 	switch {
 	case errors.As(err, &c):
 		return err
+	case errors.As(err, &ge):
+		return classifyGemini(err, &geminiCall{})
 	case errors.As(err, &oe):
 		c = fromResponse(p, oe.StatusCode, oe.Response)
 		if c.Message == "" {

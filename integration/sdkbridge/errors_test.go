@@ -124,3 +124,34 @@ func TestClassifyHostile(t *testing.T) {
 	assert.Zero(t, e.RetryAfter, "a negative wait is no advice")
 	assert.Less(t, len(e.Error()), 1000)
 }
+
+// Issue 33: Retry-After as an HTTP date in year 9999 gave a RetryAfter of
+// 292 years on a retryable error (the numeric forms were bounded, the date
+// form not). Every form is bounded by the documented ceiling, 10 minutes.
+func TestRetryAfterBounded(t *testing.T) {
+	soon := time.Now().Add(30 * time.Second).UTC().Format(http.TimeFormat)
+	for _, c := range []struct {
+		name   string
+		h      http.Header
+		lo, hi time.Duration
+	}{
+		{"date in year 9999", http.Header{"Retry-After": {"Fri, 31 Dec 9999 23:59:59 GMT"}}, maxRetryAfter, maxRetryAfter},
+		{"date in 30 s", http.Header{"Retry-After": {soon}}, 25 * time.Second, 30 * time.Second},
+		{"date in the past", http.Header{"Retry-After": {"Mon, 01 Jan 2001 00:00:00 GMT"}}, 0, 0},
+		{"seconds, huge", http.Header{"Retry-After": {"99999999999999999999"}}, maxRetryAfter, maxRetryAfter},
+		{"seconds, a day", http.Header{"Retry-After": {"86400"}}, maxRetryAfter, maxRetryAfter},
+		{"seconds, Inf", http.Header{"Retry-After": {"Inf"}}, maxRetryAfter, maxRetryAfter},
+		{"seconds, NaN", http.Header{"Retry-After": {"NaN"}}, 0, 0},
+		{"seconds", http.Header{"Retry-After": {"17"}}, 17 * time.Second, 17 * time.Second},
+		{"ms, huge", http.Header{"Retry-After-Ms": {"1e300"}}, maxRetryAfter, maxRetryAfter},
+		{"ms", http.Header{"Retry-After-Ms": {"1500"}}, 1500 * time.Millisecond, 1500 * time.Millisecond},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := classify(request.Anthropic, 429, c.h, nil)
+			require.True(t, e.Retryable())
+			assert.GreaterOrEqual(t, e.RetryAfter, c.lo)
+			assert.LessOrEqual(t, e.RetryAfter, c.hi)
+			assert.LessOrEqual(t, e.RetryAfter, 10*time.Minute, "the documented ceiling")
+		})
+	}
+}

@@ -9,6 +9,7 @@ import (
 	aoption "github.com/anthropics/anthropic-sdk-go/option"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"google.golang.org/genai"
 
 	"github.com/toolshelf/toolshelf/integration/sdkbridge"
 	"github.com/toolshelf/toolshelf/registry"
@@ -92,4 +93,28 @@ func ExampleAnthropic() {
 	}
 	fmt.Println(reply.Message.Text, reply.StopReason)
 	// Output: Hi. end_turn
+}
+
+// With google.golang.org/genai the client is built with
+// sdkbridge.GeminiHTTPClient, which puts toolshelf's body on the wire in
+// place of the one genai builds; everything else (key, path, retries) is
+// the SDK's.
+func ExampleGemini() {
+	srv := replytest.NewServer(request.Gemini, request.Message{Role: request.RoleAssistant, Text: "Hi."})
+	defer srv.Close()
+	client, err := genai.NewClient(context.Background(), &genai.ClientConfig{
+		APIKey: "test-key", Backend: genai.BackendGeminiAPI,
+		HTTPClient:  sdkbridge.GeminiHTTPClient(nil),
+		HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL},
+	})
+	if err != nil {
+		panic(err)
+	}
+	body := []byte(`{"contents":[{"role":"user","parts":[{"text":"Hello"}]}]}`)
+	reply, err := sdkbridge.Gemini(context.Background(), client, "gemini-2.5-flash", body, nil)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(reply.Message.Text, reply.StopReason)
+	// Output: Hi. STOP
 }

@@ -3,6 +3,7 @@ package ecmare
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -137,49 +138,88 @@ func (t *translator) property() (string, error) {
 	body := string(t.src[t.i+1 : end])
 	t.i = end + 1
 	name, value, hasValue := strings.Cut(body, "=")
-	var re2 string
+	var kind, v string // "gc" or "sc", and the value in Go's terms
 	switch {
 	case hasValue && (name == "General_Category" || name == "gc"):
-		re2 = category(value)
+		kind, v = "gc", category(value)
 	case hasValue && (name == "Script" || name == "sc"):
-		if _, ok := unicode.Scripts[value]; ok && value != "" {
-			re2 = value
-		}
+		kind, v = "sc", value
 	case !hasValue && body == "Any":
-		re2 = "any"
+		if neg {
+			return "", nil
+		}
+		return `\x{0}-\x{10FFFF}`, nil
 	case !hasValue && body == "ASCII":
-		re2 = "ascii"
+		if neg {
+			return `\x{80}-\x{10FFFF}`, nil
+		}
+		return `\x{0}-\x{7F}`, nil
 	case !hasValue:
-		re2 = category(body)
+		kind, v = "gc", category(body)
 	}
-	if re2 == "" {
+	set, ok := propertySet(kind, v)
+	if !ok {
 		return "", t.none(`the Unicode property \p{` + body + `}`)
 	}
-	switch {
-	case re2 == "any" && neg:
-		return "", nil
-	case re2 == "any":
-		return `\x{0}-\x{10FFFF}`, nil
-	case re2 == "ascii" && neg:
-		return `\x{80}-\x{10FFFF}`, nil
-	case re2 == "ascii":
-		return `\x{0}-\x{7F}`, nil
-	case neg:
-		return `\P{` + re2 + `}`, nil
+	if set == nil { // Go's table is ECMA-262's: RE2's own name
+		if neg {
+			return `\P{` + v + `}`, nil
+		}
+		return `\p{` + v + `}`, nil
 	}
-	return `\p{` + re2 + `}`, nil
+	if neg {
+		set = complement(set)
+	}
+	out := ranges(set)
+	if t.expanded += len(out); t.expanded > maxExpanded {
+		return "", t.none("Unicode property classes that expand to more than 256 KiB")
+	}
+	return out, nil
 }
+
+// propertySet returns the code points ECMA-262's \p{kind=v} matches, as
+// ranges, or nil when Go's table of that name (which RE2 reads) holds
+// exactly them; ok is false for a value neither knows. Go's tables are
+// older than ECMA-262's (unicode.go): where they differ, the set is Go's
+// table with the differences applied, written out.
+func propertySet(kind, v string) (set []span, ok bool) {
+	if v == "" {
+		return nil, false
+	}
+	tab := map[string]map[string]*unicode.RangeTable{"gc": unicode.Categories, "sc": unicode.Scripts}[kind][v]
+	d, differs := unicodeDelta[kind+":"+v]
+	switch {
+	case !differs && tab != nil:
+		return nil, true
+	case !differs:
+		return nil, false
+	}
+	key := kind + ":" + v
+	if set, ok := propertySets.Load(key); ok {
+		return set.([]span), true
+	}
+	var have []span
+	if tab != nil {
+		have = spansOf(tab)
+	}
+	set = minus(union(have, d.add), d.del)
+	propertySets.Store(key, set) // at most one per name of unicodeDelta
+	return set, true
+}
+
+// propertySets caches propertySet's written-out sets by "kind:value".
+var propertySets sync.Map
 
 // category returns RE2's name of a General_Category value, or "".
 func category(v string) string {
 	if long, ok := generalCategories[v]; ok {
 		v = long
 	}
-	if v == "LC" {
-		return "" // RE2 has no LC
-	}
 	if _, ok := unicode.Categories[v]; ok {
 		return v
+	}
+	if _, ok := unicodeDelta["gc:"+v]; ok {
+		return v // a value Go's tables lack
 	}
 	return ""
 }

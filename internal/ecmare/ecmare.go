@@ -14,6 +14,15 @@
 // U+FEFF, U+1680, U+2000–U+200A, U+2028, U+2029, U+202F, U+205F, U+3000
 // beside ASCII's), "." (ECMA excludes \r, U+2028 and U+2029 too), [^] and
 // [], named groups (?<name>...), \p{Script=...} and long category names.
+//
+// Unicode property classes (\p{L}, \P{Script=Han}, \p{LC}) are read as
+// ECMA-262 reads them: with the latest Unicode version, which ECMA-262
+// requires (§2 Conformance), 17.0 here, where Go's tables are older (15.0.0
+// in Go 1.26). A class whose members differ between the two is written
+// out as ranges of code points (unicode_delta.go, generated from node's
+// RegExp by ./unicodegen), so U+2EBF0 (CJK Extension I, Unicode 15.1) is a
+// letter of Script=Han here as in a current engine; one whose members are
+// the same keeps RE2's own name.
 // \d, \w, \b and their negations are ASCII in both and pass through.
 //
 // What has no equivalent in RE2 is refused with an error wrapping
@@ -41,6 +50,11 @@ var ErrSyntax = errors.New("not an ECMA-262 regular expression")
 // maxRepeat is RE2's largest repetition count.
 const maxRepeat = 1000
 
+// maxExpanded bounds the bytes of property classes one pattern may write
+// out (\p{L} is 10,627 bytes written out, measured with Go 1.26): a long pattern of them would
+// otherwise cost far more to compile than its own size.
+const maxExpanded = 256 << 10
+
 // Translate returns the RE2 pattern (Go's regexp syntax) that matches
 // exactly the strings ECMA-262's pattern p matches, or an error wrapping
 // [ErrNoEquivalent] or [ErrSyntax] that says which construct is at fault.
@@ -61,9 +75,10 @@ func Translate(p string) (string, error) {
 }
 
 type translator struct {
-	src []rune
-	i   int
-	out strings.Builder
+	src      []rune
+	i        int
+	out      strings.Builder
+	expanded int // bytes of written-out property classes
 }
 
 func (t *translator) syntax(what string) error {

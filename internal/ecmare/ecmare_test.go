@@ -55,6 +55,15 @@ var constructs = []construct{
 	{"\\p{L} and \\P{L}", `^\p{L}\P{L}$`, []string{"é1"}, []string{"11", "éé"}},
 	{"\\p{Letter} long name", `^[\p{Letter}\p{Nd}]+$`, []string{"é٣"}, []string{"é!"}},
 	{"not anchored", `b`, []string{"abc"}, []string{"ac"}},
+	// Issue 33: Go's tables (Unicode 15.0) lack U+2EBF0 (CJK Extension I,
+	// Unicode 15.1), so these accepted it; ECMA-262 engines reject it.
+	{"\\P{L} and a Unicode 15.1 letter", `^\P{L}+$`, []string{"123", "!"}, []string{"\U0002EBF0", "1\U0002EBF0", "a"}},
+	{"\\P{Script=Han} and a Unicode 15.1 ideograph", `^\P{Script=Han}+$`, []string{"abc"}, []string{"\U0002EBF0", "中"}},
+	{"[^\\p{Lo}] and a Unicode 15.1 ideograph", `^[^\p{Lo}]+$`, []string{"abc"}, []string{"\U0002EBF0"}},
+	{"\\p{Lo} holds a Unicode 15.1 ideograph", `^[\p{Lo}\d]+$`, []string{"\U0002EBF0", "中1"}, []string{"a"}},
+	{"\\p{Lu} holds a Unicode 16.0 letter", `^\p{Lu}$`, []string{"\uA7CB", "A"}, []string{"a", "\uA7CD"}},
+	{"a Unicode 16.0 script", `^\p{Script=Garay}+$`, []string{"\U00010D50"}, []string{"a"}},
+	{"\\p{LC}", `^\p{LC}+$`, []string{"aA\uA7CB"}, []string{"1", "\u0295"}},
 }
 
 func TestTranslateTable(t *testing.T) {

@@ -68,9 +68,11 @@ func draftOf(uri string) (int, bool) {
 // a pattern RE2 cannot express, a reference that leads nowhere, a value of
 // the wrong type — is left out of the copy and reported in a [Note]; so is
 // a schema the validator cannot resolve at all, which is then read as
-// {"type":"object"}. The copy is checked with [Check]: its error (a bound
-// exceeded, a reference cycle) is the only one Prepare returns. The result
-// is deterministic, and raw is never changed.
+// {"type":"object"}. Numbers are made exact (numbers.go): an enum, const or
+// numeric bound that cannot be compared exactly refuses the schema, with
+// an error naming the keyword and its path, rather than being left out.
+// The copy is checked with [Check] (a bound exceeded, a reference cycle).
+// The result is deterministic, and raw is never changed.
 func Prepare(raw []byte) (*jsonschema.Schema, []Note, error) {
 	if err := ScanDepth(raw, MaxDepth); err != nil {
 		return nil, nil, err
@@ -85,7 +87,7 @@ func Prepare(raw []byte) (*jsonschema.Schema, []Note, error) {
 	if !ok {
 		return nil, nil, fmt.Errorf("%w: the schema must be a JSON object", ErrSchema)
 	}
-	p := &prep{draft: draft2020, moved: map[string]string{}, anchors: map[string]bool{}}
+	p := &prep{draft: draft2020, moved: map[string]string{}, anchors: map[string]bool{}, exact: map[string]exactValues{}}
 	if s, ok := root["$schema"].(string); ok {
 		var known bool
 		if p.draft, known = draftOf(s); !known {
@@ -98,6 +100,9 @@ func Prepare(raw []byte) (*jsonschema.Schema, []Note, error) {
 		}
 	}
 	out := p.schema(root, "", "")
+	if p.err != nil {
+		return nil, nil, p.err
+	}
 	p.refs(out, "")
 	b, err := json.Marshal(out)
 	if err != nil {
@@ -108,6 +113,7 @@ func Prepare(raw []byte) (*jsonschema.Schema, []Note, error) {
 		p.note("", "", "the schema could not be read for validation; calls are checked only for being a JSON object")
 		return fallback(root), p.notes, nil
 	}
+	p.applyExact(s, "")
 	if err := Check(s); err != nil {
 		return nil, nil, err
 	}
@@ -159,6 +165,8 @@ type prep struct {
 	notes   []Note
 	moved   map[string]string // a schema's pointer in the source → in the copy
 	anchors map[string]bool
+	exact   map[string]exactValues // by pointer in the copy
+	err     error                  // the first keyword that refuses the schema
 }
 
 func (p *prep) note(path, kw, reason string) {

@@ -238,7 +238,7 @@ func (p *prep) dependencies(s map[string]any, path string) {
 }
 
 // types leaves out keywords whose value has the wrong type for their
-// keyword, and enum or const values that cannot be compared exactly.
+// keyword, and makes the numbers of the rest exact (exactNumbers).
 func (p *prep) types(s map[string]any, path string) {
 	bad := func(k, want string) {
 		p.note(path, k, "the value is not "+want+"; left out of validation")
@@ -362,30 +362,6 @@ func (p *prep) typeNames(s map[string]any, path string) {
 	if !good {
 		p.note(path, "type", "not a JSON Schema type (null, boolean, object, array, number, integer, string); left out of validation")
 		delete(s, "type")
-	}
-}
-
-// exactNumbers leaves out an enum or const holding an integer of
-// magnitude 2^53 or more: the validator reads numbers as float64.
-func (p *prep) exactNumbers(s map[string]any, path string) {
-	vals, _ := s["enum"].([]any)
-	for _, kw := range []string{"enum", "const"} {
-		check := vals
-		if kw == "const" {
-			check = []any{s["const"]}
-		}
-		for _, v := range check {
-			n, ok := v.(json.Number)
-			if !ok || strings.ContainsAny(n.String(), ".eE") {
-				continue
-			}
-			if i, err := strconv.ParseInt(n.String(), 10, 64); err == nil && i > -MaxExactInt && i < MaxExactInt {
-				continue
-			}
-			p.note(path, kw, fmt.Sprintf("the integer %s cannot be compared exactly (2^53 or more); left out of validation", clip(n.String())))
-			delete(s, kw)
-			break
-		}
 	}
 }
 

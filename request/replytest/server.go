@@ -21,7 +21,8 @@ const maxRequestBytes = 64 << 20
 // Server is a scripted provider: an [httptest.Server] that answers each
 // request, on any path, with the next scripted assistant message encoded
 // by [Encode] in its provider's shape — whole, or as server-sent events
-// when the request body says "stream": true — with usage figures from
+// when the request body says "stream": true (for Gemini, when the path's
+// method is streamGenerateContent) — with usage figures from
 // [Simulate] (tokens counted at 4 characters each). It records every body
 // it receives. A request past the end of the script gets a 500 whose
 // message says so. Close it when done, as an httptest.Server.
@@ -85,7 +86,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Stream bool `json:"stream"`
 	}
-	if json.Unmarshal(body, &req) == nil && req.Stream {
+	// Gemini asks for a stream by its method (…:streamGenerateContent?alt=sse),
+	// the others by "stream": true in the body.
+	if strings.HasSuffix(r.URL.Path, ":streamGenerateContent") || json.Unmarshal(body, &req) == nil && req.Stream {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Write(stream)
 		return

@@ -1,7 +1,6 @@
 package sdkcheck
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,12 +40,6 @@ func TestGoldenBodiesDecodeInTheSDKs(t *testing.T) {
 			body, err := os.ReadFile(f)
 			require.NoError(t, err)
 			problems, err := Check(p, body)
-			if p == request.Gemini && errors.Is(err, request.ErrUnknownProvider) {
-				// The genai round trip is issue 36's sdkbridge work; this
-				// runs by itself once sdkcheck knows Gemini.
-				delete(seen, p)
-				t.Skipf("sdkcheck has no Gemini SDK yet: %v", err)
-			}
 			require.NoError(t, err)
 			for _, pr := range problems {
 				if why, ok := knownFindings[string(p)+" "+pr.Path]; ok {
@@ -57,5 +50,5 @@ func TestGoldenBodiesDecodeInTheSDKs(t *testing.T) {
 			}
 		})
 	}
-	assert.Len(t, seen, 3, "golden bodies for all three providers")
+	assert.Len(t, seen, 4, "golden bodies for all four providers")
 }

@@ -1,6 +1,7 @@
 // Package sdkcheck judges toolshelf's request bodies with the providers' own
-// SDKs: github.com/openai/openai-go/v3 (Chat Completions and Responses) and
-// github.com/anthropics/anthropic-sdk-go (Messages).
+// SDKs: github.com/openai/openai-go/v3 (Chat Completions and Responses),
+// github.com/anthropics/anthropic-sdk-go (Messages) and
+// google.golang.org/genai (Gemini's generateContent, in genai's types).
 //
 // [Check] decodes a body into the SDK's request param type
 // (openai.ChatCompletionNewParams, responses.ResponseNewParams,
@@ -36,8 +37,27 @@ import (
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/responses"
+	"google.golang.org/genai"
+
 	"github.com/toolshelf/toolshelf/request"
 )
+
+// geminiRequest is the body of the Gemini API's generateContent in
+// google.golang.org/genai's types. genai has no one type for the REST
+// body (GenerateContent takes model, contents and a config and converts
+// them, models.go generateContentParametersToMldev); its members are
+// genai's own types, whose JSON names are the REST ones
+// (ai.google.dev/api/generate-content#request-body).
+type geminiRequest struct {
+	Contents          []*genai.Content        `json:"contents,omitempty"`
+	SystemInstruction *genai.Content          `json:"systemInstruction,omitempty"`
+	Tools             []*genai.Tool           `json:"tools,omitempty"`
+	ToolConfig        *genai.ToolConfig       `json:"toolConfig,omitempty"`
+	GenerationConfig  *genai.GenerationConfig `json:"generationConfig,omitempty"`
+	SafetySettings    []*genai.SafetySetting  `json:"safetySettings,omitempty"`
+	CachedContent     string                  `json:"cachedContent,omitempty"`
+	Labels            map[string]string       `json:"labels,omitempty"`
+}
 
 // Kind says how a value differs after the SDK round trip.
 type Kind string
@@ -84,6 +104,8 @@ func RoundTrip(p request.Provider, body []byte) ([]byte, error) {
 		v = new(responses.ResponseNewParams)
 	case request.Anthropic:
 		v = new(anthropic.MessageNewParams)
+	case request.Gemini:
+		v = new(geminiRequest)
 	default:
 		return nil, fmt.Errorf("sdkcheck: %w: %q", request.ErrUnknownProvider, p)
 	}
@@ -104,7 +126,23 @@ func Check(p request.Provider, body []byte) ([]Problem, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Diff(body, rt)
+	problems, err := Diff(body, rt)
+	if p != request.Gemini {
+		return problems, err
+	}
+	// genai's FunctionCall.Args is a map with omitempty: a call without
+	// arguments, {} in the body, is absent after the round trip. The API
+	// reads both alike (args is optional: "the function parameters and
+	// values in JSON object format"), and toolshelf sends the {} the model
+	// wrote back verbatim, so it is a normalization, not a problem.
+	kept := problems[:0]
+	for _, pr := range problems {
+		if pr.Kind == Dropped && pr.Body == "{}" && strings.HasSuffix(pr.Path, "/functionCall/args") {
+			continue
+		}
+		kept = append(kept, pr)
+	}
+	return kept, err
 }
 
 // Diff compares two JSON documents as trees (object key order ignored) and

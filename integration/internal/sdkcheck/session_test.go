@@ -18,7 +18,7 @@ import (
 	"github.com/toolshelf/toolshelf/request/requesttest"
 )
 
-var providers = []request.Provider{request.OpenAIChat, request.OpenAIResponses, request.Anthropic}
+var providers = []request.Provider{request.OpenAIChat, request.OpenAIResponses, request.Anthropic, request.Gemini}
 
 // extra are each provider's own names for the usual top-level fields.
 func extra(p request.Provider) map[string]json.RawMessage {
@@ -32,6 +32,10 @@ func extra(p request.Provider) map[string]json.RawMessage {
 		m["store"] = json.RawMessage(`false`)
 	case request.Anthropic:
 		m["max_tokens"] = json.RawMessage(`4096`)
+	case request.Gemini:
+		// Gemini's generation settings live in generationConfig; it
+		// streams by URL (streamGenerateContent), not by a body member.
+		m = map[string]json.RawMessage{"generationConfig": json.RawMessage(`{"temperature":0,"maxOutputTokens":4096}`)}
 	}
 	return m
 }
@@ -185,6 +189,18 @@ func TestCheckCatchesWhatTheSDKDoesNotKnow(t *testing.T) {
 		{"wrong type", request.Anthropic,
 			`{"model":"m","max_tokens":"5","messages":[{"role":"user","content":"x"}]}`,
 			[]string{"/max_tokens: changed"}},
+		{"unknown part field (Gemini)", request.Gemini,
+			`{"contents":[{"role":"user","parts":[{"text":"x","cache":true}]}]}`,
+			[]string{"/contents/0/parts/0/cache: dropped"}},
+		{"model in the body (Gemini takes it in the URL)", request.Gemini,
+			`{"model":"gemini-2.5-flash","contents":[{"role":"user","parts":[{"text":"x"}]}]}`,
+			[]string{"/model: dropped"}},
+		{"snake_case declaration field (Gemini)", request.Gemini,
+			`{"contents":[{"role":"user","parts":[{"text":"x"}]}],"tools":[{"functionDeclarations":[{"name":"a","parameters_json_schema":{"type":"object"}}]}]}`,
+			[]string{"/tools/0/functionDeclarations/0/parameters_json_schema: dropped"}},
+		{"empty args elsewhere than a call (Gemini)", request.Gemini,
+			`{"contents":[{"role":"user","parts":[{"text":"x"}]}],"labels":{}}`,
+			[]string{"/labels: dropped"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -212,6 +228,8 @@ func TestCheckAcceptsEquivalentForms(t *testing.T) {
 			`{"model":"m","messages":[{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"a","arguments":"{}"}}]}]}`},
 		{"string tool_result content", request.Anthropic,
 			`{"model":"m","max_tokens":5,"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"c","content":"ok"}]}]}`},
+		{"a call without arguments (Gemini): {} and absent args alike", request.Gemini,
+			`{"contents":[{"role":"model","parts":[{"functionCall":{"id":"c","name":"a","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"id":"c","name":"a","response":{"output":"ok"}}}]}]}`},
 		{"stream", request.Anthropic,
 			`{"model":"m","max_tokens":5,"stream":true,"messages":[{"role":"user","content":"x"}]}`},
 		{"native tool search (Anthropic)", request.Anthropic,
@@ -229,7 +247,7 @@ func TestCheckAcceptsEquivalentForms(t *testing.T) {
 }
 
 func TestCheckErrors(t *testing.T) {
-	_, err := Check("gemini", []byte(`{}`))
+	_, err := Check("vertex", []byte(`{}`))
 	require.ErrorIs(t, err, request.ErrUnknownProvider)
 	_, err = Check(request.Anthropic, []byte(`{"model":`))
 	require.Error(t, err)
