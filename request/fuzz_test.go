@@ -289,7 +289,7 @@ func FuzzCatalogRequest(f *testing.F) {
 			Provider: provider,
 			Model:    "m",
 			System:   "You are a test.",
-			Extra:    map[string]json.RawMessage{fzTokenField(fzProviders[int(p)%len(fzProviders)]): json.RawMessage("64")},
+			Extra:    fzTokenExtra(fzProviders[int(p)%len(fzProviders)]),
 		})
 		if errors.Is(err, request.ErrTooManyTools) && len(c.Tools) > wire.MaxChatTools-2 {
 			return // more resident tools than Chat Completions takes: refused, as the API would
@@ -340,7 +340,7 @@ func fzConfig(t testing.TB, p request.Provider, cache *request.Cache) request.Co
 		Provider:    p,
 		Model:       "m",
 		System:      "You are a coding agent.",
-		Extra:       map[string]json.RawMessage{fzTokenField(p): json.RawMessage("64")},
+		Extra:       fzTokenExtra(p),
 		Cache:       cache,
 	}
 }
@@ -524,11 +524,15 @@ func TestUserQueryFormFeedCannotCloseWrapper(t *testing.T) {
 	}
 }
 
-// fzTokenField is each provider's name for the output-token limit: the
-// Responses API refuses max_tokens.
-func fzTokenField(p request.Provider) string {
-	if p == request.OpenAIResponses {
-		return "max_output_tokens"
+// fzTokenExtra is Config.Extra with a 64-token limit under each provider's
+// own name: the Responses API refuses max_tokens, and Gemini takes the
+// limit in generationConfig.
+func fzTokenExtra(p request.Provider) map[string]json.RawMessage {
+	switch p {
+	case request.OpenAIResponses:
+		return map[string]json.RawMessage{"max_output_tokens": json.RawMessage("64")}
+	case request.Gemini:
+		return map[string]json.RawMessage{"generationConfig": json.RawMessage(`{"maxOutputTokens":64}`)}
 	}
-	return "max_tokens"
+	return map[string]json.RawMessage{"max_tokens": json.RawMessage("64")}
 }

@@ -44,7 +44,7 @@ func vaultSession(t *testing.T, p Provider, search ToolSearch, opts *execute.Opt
 	d, err := execute.New(opts)
 	require.NoError(t, err)
 	cfg := Config{ID: "v", Snapshot: vaultRegistry(t, ran).Snapshot(), Provider: p, Model: testModel(p), ToolSearch: search,
-		Extra: map[string]json.RawMessage{maxTokensField(p): json.RawMessage(`256`)}, Dispatcher: d}
+		Extra: tokenExtra(p, "256"), Dispatcher: d}
 	s, err := NewSession(cfg)
 	require.NoError(t, err)
 	return s

@@ -110,6 +110,15 @@ func maxTokensField(p Provider) string {
 	return "max_tokens"
 }
 
+// tokenExtra is Config.Extra with the output bound n under the provider's
+// own name: Gemini has none at the top level (generationConfig).
+func tokenExtra(p Provider, n string) map[string]json.RawMessage {
+	if p == Gemini {
+		return map[string]json.RawMessage{"generationConfig": json.RawMessage(`{"maxOutputTokens":` + n + `}`)}
+	}
+	return map[string]json.RawMessage{maxTokensField(p): json.RawMessage(n)}
+}
+
 func userMsg(text string) Message { return Message{Role: RoleUser, Text: text} }
 
 func call(id, name, args string) Message {

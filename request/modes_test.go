@@ -84,7 +84,7 @@ func TestModeSizes(t *testing.T) {
 	b.WriteString("|---|---|---|---|---|--:|--:|--:|\n")
 	for _, r := range rows {
 		cfg := Config{Snapshot: snap, Policy: r.policy, Provider: r.p, Model: testModel(r.p), ToolSearch: r.search,
-			Extra: map[string]json.RawMessage{maxTokensField(r.p): json.RawMessage("4096")}}
+			Extra: tokenExtra(r.p, "4096")}
 		s, err := NewSession(cfg)
 		if r.p == OpenAIChat && r.search == Native {
 			require.ErrorIs(t, err, ErrConfig)

@@ -131,9 +131,12 @@ func (f *Fleet) config(seed uint64) (request.Config, error) {
 	if err != nil {
 		return request.Config{}, err
 	}
-	maxTokens := "max_tokens"
-	if f.opts.Provider == request.OpenAIResponses {
-		maxTokens = "max_output_tokens"
+	extra := map[string]json.RawMessage{"max_tokens": json.RawMessage(`1024`)}
+	switch f.opts.Provider {
+	case request.OpenAIResponses:
+		extra = map[string]json.RawMessage{"max_output_tokens": json.RawMessage(`1024`)}
+	case request.Gemini:
+		extra = map[string]json.RawMessage{"generationConfig": json.RawMessage(`{"maxOutputTokens":1024}`)}
 	}
 	return request.Config{
 		ID:         f.id,
@@ -142,7 +145,7 @@ func (f *Fleet) config(seed uint64) (request.Config, error) {
 		Provider:   f.opts.Provider,
 		Model:      "test-model",
 		System:     "You are a coding agent. Use tools when they help.",
-		Extra:      map[string]json.RawMessage{maxTokens: json.RawMessage(`1024`)},
+		Extra:      extra,
 		Cache:      &request.Cache{},
 		Dispatcher: disp,
 		SelfBuilt:  true,

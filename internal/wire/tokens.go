@@ -19,6 +19,10 @@ var tokenFields = map[string]struct {
 	Anthropic:       {[]string{"max_tokens"}, 1, []string{"max_output_tokens", "max_completion_tokens"}},
 	OpenAIChat:      {[]string{"max_completion_tokens", "max_tokens"}, 1, []string{"max_output_tokens"}},
 	OpenAIResponses: {[]string{"max_output_tokens"}, 16, []string{"max_tokens", "max_completion_tokens"}},
+	// Gemini has no top-level token field: the limit is
+	// generationConfig.maxOutputTokens, and an unknown top-level name is
+	// refused ("Invalid JSON payload received. Unknown name").
+	Gemini: {nil, 1, []string{"max_tokens", "max_output_tokens", "max_completion_tokens"}},
 }
 
 // TokenFields checks the output-token fields among a request's top-level
@@ -31,9 +35,13 @@ func TokenFields(p string, fields map[string]json.RawMessage) []Violation {
 		return nil
 	}
 	c := checker{provider: p}
+	want := "generationConfig.maxOutputTokens"
+	if len(tf.fields) > 0 {
+		want = tf.fields[0]
+	}
 	for _, w := range tf.wrong {
 		if _, ok := fields[w]; ok {
-			c.add("token-field", w, "provider %q does not take %s: name the field %s", p, w, tf.fields[0])
+			c.add("token-field", w, "provider %q does not take %s: name the field %s", p, w, want)
 		}
 	}
 	for _, f := range tf.fields {
@@ -76,6 +84,10 @@ var tokenRules = []Rule{
 		"max_tokens: Required[int] — The maximum number of tokens to generate before stopping. … Different models have different maximum values for this parameter.",
 		"https://github.com/anthropics/anthropic-sdk-python/blob/main/src/anthropic/types/message_create_params.py",
 		"NewSession refuses a max_tokens that is a string, zero or negative, and the OpenAI names for it (ErrConfig, with the fix)."},
+	{"token-field", Gemini, "generationConfig.maxOutputTokens", "no top-level max_tokens, max_output_tokens or max_completion_tokens",
+		"GenerationConfig.maxOutputTokens: integer — Optional. The maximum number of tokens to include in a response candidate. (An unknown top-level name: Invalid JSON payload received. Unknown name \"max_tokens\": Cannot find field.)",
+		"https://ai.google.dev/api/generate-content#generationconfig",
+		"NewSession refuses the other providers' top-level token fields on a Gemini session, naming generationConfig.maxOutputTokens (ErrConfig, with the fix)."},
 }
 
 func init() { rules = append(rules, tokenRules...) }

@@ -21,13 +21,17 @@ func conversation(t *testing.T, p request.Provider) [][]byte {
 		registry.Tool{Name: "Read", Description: "Read a file.", RawSchema: obj},
 		registry.Tool{Name: "Deploy", Description: "Deploy the app.", RawSchema: obj},
 	))
-	field := "max_tokens" // the Responses API names it max_output_tokens
-	if p == request.OpenAIResponses {
-		field = "max_output_tokens"
+	// Each API names its output bound its own way.
+	extra := map[string]json.RawMessage{"max_tokens": json.RawMessage("1024")}
+	switch p {
+	case request.OpenAIResponses:
+		extra = map[string]json.RawMessage{"max_output_tokens": json.RawMessage("1024")}
+	case request.Gemini:
+		extra = map[string]json.RawMessage{"generationConfig": json.RawMessage(`{"maxOutputTokens":1024}`)}
 	}
 	s, err := request.NewSession(request.Config{
 		Snapshot: reg.Snapshot(), Provider: p, Model: "m", System: "Be brief.",
-		Extra:  map[string]json.RawMessage{field: json.RawMessage("1024")},
+		Extra:  extra,
 		Policy: &deferral.Policy{Layers: []deferral.Layer{deferral.MustLayer("h", "Defer(Deploy)")}},
 	})
 	require.NoError(t, err)

@@ -21,8 +21,12 @@ func session(t *testing.T, p request.Provider, mode request.ToolSearch) *request
 	}
 	require.NoError(t, reg.Register(registry.Tool{Name: "read_file", Description: "Read a file.", RawSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`), Handler: h}))
 	require.NoError(t, reg.Register(registry.Tool{Name: "get_weather", Description: "Weather for a city.", RawSchema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}}}`), Handler: h, DeferLoading: registry.DeferTrue}))
+	var extra map[string]json.RawMessage
+	if p == request.Anthropic { // the one provider that requires its token limit
+		extra = map[string]json.RawMessage{"max_tokens": json.RawMessage("1024")}
+	}
 	s, err := request.NewSession(request.Config{Snapshot: reg.Snapshot(), Provider: p, Model: "claude-sonnet-4-5", System: "Be brief.",
-		ToolSearch: mode, Extra: map[string]json.RawMessage{"max_tokens": json.RawMessage("1024")}})
+		ToolSearch: mode, Extra: extra})
 	require.NoError(t, err)
 	return s
 }
