@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/internal/dispatch"
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"github.com/toolshelf/toolshelf/internal/render"
@@ -94,6 +95,11 @@ func (f *frozenPrefix) clientTools(cfg *Config, vars render.Vars, caps bool) err
 // others. A search that finds nothing to load answers with text.
 func (s *Session) Answer(ctx context.Context, c ToolCall) Message {
 	m := Message{Role: RoleTool, CallID: c.ID}
+	if c.ID != "" {
+		// The handler, hooks and events find the call's ID as with
+		// Session.Call given execute.WithCallID.
+		ctx = execute.WithCallID(ctx, c.ID)
+	}
 	s.mu.Lock()
 	f := s.frozen
 	announced := s.visibleSelfBuilt()

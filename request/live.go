@@ -431,11 +431,14 @@ func (s *Session) adopt(snap *registry.Snapshot, p *syncPass) ToolsChange {
 	for _, pc := range p.raised {
 		c.Changed = append(c.Changed, pc.Tool)
 	}
-	l.gone = l.gone[:0]
+	// A new slice, never l.gone rewritten in place: a tool_search that
+	// read the old one runs outside the lock.
+	gone := make([]string, 0, len(l.removed))
 	for n := range l.removed {
-		l.gone = append(l.gone, n)
+		gone = append(gone, n)
 	}
-	slices.Sort(l.gone)
+	slices.Sort(gone)
+	l.gone = gone
 	servers := l.servers[:0:0]
 	for _, name := range s.pendingServers() {
 		if _, ok := snap.Group(name); !ok {
