@@ -102,7 +102,10 @@ type syncPass struct {
 // tool_search (nothing deferred and no [Config.SelfBuilt]), an arriving
 // tool cannot be adopted and Sync reports an error wrapping [ErrConfig];
 // nothing changes then.
-func (s *Session) Sync(snap *registry.Snapshot) (ToolsChange, error) {
+//
+// ctx is the caller's: the dispatcher's reports of held changes
+// ("tool_changed" events, observer spans) run under it.
+func (s *Session) Sync(ctx context.Context, snap *registry.Snapshot) (ToolsChange, error) {
 	if snap == nil {
 		return ToolsChange{}, fmt.Errorf("%w: Sync: nil snapshot", ErrConfig)
 	}
@@ -131,7 +134,7 @@ func (s *Session) Sync(snap *registry.Snapshot) (ToolsChange, error) {
 	s.mu.Unlock()
 	if d != nil {
 		for _, c := range raised {
-			dispatch.Of(d).ToolChanged(context.Background(), s.cfg.ID, c.Tool,
+			dispatch.Of(d).ToolChanged(ctx, s.cfg.ID, c.Tool,
 				fmt.Sprintf("definition changed on server %q (sha256 %s → %s); the session keeps the one it showed until the change is approved", c.Server, c.OldSHA256, c.NewSHA256))
 		}
 	}

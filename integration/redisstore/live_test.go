@@ -69,7 +69,7 @@ func liveTurn(t *testing.T, s *request.Session, r liveReplica, k int) []request.
 	if k == 0 {
 		snap = r.start
 	}
-	_, err := s.Sync(snap)
+	_, err := s.Sync(context.Background(), snap)
 	require.NoError(t, err)
 	calls := func(id, name, args string) []request.Message {
 		res := s.Call(context.Background(), name, json.RawMessage(args))
