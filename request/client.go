@@ -102,8 +102,8 @@ func (s *Session) Answer(ctx context.Context, c ToolCall) Message {
 	}
 	s.mu.Lock()
 	f := s.frozen
-	announced := s.visibleSelfBuilt()
-	withLive, pending, removed := s.liveScope(announced)
+	announced := s.vw.shown
+	withLive, pending, removed := s.liveScope()
 	s.mu.Unlock()
 	if f.search != Client || c.Name != registry.ToolSearchName || f.entry[c.Name] == nil {
 		res := s.Call(ctx, c.Name, c.Arguments)
@@ -231,11 +231,24 @@ func newClientHistory(s *Session) *clientHistory {
 		}
 		return nil
 	}
+	// own returns a self-built or arrived tool's definition as the view
+	// holds it; a denied or hidden one is none of the provider's to load.
+	// A removed or restored one may be referenced by history read back.
 	own := func(name string) *registry.Tool {
-		for _, t := range s.selfBuilt {
-			if t.Name == name {
-				return t
+		if e, ok := s.vw.entries[name]; ok && e.origin != originFrozen {
+			switch e.standing {
+			case standingShown, standingRemoved, standingPending:
+				return e.t
 			}
+		}
+		return nil
+	}
+	// updated returns the approved definition of a frozen deferred tool:
+	// what the session validates, and so what a tool_search_output
+	// carries.
+	updated := func(name string) *registry.Tool {
+		if e, ok := s.vw.entries[name]; ok && e.origin == originFrozen && e.standing == standingShown {
+			return e.t
 		}
 		return nil
 	}
@@ -246,6 +259,9 @@ func newClientHistory(s *Session) *clientHistory {
 		},
 		appendDef: func(b []byte, name string) []byte {
 			ft := frozen(name)
+			if u := updated(name); ft != nil && u != nil {
+				ft = &frozenTool{Name: u.Name, Description: u.Description, Schema: jsonx.AppendCompact(nil, u.ModelSchema())}
+			}
 			if ft == nil {
 				t := own(name)
 				if t == nil {

@@ -10,8 +10,6 @@ import (
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/dispatch"
 	"github.com/toolshelf/toolshelf/internal/registryx"
-	"github.com/toolshelf/toolshelf/internal/regview"
-	"github.com/toolshelf/toolshelf/internal/visibility"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -42,7 +40,6 @@ type PendingChange struct {
 // change carries nothing.
 type liveSet struct {
 	removed  map[string]bool
-	gone     []string                  // removed names, sorted (tool_search's scope)
 	updated  map[string]*registry.Tool // approved definitions replacing the shown one
 	pending  map[string]*pendingChange
 	rejected map[string]*registry.Tool // rejected definitions, not raised again
@@ -124,6 +121,7 @@ func (s *Session) Sync(ctx context.Context, snap *registry.Snapshot) (ToolsChang
 	p := syncPass{apply: true}
 	s.reconcile(snap, &p)
 	if len(p.arrived) > 0 && !s.takesArrivals() {
+		s.rebuildView() // handlers the pass brought back
 		s.mu.Unlock()
 		return ToolsChange{}, fmt.Errorf("%w: Sync: %d tools arrived (%s first), but this session cannot take tools after it started (%s); create sessions that follow a registry with Portable tool search and Config.SelfBuilt", ErrConfig, len(p.arrived), p.arrived[0].Name, s.whyNoArrivals())
 	}
@@ -203,16 +201,13 @@ func (s *Session) removedTool(name string) bool {
 }
 
 // admits reports whether the session would show t, a tool of snap that is
-// not in its frozen snapshot: its mode allows it, and its tier is within
-// the session's.
+// not in its frozen snapshot: the view's admission decision, made as it
+// arrives (a denied tool is not adopted, so nothing of it is announced).
 func (s *Session) admits(t *registry.Tool, snap *registry.Snapshot) bool {
 	if t.Source == registry.SourceSelfBuilt {
 		return false // self-built tools are the session's own
 	}
-	if !visibility.Allows(s.view.Mode.Allow, s.view.Mode.ReadOnly, t) {
-		return false
-	}
-	return visibility.Tier(s.view.Tier, s.view.Elevated) == registry.TierFull || regview.EffectiveTier(t, regview.GroupOf(snap, t)) != registry.TierFull
+	return s.decide(t, originArrived, snap) == standingShown
 }
 
 // reconcile compares snap with what the session shows. Without p.apply it
@@ -434,14 +429,6 @@ func (s *Session) adopt(snap *registry.Snapshot, p *syncPass) ToolsChange {
 	for _, pc := range p.raised {
 		c.Changed = append(c.Changed, pc.Tool)
 	}
-	// A new slice, never l.gone rewritten in place: a tool_search that
-	// read the old one runs outside the lock.
-	gone := make([]string, 0, len(l.removed))
-	for n := range l.removed {
-		gone = append(gone, n)
-	}
-	slices.Sort(gone)
-	l.gone = gone
 	servers := l.servers[:0:0]
 	for _, name := range s.pendingServers() {
 		if _, ok := snap.Group(name); !ok {
@@ -455,7 +442,9 @@ func (s *Session) adopt(snap *registry.Snapshot, p *syncPass) ToolsChange {
 		l.gen++
 	}
 	l.servers, l.hasServers = servers, true
-	s.notes = append(s.notes, liveNoteList(s, p)...)
+	s.synced = snap
+	s.rebuildView()
+	s.notes = append(s.notes, liveNoteList(s, s.announced(p))...)
 	for _, f := range []*[]string{&c.Added, &c.Removed, &c.Changed} {
 		slices.Sort(*f)
 		*f = slices.Compact(*f)
@@ -509,7 +498,8 @@ func (s *Session) ApproveChange(tool, newSHA256 string) error {
 		return fmt.Errorf("%w: ApproveChange %q: the tool's definition is in the frozen prefix (resident, or deferred in a native tool search mode); the change reaches the next session (RejectChange keeps this one as it is)", ErrConfig, tool)
 	}
 	s.takeUpdate(c.def)
-	s.notes = append(s.notes, liveNoteList(s, &syncPass{updated: []*registry.Tool{c.def}})...)
+	s.rebuildView()
+	s.notes = append(s.notes, liveNoteList(s, s.announced(&syncPass{updated: []*registry.Tool{c.def}}))...)
 	return nil
 }
 
@@ -539,43 +529,14 @@ func (s *Session) pendingOf(tool, sum string) (*pendingChange, error) {
 	return c, nil
 }
 
-// liveLookup answers Lookup for the names Sync changed: a removed tool is
-// not found (the dispatcher asks Removed), an updated one is its new
-// definition. hit reports whether the name is one of them. s.mu must be
-// held.
-func (s *Session) liveLookup(name string) (t *registry.Tool, deferred, ok, hit bool) {
-	if s.live == nil {
-		return nil, false, false, false
-	}
-	if s.live.removed[name] || s.live.unconfirmed[name] {
-		return nil, false, false, true
-	}
-	if t := s.live.updated[name]; t != nil {
-		if !visibility.Allows(s.view.Mode.Allow, s.view.Mode.ReadOnly, t) {
-			return nil, false, false, true
-		}
-		return t, true, true, true
-	}
-	return nil, false, false, false
-}
-
 // Removed reports whether name left the session's tool set ([Session.Sync]).
 // A tool the session's current mode hides is not removed but unknown, as
 // every hidden tool is.
 func (d dispatchSession) Removed(name string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.removedVisible(name)
-}
-
-// removedVisible reports whether name left the session and its mode
-// would show it. s.mu must be held.
-func (s *Session) removedVisible(name string) bool {
-	if !s.removedTool(name) {
-		return false
-	}
-	t, ok := s.shownTool(name)
-	return ok && visibility.Allows(s.view.Mode.Allow, s.view.Mode.ReadOnly, t)
+	_, _, st := d.see(name)
+	return st == standingRemoved
 }
 
 var _ dispatch.LiveSession = dispatchSession{}

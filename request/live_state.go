@@ -3,6 +3,7 @@ package request
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/toolshelf/toolshelf/internal/toolname"
@@ -65,7 +66,7 @@ func (s *Session) savedLive() *liveState {
 	if l == nil {
 		return nil
 	}
-	st := &liveState{Removed: slices.Clone(l.gone)}
+	st := &liveState{Removed: slices.Sorted(maps.Keys(l.removed))}
 	for _, t := range s.selfBuilt {
 		if t.Source != registry.SourceSelfBuilt {
 			st.Arrived = append(st.Arrived, savedLiveTool(t))
@@ -148,13 +149,6 @@ func (s *Session) restoreLive(st *liveState) error {
 		}
 		l.removed[name] = true
 	}
-	l.gone = slices.Sorted(func(yield func(string) bool) {
-		for n := range l.removed {
-			if !yield(n) {
-				return
-			}
-		}
-	})
 	for _, lt := range st.Updated {
 		if err := s.restoreUpdate(lt); err != nil {
 			return fmt.Errorf("updated: %w", err)

@@ -36,6 +36,10 @@ type Session struct {
 	// tools that arrived: they take the self-built path.
 	synced *registry.Snapshot
 	live   *liveSet
+
+	// vw is the session's one tool view (view.go): every path reads it
+	// through see.
+	vw toolView
 }
 
 // dispatchSession is the session as the dispatcher sees it: it adds the
@@ -53,7 +57,11 @@ func (d dispatchSession) ID() string { return d.cfg.ID }
 func (d dispatchSession) MarkLoaded(name string) { d.loaded.Add(name) }
 
 // VisibleNames returns every name the session can see, sorted.
-func (d dispatchSession) VisibleNames() []string { return d.visibleNames() }
+func (d dispatchSession) VisibleNames() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.vw.names // replaced on change, never written in place
+}
 
 // Loaded reports whether a deferred tool's schema was loaded.
 func (d dispatchSession) Loaded(name string) bool { return d.loaded.Has(name) }
@@ -81,6 +89,7 @@ func NewSession(cfg Config) (*Session, error) {
 		hist:   history{provider: cfg.Provider, enc: enc},
 	}
 	s.hist.msg.client = newClientHistory(s)
+	s.vw.names = f.visible
 	if cfg.DropMessages {
 		s.dropMessages()
 	}
@@ -123,6 +132,7 @@ func (s *Session) SetView(v deferral.View) error {
 		return err
 	}
 	s.view, s.frozen = v, f
+	s.rebuildView() // withdrawing a tier or a mode withdraws what it admitted
 	return nil
 }
 
@@ -132,43 +142,11 @@ func (s *Session) SetView(v deferral.View) error {
 func (s *Session) Lookup(name string) (t *registry.Tool, deferred bool, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if et, ok := s.frozen.entry[name]; ok {
-		return et, false, true
+	t, deferred, st := s.see(name)
+	if st != standingShown {
+		return nil, false, false
 	}
-	if t, deferred, ok, hit := s.liveLookup(name); hit {
-		return t, deferred, ok
-	}
-	switch s.frozen.plan.State(name) {
-	case deferral.Resident:
-		t, ok := s.cfg.Snapshot.Tool(name)
-		return t, false, ok
-	case deferral.Deferred:
-		// In a native mode the deferred tool's schema is in tools[]: the
-		// provider loads it when its search finds it, and the model can
-		// only call it then, so the dispatcher treats it as loaded.
-		t, ok := s.cfg.Snapshot.Tool(name)
-		return t, !s.frozen.search.native(), ok
-	}
-	for _, t := range s.visibleSelfBuilt() {
-		if t.Name == name {
-			return t, true, true
-		}
-	}
-	return nil, false, false
-}
-
-// visibleSelfBuilt returns the session's self-built tools that its current
-// mode allows: a mode hides a self-built tool as it hides a registered one
-// (after SetView to a narrower mode, say). s.mu must be held.
-func (s *Session) visibleSelfBuilt() []*registry.Tool {
-	mode := s.view.Mode
-	out := make([]*registry.Tool, 0, len(s.selfBuilt))
-	for _, t := range s.selfBuilt {
-		if t = s.liveShown(t); t != nil && visibility.Allows(mode.Allow, mode.ReadOnly, t) && !s.denied(t) {
-			out = append(out, t)
-		}
-	}
-	return out
+	return t, deferred, true
 }
 
 // LoadedNames returns the deferred tools whose schemas were loaded (by
@@ -176,26 +154,13 @@ func (s *Session) visibleSelfBuilt() []*registry.Tool {
 // included, sorted.
 func (s *Session) LoadedNames() []string { return s.loaded.Names() }
 
-// visibleNames returns every name the session can see, sorted.
-func (s *Session) visibleNames() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := slices.Clone(s.frozen.visible)
-	for _, t := range s.visibleSelfBuilt() {
-		out = append(out, t.Name)
-	}
-	slices.Sort(out)
-	return out
-}
-
 // Call runs one tool call of the model: tool_search goes to the shared
 // searcher with this session's scope, everything else to the dispatcher.
 // Failures are model-facing results; Call never ends the session.
 func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) registry.Result {
 	s.mu.Lock()
 	f := s.frozen
-	announced := s.visibleSelfBuilt()
-	announced, pending, removed := s.liveScope(announced)
+	announced, pending, removed := s.liveScope()
 	s.mu.Unlock()
 	if name == registry.ToolSearchName && f.entry[name] != nil {
 		// Tools whose description was cut to the provider's cap are
@@ -259,6 +224,7 @@ func (s *Session) RegisterSelfBuilt(t registry.Tool) error {
 	if err := s.addSelfBuilt(&nt); err != nil {
 		return err
 	}
+	s.rebuildView()
 	s.notes = append(s.notes, note{text: announce(&nt), data: noteState{SelfBuilt: nt.Name}})
 	return nil
 }

@@ -189,6 +189,7 @@ func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, s
 	if err := s.restoreLive(st.Live); err != nil {
 		return nil, fmt.Errorf("%w: live: %w", ErrState, err)
 	}
+	s.rebuildView()
 	s.restoreLoaded(st.Loaded)
 	switch {
 	case st.Encoded != nil:

@@ -159,3 +159,146 @@ func TestSyncCallerContext(t *testing.T) {
 	require.Len(t, s.PendingChanges(), 1)
 	assert.Equal(t, "span-42", obs.seen["tool_changed"])
 }
+
+// TestViewLateDeniedServer: a server the rules deny (here one of its
+// tools) connects after the session started: nothing of the denied tool
+// reaches the model — no announcement, no search hit, no "did you mean",
+// no gone list — and its calls stay denied.
+func TestViewLateDeniedServer(t *testing.T) {
+	for _, p := range providers {
+		t.Run(string(p), func(t *testing.T) {
+			reg := liveRegistry(t)
+			f := newLiveFixture(t, reg, p, nil)
+			f.turn(t, userMsg("hi"))
+			require.NoError(t, reg.ReplaceGroup(registry.Group{Name: "late"}, []registry.Tool{
+				mcpTool("sum", "Add two numbers and return their sum.", sumSchema),
+				mcpTool("forbidden", "Print the environment variables of the host.", echoSchema),
+			}))
+			c, err := f.s.Sync(context.Background(), reg.Snapshot())
+			require.NoError(t, err)
+			assert.Equal(t, []string{"mcp__late__sum"}, c.Added)
+			var said []string
+			said = append(said, f.turn(t, Message{Role: RoleAssistant, Text: "ok"}, userMsg("show the environment")))
+			said = append(said, f.search(t, `{"queries":["environment variables host"]}`).Text)
+			said = append(said, f.search(t, `{"queries":["late"]}`).Text)
+			said = append(said, f.exec(t, "mcp__late__forbiden", `{"text":"x"}`).Text) // misspelt: "did you mean"
+			said = append(said, f.exec(t, "forbidden", `{"text":"x"}`).Text)           // a short name
+			for _, text := range said {
+				assert.NotContains(t, text, "mcp__late__forbidden")
+				assert.NotContains(t, text, "environment variables of the host")
+			}
+			r := f.exec(t, "mcp__late__forbidden", `{"text":"x"}`)
+			assert.True(t, r.IsError)
+			assert.NotContains(t, r.Text, "forbidden ran")
+			assert.NotContains(t, f.s.visibleNames(), "mcp__late__forbidden")
+		})
+	}
+}
+
+// TestViewElevationWithdrawn: a full-tier server that arrived while the
+// session was elevated, and an update of a full-tier tool accepted while
+// elevated, are withdrawn when SetView withdraws the elevation, and come
+// back with it.
+func TestViewElevationWithdrawn(t *testing.T) {
+	reg := liveRegistry(t)
+	require.NoError(t, reg.SetGroup(registry.Group{Name: "files", Tier: registry.TierFull}))
+	elevated := deferral.View{Tier: registry.TierCore, Elevated: true}
+	f := newLiveFixture(t, reg, Anthropic, func(c *Config) { c.View, c.AcceptChanges = elevated, true })
+	f.turn(t, userMsg("hi"))
+	require.NoError(t, reg.ReplaceGroup(registry.Group{Name: "late", Tier: registry.TierFull}, []registry.Tool{mcpTool("sum", "Add two numbers.", sumSchema)}))
+	require.NoError(t, reg.ReplaceGroup(registry.Group{Name: "files", Tier: registry.TierFull}, []registry.Tool{
+		mcpTool("list_dir", "List the entries of a directory.", `{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`),
+		mcpTool("stat", "Show a file's size, in bytes.", `{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`),
+	}))
+	c, err := f.s.Sync(context.Background(), reg.Snapshot())
+	require.NoError(t, err)
+	require.Equal(t, []string{"mcp__late__sum"}, c.Added)
+	require.Equal(t, []string{"mcp__files__stat"}, c.Changed, "taken as is (AcceptChanges)")
+	f.search(t, `{"tool_names":["mcp__late__sum","mcp__files__stat"]}`)
+	require.False(t, f.exec(t, "mcp__late__sum", `{"a":1,"b":2}`).IsError)
+	require.False(t, f.exec(t, "mcp__files__stat", `{"path":"/"}`).IsError)
+
+	require.NoError(t, f.s.SetView(deferral.View{Tier: registry.TierCore}))
+	for _, name := range []string{"mcp__late__sum", "mcp__files__stat"} {
+		_, _, ok := f.s.Lookup(name)
+		assert.False(t, ok, name)
+		r := f.exec(t, name, `{"a":1,"b":2,"path":"/"}`)
+		assert.True(t, r.IsError, name)
+		assert.Contains(t, r.Text, "Unknown tool", name)
+		assert.NotContains(t, f.search(t, `{"tool_names":["`+name+`"]}`).Text, "Show a file's size")
+	}
+	assert.NotContains(t, f.search(t, `{"queries":["add two numbers"]}`).Text, "mcp__late__sum")
+
+	require.NoError(t, f.s.SetView(elevated))
+	_, _, ok := f.s.Lookup("mcp__late__sum")
+	assert.True(t, ok, "elevation given back: the arrival is shown again")
+}
+
+// TestViewHiddenArrivedChanges: an arrived tool the session's mode now
+// hides changes, leaves and comes back silently: no announcement names it,
+// and a call answers as for an unknown tool, not "removed".
+func TestViewHiddenArrivedChanges(t *testing.T) {
+	reg := liveRegistry(t)
+	f := newLiveFixture(t, reg, Anthropic, func(c *Config) { c.AcceptChanges = true })
+	f.turn(t, userMsg("hi"))
+	require.NoError(t, reg.ReplaceGroup(registry.Group{Name: "late"}, []registry.Tool{
+		mcpTool("sum", "Add two numbers.", sumSchema), mcpTool("echo", "Echo the text.", echoSchema),
+	}))
+	_, err := f.s.Sync(context.Background(), reg.Snapshot())
+	require.NoError(t, err)
+	seen := len(f.turn(t, Message{Role: RoleAssistant, Text: "ok"}, userMsg("next"))) - len("]}")
+	require.NoError(t, f.s.SetView(deferral.View{Mode: deferral.Mode{Name: "narrow", Allow: []string{"Read", "mcp__files__*", "mcp__late__echo"}}}))
+
+	require.NoError(t, reg.ReplaceGroup(registry.Group{Name: "late"}, []registry.Tool{
+		mcpTool("sum", "Add two numbers, changed.", sumSchema), mcpTool("echo", "Echo the text.", echoSchema),
+	}))
+	c, err := f.s.Sync(context.Background(), reg.Snapshot())
+	require.NoError(t, err)
+	require.Equal(t, []string{"mcp__late__sum"}, c.Changed, "the harness hears of it")
+	body := f.turn(t, Message{Role: RoleAssistant, Text: "ok"}, userMsg("next"))
+	assert.NotContains(t, body[seen:], "mcp__late__sum", "the model does not")
+	seen = len(body) - len("]}")
+
+	require.NoError(t, reg.ReplaceGroup(registry.Group{Name: "late"}, []registry.Tool{mcpTool("echo", "Echo the text.", echoSchema)}))
+	c, err = f.s.Sync(context.Background(), reg.Snapshot())
+	require.NoError(t, err)
+	require.Equal(t, []string{"mcp__late__sum"}, c.Removed)
+	body = f.turn(t, Message{Role: RoleAssistant, Text: "ok"}, userMsg("next"))
+	assert.NotContains(t, body[seen:], "mcp__late__sum")
+	r := f.exec(t, "mcp__late__sum", `{"a":1,"b":2}`)
+	assert.Contains(t, r.Text, "Unknown tool")
+	assert.NotContains(t, r.Text, "removed")
+	assert.NotContains(t, f.search(t, `{"tool_names":["mcp__late__sum"]}`).Text, "removed")
+}
+
+// TestViewDeniedLeaving: a tool the rules deny by annotation (so that the
+// dispatcher needs the tool to deny it) arrives and leaves: it is never
+// announced, and a call after it left does not answer "was removed".
+func TestViewDeniedLeaving(t *testing.T) {
+	reg := liveRegistry(t)
+	d, err := execute.New(&execute.Options{Permissions: []execute.Permission{{Action: execute.Deny, Pattern: "@destructive"}}})
+	require.NoError(t, err)
+	cfg := testConfig(reg.Snapshot(), Anthropic, &deferral.Policy{Layers: []deferral.Layer{deferral.MustLayer("p", "Defer(mcp__*)")}}, nil)
+	cfg.Dispatcher, cfg.SelfBuilt = d, true
+	s, err := NewSession(cfg)
+	require.NoError(t, err)
+	_, err = s.BuildRequest(Turn{Messages: []Message{userMsg("hi")}})
+	require.NoError(t, err)
+	yes := true
+	wipe := mcpTool("wipe", "Erase the disk.", echoSchema)
+	wipe.Annotations = &registry.Annotations{DestructiveHint: &yes}
+	require.NoError(t, reg.ReplaceGroup(registry.Group{Name: "late"}, []registry.Tool{wipe, mcpTool("sum", "Add.", sumSchema)}))
+	_, err = s.Sync(context.Background(), reg.Snapshot())
+	require.NoError(t, err)
+	require.NoError(t, reg.ReplaceGroup(registry.Group{Name: "late"}, []registry.Tool{mcpTool("sum", "Add.", sumSchema)}))
+	_, err = s.Sync(context.Background(), reg.Snapshot())
+	require.NoError(t, err)
+	body, err := s.BuildRequest(Turn{Messages: []Message{{Role: RoleAssistant, Text: "ok"}, userMsg("wipe")}})
+	require.NoError(t, err)
+	assert.NotContains(t, string(body), "mcp__late__wipe")
+	r := s.Call(context.Background(), registry.DeferExecuteName, json.RawMessage(`{"tool_name":"mcp__late__wipe","params":{"text":"x"}}`))
+	assert.True(t, r.IsError)
+	assert.NotContains(t, r.Text, "removed")
+	r = s.Call(context.Background(), registry.ToolSearchName, json.RawMessage(`{"tool_names":["mcp__late__wipe"]}`))
+	assert.NotContains(t, r.Text, "removed")
+}
