@@ -3,6 +3,7 @@ package request
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"sync"
 	"testing"
 
@@ -301,4 +302,46 @@ func TestViewDeniedLeaving(t *testing.T) {
 	assert.NotContains(t, r.Text, "removed")
 	r = s.Call(context.Background(), registry.ToolSearchName, json.RawMessage(`{"tool_names":["mcp__late__wipe"]}`))
 	assert.NotContains(t, r.Text, "removed")
+}
+
+// TestViewClientAfterApproval: in Client mode on the Responses API, after
+// an approved change the tool_search_output carries the definition the
+// session validates (the new one), and a reference to an arrived tool the
+// rules deny is refused.
+func TestViewClientAfterApproval(t *testing.T) {
+	reg := registry.New(nil)
+	for _, name := range []string{"alpha", "Read"} {
+		require.NoError(t, reg.Register(mcpTool(name, "Tool "+name+".", echoSchema)))
+	}
+	d, err := execute.New(&execute.Options{Permissions: []execute.Permission{{Action: execute.Deny, Pattern: "mcp__late__secret"}}})
+	require.NoError(t, err)
+	cfg := testConfig(reg.Snapshot(), OpenAIResponses, &deferral.Policy{Layers: []deferral.Layer{deferral.MustLayer("p", "Defer(alpha)")}}, nil)
+	cfg.ToolSearch, cfg.Dispatcher, cfg.SelfBuilt = Client, d, true
+	s, err := NewSession(cfg)
+	require.NoError(t, err)
+	_, err = s.BuildRequest(Turn{Messages: []Message{userMsg("run alpha")}})
+	require.NoError(t, err)
+
+	changed := mcpTool("alpha", "Tool alpha, version two.", echoSchema)
+	require.NoError(t, reg.Remove("alpha"))
+	require.NoError(t, reg.Register(changed))
+	require.NoError(t, reg.ReplaceGroup(registry.Group{Name: "late"}, []registry.Tool{mcpTool("secret", "A denied tool.", echoSchema)}))
+	_, err = s.Sync(context.Background(), reg.Snapshot())
+	require.NoError(t, err)
+	pend := s.PendingChanges()
+	require.Len(t, pend, 1)
+	require.NoError(t, s.ApproveChange(pend[0].Tool, pend[0].NewSHA256))
+
+	msgs := answerAll(t, s, OpenAIResponses, ToolCall{ID: "call_1", Name: registry.ToolSearchName, Arguments: json.RawMessage(`{"tool_names":["alpha"]}`)})
+	require.Equal(t, []string{"alpha"}, msgs[1].ToolReferences)
+	body, err := s.BuildRequest(Turn{Messages: msgs})
+	require.NoError(t, err)
+	out := string(body)
+	out = out[strings.Index(out, `"tool_search_output"`):]
+	assert.Contains(t, out, `"description":"Tool alpha, version two."`)
+	assert.NotContains(t, out, `"description":"Tool alpha."`)
+
+	search := call("c2", registry.ToolSearchName, `{"queries":["secret"]}`)
+	_, err = s.BuildRequest(Turn{Messages: []Message{search, {Role: RoleTool, CallID: "c2", ToolReferences: []string{"mcp__late__secret"}}}})
+	require.ErrorIs(t, err, ErrInvalidMessage, "a denied arrived tool is none of the provider's to load")
 }
