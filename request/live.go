@@ -280,8 +280,13 @@ func (s *Session) reconcileTool(snap *registry.Snapshot, t *registry.Tool, p *sy
 	if s.live != nil && s.live.unconfirmed[t.Name] {
 		p.changed = true
 		if p.apply {
+			// A stored definition is a claim (issue 34): the registry's
+			// is the one the view decides on and shows. One that differs
+			// from what the record says was shown is announced as updated.
 			s.confirm(shown, t)
-			s.compareDefinition(snap, shown, t, p)
+			if !sameDefinition(shown, t) {
+				p.updated = append(p.updated, t)
+			}
 		}
 		return true
 	}
@@ -362,20 +367,13 @@ func (s *Session) attach(shown, t *registry.Tool) {
 }
 
 // confirm makes a restored arrived tool the session's again, now that the
-// harness's registry holds it: the registry's tool when the definition is
-// the same, else the stored definition (pinned) with the registry's
-// handler. s.mu must be held.
+// harness's registry holds it: the registry's tool, whatever the stored
+// definition claimed. s.mu must be held.
 func (s *Session) confirm(shown, t *registry.Tool) {
 	delete(s.live.unconfirmed, t.Name)
-	nt := t
-	if !sameDefinition(shown, t) {
-		c := *shown
-		c.Handler = t.Handler
-		nt = &c
-	}
 	for i, o := range s.selfBuilt {
 		if o == shown {
-			s.selfBuilt[i] = nt
+			s.selfBuilt[i] = t
 		}
 	}
 }
