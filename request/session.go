@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/toolshelf/toolshelf/internal/shortname"
+	"github.com/toolshelf/toolshelf/internal/toolname"
 	"slices"
+	"strings"
 	"sync"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
@@ -239,6 +242,11 @@ func (s *Session) addSelfBuilt(t *registry.Tool) error {
 			return registryx.NameTaken(t.Name)
 		}
 	}
+	if t.Source == registry.SourceSelfBuilt {
+		if server, ok := s.serverOf(t.Name); ok {
+			return fmt.Errorf("%w: self-built tool %q: the name is in MCP server %q's namespace (mcp__%s__…), which a self-built tool cannot take; choose a name without the mcp__ prefix", ErrConfig, t.Name, server, server)
+		}
+	}
 	s.selfBuilt = append(s.selfBuilt, t)
 	return nil
 }
@@ -366,3 +374,55 @@ func (s *Session) dropMessages() {
 	h.nDropped, h.dropped = h.count(), true
 	h.entries, h.stored, h.nStored = nil, nil, 0
 }
+
+// serverOf reports whether name is inside the namespace of an MCP server
+// the session knows: a group of its snapshot (frozen or last synced) or a
+// configured pending server. s.mu must be held.
+func (s *Session) serverOf(name string) (string, bool) {
+	rest, ok := strings.CutPrefix(name, toolname.MCPPrefix)
+	if !ok {
+		return "", false
+	}
+	server, _, ok := strings.Cut(rest, "__")
+	if !ok {
+		return "", false
+	}
+	for _, snap := range []*registry.Snapshot{s.cfg.Snapshot, s.synced} {
+		if snap == nil {
+			continue
+		}
+		if _, ok := snap.Group(server); ok {
+			return server, true
+		}
+	}
+	return server, slices.Contains(s.cfg.Pending, server)
+}
+
+// BoundName returns the full name of the tool the frozen index announced
+// under short: the one visible MCP tool of the frozen plan whose short name
+// it is. A short name stays bound to it after it left, so that a call
+// answers "removed" and never runs another server's tool of that name.
+func (d dispatchSession) BoundName(short string) (string, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if short == "" || strings.HasPrefix(short, toolname.MCPPrefix) {
+		return "", false
+	}
+	if _, ok := d.cfg.Snapshot.Tool(short); ok {
+		return "", false // a full name of its own
+	}
+	full, n := "", 0
+	for _, name := range d.frozen.visible {
+		if !strings.HasSuffix(name, "__"+short) {
+			continue
+		}
+		if t, ok := d.cfg.Snapshot.Tool(name); ok {
+			if sn, ok := shortname.Of(t); ok && sn == short {
+				full, n = name, n+1
+			}
+		}
+	}
+	return full, n == 1
+}
+
+var _ dispatch.BoundNames = dispatchSession{}

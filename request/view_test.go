@@ -424,3 +424,46 @@ func TestViewForgedLiveState(t *testing.T) {
 		})
 	}
 }
+
+// TestViewShortNameBound: the index lists stat under server files; files
+// drops it and another server adds a stat. defer_execute "stat" answers
+// that the tool was removed, and never runs the other server's tool with
+// the arguments meant for files'.
+func TestViewShortNameBound(t *testing.T) {
+	reg := liveRegistry(t)
+	f := newLiveFixture(t, reg, Anthropic, nil)
+	f.turn(t, userMsg("hi"))
+	require.Contains(t, f.s.Frozen().Index(), "mcp__files:\n  list_dir\n  stat\n")
+	require.NoError(t, reg.ReplaceGroup(registry.Group{Name: "files"}, []registry.Tool{
+		mcpTool("list_dir", "List the entries of a directory.", `{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`),
+	}))
+	require.NoError(t, reg.ReplaceGroup(registry.Group{Name: "late"}, []registry.Tool{
+		mcpTool("stat", "Print statistics of the cluster.", `{"type":"object","properties":{"path":{"type":"string"}}}`),
+	}))
+	_, err := f.s.Sync(context.Background(), reg.Snapshot())
+	require.NoError(t, err)
+	f.search(t, `{"tool_names":["mcp__late__stat"]}`)
+	r := f.exec(t, "stat", `{"path":"/"}`)
+	assert.True(t, r.IsError)
+	assert.Contains(t, r.Text, `"mcp__files__stat" was removed`)
+	assert.NotContains(t, r.Text, "ran with")
+	r = f.exec(t, "mcp__late__stat", `{"path":"/"}`)
+	assert.False(t, r.IsError, "by its full name the new tool runs")
+}
+
+// TestViewSelfBuiltSquat: a self-built tool cannot take a name in the
+// namespace of a server the session knows (a group of its snapshot, or a
+// configured pending server); other names are the model's.
+func TestViewSelfBuiltSquat(t *testing.T) {
+	reg := liveRegistry(t)
+	f := newLiveFixture(t, reg, Anthropic, func(c *Config) { c.SelfBuilt = true })
+	tool := func(name string) registry.Tool {
+		return registry.Tool{Name: name, Description: "Mine.", RawSchema: json.RawMessage(`{"type":"object"}`)}
+	}
+	for _, name := range []string{"mcp__late__transfer", "mcp__files__wipe"} {
+		err := f.s.RegisterSelfBuilt(tool(name))
+		require.ErrorIs(t, err, ErrConfig, name)
+		assert.Contains(t, err.Error(), "namespace")
+	}
+	require.NoError(t, f.s.RegisterSelfBuilt(tool("count_lines")))
+}

@@ -50,6 +50,15 @@ type LiveSession interface {
 	Removed(name string) bool
 }
 
+// A BoundNames session binds the short names its tool_search index
+// announced: a short name resolves to the tool the index listed it for,
+// even after that tool left, never to another server's tool of the same
+// short name.
+type BoundNames interface {
+	// BoundName returns the full name the index announced under short.
+	BoundName(short string) (full string, ok bool)
+}
+
 // A SearchFunc runs one tool_search call with its arguments (a hook may
 // have rewritten them) and returns its result and the names whose schemas
 // it loaded.
