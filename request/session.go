@@ -14,7 +14,6 @@ import (
 	"github.com/toolshelf/toolshelf/internal/dispatch"
 	"github.com/toolshelf/toolshelf/internal/registryx"
 	"github.com/toolshelf/toolshelf/internal/toolsearch"
-	"github.com/toolshelf/toolshelf/internal/visibility"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/search"
 )
@@ -215,10 +214,11 @@ func (s *Session) RegisterSelfBuilt(t registry.Tool) error {
 	if s.frozen.search == Client && s.frozen.entry[registry.DeferExecuteName] == nil {
 		return fmt.Errorf("%w: self-built tool %q: in tool search %q a self-built tool, which is not in the frozen tools[], is called through defer_execute, and this session has none; create sessions that take self-built tools with Config.SelfBuilt", ErrConfig, nt.Name, Client)
 	}
-	if mode := s.view.Mode; !visibility.Allows(mode.Allow, mode.ReadOnly, &nt) {
-		return fmt.Errorf("%w: self-built tool %q is outside the session's mode %q, which would hide it", ErrConfig, nt.Name, mode.Name)
-	}
-	if rule, ok := s.deniedBy(&nt); ok {
+	switch s.decide(&nt, originSelfBuilt, s.tierSnapshot()) {
+	case standingHidden:
+		return fmt.Errorf("%w: self-built tool %q is outside the session's mode %q, which would hide it", ErrConfig, nt.Name, s.view.Mode.Name)
+	case standingDenied:
+		rule, _ := s.deniedBy(&nt)
 		return fmt.Errorf("%w: self-built tool %q: every call of it is denied by %s", ErrConfig, nt.Name, rule)
 	}
 	if s.frozen.entry[registry.ToolSearchName] == nil {
