@@ -21,7 +21,9 @@ func BenchmarkSessionCall(b *testing.B) {
 	_, err := f.s.Sync(context.Background(), reg.Snapshot())
 	require.NoError(b, err)
 	require.NoError(b, f.s.RegisterSelfBuilt(registry.Tool{Name: "count_lines", Description: "Count lines.", RawSchema: json.RawMessage(`{"type":"object"}`),
-		Handler: func(context.Context, json.RawMessage) (registry.Result, error) { return registry.Result{Text: "1"}, nil }}))
+		Handler: func(context.Context, json.RawMessage) (registry.Result, error) {
+			return registry.Result{Text: "1"}, nil
+		}}))
 	f.search(b, `{"tool_names":["mcp__files__stat","mcp__late__sum"]}`)
 	ctx := context.Background()
 	for _, c := range []struct{ name, tool, args string }{

@@ -442,7 +442,7 @@ func (s *Session) adopt(snap *registry.Snapshot, p *syncPass) ToolsChange {
 	l.servers, l.hasServers = servers, true
 	s.synced = snap
 	s.rebuildView()
-	s.notes = append(s.notes, liveNoteList(s, s.announced(p))...)
+	s.announceTurn(p)
 	for _, f := range []*[]string{&c.Added, &c.Removed, &c.Changed} {
 		slices.Sort(*f)
 		*f = slices.Compact(*f)
@@ -497,7 +497,7 @@ func (s *Session) ApproveChange(tool, newSHA256 string) error {
 	}
 	s.takeUpdate(c.def)
 	s.rebuildView()
-	s.notes = append(s.notes, liveNoteList(s, s.announced(&syncPass{updated: []*registry.Tool{c.def}}))...)
+	s.announceTurn(&syncPass{updated: []*registry.Tool{c.def}})
 	return nil
 }
 

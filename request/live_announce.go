@@ -3,6 +3,7 @@ package request
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/toolshelf/toolshelf/registry"
 )
@@ -78,14 +79,33 @@ func liveNotes(s *Session, p *syncPass) []string {
 		servers = append(servers, g)
 	}
 	slices.Sort(servers)
-	for _, g := range servers {
+	var rest lines
+	for i, g := range servers {
 		l := by[g]
+		if i >= maxAnnouncedServers {
+			// Bounded per turn (issue 34): the servers past the bound
+			// share one block.
+			rest.also, rest.back = append(rest.also, l.also...), append(rest.back, l.back...)
+			rest.left, rest.updated = append(rest.left, l.left...), append(rest.updated, l.updated...)
+			continue
+		}
 		out = append(out, changeBlock(g,
 			changeLine{labelAlsoNew, l.also}, changeLine{labelBack, l.back},
 			changeLine{labelLeft, l.left}, changeLine{labelUpdated, l.updated}))
 	}
+	if n := len(servers) - maxAnnouncedServers; n > 0 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "<tools_changed>\nThe tools of %d more servers changed during this session.", n)
+		writeChangeLines(&b, []changeLine{{labelAlsoNew, rest.also}, {labelBack, rest.back}, {labelLeft, rest.left}, {labelUpdated, rest.updated}})
+		b.WriteString(changeBlockEnd)
+		out = append(out, b.String())
+	}
 	return out
 }
+
+// maxAnnouncedServers bounds the <tools_changed> blocks of one turn: the
+// servers past it (sorted by name) share one block.
+const maxAnnouncedServers = 10
 
 // liveNoteState is a Sync announcement as saved (issue 22: stored
 // announcements are data, rendered again): the names of the pass, by what

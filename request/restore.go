@@ -26,6 +26,7 @@ import (
 type note struct {
 	text string
 	data noteState
+	turn bool // a block of the turn's merged Sync changes (Session.turnPass)
 }
 
 // noteState is a pending announcement as saved: data that the restored

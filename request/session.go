@@ -42,6 +42,9 @@ type Session struct {
 	// vw is the session's one tool view (view.go): every path reads it
 	// through see.
 	vw toolView
+	// turnPass merges what Sync and approvals changed since the notes were
+	// last placed: announced as one set of blocks per turn (live_turn.go).
+	turnPass *syncPass
 }
 
 // dispatchSession is the session as the dispatcher sees it: it adds the
@@ -291,7 +294,7 @@ func (s *Session) build(dst []byte, turn Turn, alloc bool) ([]byte, error) {
 	}
 	s.hist.add(msgs)
 	if consumed {
-		s.notes = nil
+		s.notes, s.turnPass = nil, nil
 	}
 	if alloc {
 		dst = make([]byte, 0, s.outputLen())

@@ -3,6 +3,7 @@ package request
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
+	"github.com/toolshelf/toolshelf/internal/longtest"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -466,4 +468,48 @@ func TestViewSelfBuiltSquat(t *testing.T) {
 		assert.Contains(t, err.Error(), "namespace")
 	}
 	require.NoError(t, f.s.RegisterSelfBuilt(tool("count_lines")))
+}
+
+// TestViewBoundedPerTurn: 2,000 changes between two turns (1,000 servers
+// connecting, one tool flapping 1,000 times; 400 in the short run) are announced as one bounded
+// set of blocks in the next user message: at most maxAnnouncedNames
+// <new_deferred_tool> blocks and maxAnnouncedServers+1 <tools_changed>
+// blocks, each line a count past its bound; the flapping tool, back where
+// it was, is not mentioned.
+func TestViewBoundedPerTurn(t *testing.T) {
+	reg := liveRegistry(t)
+	f := newLiveFixture(t, reg, Anthropic, nil)
+	seen := len(f.turn(t, userMsg("hi"))) - len("]}")
+	listDir := mcpTool("list_dir", "List the entries of a directory.", `{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)
+	stat := mcpTool("stat", "Show a file's size and modification time.", `{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)
+	ctx := context.Background()
+	n := 200 // 400 changes; TOOLSHELF_LONG=1 runs the issue's 2,000
+	if longtest.On() {
+		n = 1000
+	}
+	for i := range n {
+		require.NoError(t, reg.ReplaceGroup(registry.Group{Name: fmt.Sprintf("s%04d", i)}, []registry.Tool{mcpTool("ping", "Ping.", echoSchema)}))
+		_, err := f.s.Sync(ctx, reg.Snapshot())
+		require.NoError(t, err)
+		files := []registry.Tool{listDir}
+		if i%2 == 1 {
+			files = append(files, stat)
+		}
+		require.NoError(t, reg.ReplaceGroup(registry.Group{Name: "files"}, files))
+		_, err = f.s.Sync(ctx, reg.Snapshot())
+		require.NoError(t, err)
+	}
+	body := f.turn(t, Message{Role: RoleAssistant, Text: "ok"}, userMsg("next"))
+	msg := body[seen:]
+	assert.Equal(t, maxAnnouncedNames, strings.Count(msg, "<new_deferred_tool>"))
+	assert.LessOrEqual(t, strings.Count(msg, "<tools_changed"), maxAnnouncedServers+1)
+	// The first maxAnnouncedNames arrivals (by name) have blocks; the
+	// others are "also new" lines of their servers' blocks, past
+	// maxAnnouncedServers in one block whose line is bounded too.
+	rest := n - maxAnnouncedNames - maxAnnouncedServers
+	assert.Contains(t, msg, fmt.Sprintf("The tools of %d more servers changed during this session.", rest))
+	assert.Contains(t, msg, fmt.Sprintf("and %d more", rest-maxAnnouncedNames))
+	assert.NotContains(t, msg, "mcp__files__stat")
+	assert.Less(t, len(msg), 16<<10, "bounded bytes")
+	assert.Zero(t, strings.Count(msg[strings.Index(msg, "next"):], "<tools_changed"), "one set, before the user's text")
 }
