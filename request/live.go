@@ -175,22 +175,16 @@ func (s *Session) liveSet() *liveSet {
 	return s.live
 }
 
-// shownTool returns the definition the session shows for name: an
-// approved update, a tool added during the session, or the frozen
-// snapshot's tool when the session's plan shows it. s.mu must be held.
+// shownTool returns the definition the session shows for name: the
+// view's entry (an approved update, a tool added during the session), or
+// the frozen snapshot's tool when the session's plan shows it. One map
+// lookup: a Sync over n tools is O(n). s.mu must be held, the view built.
 func (s *Session) shownTool(name string) (*registry.Tool, bool) {
-	if s.live != nil {
-		if t := s.live.updated[name]; t != nil {
-			return t, true
-		}
+	if e, ok := s.vw.entries[name]; ok {
+		return e.t, true
 	}
 	if t, ok := s.cfg.Snapshot.Tool(name); ok && s.frozen.plan.State(name) != deferral.Hidden {
 		return t, true
-	}
-	for _, t := range s.selfBuilt {
-		if t.Name == name {
-			return t, true
-		}
 	}
 	return nil, false
 }

@@ -143,6 +143,7 @@ func (s *Session) restoreLive(st *liveState) error {
 		}
 		l.unconfirmed[t.Name] = true
 	}
+	s.rebuildView() // shownTool reads the view
 	for _, name := range st.Removed {
 		if _, ok := s.shownTool(name); !ok || s.frozen.entry[name] != nil {
 			return fmt.Errorf("removed: %q is not a tool of this session", name)
@@ -154,6 +155,7 @@ func (s *Session) restoreLive(st *liveState) error {
 			return fmt.Errorf("updated: %w", err)
 		}
 	}
+	s.rebuildView()
 	for _, ps := range st.Pending {
 		if err := s.restorePending(ps); err != nil {
 			return fmt.Errorf("pending: %w", err)

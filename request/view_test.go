@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -512,4 +513,47 @@ func TestViewBoundedPerTurn(t *testing.T) {
 	assert.NotContains(t, msg, "mcp__files__stat")
 	assert.Less(t, len(msg), 16<<10, "bounded bytes")
 	assert.Zero(t, strings.Count(msg[strings.Index(msg, "next"):], "<tools_changed"), "one set, before the user's text")
+}
+
+// syncCost returns the fastest of a few no-op Syncs (a new snapshot with
+// the same tools, so every tool is compared) of a session that adopted n
+// arrived tools.
+func syncCost(t *testing.T, n int) (noop time.Duration) {
+	reg := liveRegistry(t)
+	f := newLiveFixture(t, reg, Anthropic, nil)
+	tools := make([]registry.Tool, n)
+	for i := range tools {
+		tools[i] = registry.Tool{Name: fmt.Sprintf("t%05d", i), Description: "A tool.", RawSchema: json.RawMessage(`{"type":"object"}`)}
+	}
+	require.NoError(t, reg.ReplaceGroup(registry.Group{Name: "big"}, tools))
+	c, err := f.s.Sync(context.Background(), reg.Snapshot())
+	require.NoError(t, err)
+	require.Len(t, c.Added, n)
+	require.NoError(t, reg.SetGroup(registry.Group{Name: "files", Description: "Files."}))
+	same := reg.Snapshot()
+	noop = time.Hour
+	for range 7 {
+		f.s.mu.Lock()
+		f.s.synced = nil
+		f.s.mu.Unlock()
+		start := time.Now()
+		c, err := f.s.Sync(context.Background(), same)
+		d := time.Since(start)
+		require.NoError(t, err)
+		require.Zero(t, c)
+		noop = min(noop, d)
+	}
+	return noop
+}
+
+// TestViewSyncLinear: a Sync that finds nothing new compares every tool
+// once (a map lookup each), so 8× the arrived tools cost about 8× the
+// time, not 64× (12e017c scanned the arrived tools once per tool: ~250×).
+// The bound, 24×, leaves room for a busy machine; the fastest of seven
+// runs is compared.
+func TestViewSyncLinear(t *testing.T) {
+	small, large := syncCost(t, 1000), syncCost(t, 8000)
+	ratio := float64(large) / float64(small)
+	t.Logf("no-op Sync: 1,000 arrived %v, 8,000 arrived %v (×%.1f)", small, large, ratio)
+	assert.Less(t, ratio, 24.0)
 }
