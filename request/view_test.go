@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -556,4 +557,47 @@ func TestViewSyncLinear(t *testing.T) {
 	ratio := float64(large) / float64(small)
 	t.Logf("no-op Sync: 1,000 arrived %v, 8,000 arrived %v (×%.1f)", small, large, ratio)
 	assert.Less(t, ratio, 24.0)
+}
+
+// diffBytesPerInputByte returns the bytes definitionDiff allocates per
+// byte of its two definitions' canonical forms.
+func diffBytesPerInputByte(a, b *registry.Tool) float64 {
+	in := len(canonicalDefinition(a)) + len(canonicalDefinition(b))
+	var before, after runtime.MemStats
+	const runs = 20
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for range runs {
+		_ = definitionDiff(a, b)
+	}
+	runtime.ReadMemStats(&after)
+	return float64(after.TotalAlloc-before.TotalAlloc) / runs / float64(in)
+}
+
+// TestViewPendingDiffBounded: the pending change's diff allocates a
+// bounded number of bytes per input byte — a local change of a large
+// schema, and a large schema replaced whole — and its text stays within
+// the definitions' size.
+func TestViewPendingDiffBounded(t *testing.T) {
+	props := func(n int, desc string) json.RawMessage {
+		var b strings.Builder
+		b.WriteString(`{"type":"object","properties":{`)
+		for i := range n {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, `"p%03d":{"type":"string","description":"%s %d"}`, i, desc, i)
+		}
+		b.WriteString(`}}`)
+		return json.RawMessage(b.String())
+	}
+	old := &registry.Tool{Name: "mcp__s__t", Description: "A tool.", RawSchema: props(150, "field")}
+	local := &registry.Tool{Name: "mcp__s__t", Description: "A tool, changed.", RawSchema: props(150, "field")}
+	whole := &registry.Tool{Name: "mcp__s__t", Description: "A tool.", RawSchema: props(150, "other field")}
+	for name, nt := range map[string]*registry.Tool{"local": local, "whole": whole} {
+		perByte := diffBytesPerInputByte(old, nt)
+		t.Logf("%s: %.1f bytes allocated per input byte", name, perByte)
+		assert.Less(t, perByte, 40.0, name)
+		assert.Less(t, len(definitionDiff(old, nt)), 2*(len(canonicalDefinition(old))+len(canonicalDefinition(nt))), name)
+	}
 }
