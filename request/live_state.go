@@ -30,6 +30,9 @@ type liveState struct {
 	Pending        []pendingState `json:"pending,omitempty"`
 	Rejected       []liveTool     `json:"rejected,omitempty"`
 	PendingServers *[]string      `json:"pending_servers,omitempty"`
+	// Frozen records the snapshot the prefix froze on, so that a replica
+	// whose registry is newer rebuilds the same prefix (restore_frozen.go).
+	Frozen *frozenRecord `json:"frozen,omitempty"`
 }
 
 // liveTool is a tool definition as a registry listed it.
@@ -66,7 +69,7 @@ func (s *Session) savedLive() *liveState {
 	if l == nil {
 		return nil
 	}
-	st := &liveState{Removed: slices.Sorted(maps.Keys(l.removed))}
+	st := &liveState{Removed: slices.Sorted(maps.Keys(l.removed)), Frozen: savedFrozen(s.cfg.Snapshot)}
 	for _, t := range s.selfBuilt {
 		if t.Source != registry.SourceSelfBuilt {
 			st.Arrived = append(st.Arrived, savedLiveTool(t))

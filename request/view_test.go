@@ -601,3 +601,76 @@ func TestViewPendingDiffBounded(t *testing.T) {
 		assert.Less(t, len(definitionDiff(old, nt)), 2*(len(canonicalDefinition(old))+len(canonicalDefinition(nt))), name)
 	}
 }
+
+// TestViewRestoreNewerSnapshot: a session that adopted a late server is
+// saved; a replica whose registry already has that server restores it
+// with its own, newer snapshot — through RestoreSession and through a
+// Store — and after Sync builds the same next body as the original, on
+// every provider. A frozen tool whose definition changed meanwhile is a
+// clear error: the saved prefix cannot be rebuilt from that snapshot.
+func TestViewRestoreNewerSnapshot(t *testing.T) {
+	late := mcpTool("ping", "Ping the late server.", echoSchema)
+	for _, p := range providers {
+		t.Run(string(p), func(t *testing.T) {
+			ctx := context.Background()
+			reg := liveRegistry(t)
+			start := reg.Snapshot()
+			cfg := newLiveFixture(t, reg, p, nil).s.cfg
+			cfg.Snapshot, cfg.Cache = start, NewCache()
+			s, err := NewSession(cfg)
+			require.NoError(t, err)
+			_, err = s.BuildRequest(Turn{Messages: []Message{userMsg("hi")}})
+			require.NoError(t, err)
+			require.NoError(t, reg.ReplaceGroup(registry.Group{Name: "late"}, []registry.Tool{late}))
+			_, err = s.Sync(ctx, reg.Snapshot())
+			require.NoError(t, err)
+			store := &MemoryStore{}
+			conv, err := OpenConversation(ctx, store, "c", cfg, nil)
+			require.NoError(t, err)
+			next := []Message{{Role: RoleAssistant, Text: "ok"}, userMsg("ping it")}
+			for _, m := range [][]Message{{userMsg("hi")}} {
+				_, err = conv.Session().BuildRequest(Turn{Messages: m})
+				require.NoError(t, err)
+			}
+			_, err = conv.Session().Sync(ctx, reg.Snapshot())
+			require.NoError(t, err)
+			require.NoError(t, conv.Commit(ctx, "a"))
+			saved, err := s.MarshalState()
+			require.NoError(t, err)
+			want, err := s.BuildRequest(Turn{Messages: next})
+			require.NoError(t, err)
+
+			// The replica's registry connected late first: its snapshot
+			// has the late server from the start.
+			replica := liveRegistry(t)
+			require.NoError(t, replica.ReplaceGroup(registry.Group{Name: "late"}, []registry.Tool{late}))
+			rcfg := cfg
+			rcfg.Snapshot, rcfg.Cache = replica.Snapshot(), NewCache()
+			r, err := RestoreSession(rcfg, saved, nil)
+			require.NoError(t, err)
+			_, err = r.Sync(ctx, replica.Snapshot())
+			require.NoError(t, err)
+			got, err := r.BuildRequest(Turn{Messages: next})
+			require.NoError(t, err)
+			assert.Equal(t, string(want), string(got), "RestoreSession")
+
+			o, err := OpenConversation(ctx, store, "c", rcfg, nil)
+			require.NoError(t, err)
+			_, err = o.Session().Sync(ctx, replica.Snapshot())
+			require.NoError(t, err)
+			got, err = o.Session().BuildRequest(Turn{Messages: next})
+			require.NoError(t, err)
+			assert.Equal(t, string(want), string(got), "memory Store")
+
+			// A frozen tool changed on the replica: a clear error.
+			require.NoError(t, replica.ReplaceGroup(registry.Group{Name: "files"}, []registry.Tool{
+				mcpTool("list_dir", "List the entries of a directory, recursively.", `{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`),
+				mcpTool("stat", "Show a file's size and modification time.", `{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`),
+			}))
+			rcfg.Snapshot = replica.Snapshot()
+			_, err = RestoreSession(rcfg, saved, nil)
+			require.ErrorIs(t, err, ErrState)
+			assert.Contains(t, err.Error(), `tool "mcp__files__list_dir" changed since the session was saved`)
+		})
+	}
+}
