@@ -21,7 +21,7 @@ import (
 // Tests of issue 34: one tool view per session.
 
 // TestViewSyncSearchRace: Sync runs while tool_search, Call and
-// BuildRequest read the session. What a search reads of the removed names
+// AppendRequest read the session. What a search reads of the removed names
 // is a copy, never a slice a later Sync rewrites in place (run with -race).
 func TestViewSyncSearchRace(t *testing.T) {
 	reg := liveRegistry(t)
@@ -33,9 +33,24 @@ func TestViewSyncSearchRace(t *testing.T) {
 		require.NoError(t, reg.ReplaceGroup(registry.Group{Name: "files"}, tools))
 		snaps = append(snaps, reg.Snapshot())
 	}
+	f.turn(t, userMsg("hi"))
 	var wg sync.WaitGroup
-	wg.Add(2)
+	wg.Add(3)
 	done := make(chan struct{})
+	go func() {
+		defer wg.Done()
+		buf := make([]byte, 0, 1<<16)
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			var err error
+			buf, err = f.s.AppendRequest(buf[:0], Turn{})
+			assert.NoError(t, err)
+		}
+	}()
 	go func() {
 		defer wg.Done()
 		for i := 0; ; i++ {
