@@ -81,8 +81,9 @@ func TestEveryPathReadsTheView(t *testing.T) {
 		"Session.Call":                 "liveScope",
 		"Session.Answer":               "liveScope", // Client-mode answers
 		"Session.announced":            "see",       // Sync's and approvals' announcements
-		"Session.adopt":                "announced",
-		"Session.ApproveChange":        "announced",
+		"Session.announceTurn":         "announced",
+		"Session.adopt":                "announceTurn",
+		"Session.ApproveChange":        "announceTurn",
 		"Session.restoreLoaded":        "see",
 		"newClientHistory":             "vw",     // Client references and tool_search_output
 		"Session.admits":               "decide", // an arrival enters
