@@ -531,10 +531,10 @@ func TestViewBoundedPerTurn(t *testing.T) {
 	assert.Zero(t, strings.Count(msg[strings.Index(msg, "next"):], "<tools_changed"), "one set, before the user's text")
 }
 
-// syncCost returns the fastest of a few no-op Syncs (a new snapshot with
-// the same tools, so every tool is compared) of a session that adopted n
-// arrived tools.
-func syncCost(t *testing.T, n int) (noop time.Duration) {
+// noopSyncer returns a session that adopted n arrived tools, and a
+// no-op Sync of it: a new snapshot with the same tools, so that every
+// tool is compared.
+func noopSyncer(t *testing.T, n int) func() time.Duration {
 	reg := liveRegistry(t)
 	f := newLiveFixture(t, reg, Anthropic, nil)
 	tools := make([]registry.Tool, n)
@@ -547,8 +547,7 @@ func syncCost(t *testing.T, n int) (noop time.Duration) {
 	require.Len(t, c.Added, n)
 	require.NoError(t, reg.SetGroup(registry.Group{Name: "files", Description: "Files."}))
 	same := reg.Snapshot()
-	noop = time.Hour
-	for range 7 {
+	return func() time.Duration {
 		f.s.mu.Lock()
 		f.s.synced = nil
 		f.s.mu.Unlock()
@@ -557,21 +556,28 @@ func syncCost(t *testing.T, n int) (noop time.Duration) {
 		d := time.Since(start)
 		require.NoError(t, err)
 		require.Zero(t, c)
-		noop = min(noop, d)
+		return d
 	}
-	return noop
 }
 
 // TestViewSyncLinear: a Sync that finds nothing new compares every tool
 // once (a map lookup each), so 8× the arrived tools cost about 8× the
-// time, not 64× (12e017c scanned the arrived tools once per tool: ~250×).
-// The bound, 24×, leaves room for a busy machine; the fastest of seven
-// runs is compared.
+// time, not 64× and more (12e017c scanned the arrived tools once per
+// tool: ×301 measured). The fastest of 25 runs of each, interleaved so
+// that both see the same load, are compared; the bound, 32×, leaves room
+// for a busy machine and still fails the quadratic scan.
 func TestViewSyncLinear(t *testing.T) {
-	small, large := syncCost(t, 1000), syncCost(t, 8000)
-	ratio := float64(large) / float64(small)
-	t.Logf("no-op Sync: 1,000 arrived %v, 8,000 arrived %v (×%.1f)", small, large, ratio)
-	assert.Less(t, ratio, 24.0)
+	if raceEnabled {
+		t.Skip("time ratios under the race detector are not the code's")
+	}
+	small, large := noopSyncer(t, 1000), noopSyncer(t, 8000)
+	s, l := time.Hour, time.Hour
+	for range 25 {
+		s, l = min(s, small()), min(l, large())
+	}
+	ratio := float64(l) / float64(s)
+	t.Logf("no-op Sync: 1,000 arrived %v, 8,000 arrived %v (×%.1f)", s, l, ratio)
+	assert.Less(t, ratio, 32.0)
 }
 
 // diffBytesPerInputByte returns the bytes definitionDiff allocates per
