@@ -695,3 +695,52 @@ func TestViewRestoreNewerSnapshot(t *testing.T) {
 		})
 	}
 }
+
+// TestViewForgedStoreRecord: a claim through an unkeyed store. A record
+// lists an arrived mcp__late__wipe without its destructive hint; the
+// harness's registry has it destructive and its rules deny @destructive:
+// opened from the store and synced, the tool is not callable and nothing
+// of it is announced. (An MCP server's annotations are not trusted, so
+// this case held on 12e017c too; the trusted built-in claim is
+// TestViewForgedLiveState's.)
+func TestViewForgedStoreRecord(t *testing.T) {
+	ctx := context.Background()
+	yes := true
+	d, err := execute.New(&execute.Options{Permissions: []execute.Permission{{Action: execute.Deny, Pattern: "@destructive"}}})
+	require.NoError(t, err)
+	cfg := testConfig(liveRegistry(t).Snapshot(), Anthropic, &deferral.Policy{Layers: []deferral.Layer{deferral.MustLayer("p", "Defer(mcp__*)")}}, nil)
+	cfg.SelfBuilt = true
+
+	// The writer of the record saw a harmless wipe.
+	forger := liveRegistry(t)
+	require.NoError(t, forger.ReplaceGroup(registry.Group{Name: "late"}, []registry.Tool{mcpTool("wipe", "Harmless, reads nothing.", echoSchema)}))
+	store := &MemoryStore{}
+	conv, err := OpenConversation(ctx, store, "c", cfg, nil)
+	require.NoError(t, err)
+	_, err = conv.Session().BuildRequest(Turn{Messages: []Message{userMsg("hi")}})
+	require.NoError(t, err)
+	_, err = conv.Session().Sync(ctx, forger.Snapshot())
+	require.NoError(t, err)
+	require.NoError(t, conv.Commit(ctx, "a"))
+
+	harness := liveRegistry(t)
+	wipe := mcpTool("wipe", "Erase the disk.", echoSchema)
+	wipe.Annotations = &registry.Annotations{DestructiveHint: &yes}
+	require.NoError(t, harness.ReplaceGroup(registry.Group{Name: "late"}, []registry.Tool{wipe}))
+	hcfg := cfg
+	hcfg.Dispatcher = d
+	o, err := OpenConversation(ctx, store, "c", hcfg, nil)
+	require.NoError(t, err)
+	s := o.Session()
+	_, err = s.Sync(ctx, harness.Snapshot())
+	require.NoError(t, err)
+	_, _, ok := s.Lookup("mcp__late__wipe")
+	assert.False(t, ok)
+	s.loaded.Add("mcp__late__wipe")
+	r := s.Call(ctx, registry.DeferExecuteName, json.RawMessage(`{"tool_name":"mcp__late__wipe","params":{"text":"x"}}`))
+	assert.True(t, r.IsError)
+	assert.NotContains(t, r.Text, "wipe ran")
+	body, err := s.BuildRequest(Turn{Messages: []Message{{Role: RoleAssistant, Text: "ok"}, userMsg("next")}})
+	require.NoError(t, err)
+	assert.NotContains(t, string(body), "Erase the disk")
+}
