@@ -47,7 +47,3 @@ func (s *Session) DropMessages() { s.dropMessages() }
 
 // Loaded reports whether a deferred tool's schema was loaded.
 func (s *Session) Loaded(name string) bool { return s.loaded.Has(name) }
-
-// visibleNames returns every name the session can see, sorted: what the
-// dispatcher's VisibleNames returns.
-func (s *Session) visibleNames() []string { return dispatchSession{s}.VisibleNames() }

@@ -65,7 +65,7 @@ func (d dispatchSession) MarkLoaded(name string) { d.loaded.Add(name) }
 func (d dispatchSession) VisibleNames() []string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.vw.names // replaced on change, never written in place
+	return d.visibleNames() // the frozen names are shared: read-only
 }
 
 // Loaded reports whether a deferred tool's schema was loaded.
@@ -94,7 +94,6 @@ func NewSession(cfg Config) (*Session, error) {
 		hist:   history{provider: cfg.Provider, enc: enc},
 	}
 	s.hist.msg.client = newClientHistory(s)
-	s.vw.names = f.visible
 	if cfg.DropMessages {
 		s.dropMessages()
 	}

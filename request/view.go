@@ -56,7 +56,6 @@ type toolView struct {
 	shown   []*registry.Tool // shown self-built and arrived tools, in registration order
 	updated []*registry.Tool // shown frozen deferred tools with an approved update, sorted
 	gone    []string         // removed tools the model may be told about, sorted
-	names   []string         // every name the model can see, sorted
 }
 
 // see is the one answer to "may the model see and call name": the
@@ -137,7 +136,7 @@ func (s *Session) tierSnapshot() *registry.Snapshot {
 // tools; a session without any keeps the frozen names. s.mu must be held.
 func (s *Session) rebuildView() {
 	if len(s.selfBuilt) == 0 && s.live == nil {
-		s.vw = toolView{names: s.frozen.visible}
+		s.vw = toolView{}
 		return
 	}
 	snap := s.tierSnapshot()
@@ -187,12 +186,25 @@ func (s *Session) rebuildView() {
 		}
 	}
 	slices.Sort(v.gone)
-	v.names = slices.Clone(s.frozen.visible)
-	for _, t := range v.shown {
-		v.names = append(v.names, t.Name)
-	}
-	slices.Sort(v.names)
 	s.vw = v
+}
+
+// visibleNames returns every name the model can see, sorted: the frozen
+// plan's and the view's shown tools. Built when asked (an unknown name's
+// "did you mean", a short name): a copy per session of the frozen names
+// would cost every session with a tool of its own the whole list. The
+// frozen names alone are shared, read-only. s.mu must be held.
+func (s *Session) visibleNames() []string {
+	if len(s.vw.shown) == 0 {
+		return s.frozen.visible
+	}
+	out := make([]string, 0, len(s.frozen.visible)+len(s.vw.shown))
+	out = append(out, s.frozen.visible...)
+	for _, t := range s.vw.shown {
+		out = append(out, t.Name)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // announced returns the part of pass p the model is told about: what the

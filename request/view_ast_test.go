@@ -76,7 +76,8 @@ func TestEveryPathReadsTheView(t *testing.T) {
 	for path, via := range map[string]string{
 		"Session.Lookup":               "see", // and so the dispatcher, searchTool, resolveShort
 		"dispatchSession.Removed":      "see",
-		"dispatchSession.VisibleNames": "vw", // "did you mean", short names
+		"dispatchSession.VisibleNames": "visibleNames", // "did you mean", short names
+		"Session.visibleNames":         "vw",
 		"Session.liveScope":            "vw", // tool_search: results, ambiguity, gone lists
 		"Session.Call":                 "liveScope",
 		"Session.Answer":               "liveScope", // Client-mode answers
