@@ -22,7 +22,9 @@ import (
 // Sections describes the session's latest request as sections, in request
 // order: the system texts, each exposed tool (name and rendered
 // description as prose, schema as JSON), the tool_search index as its own
-// section, then every message so far with the host blocks it was sent with.
+// section, then every message so far with the host blocks it was sent with
+// (a session with [request.Config.DropMessages] keeps no messages: its
+// history is one section, the messages as encoded, not frozen).
 // tool_search and defer_execute are [ClassEntry]. The deferred tools of a
 // native search mode are left out: they are sent with defer_loading, and
 // the provider keeps them out of the model's context until its search
@@ -57,11 +59,32 @@ func Sections(s *request.Session) []Section {
 			Section{Name: t.Name, Class: class, Kind: KindProse, Text: t.Name + "\n" + desc, Frozen: true},
 			Section{Name: t.Name, Class: class, Kind: KindJSON, Text: string(t.Schema), Frozen: true})
 	}
-	for i, m := range s.Messages() {
+	msgs := s.Messages()
+	for i, m := range msgs {
 		secs, _ := messageSections(i, &m) // a session's history is valid
 		out = append(out, secs...)
 	}
+	if len(msgs) == 0 {
+		if h := sentHistory(s); len(h) > 0 {
+			// The session dropped its messages (Config.DropMessages): what
+			// is left is the history as encoded, measured as the JSON sent.
+			out = append(out, Section{Name: "messages", Class: ClassMessage, Kind: KindJSON, Text: string(h)})
+		}
+	}
 	return out
+}
+
+// sentHistory returns the encoded messages of the session's next request
+// body, without its prefix and closing: the history a session that dropped
+// its neutral messages still sends. A request with an empty turn changes
+// nothing in the session.
+func sentHistory(s *request.Session) []byte {
+	prefix := s.Prefix()
+	body, err := s.AppendRequest(nil, request.Turn{})
+	if err != nil || len(body) < len(prefix)+2 || !bytes.Equal(body[:len(prefix)], prefix) {
+		return nil // no messages yet, or SetView moved the prefix meanwhile
+	}
+	return bytes.TrimPrefix(body[len(prefix):len(body)-2], []byte(","))
 }
 
 // transcriptOf reduces a conversation in request's message form — what

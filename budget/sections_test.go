@@ -185,3 +185,45 @@ func TestParseTranscriptErrors(t *testing.T) {
 	assert.Equal(t, "X{}", tr.Messages[0].Text)
 	assert.True(t, strings.HasPrefix(tr.Messages[0].Name, "message 0"))
 }
+
+// TestSessionSectionsDropMessages: a session that drops its neutral
+// messages (Config.DropMessages) still sends them; its sections count
+// them, as encoded.
+func TestSessionSectionsDropMessages(t *testing.T) {
+	turns := [][]request.Message{
+		{{Role: request.RoleUser, Text: "Find open issues in the toolshelf repository"}},
+		{{Role: request.RoleAssistant, Text: "There are three."}, {Role: request.RoleUser, Text: "Close the oldest one"}},
+	}
+	c := budget.CounterForModel("gpt-4o")
+	reg := registry.New(nil)
+	cat, err := registry.LoadCatalog(testdata("catalogs", "github.tools.json"))
+	require.NoError(t, err)
+	require.NoError(t, reg.Import(cat))
+	for _, p := range []request.Provider{request.Anthropic, request.OpenAIChat, request.OpenAIResponses, request.Gemini} {
+		t.Run(string(p), func(t *testing.T) {
+			extra := map[string]json.RawMessage{"max_tokens": json.RawMessage(`4096`)}
+			switch p {
+			case request.OpenAIResponses:
+				extra = map[string]json.RawMessage{"max_output_tokens": json.RawMessage(`4096`)}
+			case request.Gemini:
+				extra = map[string]json.RawMessage{"generationConfig": json.RawMessage(`{"maxOutputTokens":4096}`)}
+			}
+			s, err := request.NewSession(request.Config{
+				Snapshot: reg.Snapshot(), Policy: allDeferred, Provider: p, Model: "test-model",
+				Extra: extra, DropMessages: true,
+			})
+			require.NoError(t, err)
+			assert.Zero(t, c.Measure(budget.Sections(s)).ByClass(budget.ClassMessage).Bytes, "no messages yet")
+			var body []byte
+			for _, msgs := range turns {
+				body, err = s.BuildRequest(request.Turn{Messages: msgs})
+				require.NoError(t, err)
+			}
+			require.Nil(t, s.Messages())
+			m := c.Measure(budget.Sections(s)).ByClass(budget.ClassMessage)
+			hist := len(body) - len(s.Prefix()) - len("]}")
+			assert.InDelta(t, hist, m.Bytes, 1, "the encoded history, as sent")
+			assert.Greater(t, m.Tokens.N, 10)
+		})
+	}
+}

@@ -220,6 +220,11 @@ func (d *Dispatcher) dispatch(ctx context.Context, c *call, params json.RawMessa
 	}
 	// 2. Loaded? Refused, answered with the schema, and loaded from now on.
 	if deferred && !c.s.Loaded(c.target) {
+		// The answer carries the schema: it loads the tool as tool_search
+		// would, so rules that deny tool_search deny this load too.
+		if vd := d.permit(registry.ToolSearchName, searchTool(c.s)); vd.action == Deny {
+			return d.loadDenied(ctx, c, vd)
+		}
 		c.s.MarkLoaded(c.target)
 		return d.unloaded(ctx, c, params, shape)
 	}

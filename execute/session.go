@@ -32,12 +32,18 @@ type Session interface {
 // A LiveSession is a [Session] whose tool set follows its registry (see
 // request.Session.Sync): a tool that left it is removed, which the
 // dispatcher answers as such rather than as an unknown name, so that the
-// model stops looking for it instead of guessing at spellings.
+// model stops looking for it instead of guessing at spellings; and a short
+// name its tool_search index announced stays bound to the tool it was
+// announced for, so that a tool of the same short name arriving from
+// another server never receives the call.
 type LiveSession interface {
 	Session
 	// Removed reports whether name was in the session's tool set and left
 	// it. Lookup reports such a tool as not found.
 	Removed(name string) bool
+	// BoundName returns the full name the session's index announced under
+	// the short name short, whether or not that tool is still there.
+	BoundName(short string) (full string, ok bool)
 }
 
 // A SearchFunc runs one tool_search call with its arguments (a hook may

@@ -17,6 +17,12 @@ import (
 // several tools', it answers with their full names and stop is true; when
 // it is nobody's, the target is left as it was.
 func (d *Dispatcher) resolveShort(ctx context.Context, c *call) (res registry.Result, stop bool) {
+	if b, ok := c.s.(LiveSession); ok {
+		if full, ok := b.BoundName(c.target); ok {
+			c.target = full // answered "removed" if it left
+			return registry.Result{}, false
+		}
+	}
 	lookup := func(n string) (*registry.Tool, bool) {
 		t, _, ok := c.s.Lookup(n)
 		return t, ok && t != nil

@@ -105,6 +105,14 @@ func changeBlock(server string, lines ...changeLine) string {
 	b.WriteString("\">\nThe tools of server ")
 	b.WriteString(server)
 	b.WriteString(" changed during this session.")
+	writeChangeLines(&b, lines)
+	b.WriteString(changeBlockEnd)
+	return b.String()
+}
+
+// writeChangeLines writes the labelled lines of a tools-changed block,
+// each sorted and bounded to maxAnnouncedNames names.
+func writeChangeLines(b *strings.Builder, lines []changeLine) {
 	for _, l := range lines {
 		if len(l.names) == 0 {
 			continue
@@ -116,9 +124,7 @@ func changeBlock(server string, lines ...changeLine) string {
 		shown := names[:min(len(names), maxAnnouncedNames)]
 		b.WriteString(strings.Join(shown, ", "))
 		if n := len(names) - len(shown); n > 0 {
-			fmt.Fprintf(&b, " and %d more", n)
+			fmt.Fprintf(b, " and %d more", n)
 		}
 	}
-	b.WriteString(changeBlockEnd)
-	return b.String()
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"github.com/toolshelf/toolshelf/internal/render"
 	"github.com/toolshelf/toolshelf/internal/tagsafe"
@@ -91,10 +92,15 @@ func (f *frozenPrefix) clientTools(cfg *Config, vars render.Vars, caps bool) err
 // others. A search that finds nothing to load answers with text.
 func (s *Session) Answer(ctx context.Context, c ToolCall) Message {
 	m := Message{Role: RoleTool, CallID: c.ID}
+	if c.ID != "" {
+		// The handler, hooks and events find the call's ID as with
+		// Session.Call given execute.WithCallID.
+		ctx = execute.WithCallID(ctx, c.ID)
+	}
 	s.mu.Lock()
 	f := s.frozen
-	announced := s.visibleSelfBuilt()
-	withLive, pending, removed := s.liveScope(announced)
+	announced := s.vw.shown
+	withLive, pending, removed := s.liveScope()
 	s.mu.Unlock()
 	if f.search != Client || c.Name != registry.ToolSearchName || f.entry[c.Name] == nil {
 		res := s.Call(ctx, c.Name, c.Arguments)
@@ -220,11 +226,24 @@ func newClientHistory(s *Session) *clientHistory {
 		}
 		return nil
 	}
+	// own returns a self-built or arrived tool's definition as the view
+	// holds it; a denied or hidden one is none of the provider's to load.
+	// A removed or restored one may be referenced by history read back.
 	own := func(name string) *registry.Tool {
-		for _, t := range s.selfBuilt {
-			if t.Name == name {
-				return t
+		if e, ok := s.vw.entries[name]; ok && e.origin != originFrozen {
+			switch e.standing {
+			case standingShown, standingRemoved, standingPending:
+				return e.t
 			}
+		}
+		return nil
+	}
+	// updated returns the approved definition of a frozen deferred tool:
+	// what the session validates, and so what a tool_search_output
+	// carries.
+	updated := func(name string) *registry.Tool {
+		if e, ok := s.vw.entries[name]; ok && e.origin == originFrozen && e.standing == standingShown {
+			return e.t
 		}
 		return nil
 	}
@@ -235,6 +254,9 @@ func newClientHistory(s *Session) *clientHistory {
 		},
 		appendDef: func(b []byte, name string) []byte {
 			ft := frozen(name)
+			if u := updated(name); ft != nil && u != nil {
+				ft = &frozenTool{Name: u.Name, Description: u.Description, Schema: jsonx.AppendCompact(nil, u.ModelSchema())}
+			}
 			if ft == nil {
 				t := own(name)
 				if t == nil {

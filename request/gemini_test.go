@@ -244,7 +244,7 @@ func TestFiftyTurnsAppendOnly(t *testing.T) {
 					msgs = []Message{{Role: RoleAssistant, Text: "built count_lines"}, userMsg("use it")}
 				case n == 24:
 					require.NoError(t, reg.ReplaceGroup(registry.Group{Name: "late"}, []registry.Tool{mcpTool("sum", "Add two numbers and return their sum.", sumSchema)}))
-					_, err := f.s.Sync(reg.Snapshot())
+					_, err := f.s.Sync(t.Context(), reg.Snapshot())
 					require.NoError(t, err)
 					msgs = []Message{{Role: RoleAssistant, Text: "waiting"}, userMsg("the server is up")}
 				case n%5 == 3 && n > 24:

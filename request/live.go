@@ -9,8 +9,6 @@ import (
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
-	"github.com/toolshelf/toolshelf/internal/regview"
-	"github.com/toolshelf/toolshelf/internal/visibility"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -41,7 +39,6 @@ type PendingChange struct {
 // change carries nothing.
 type liveSet struct {
 	removed  map[string]bool
-	gone     []string                  // removed names, sorted (tool_search's scope)
 	updated  map[string]*registry.Tool // approved definitions replacing the shown one
 	pending  map[string]*pendingChange
 	rejected map[string]*registry.Tool // rejected definitions, not raised again
@@ -101,7 +98,10 @@ type syncPass struct {
 // tool_search (nothing deferred and no [Config.SelfBuilt]), an arriving
 // tool cannot be adopted and Sync reports an error wrapping [ErrConfig];
 // nothing changes then.
-func (s *Session) Sync(snap *registry.Snapshot) (ToolsChange, error) {
+//
+// ctx is the caller's: the dispatcher's reports of held changes
+// ("tool_changed" events, observer spans) run under it.
+func (s *Session) Sync(ctx context.Context, snap *registry.Snapshot) (ToolsChange, error) {
 	if snap == nil {
 		return ToolsChange{}, fmt.Errorf("%w: Sync: nil snapshot", ErrConfig)
 	}
@@ -120,6 +120,7 @@ func (s *Session) Sync(snap *registry.Snapshot) (ToolsChange, error) {
 	p := syncPass{apply: true}
 	s.reconcile(snap, &p)
 	if len(p.arrived) > 0 && !s.takesArrivals() {
+		s.rebuildView() // handlers the pass brought back
 		s.mu.Unlock()
 		return ToolsChange{}, fmt.Errorf("%w: Sync: %d tools arrived (%s first), but this session cannot take tools after it started (%s); create sessions that follow a registry with Portable tool search and Config.SelfBuilt", ErrConfig, len(p.arrived), p.arrived[0].Name, s.whyNoArrivals())
 	}
@@ -130,7 +131,7 @@ func (s *Session) Sync(snap *registry.Snapshot) (ToolsChange, error) {
 	s.mu.Unlock()
 	if d != nil {
 		for _, c := range raised {
-			d.ToolChanged(context.Background(), s.cfg.ID, c.Tool,
+			d.ToolChanged(ctx, s.cfg.ID, c.Tool,
 				fmt.Sprintf("definition changed on server %q (sha256 %s → %s); the session keeps the one it showed until the change is approved", c.Server, c.OldSHA256, c.NewSHA256))
 		}
 	}
@@ -173,22 +174,16 @@ func (s *Session) liveSet() *liveSet {
 	return s.live
 }
 
-// shownTool returns the definition the session shows for name: an
-// approved update, a tool added during the session, or the frozen
-// snapshot's tool when the session's plan shows it. s.mu must be held.
+// shownTool returns the definition the session shows for name: the
+// view's entry (an approved update, a tool added during the session), or
+// the frozen snapshot's tool when the session's plan shows it. One map
+// lookup: a Sync over n tools is O(n). s.mu must be held, the view built.
 func (s *Session) shownTool(name string) (*registry.Tool, bool) {
-	if s.live != nil {
-		if t := s.live.updated[name]; t != nil {
-			return t, true
-		}
+	if e, ok := s.vw.entries[name]; ok {
+		return e.t, true
 	}
 	if t, ok := s.cfg.Snapshot.Tool(name); ok && s.frozen.plan.State(name) != deferral.Hidden {
 		return t, true
-	}
-	for _, t := range s.selfBuilt {
-		if t.Name == name {
-			return t, true
-		}
 	}
 	return nil, false
 }
@@ -199,16 +194,13 @@ func (s *Session) removedTool(name string) bool {
 }
 
 // admits reports whether the session would show t, a tool of snap that is
-// not in its frozen snapshot: its mode allows it, and its tier is within
-// the session's.
+// not in its frozen snapshot: the view's admission decision, made as it
+// arrives (a denied tool is not adopted, so nothing of it is announced).
 func (s *Session) admits(t *registry.Tool, snap *registry.Snapshot) bool {
 	if t.Source == registry.SourceSelfBuilt {
 		return false // self-built tools are the session's own
 	}
-	if !visibility.Allows(s.view.Mode.Allow, s.view.Mode.ReadOnly, t) {
-		return false
-	}
-	return visibility.Tier(s.view.Tier, s.view.Elevated) == registry.TierFull || regview.EffectiveTier(t, regview.GroupOf(snap, t)) != registry.TierFull
+	return s.decide(t, originArrived, snap) == standingShown
 }
 
 // reconcile compares snap with what the session shows. Without p.apply it
@@ -281,8 +273,13 @@ func (s *Session) reconcileTool(snap *registry.Snapshot, t *registry.Tool, p *sy
 	if s.live != nil && s.live.unconfirmed[t.Name] {
 		p.changed = true
 		if p.apply {
+			// A stored definition is a claim (issue 34): the registry's
+			// is the one the view decides on and shows. One that differs
+			// from what the record says was shown is announced as updated.
 			s.confirm(shown, t)
-			s.compareDefinition(snap, shown, t, p)
+			if !sameDefinition(shown, t) {
+				p.updated = append(p.updated, t)
+			}
 		}
 		return true
 	}
@@ -363,20 +360,13 @@ func (s *Session) attach(shown, t *registry.Tool) {
 }
 
 // confirm makes a restored arrived tool the session's again, now that the
-// harness's registry holds it: the registry's tool when the definition is
-// the same, else the stored definition (pinned) with the registry's
-// handler. s.mu must be held.
+// harness's registry holds it: the registry's tool, whatever the stored
+// definition claimed. s.mu must be held.
 func (s *Session) confirm(shown, t *registry.Tool) {
 	delete(s.live.unconfirmed, t.Name)
-	nt := t
-	if !sameDefinition(shown, t) {
-		c := *shown
-		c.Handler = t.Handler
-		nt = &c
-	}
 	for i, o := range s.selfBuilt {
 		if o == shown {
-			s.selfBuilt[i] = nt
+			s.selfBuilt[i] = t
 		}
 	}
 }
@@ -430,11 +420,6 @@ func (s *Session) adopt(snap *registry.Snapshot, p *syncPass) ToolsChange {
 	for _, pc := range p.raised {
 		c.Changed = append(c.Changed, pc.Tool)
 	}
-	l.gone = l.gone[:0]
-	for n := range l.removed {
-		l.gone = append(l.gone, n)
-	}
-	slices.Sort(l.gone)
 	servers := l.servers[:0:0]
 	for _, name := range s.pendingServers() {
 		if _, ok := snap.Group(name); !ok {
@@ -448,7 +433,9 @@ func (s *Session) adopt(snap *registry.Snapshot, p *syncPass) ToolsChange {
 		l.gen++
 	}
 	l.servers, l.hasServers = servers, true
-	s.notes = append(s.notes, liveNoteList(s, p)...)
+	s.synced = snap
+	s.rebuildView()
+	s.announceTurn(p)
 	for _, f := range []*[]string{&c.Added, &c.Removed, &c.Changed} {
 		slices.Sort(*f)
 		*f = slices.Compact(*f)
@@ -502,7 +489,8 @@ func (s *Session) ApproveChange(tool, newSHA256 string) error {
 		return fmt.Errorf("%w: ApproveChange %q: the tool's definition is in the frozen prefix (resident, or deferred in a native tool search mode); the change reaches the next session (RejectChange keeps this one as it is)", ErrConfig, tool)
 	}
 	s.takeUpdate(c.def)
-	s.notes = append(s.notes, liveNoteList(s, &syncPass{updated: []*registry.Tool{c.def}})...)
+	s.rebuildView()
+	s.announceTurn(&syncPass{updated: []*registry.Tool{c.def}})
 	return nil
 }
 
@@ -532,43 +520,14 @@ func (s *Session) pendingOf(tool, sum string) (*pendingChange, error) {
 	return c, nil
 }
 
-// liveLookup answers Lookup for the names Sync changed: a removed tool is
-// not found (the dispatcher asks Removed), an updated one is its new
-// definition. hit reports whether the name is one of them. s.mu must be
-// held.
-func (s *Session) liveLookup(name string) (t *registry.Tool, deferred, ok, hit bool) {
-	if s.live == nil {
-		return nil, false, false, false
-	}
-	if s.live.removed[name] || s.live.unconfirmed[name] {
-		return nil, false, false, true
-	}
-	if t := s.live.updated[name]; t != nil {
-		if !visibility.Allows(s.view.Mode.Allow, s.view.Mode.ReadOnly, t) {
-			return nil, false, false, true
-		}
-		return t, true, true, true
-	}
-	return nil, false, false, false
-}
-
 // Removed reports whether name left the session's tool set ([Session.Sync]).
 // A tool the session's current mode hides is not removed but unknown, as
 // every hidden tool is.
 func (d dispatchSession) Removed(name string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.removedVisible(name)
-}
-
-// removedVisible reports whether name left the session and its mode
-// would show it. s.mu must be held.
-func (s *Session) removedVisible(name string) bool {
-	if !s.removedTool(name) {
-		return false
-	}
-	t, ok := s.shownTool(name)
-	return ok && visibility.Allows(s.view.Mode.Allow, s.view.Mode.ReadOnly, t)
+	_, _, st := d.see(name)
+	return st == standingRemoved
 }
 
 var _ execute.LiveSession = dispatchSession{}

@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	deferral "github.com/toolshelf/toolshelf/defer"
-	"github.com/toolshelf/toolshelf/internal/visibility"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -23,49 +21,18 @@ func announcedOrigin(t *registry.Tool) string {
 	return " (new from " + t.Group + ")"
 }
 
-// liveShown returns what the session shows for t, one of its selfBuilt
-// tools: nil once it left, its approved update if any. s.mu must be held.
-func (s *Session) liveShown(t *registry.Tool) *registry.Tool {
-	if s.live == nil {
-		return t
+// liveScope returns what a tool_search call's scope takes from the view:
+// the shown self-built and arrived tools with the updated definitions of
+// frozen deferred tools (the overlay replaces the shared index's entry),
+// the removed names the model may hear of and the servers still pending.
+// The slices are the view's, read-only; announced has no spare capacity,
+// so that appending to it copies. s.mu must be held.
+func (s *Session) liveScope() (announced []*registry.Tool, pending, removed []string) {
+	announced = slices.Clip(s.vw.shown)
+	if len(s.vw.updated) > 0 {
+		announced = slices.Concat(announced, s.vw.updated)
 	}
-	if s.live.removed[t.Name] || s.live.unconfirmed[t.Name] {
-		return nil
-	}
-	if u := s.live.updated[t.Name]; u != nil {
-		return u
-	}
-	return t
-}
-
-// liveScope adds to a tool_search call's scope what Sync changed: the
-// updated definitions of frozen deferred tools join the announced tools
-// (the overlay replaces the shared index's entry), removed names and the
-// servers still pending. s.mu must be held.
-func (s *Session) liveScope(announced []*registry.Tool) (_ []*registry.Tool, pending, removed []string) {
-	if s.live == nil {
-		return announced, s.cfg.Pending, nil
-	}
-	mode := s.view.Mode
-	var upd []*registry.Tool
-	for name, t := range s.live.updated {
-		if s.frozen.plan.State(name) == deferral.Deferred && visibility.Allows(mode.Allow, mode.ReadOnly, t) {
-			upd = append(upd, t)
-		}
-	}
-	slices.SortFunc(upd, func(a, b *registry.Tool) int { return strings.Compare(a.Name, b.Name) })
-	removed = s.live.gone
-	if len(mode.Allow) > 0 || mode.ReadOnly {
-		// After SetView to a narrower mode a removed tool may be hidden:
-		// tool_search must not say it was there.
-		removed = nil
-		for _, name := range s.live.gone {
-			if s.removedVisible(name) {
-				removed = append(removed, name)
-			}
-		}
-	}
-	return append(announced, upd...), s.pendingServers(), removed
+	return announced, s.pendingServers(), s.vw.gone
 }
 
 // liveNotes renders the announcements of one reconciliation: a
@@ -112,14 +79,33 @@ func liveNotes(s *Session, p *syncPass) []string {
 		servers = append(servers, g)
 	}
 	slices.Sort(servers)
-	for _, g := range servers {
+	var rest lines
+	for i, g := range servers {
 		l := by[g]
+		if i >= maxAnnouncedServers {
+			// Bounded per turn (issue 34): the servers past the bound
+			// share one block.
+			rest.also, rest.back = append(rest.also, l.also...), append(rest.back, l.back...)
+			rest.left, rest.updated = append(rest.left, l.left...), append(rest.updated, l.updated...)
+			continue
+		}
 		out = append(out, changeBlock(g,
 			changeLine{labelAlsoNew, l.also}, changeLine{labelBack, l.back},
 			changeLine{labelLeft, l.left}, changeLine{labelUpdated, l.updated}))
 	}
+	if n := len(servers) - maxAnnouncedServers; n > 0 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "<tools_changed>\nThe tools of %d more servers changed during this session.", n)
+		writeChangeLines(&b, []changeLine{{labelAlsoNew, rest.also}, {labelBack, rest.back}, {labelLeft, rest.left}, {labelUpdated, rest.updated}})
+		b.WriteString(changeBlockEnd)
+		out = append(out, b.String())
+	}
 	return out
 }
+
+// maxAnnouncedServers bounds the <tools_changed> blocks of one turn: the
+// servers past it (sorted by name) share one block.
+const maxAnnouncedServers = 10
 
 // liveNoteState is a Sync announcement as saved (issue 22: stored
 // announcements are data, rendered again): the names of the pass, by what

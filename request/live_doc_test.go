@@ -1,6 +1,7 @@
 package request
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,7 +69,7 @@ func TestLiveCasesDoc(t *testing.T) {
 	}
 	change := func(t *testing.T, f *liveFixture, reg *registry.Registry) PendingChange {
 		files(reg, listDir, stat("Show a file's size, rewritten."))
-		_, err := f.s.Sync(reg.Snapshot())
+		_, err := f.s.Sync(context.Background(), reg.Snapshot())
 		require.NoError(t, err)
 		pend := f.s.PendingChanges()
 		require.Len(t, pend, 1)
@@ -79,26 +80,26 @@ func TestLiveCasesDoc(t *testing.T) {
 		act    func(t *testing.T, f *liveFixture, reg *registry.Registry)
 	}{
 		"nothing changed": {act: func(t *testing.T, f *liveFixture, reg *registry.Registry) {
-			_, err := f.s.Sync(reg.Snapshot())
+			_, err := f.s.Sync(context.Background(), reg.Snapshot())
 			require.NoError(t, err)
 		}},
 		"arrived": {act: func(t *testing.T, f *liveFixture, reg *registry.Registry) {
 			require.NoError(t, reg.ReplaceGroup(registry.Group{Name: "late"}, []registry.Tool{mcpTool("sum", "Add two numbers.", sumSchema)}))
-			_, err := f.s.Sync(reg.Snapshot())
+			_, err := f.s.Sync(context.Background(), reg.Snapshot())
 			require.NoError(t, err)
 		}},
 		"left": {act: func(t *testing.T, f *liveFixture, reg *registry.Registry) {
 			files(reg, listDir)
-			_, err := f.s.Sync(reg.Snapshot())
+			_, err := f.s.Sync(context.Background(), reg.Snapshot())
 			require.NoError(t, err)
 		}},
 		"back": {act: func(t *testing.T, f *liveFixture, reg *registry.Registry) {
 			files(reg, listDir)
-			_, err := f.s.Sync(reg.Snapshot())
+			_, err := f.s.Sync(context.Background(), reg.Snapshot())
 			require.NoError(t, err)
 			f.turn(t, Message{Role: RoleAssistant, Text: "ok"}, userMsg("between"))
 			files(reg, listDir, stat("Show a file's size and modification time."))
-			_, err = f.s.Sync(reg.Snapshot())
+			_, err = f.s.Sync(context.Background(), reg.Snapshot())
 			require.NoError(t, err)
 		}},
 		"changed, pending": {act: func(t *testing.T, f *liveFixture, reg *registry.Registry) { change(t, f, reg) }},
@@ -112,14 +113,14 @@ func TestLiveCasesDoc(t *testing.T) {
 		}},
 		"accepted (`Config.AcceptChanges`)": {accept: true, act: func(t *testing.T, f *liveFixture, reg *registry.Registry) {
 			files(reg, listDir, stat("Show a file's size, rewritten."))
-			_, err := f.s.Sync(reg.Snapshot())
+			_, err := f.s.Sync(context.Background(), reg.Snapshot())
 			require.NoError(t, err)
 		}},
 		// A drop leaves the registry as it is (integration/mcp keeps the
 		// group; its handlers answer unavailable): Sync sees the same tools.
 		"server dropped": {act: func(t *testing.T, f *liveFixture, reg *registry.Registry) {
 			require.NoError(t, reg.SetGroup(registry.Group{Name: "files"}))
-			_, err := f.s.Sync(reg.Snapshot())
+			_, err := f.s.Sync(context.Background(), reg.Snapshot())
 			require.NoError(t, err)
 		}},
 	}

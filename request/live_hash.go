@@ -66,18 +66,35 @@ func definitionDiff(old, new *registry.Tool) string {
 		a, b = a[:min(len(a), maxDiffLines)], b[:min(len(b), maxDiffLines)]
 		out.WriteString("(long definitions: the first 400 lines of each compared)\n")
 	}
-	// Longest common subsequence, then a walk that emits the differences.
-	n, m := len(a), len(b)
-	lcs := make([][]int32, n+1)
-	for i := range lcs {
-		lcs[i] = make([]int32, m+1)
+	// The lines both share at the start and the end are no difference:
+	// a change is usually local, and what is left is small.
+	for len(a) > 0 && len(b) > 0 && a[0] == b[0] {
+		a, b = a[1:], b[1:]
 	}
+	for len(a) > 0 && len(b) > 0 && a[len(a)-1] == b[len(b)-1] {
+		a, b = a[:len(a)-1], b[:len(b)-1]
+	}
+	n, m := len(a), len(b)
+	if n*m > maxDiffCells {
+		// Too large a middle for the table: every old line, then every
+		// new one — still a correct diff, linear in the input.
+		for _, l := range a {
+			out.WriteString("- " + l + "\n")
+		}
+		for _, l := range b {
+			out.WriteString("+ " + l + "\n")
+		}
+		return out.String()
+	}
+	// Longest common subsequence, then a walk that emits the differences.
+	lcs := make([]int32, (n+1)*(m+1))
+	at := func(i, j int) int32 { return lcs[i*(m+1)+j] }
 	for i := n - 1; i >= 0; i-- {
 		for j := m - 1; j >= 0; j-- {
 			if a[i] == b[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
+				lcs[i*(m+1)+j] = at(i+1, j+1) + 1
 			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+				lcs[i*(m+1)+j] = max(at(i+1, j), at(i, j+1))
 			}
 		}
 	}
@@ -86,7 +103,7 @@ func definitionDiff(old, new *registry.Tool) string {
 		switch {
 		case i < n && j < m && a[i] == b[j]:
 			i, j = i+1, j+1
-		case i < n && (j == m || lcs[i+1][j] >= lcs[i][j+1]):
+		case i < n && (j == m || at(i+1, j) >= at(i, j+1)):
 			out.WriteString("- " + a[i] + "\n")
 			i++
 		default:
@@ -96,6 +113,10 @@ func definitionDiff(old, new *registry.Tool) string {
 	}
 	return out.String()
 }
+
+// maxDiffCells bounds the diff's table (4 bytes a cell): past it the
+// changed middle is shown as removed and added whole.
+const maxDiffCells = 1 << 14
 
 func indentedLines(t *registry.Tool) []string {
 	var buf bytes.Buffer

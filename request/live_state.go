@@ -3,6 +3,7 @@ package request
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/toolshelf/toolshelf/internal/toolname"
@@ -29,6 +30,9 @@ type liveState struct {
 	Pending        []pendingState `json:"pending,omitempty"`
 	Rejected       []liveTool     `json:"rejected,omitempty"`
 	PendingServers *[]string      `json:"pending_servers,omitempty"`
+	// Frozen records the snapshot the prefix froze on, so that a replica
+	// whose registry is newer rebuilds the same prefix (restore_frozen.go).
+	Frozen *frozenRecord `json:"frozen,omitempty"`
 }
 
 // liveTool is a tool definition as a registry listed it.
@@ -65,7 +69,7 @@ func (s *Session) savedLive() *liveState {
 	if l == nil {
 		return nil
 	}
-	st := &liveState{Removed: slices.Clone(l.gone)}
+	st := &liveState{Removed: slices.Sorted(maps.Keys(l.removed)), Frozen: savedFrozen(s.cfg.Snapshot)}
 	for _, t := range s.selfBuilt {
 		if t.Source != registry.SourceSelfBuilt {
 			st.Arrived = append(st.Arrived, savedLiveTool(t))
@@ -142,24 +146,19 @@ func (s *Session) restoreLive(st *liveState) error {
 		}
 		l.unconfirmed[t.Name] = true
 	}
+	s.rebuildView() // shownTool reads the view
 	for _, name := range st.Removed {
 		if _, ok := s.shownTool(name); !ok || s.frozen.entry[name] != nil {
 			return fmt.Errorf("removed: %q is not a tool of this session", name)
 		}
 		l.removed[name] = true
 	}
-	l.gone = slices.Sorted(func(yield func(string) bool) {
-		for n := range l.removed {
-			if !yield(n) {
-				return
-			}
-		}
-	})
 	for _, lt := range st.Updated {
 		if err := s.restoreUpdate(lt); err != nil {
 			return fmt.Errorf("updated: %w", err)
 		}
 	}
+	s.rebuildView()
 	for _, ps := range st.Pending {
 		if err := s.restorePending(ps); err != nil {
 			return fmt.Errorf("pending: %w", err)

@@ -37,7 +37,7 @@ func liveSteps() []func(t testing.TB, s *Session, r liveReplica) []Message {
 		return []Message{call(id, name, args), {Role: RoleTool, CallID: id, Text: res.Text, IsError: res.IsError}}
 	}
 	sync := func(t testing.TB, s *Session, snap *registry.Snapshot) {
-		_, err := s.Sync(snap)
+		_, err := s.Sync(context.Background(), snap)
 		require.NoError(t, err)
 	}
 	return []func(t testing.TB, s *Session, r liveReplica) []Message{
@@ -142,7 +142,7 @@ func TestRestoreLiveValidates(t *testing.T) {
 	cfg.Snapshot = r.start
 	s, err := NewSession(cfg)
 	require.NoError(t, err)
-	_, err = s.Sync(r.late)
+	_, err = s.Sync(context.Background(), r.late)
 	require.NoError(t, err)
 	_, err = s.BuildRequest(Turn{Messages: []Message{userMsg("hi")}})
 	require.NoError(t, err)
@@ -156,7 +156,7 @@ func TestRestoreLiveValidates(t *testing.T) {
 	restored.LoadedSet().Add("mcp__late__sum")
 	res = restored.Call(context.Background(), registry.DeferExecuteName, json.RawMessage(`{"tool_name":"mcp__late__sum","params":{"a":1,"b":2}}`))
 	assert.Contains(t, res.Text, "Unknown tool", "a stored tool is hidden until Sync finds it in the harness's registry")
-	_, err = restored.Sync(r.late)
+	_, err = restored.Sync(context.Background(), r.late)
 	require.NoError(t, err)
 	res = restored.Call(context.Background(), registry.DeferExecuteName, json.RawMessage(`{"tool_name":"mcp__late__sum","params":{"a":1,"b":2}}`))
 	assert.False(t, res.IsError, res.Text)
@@ -210,7 +210,7 @@ func FuzzRestoreLive(f *testing.F) {
 		require.NoError(f, err)
 		f.Add(saved)
 		if i == 2 {
-			_, err := s.Sync(r.start) // the late server leaves again
+			_, err := s.Sync(context.Background(), r.start) // the late server leaves again
 			require.NoError(f, err)
 		}
 	}
@@ -219,7 +219,7 @@ func FuzzRestoreLive(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if _, err := restored.Sync(r.late); err != nil {
+		if _, err := restored.Sync(context.Background(), r.late); err != nil {
 			return
 		}
 		for _, name := range restored.visibleNames() {

@@ -129,9 +129,9 @@ func TestSyncArrival(t *testing.T) {
 				mcpTool("sum", "Add two numbers and return their sum.", sumSchema),
 				mcpTool("forbidden", "A tool the harness denies.", echoSchema),
 			}))
-			c, err := f.s.Sync(reg.Snapshot())
+			c, err := f.s.Sync(context.Background(), reg.Snapshot())
 			require.NoError(t, err)
-			assert.Equal(t, []string{"mcp__late__forbidden", "mcp__late__sum"}, c.Added)
+			assert.Equal(t, []string{"mcp__late__sum"}, c.Added, "a tool the rules deny is not adopted (issue 34)")
 			assert.Empty(t, c.Removed)
 			assert.Empty(t, c.Changed)
 
@@ -166,7 +166,7 @@ func TestSyncNothingChanged(t *testing.T) {
 	f := newLiveFixture(t, reg, Anthropic, nil)
 	snap := reg.Snapshot()
 	allocs := testing.AllocsPerRun(100, func() {
-		if _, err := f.s.Sync(snap); err != nil {
+		if _, err := f.s.Sync(context.Background(), snap); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -175,18 +175,18 @@ func TestSyncNothingChanged(t *testing.T) {
 	require.NoError(t, reg.SetGroup(registry.Group{Name: "files"}))
 	same := reg.Snapshot()
 	require.NotSame(t, snap, same)
-	c, err := f.s.Sync(same)
+	c, err := f.s.Sync(context.Background(), same)
 	require.NoError(t, err)
 	assert.Zero(t, c)
 	assert.Nil(t, f.s.live, "nothing changed: nothing kept")
 
 	require.NoError(t, reg.ReplaceGroup(registry.Group{Name: "late"}, []registry.Tool{mcpTool("sum", "Add two numbers.", sumSchema)}))
-	_, err = f.s.Sync(reg.Snapshot())
+	_, err = f.s.Sync(context.Background(), reg.Snapshot())
 	require.NoError(t, err)
 	require.NoError(t, reg.SetGroup(registry.Group{Name: "files", Description: "Files."}))
 	again := reg.Snapshot()
 	allocs = testing.AllocsPerRun(100, func() {
-		if _, err := f.s.Sync(again); err != nil {
+		if _, err := f.s.Sync(context.Background(), again); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -213,7 +213,7 @@ func TestSyncLeft(t *testing.T) {
 	require.NoError(t, reg.ReplaceGroup(registry.Group{Name: "files"}, []registry.Tool{
 		mcpTool("list_dir", "List the entries of a directory.", `{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`),
 	}))
-	c, err := f.s.Sync(reg.Snapshot())
+	c, err := f.s.Sync(context.Background(), reg.Snapshot())
 	require.NoError(t, err)
 	assert.Equal(t, []string{"mcp__files__stat"}, c.Removed)
 
@@ -235,7 +235,7 @@ func TestSyncLeft(t *testing.T) {
 		mcpTool("list_dir", "List the entries of a directory.", `{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`),
 		mcpTool("stat", "Show a file's size and modification time.", `{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`),
 	}))
-	c, err = f.s.Sync(reg.Snapshot())
+	c, err = f.s.Sync(context.Background(), reg.Snapshot())
 	require.NoError(t, err)
 	assert.Equal(t, []string{"mcp__files__stat"}, c.Added)
 	body = f.turn(t, Message{Role: RoleAssistant, Text: "ok"}, userMsg("stat it now"))
@@ -265,7 +265,7 @@ func TestSyncChanged(t *testing.T) {
 				changed,
 			}))
 			snap := reg.Snapshot()
-			c, err := f.s.Sync(snap)
+			c, err := f.s.Sync(context.Background(), snap)
 			require.NoError(t, err)
 			assert.Equal(t, []string{"mcp__files__stat"}, c.Changed)
 			nt, _ := snap.Tool("mcp__files__stat")
@@ -287,7 +287,7 @@ func TestSyncChanged(t *testing.T) {
 			assert.NotContains(t, r.Text, "SSH key", "the session shows the definition it had")
 			r = f.exec(t, "mcp__files__stat", `{"path":"/"}`)
 			assert.False(t, r.IsError, "validated against the pinned schema (no key): %s", r.Text)
-			again, err := f.s.Sync(snap)
+			again, err := f.s.Sync(context.Background(), snap)
 			require.NoError(t, err)
 			assert.Zero(t, again, "a held change is raised once")
 
@@ -309,7 +309,7 @@ func TestSyncChanged(t *testing.T) {
 			require.NoError(t, f.s.RejectChange("mcp__files__stat", pend[0].NewSHA256))
 			assert.Empty(t, f.s.PendingChanges())
 			require.NoError(t, reg.SetGroup(registry.Group{Name: "files", Description: "x"}))
-			again, err = f.s.Sync(reg.Snapshot())
+			again, err = f.s.Sync(context.Background(), reg.Snapshot())
 			require.NoError(t, err)
 			assert.Zero(t, again, "a rejected definition is not raised again")
 			r = f.search(t, `{"tool_names":["mcp__files__stat"]}`)
@@ -330,7 +330,7 @@ func TestSyncAcceptChanges(t *testing.T) {
 	}))
 	require.NoError(t, reg.Remove("Read"))
 	require.NoError(t, reg.Register(registry.Tool{Name: "Read", Description: "Read a file, changed.", RawSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)}))
-	c, err := f.s.Sync(reg.Snapshot())
+	c, err := f.s.Sync(context.Background(), reg.Snapshot())
 	require.NoError(t, err)
 	assert.Equal(t, []string{"Read", "mcp__files__list_dir"}, c.Changed)
 	pend := f.s.PendingChanges()
@@ -361,7 +361,7 @@ func TestSyncDeterministic(t *testing.T) {
 		}
 		require.NoError(t, reg.ReplaceGroup(registry.Group{Name: "late"}, shuffled))
 		require.NoError(t, reg.ReplaceGroup(registry.Group{Name: "files"}, nil))
-		_, err := f.s.Sync(reg.Snapshot())
+		_, err := f.s.Sync(context.Background(), reg.Snapshot())
 		require.NoError(t, err)
 		return f.turn(t, Message{Role: RoleAssistant, Text: "ok"}, userMsg("go"))
 	}
@@ -381,7 +381,7 @@ func TestSyncOutsideMode(t *testing.T) {
 		mcpTool("sum", "Add two numbers.", sumSchema),
 		mcpTool("secret", "Hidden by the mode.", echoSchema),
 	}))
-	c, err := f.s.Sync(reg.Snapshot())
+	c, err := f.s.Sync(context.Background(), reg.Snapshot())
 	require.NoError(t, err)
 	assert.Equal(t, []string{"mcp__late__sum"}, c.Added)
 	r := f.exec(t, "mcp__late__secret", `{"text":"x"}`)
@@ -393,9 +393,9 @@ func TestSyncNeedsEntryTools(t *testing.T) {
 	reg := liveRegistry(t)
 	f := newLiveFixture(t, reg, Anthropic, func(c *Config) { c.ToolSearch = Native })
 	require.NoError(t, reg.ReplaceGroup(registry.Group{Name: "late"}, []registry.Tool{mcpTool("sum", "Add two numbers.", sumSchema)}))
-	_, err := f.s.Sync(reg.Snapshot())
+	_, err := f.s.Sync(context.Background(), reg.Snapshot())
 	require.ErrorIs(t, err, ErrConfig)
-	_, err = f.s.Sync(nil)
+	_, err = f.s.Sync(context.Background(), nil)
 	require.ErrorIs(t, err, ErrConfig)
 }
 
@@ -408,7 +408,7 @@ func TestSyncRemovedThenHidden(t *testing.T) {
 	require.NoError(t, reg.ReplaceGroup(registry.Group{Name: "files"}, []registry.Tool{
 		mcpTool("list_dir", "List the entries of a directory.", `{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`),
 	}))
-	_, err := f.s.Sync(reg.Snapshot())
+	_, err := f.s.Sync(context.Background(), reg.Snapshot())
 	require.NoError(t, err)
 	assert.Contains(t, f.exec(t, "mcp__files__stat", `{"path":"/"}`).Text, "was removed")
 
@@ -446,7 +446,7 @@ func BenchmarkSync(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := s.Sync(c.snap); err != nil {
+				if _, err := s.Sync(context.Background(), c.snap); err != nil {
 					b.Fatal(err)
 				}
 				// The session remembers the last snapshot: alternate so
@@ -466,7 +466,7 @@ func TestSyncNativeModePins(t *testing.T) {
 	require.NoError(t, reg.ReplaceGroup(registry.Group{Name: "files"}, []registry.Tool{
 		mcpTool("stat", "Show a file's size, rewritten.", `{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`),
 	}))
-	c, err := f.s.Sync(reg.Snapshot())
+	c, err := f.s.Sync(context.Background(), reg.Snapshot())
 	require.NoError(t, err)
 	assert.Equal(t, []string{"mcp__files__list_dir"}, c.Removed)
 	pend := f.s.PendingChanges()

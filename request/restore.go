@@ -26,6 +26,7 @@ import (
 type note struct {
 	text string
 	data noteState
+	turn bool // a block of the turn's merged Sync changes (Session.turnPass)
 }
 
 // noteState is a pending announcement as saved: data that the restored
@@ -152,19 +153,12 @@ func restoredView(cfg *Config, saved viewState) (deferral.View, error) {
 // Config would not load, and never passes a guard (validation,
 // permission and hooks run on every call).
 func (s *Session) restoreLoaded(names []string) {
-	mode := s.view.Mode
 	for _, n := range names {
-		if _, _, ok := s.Lookup(n); ok {
-			s.loaded.Add(n)
-			continue
-		}
 		// A tool that arrived through Sync stays hidden until Sync with
 		// the harness's snapshot confirms it; it keeps its loaded mark if
 		// the view would show it then.
-		if s.live != nil && s.live.unconfirmed[n] {
-			if t, ok := s.shownTool(n); ok && visibility.Allows(mode.Allow, mode.ReadOnly, t) && !s.denied(t) {
-				s.loaded.Add(n)
-			}
+		if _, _, st := s.see(n); st == standingShown || st == standingPending {
+			s.loaded.Add(n)
 		}
 	}
 }

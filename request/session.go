@@ -4,14 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/toolshelf/toolshelf/internal/shortname"
+	"github.com/toolshelf/toolshelf/internal/toolname"
 	"slices"
+	"strings"
 	"sync"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/internal/registryx"
 	"github.com/toolshelf/toolshelf/internal/toolsearch"
-	"github.com/toolshelf/toolshelf/internal/visibility"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -37,6 +39,13 @@ type Session struct {
 	live   *liveSet
 
 	ruleWarnings []RuleWarning // see rulewarn.go
+
+	// vw is the session's one tool view (view.go): every path reads it
+	// through see.
+	vw toolView
+	// turnPass merges what Sync and approvals changed since the notes were
+	// last placed: announced as one set of blocks per turn (live_turn.go).
+	turnPass *syncPass
 }
 
 // dispatchSession is the session as the dispatcher sees it: it adds the
@@ -54,7 +63,11 @@ func (d dispatchSession) ID() string { return d.cfg.ID }
 func (d dispatchSession) MarkLoaded(name string) { d.loaded.Add(name) }
 
 // VisibleNames returns every name the session can see, sorted.
-func (d dispatchSession) VisibleNames() []string { return d.visibleNames() }
+func (d dispatchSession) VisibleNames() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.visibleNames() // the frozen names are shared: read-only
+}
 
 // Loaded reports whether a deferred tool's schema was loaded.
 func (d dispatchSession) Loaded(name string) bool { return d.loaded.Has(name) }
@@ -125,6 +138,7 @@ func (s *Session) SetView(v deferral.View) error {
 		return err
 	}
 	s.view, s.frozen = v, f
+	s.rebuildView() // withdrawing a tier or a mode withdraws what it admitted
 	return nil
 }
 
@@ -134,43 +148,11 @@ func (s *Session) SetView(v deferral.View) error {
 func (s *Session) Lookup(name string) (t *registry.Tool, deferred bool, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if et, ok := s.frozen.entry[name]; ok {
-		return et, false, true
+	t, deferred, st := s.see(name)
+	if st != standingShown {
+		return nil, false, false
 	}
-	if t, deferred, ok, hit := s.liveLookup(name); hit {
-		return t, deferred, ok
-	}
-	switch s.frozen.plan.State(name) {
-	case deferral.Resident:
-		t, ok := s.cfg.Snapshot.Tool(name)
-		return t, false, ok
-	case deferral.Deferred:
-		// In a native mode the deferred tool's schema is in tools[]: the
-		// provider loads it when its search finds it, and the model can
-		// only call it then, so the dispatcher treats it as loaded.
-		t, ok := s.cfg.Snapshot.Tool(name)
-		return t, !s.frozen.search.native(), ok
-	}
-	for _, t := range s.visibleSelfBuilt() {
-		if t.Name == name {
-			return t, true, true
-		}
-	}
-	return nil, false, false
-}
-
-// visibleSelfBuilt returns the session's self-built tools that its current
-// mode allows: a mode hides a self-built tool as it hides a registered one
-// (after SetView to a narrower mode, say). s.mu must be held.
-func (s *Session) visibleSelfBuilt() []*registry.Tool {
-	mode := s.view.Mode
-	out := make([]*registry.Tool, 0, len(s.selfBuilt))
-	for _, t := range s.selfBuilt {
-		if t = s.liveShown(t); t != nil && visibility.Allows(mode.Allow, mode.ReadOnly, t) && !s.denied(t) {
-			out = append(out, t)
-		}
-	}
-	return out
+	return t, deferred, true
 }
 
 // LoadedNames returns the deferred tools whose schemas were loaded (by
@@ -178,26 +160,13 @@ func (s *Session) visibleSelfBuilt() []*registry.Tool {
 // included, sorted.
 func (s *Session) LoadedNames() []string { return s.loaded.Names() }
 
-// visibleNames returns every name the session can see, sorted.
-func (s *Session) visibleNames() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := slices.Clone(s.frozen.visible)
-	for _, t := range s.visibleSelfBuilt() {
-		out = append(out, t.Name)
-	}
-	slices.Sort(out)
-	return out
-}
-
 // Call runs one tool call of the model: tool_search goes to the shared
 // searcher with this session's scope, everything else to the dispatcher.
 // Failures are model-facing results; Call never ends the session.
 func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) registry.Result {
 	s.mu.Lock()
 	f := s.frozen
-	announced := s.visibleSelfBuilt()
-	announced, pending, removed := s.liveScope(announced)
+	announced, pending, removed := s.liveScope()
 	s.mu.Unlock()
 	if name == registry.ToolSearchName && f.entry[name] != nil {
 		// Tools whose description was cut to the provider's cap are
@@ -249,10 +218,11 @@ func (s *Session) RegisterSelfBuilt(t registry.Tool) error {
 	if s.frozen.search == Client && s.frozen.entry[registry.DeferExecuteName] == nil {
 		return fmt.Errorf("%w: self-built tool %q: in tool search %q a self-built tool, which is not in the frozen tools[], is called through defer_execute, and this session has none; create sessions that take self-built tools with Config.SelfBuilt", ErrConfig, nt.Name, Client)
 	}
-	if mode := s.view.Mode; !visibility.Allows(mode.Allow, mode.ReadOnly, &nt) {
-		return fmt.Errorf("%w: self-built tool %q is outside the session's mode %q, which would hide it", ErrConfig, nt.Name, mode.Name)
-	}
-	if rule, ok := s.deniedBy(&nt); ok {
+	switch s.decide(&nt, originSelfBuilt, s.tierSnapshot()) {
+	case standingHidden:
+		return fmt.Errorf("%w: self-built tool %q is outside the session's mode %q, which would hide it", ErrConfig, nt.Name, s.view.Mode.Name)
+	case standingDenied:
+		rule, _ := s.deniedBy(&nt)
 		return fmt.Errorf("%w: self-built tool %q: every call of it is denied by %s", ErrConfig, nt.Name, rule)
 	}
 	if s.frozen.entry[registry.ToolSearchName] == nil {
@@ -261,6 +231,7 @@ func (s *Session) RegisterSelfBuilt(t registry.Tool) error {
 	if err := s.addSelfBuilt(&nt); err != nil {
 		return err
 	}
+	s.rebuildView()
 	s.notes = append(s.notes, note{text: announce(&nt), data: noteState{SelfBuilt: nt.Name}})
 	return nil
 }
@@ -273,6 +244,11 @@ func (s *Session) addSelfBuilt(t *registry.Tool) error {
 	for _, o := range s.selfBuilt {
 		if o.Name == t.Name {
 			return registryx.NameTaken(registry.ErrDuplicateTool, t.Name)
+		}
+	}
+	if t.Source == registry.SourceSelfBuilt {
+		if server, ok := s.serverOf(t.Name); ok {
+			return fmt.Errorf("%w: self-built tool %q: the name is in MCP server %q's namespace (mcp__%s__…), which a self-built tool cannot take; choose a name without the mcp__ prefix", ErrConfig, t.Name, server, server)
 		}
 	}
 	s.selfBuilt = append(s.selfBuilt, t)
@@ -319,7 +295,7 @@ func (s *Session) build(dst []byte, turn Turn, alloc bool) ([]byte, error) {
 	}
 	s.hist.add(msgs)
 	if consumed {
-		s.notes = nil
+		s.notes, s.turnPass = nil, nil
 	}
 	if alloc {
 		dst = make([]byte, 0, s.outputLen())
@@ -402,3 +378,55 @@ func (s *Session) dropMessages() {
 	h.nDropped, h.dropped = h.count(), true
 	h.entries, h.stored, h.nStored = nil, nil, 0
 }
+
+// serverOf reports whether name is inside the namespace of an MCP server
+// the session knows: a group of its snapshot (frozen or last synced) or a
+// configured pending server. s.mu must be held.
+func (s *Session) serverOf(name string) (string, bool) {
+	rest, ok := strings.CutPrefix(name, toolname.MCPPrefix)
+	if !ok {
+		return "", false
+	}
+	server, _, ok := strings.Cut(rest, "__")
+	if !ok {
+		return "", false
+	}
+	for _, snap := range []*registry.Snapshot{s.cfg.Snapshot, s.synced} {
+		if snap == nil {
+			continue
+		}
+		if _, ok := snap.Group(server); ok {
+			return server, true
+		}
+	}
+	return server, slices.Contains(s.cfg.Pending, server)
+}
+
+// BoundName returns the full name of the tool the frozen index announced
+// under short: the one visible MCP tool of the frozen plan whose short name
+// it is. A short name stays bound to it after it left, so that a call
+// answers "removed" and never runs another server's tool of that name.
+func (d dispatchSession) BoundName(short string) (string, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if short == "" || strings.HasPrefix(short, toolname.MCPPrefix) {
+		return "", false
+	}
+	if _, ok := d.cfg.Snapshot.Tool(short); ok {
+		return "", false // a full name of its own
+	}
+	full, n := "", 0
+	for _, name := range d.frozen.visible {
+		if !strings.HasSuffix(name, "__"+short) {
+			continue
+		}
+		if t, ok := d.cfg.Snapshot.Tool(name); ok {
+			if sn, ok := shortname.Of(t); ok && sn == short {
+				full, n = name, n+1
+			}
+		}
+	}
+	return full, n == 1
+}
+
+

@@ -156,6 +156,13 @@ func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, s
 		return nil, errs.Wrap(ErrState, err, "")
 	}
 	cfg.View = view
+	if st.Live != nil && st.Live.Frozen != nil {
+		snap, err := frozenSnapshot(cfg.Snapshot, st.Live.Frozen)
+		if err != nil {
+			return nil, fmt.Errorf("%w: live: %w", ErrState, err)
+		}
+		cfg.Snapshot = snap
+	}
 	drop := cfg.DropMessages
 	cfg.DropMessages = false // the messages are restored first
 	s, err := NewSession(cfg)
@@ -188,6 +195,7 @@ func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, s
 	if err := s.restoreLive(st.Live); err != nil {
 		return nil, fmt.Errorf("%w: live: %w", ErrState, err)
 	}
+	s.rebuildView()
 	s.restoreLoaded(st.Loaded)
 	switch {
 	case st.Encoded != nil:

@@ -98,7 +98,7 @@ func run(w io.Writer) error {
 		fmt.Fprintf(w, "%s %s\n  → %s\n", name, args, clip(res.Text, 330))
 	}
 	sync := func(what string) error {
-		c, err := s.Sync(reg.Snapshot())
+		c, err := s.Sync(ctx, reg.Snapshot())
 		fmt.Fprintf(w, "%s: added %v, removed %v, changed %v\n", what, c.Added, c.Removed, c.Changed)
 		return err
 	}

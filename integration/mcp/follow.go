@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"context"
+
 	"github.com/toolshelf/toolshelf/request"
 )
 
@@ -26,7 +28,7 @@ func (m *Manager) Follow(s *request.Session) (stop func()) {
 	}
 	m.followers[s] = struct{}{}
 	m.followMu.Unlock()
-	_, _ = m.Sync(s)
+	_, _ = m.Sync(context.Background(), s)
 	return func() {
 		m.followMu.Lock()
 		delete(m.followers, s)
@@ -35,9 +37,10 @@ func (m *Manager) Follow(s *request.Session) (stop func()) {
 }
 
 // Sync syncs s with the Manager's registry now: what a session that does
-// not [Manager.Follow] calls before it builds a request.
-func (m *Manager) Sync(s *request.Session) (request.ToolsChange, error) {
-	c, err := s.Sync(m.reg.Snapshot())
+// not [Manager.Follow] calls before it builds a request. ctx is passed to
+// [request.Session.Sync].
+func (m *Manager) Sync(ctx context.Context, s *request.Session) (request.ToolsChange, error) {
+	c, err := s.Sync(ctx, m.reg.Snapshot())
 	if err != nil {
 		m.opts.Logger.Warn("mcp: session cannot follow the registry", "err", err)
 	}
@@ -54,6 +57,8 @@ func (m *Manager) syncFollowers() {
 	}
 	m.followMu.Unlock()
 	for _, s := range ss {
-		_, _ = m.Sync(s)
+		// A registry change from the servers, not a call of the harness:
+		// there is no caller's context.
+		_, _ = m.Sync(context.Background(), s)
 	}
 }

@@ -176,7 +176,7 @@ func TestFollowLiveServer(t *testing.T) {
 			h.eventually("the drop is seen", func() bool { st, _ := m.state("late"); return st == stateUnavailable })
 			r = h.exec("mcp__late__b", `{"message":"x"}`)
 			assert.Contains(t, r.Text, "unavailable")
-			c, err := m.Sync(h.s)
+			c, err := m.Sync(context.Background(), h.s)
 			require.NoError(t, err)
 			assert.Zero(t, c)
 			assert.Equal(t, prefix, string(h.s.Prefix()))

@@ -69,7 +69,7 @@ func liveTurn(t *testing.T, s *request.Session, r liveReplica, k int) []request.
 	if k == 0 {
 		snap = r.start
 	}
-	_, err := s.Sync(snap)
+	_, err := s.Sync(context.Background(), snap)
 	require.NoError(t, err)
 	calls := func(id, name, args string) []request.Message {
 		res := s.Call(context.Background(), name, json.RawMessage(args))
@@ -130,6 +130,49 @@ func TestReplicasFollowALiveToolSet(t *testing.T) {
 				require.Equal(t, want[k], string(body), "turn %d on replica %d", k, k%3)
 				require.NoError(t, conv.Commit(ctx, fmt.Sprint("turn-", k)))
 			}
+		})
+	}
+}
+
+// A replica whose registry connected the late server before the
+// conversation reached it restores the conversation from redis with its
+// own, newer snapshot: the prefix is rebuilt from the tools the session
+// froze on, and the next body is byte-identical (issue 34).
+func TestReplicaWithNewerSnapshot(t *testing.T) {
+	for _, p := range providers {
+		t.Run(string(p), func(t *testing.T) {
+			ctx := context.Background()
+			first := newLiveReplica(t, p)
+			store := newStore(t)
+			conv, err := request.OpenConversation(ctx, store, "newer", first.cfg, nil)
+			require.NoError(t, err)
+			_, err = conv.Session().BuildRequest(request.Turn{Messages: []request.Message{{Role: request.RoleUser, Text: "hi"}}})
+			require.NoError(t, err)
+			// Only the late server arrives (files unchanged).
+			reg := registry.New(nil)
+			require.NoError(t, reg.Register(registry.Tool{Name: "Read", Description: "Read a file."}))
+			pathSchema := `{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`
+			require.NoError(t, reg.ReplaceGroup(registry.Group{Name: "files"}, []registry.Tool{
+				mcpTool("list_dir", "List a directory.", pathSchema), mcpTool("stat", "Show a file's size.", pathSchema),
+			}))
+			require.NoError(t, reg.ReplaceGroup(registry.Group{Name: "late"}, []registry.Tool{mcpTool("ping", "Ping.", pathSchema)}))
+			newer := reg.Snapshot()
+			_, err = conv.Session().Sync(ctx, newer)
+			require.NoError(t, err)
+			require.NoError(t, conv.Commit(ctx, "a"))
+			next := []request.Message{{Role: request.RoleAssistant, Text: "ok"}, {Role: request.RoleUser, Text: "ping"}}
+			want, err := conv.Session().BuildRequest(request.Turn{Messages: next})
+			require.NoError(t, err)
+
+			cfg := first.cfg
+			cfg.Snapshot, cfg.Cache = newer, &request.Cache{}
+			o, err := request.OpenConversation(ctx, store, "newer", cfg, nil)
+			require.NoError(t, err)
+			_, err = o.Session().Sync(ctx, newer)
+			require.NoError(t, err)
+			got, err := o.Session().BuildRequest(request.Turn{Messages: next})
+			require.NoError(t, err)
+			assert.Equal(t, string(want), string(got))
 		})
 	}
 }

@@ -49,7 +49,7 @@ func syncLate(ss *session, turn int, snaps [2]*registry.Snapshot, late *lateCoun
 	if turn >= lateTurn {
 		snap = snaps[1]
 	}
-	c, err := ss.s.Sync(snap)
+	c, err := ss.s.Sync(context.Background(), snap)
 	if err != nil {
 		return err
 	}
