@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -27,7 +26,6 @@ import (
 // schemas.
 type Dispatcher struct {
 	opts  Options
-	log   *slog.Logger
 	cache validators
 	watch watchdog
 }
@@ -82,10 +80,6 @@ func New(opts *Options) (*Dispatcher, error) {
 			g[k] = v
 		}
 		o.Guidance = g
-	}
-	d.log = o.Logger
-	if d.log == nil {
-		d.log = slog.New(slog.DiscardHandler)
 	}
 	d.cache = validators{max: o.MaxSchemas, byPtr: map[*registry.Tool]*validator{}, byKey: map[string]*validator{}}
 	d.watch = newWatchdog(o.CallTimeout)

@@ -7,8 +7,8 @@ import (
 	"github.com/toolshelf/toolshelf/registry"
 )
 
-// ToolChanged emits an [Event] "tool_changed" to [Options.OnEvent], the
-// observer and the logger, as the dispatcher's own decisions are: a
+// ToolChanged emits an [Event] "tool_changed" to [Options.Observer], as
+// the dispatcher's own decisions are: a
 // session following its registry (request.Session.Sync) reports a tool
 // whose definition changed through the dispatcher that runs its calls, so
 // that the harness audits both in one place. A harness that follows tool

@@ -3,7 +3,6 @@ package execute
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"time"
 
 	"github.com/toolshelf/toolshelf/registry"
@@ -21,7 +20,7 @@ const (
 
 // Options configures a [Dispatcher]. Nil (or the zero value) means: allow
 // every call no rule decides, no approver (so Ask rules reject), no hooks,
-// default bounds, no events, no logging.
+// default bounds, no observer.
 type Options struct {
 	// Permissions are permission rules, evaluated on the target tool's name; the
 	// strongest matching action wins (deny over ask over allow).
@@ -71,13 +70,10 @@ type Options struct {
 	// returns: stopping it, and whatever it does after the deadline, is
 	// the handler's responsibility. Its late result is discarded.
 	CallTimeout time.Duration
-	// OnEvent receives every decision, synchronously, from the calling
-	// goroutine: it must be safe for concurrent use.
-	OnEvent func(Event)
-	// Logger logs every decision; nil discards.
-	Logger *slog.Logger
-	// Observer sees each dispatch as a whole, with its context, for
-	// tracing; nil observes nothing.
+	// Observer receives every decision, and sees each dispatch as a whole
+	// with its context: the one sink for events, logs and traces
+	// ([OnEvent] adapts a callback, [LogEvents] a *slog.Logger,
+	// [MultiObserver] combines them). Nil observes nothing.
 	Observer Observer
 }
 

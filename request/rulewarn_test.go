@@ -44,11 +44,11 @@ func TestRuleWarnings(t *testing.T) {
 			"Ask(mcp__filesystem__read_*)", "Deny(mcp__github__*)", "Allow(@readonly)"),
 			execute.Permission{Action: execute.Deny, Pattern: "mcp__filesytem__*", Source: "project"}),
 		Hooks: []execute.Hook{{Name: "audit", Pattern: "Raed"}, {Name: "all"}},
-		OnEvent: func(ev execute.Event) {
+		Observer: execute.OnEvent(func(ev execute.Event) {
 			mu.Lock()
 			defer mu.Unlock()
 			events = append(events, ev)
-		},
+		}),
 	})
 	require.NoError(t, err)
 	for seed := range uint64(3) {
