@@ -40,8 +40,6 @@ func (d *Dispatcher) deniesAll(t *registry.Tool) (rule string, denied bool) {
 // denied answers a call a rule (or the default) denies. Nothing about the
 // tool is in it: not its schema, not whether it exists.
 func (d *Dispatcher) denied(ctx context.Context, c *call, vd verdict) registry.Result {
-	ev := c.event(EventDenied)
-	ev.Rule = vd.rule
-	d.emit(ctx, c.scrub(ev))
+	d.report(ctx, c, Event{Kind: EventDenied, Rule: vd.rule})
 	return errResult(fmt.Sprintf("Permission denied: the harness's rules do not allow %q. Nothing was run. Do not retry it; do the task another way, or tell the user what you wanted to do.", c.target))
 }

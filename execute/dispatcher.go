@@ -98,8 +98,12 @@ type call struct {
 	red    *redactor // injected values to keep out of every text; nil before injection
 }
 
-func (c *call) event(k EventKind) Event {
-	return Event{Kind: k, Session: c.sid, Tool: clip(c.target, 80), Via: c.via, CallID: c.id}
+// report is how every decision of a call reaches the observer: ev, with
+// the call's facts filled in (session, target clipped to 80 bytes, via,
+// call ID) and injected values scrubbed from its detail and pointer.
+func (d *Dispatcher) report(ctx context.Context, c *call, ev Event) {
+	ev.Session, ev.Tool, ev.Via, ev.CallID = c.sid, clip(c.target, 80), c.via, c.id
+	d.emit(ctx, c.scrub(ev))
 }
 
 func errResult(text string) registry.Result { return registry.Result{Text: text, IsError: true} }
@@ -133,8 +137,7 @@ func (d *Dispatcher) callTool(ctx context.Context, s Session, name string, args 
 		}
 		c.target, params, shape = w.target, w.params, w.problem
 		if c.target == registry.DeferExecuteName || c.target == registry.ToolSearchName {
-			ev := c.event(EventRecursion)
-			d.emit(ctx, c.scrub(ev))
+			d.report(ctx, c, Event{Kind: EventRecursion})
 			return errResult(fmt.Sprintf("defer_execute cannot call %s. Call %s directly; use defer_execute only for the deferred tools listed in tool_search's index: defer_execute {\"tool_name\":\"<tool name>\",\"params\":{...}}.", c.target, c.target))
 		}
 	}
@@ -155,14 +158,11 @@ func (d *Dispatcher) settle(ctx context.Context, c *call, res *registry.Result, 
 		defer func() { d.end(ctx, *res) }()
 	}
 	if r := recover(); r != nil {
-		ev := c.event(EventHostError)
 		if search {
-			ev.Detail = fmt.Sprintf("panic in tool_search: %v", r)
-			d.emit(ctx, c.scrub(ev))
+			d.report(ctx, c, Event{Kind: EventHostError, Detail: fmt.Sprintf("panic in tool_search: %v", r)})
 			*res = errResult("tool_search failed inside the harness; nothing more is known. Retry once, or call a tool you already know.")
 		} else {
-			ev.Detail = fmt.Sprintf("panic in the dispatch pipeline: %v", r)
-			d.emit(ctx, c.scrub(ev))
+			d.report(ctx, c, Event{Kind: EventHostError, Detail: fmt.Sprintf("panic in the dispatch pipeline: %v", r)})
 			*res = errResult(fmt.Sprintf("The call of %q failed inside the harness's tool dispatcher; nothing more is known. Retry once, or use another tool.", clip(c.target, 80)))
 		}
 	}
@@ -171,9 +171,7 @@ func (d *Dispatcher) settle(ctx context.Context, c *call, res *registry.Result, 
 
 // badInput answers arguments that name no tool usably.
 func (d *Dispatcher) badInput(ctx context.Context, c *call, problem string) registry.Result {
-	ev := c.event(EventBadInput)
-	ev.Detail = problem
-	d.emit(ctx, c.scrub(ev))
+	d.report(ctx, c, Event{Kind: EventBadInput, Detail: problem})
 	if c.via != "" {
 		return errResult(fmt.Sprintf("Invalid defer_execute call: %s. Nothing was run. A correct call looks like: defer_execute {\"tool_name\":\"<exact tool name from the tool_search index>\",\"params\":{<the tool's parameters>}}.", problem))
 	}
@@ -218,9 +216,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, c *call, params json.RawMessa
 		return d.unloaded(ctx, c, params, shape)
 	}
 	if shape != "" {
-		ev := c.event(EventBadInput)
-		ev.Detail = shape
-		d.emit(ctx, c.scrub(ev))
+		d.report(ctx, c, Event{Kind: EventBadInput, Detail: shape})
 		return errResult(fmt.Sprintf("Invalid params for %q: %s. Nothing was run. %s", c.target, shape, d.correctCall(c)))
 	}
 	if c.v.err != nil {
@@ -256,23 +252,19 @@ func (d *Dispatcher) dispatch(ctx context.Context, c *call, params json.RawMessa
 	// 8. UTF-8 and tags, then the size bound, then guidance, which is
 	// never cut.
 	if !utf8.ValidString(res.Text) {
-		ev := c.event(EventReplaced)
-		ev.Detail = "the result is not valid UTF-8; invalid bytes replaced with U+FFFD"
-		d.emit(ctx, c.scrub(ev))
+		d.report(ctx, c, Event{Kind: EventReplaced, Detail: "the result is not valid UTF-8; invalid bytes replaced with U+FFFD"})
 	}
 	res.Text = safeText(res.Text)
 	res.Text = d.bound(ctx, c, res.Text)
 	if g := d.opts.Guidance[c.target]; g != "" {
 		res.Text += "\n\n" + g
 	}
-	ev := c.event(EventCompleted)
-	ev.Detail = fmt.Sprintf("is_error=%t bytes=%d", res.IsError, len(res.Text))
-	d.emit(ctx, c.scrub(ev))
+	d.report(ctx, c, Event{Kind: EventCompleted, Detail: fmt.Sprintf("is_error=%t bytes=%d", res.IsError, len(res.Text))})
 	return res
 }
 
 func (d *Dispatcher) unknown(ctx context.Context, c *call) registry.Result {
-	d.emit(ctx, c.event(EventUnknownTool))
+	d.report(ctx, c, Event{Kind: EventUnknownTool})
 	skip := func(n string) bool {
 		return c.via != "" && (n == registry.DeferExecuteName || n == registry.ToolSearchName)
 	}
@@ -311,9 +303,7 @@ func (d *Dispatcher) unloaded(ctx context.Context, c *call, params json.RawMessa
 			}
 		}
 	}
-	ev := c.event(EventUnloaded)
-	ev.Detail = fmt.Sprintf("%d problems in the params", len(problems))
-	d.emit(ctx, c.scrub(ev))
+	d.report(ctx, c, Event{Kind: EventUnloaded, Detail: fmt.Sprintf("%d problems in the params", len(problems))})
 	var b strings.Builder
 	fmt.Fprintf(&b, "Tool %q is deferred and its schema had not been loaded, so nothing was run. Its schema, loaded now:\n%s\n", c.target, c.t.ModelSchema())
 	writeList(&b, "Problems with the params you sent:", problems)
@@ -349,9 +339,7 @@ func (d *Dispatcher) correctCall(c *call) string {
 }
 
 func (d *Dispatcher) hostError(ctx context.Context, c *call, what, detail string) registry.Result {
-	ev := c.event(EventHostError)
-	ev.Detail = detail
-	d.emit(ctx, c.scrub(ev))
+	d.report(ctx, c, Event{Kind: EventHostError, Detail: detail})
 	return errResult(fmt.Sprintf("Tool %q could not run: %s. This is a problem on the harness's side, not fixable by changing the params; nothing was run. Tell the user, or use another tool.", c.target, what))
 }
 
@@ -369,9 +357,7 @@ func (d *Dispatcher) prepare(ctx context.Context, c *call, params json.RawMessag
 	v := c.v
 	obj, err := parseObject(params)
 	if err != nil {
-		ev := c.event(EventBadInput)
-		ev.Detail = err.Error()
-		d.emit(ctx, c.scrub(ev))
+		d.report(ctx, c, Event{Kind: EventBadInput, Detail: err.Error()})
 		return nil, nil, errResult(fmt.Sprintf("Invalid params for %q: %s. Nothing was run. %s", c.target, clip(strings.TrimPrefix(err.Error(), "params: "), 160), d.correctCall(c))), false
 	}
 	before := make(map[string]bool, len(obj))
@@ -381,9 +367,7 @@ func (d *Dispatcher) prepare(ctx context.Context, c *call, params json.RawMessag
 	for _, f := range c.t.Injected {
 		if _, ok := obj[f]; ok {
 			delete(obj, f)
-			ev := c.event(EventInjectedIgnored)
-			ev.Detail = "model-supplied value for host field " + f + " ignored"
-			d.emit(ctx, c.scrub(ev))
+			d.report(ctx, c, Event{Kind: EventInjectedIgnored, Detail: "model-supplied value for host field " + f + " ignored"})
 		}
 	}
 	if v.defaults {
@@ -424,10 +408,7 @@ func (d *Dispatcher) prepare(ctx context.Context, c *call, params json.RawMessag
 		model = append(model, vi.String())
 	}
 	if len(model) > 0 {
-		ev := c.event(EventInvalid)
-		ev.Pointer = first
-		ev.Detail = strings.Join(model, "; ")
-		d.emit(ctx, c.scrub(ev))
+		d.report(ctx, c, Event{Kind: EventInvalid, Pointer: first, Detail: strings.Join(model, "; ")})
 		var b strings.Builder
 		fmt.Fprintf(&b, "Invalid params for %q; nothing was run.\n", c.target)
 		writeList(&b, "", model)
@@ -518,19 +499,15 @@ func merge(t *registry.Tool, v *validator, params json.RawMessage, obj map[strin
 // permission applies the rules to the target name.
 func (d *Dispatcher) permission(ctx context.Context, c *call, visible json.RawMessage) (registry.Result, bool) {
 	vd := d.permit(c.target, c.t)
-	ev := c.event("")
-	ev.Rule = vd.rule
 	switch vd.action {
 	case Allow:
-		ev.Kind = EventAllowed
-		d.emit(ctx, c.scrub(ev))
+		d.report(ctx, c, Event{Kind: EventAllowed, Rule: vd.rule})
 		return registry.Result{}, true
 	case Deny:
 		return d.denied(ctx, c, vd), false
 	}
 	if d.opts.Ask == nil {
-		ev.Kind, ev.Detail = EventRejected, "no approver configured"
-		d.emit(ctx, c.scrub(ev))
+		d.report(ctx, c, Event{Kind: EventRejected, Rule: vd.rule, Detail: "no approver configured"})
 		return errResult(fmt.Sprintf("Calling %q needs the user's approval and the harness cannot ask for it here. Nothing was run. Do the task another way, or tell the user what you wanted to do.", c.target)), false
 	}
 	rule := vd.r
@@ -539,15 +516,14 @@ func (d *Dispatcher) permission(ctx context.Context, c *call, visible json.RawMe
 	}
 	yes, err := d.opts.Ask(ctx, AskRequest{Session: c.sid, Tool: c.target, Via: c.via, Params: visible, Rule: rule})
 	if err != nil || !yes {
-		ev.Kind = EventRejected
+		ev := Event{Kind: EventRejected, Rule: vd.rule}
 		if err != nil {
 			ev.Detail = "approver failed: " + err.Error()
 		}
-		d.emit(ctx, c.scrub(ev))
+		d.report(ctx, c, ev)
 		return errResult(fmt.Sprintf("The user did not approve the call of %q. Nothing was run. Do not retry the same call; ask the user how to proceed, or do the task another way.", c.target)), false
 	}
-	ev.Kind = EventApproved
-	d.emit(ctx, c.scrub(ev))
+	d.report(ctx, c, Event{Kind: EventApproved, Rule: vd.rule})
 	return registry.Result{}, true
 }
 
@@ -569,9 +545,7 @@ func (d *Dispatcher) before(ctx context.Context, c *call, h Hook, cl *Call) (res
 		return d.hostError(ctx, c, "a harness hook failed", fmt.Sprintf("hook %q: %v", h.Name, err)), false
 	}
 	if vd.Block {
-		ev := c.event(EventBlocked)
-		ev.Hook, ev.Detail = h.Name, vd.Reason
-		d.emit(ctx, c.scrub(ev))
+		d.report(ctx, c, Event{Kind: EventBlocked, Hook: h.Name, Detail: vd.Reason})
 		reason := strings.TrimSpace(c.red.text(vd.Reason))
 		if reason == "" {
 			reason = "no reason given"
@@ -602,9 +576,7 @@ func (d *Dispatcher) before(ctx context.Context, c *call, h Hook, cl *Call) (res
 	if problem != "" {
 		return d.hostError(ctx, c, "a harness hook rewrote its params into invalid ones", fmt.Sprintf("hook %q: %s", h.Name, problem)), false
 	}
-	ev := c.event(EventRewritten)
-	ev.Hook = h.Name
-	d.emit(ctx, c.scrub(ev))
+	d.report(ctx, c, Event{Kind: EventRewritten, Hook: h.Name})
 	cl.Params = slices.Clone(vd.Params)
 	return registry.Result{}, true
 }
@@ -612,15 +584,11 @@ func (d *Dispatcher) before(ctx context.Context, c *call, h Hook, cl *Call) (res
 func (d *Dispatcher) after(ctx context.Context, c *call, h Hook, cl *Call, in registry.Result) registry.Result {
 	out := in
 	if err := safely(func() { out = h.After(ctx, cl, in) }); err != nil {
-		ev := c.event(EventHostError)
-		ev.Hook, ev.Detail = h.Name, fmt.Sprintf("after hook panicked: %v; result kept", err)
-		d.emit(ctx, c.scrub(ev))
+		d.report(ctx, c, Event{Kind: EventHostError, Hook: h.Name, Detail: fmt.Sprintf("after hook panicked: %v; result kept", err)})
 		return in
 	}
 	if out != in {
-		ev := c.event(EventReplaced)
-		ev.Hook = h.Name
-		d.emit(ctx, c.scrub(ev))
+		d.report(ctx, c, Event{Kind: EventReplaced, Hook: h.Name})
 	}
 	return out
 }
@@ -638,41 +606,31 @@ func safely(f func()) (err error) {
 // run calls the handler with the caller's context.
 func (d *Dispatcher) run(ctx context.Context, c *call, cl *Call) registry.Result {
 	if c.t.Handler == nil {
-		d.emit(ctx, c.event(EventNoHandler))
+		d.report(ctx, c, Event{Kind: EventNoHandler})
 		return errResult(fmt.Sprintf("Tool %q has no implementation in this harness, so it cannot be called here. Nothing was run; use another tool.", c.target))
 	}
 	if err := ctx.Err(); err != nil {
-		ev := c.event(EventHandlerError)
-		ev.Detail = err.Error()
-		d.emit(ctx, c.scrub(ev))
+		d.report(ctx, c, Event{Kind: EventHandlerError, Detail: err.Error()})
 		return errResult(fmt.Sprintf("The call of %q was cancelled before it ran (%v).", c.target, err))
 	}
 	hctx := withCall(ctx, cl) // the handler reads its call with CallFromContext
 	o, cause, finished := d.handle(hctx, c.t.Handler, cl.Params)
 	res, err, perr := o.res, o.err, o.perr
 	if errors.Is(cause, ErrCallTimeout) {
-		ev := c.event(EventTimeout)
-		ev.Detail = fmt.Sprintf("%v; handler returned within the grace period: %t", cause, finished)
-		d.emit(ctx, c.scrub(ev))
+		d.report(ctx, c, Event{Kind: EventTimeout, Detail: fmt.Sprintf("%v; handler returned within the grace period: %t", cause, finished)})
 		if !finished {
 			return errResult(fmt.Sprintf("Tool %q did not finish within %s, so the harness stopped waiting. It may still be running, and what it did so far is unknown. Retry with a smaller request, or use another tool.", c.target, d.opts.CallTimeout))
 		}
 	} else if cause != nil && !finished {
-		ev := c.event(EventTimeout)
-		ev.Detail = cause.Error()
-		d.emit(ctx, c.scrub(ev))
+		d.report(ctx, c, Event{Kind: EventTimeout, Detail: cause.Error()})
 		return errResult(fmt.Sprintf("The call of %q was cancelled before it finished (%v); what it did so far is unknown.", c.target, cause))
 	}
 	if perr != nil {
-		ev := c.event(EventPanic)
-		ev.Detail = perr.Error()
-		d.emit(ctx, c.scrub(ev))
+		d.report(ctx, c, Event{Kind: EventPanic, Detail: perr.Error()})
 		return errResult(fmt.Sprintf("Tool %q failed with an internal error; nothing more is known. You may retry once with different params, or use another tool.", c.target))
 	}
 	if err != nil {
-		ev := c.event(EventHandlerError)
-		ev.Detail = err.Error()
-		d.emit(ctx, c.scrub(ev))
+		d.report(ctx, c, Event{Kind: EventHandlerError, Detail: err.Error()})
 		text := "Error: " + c.red.text(err.Error())
 		if res.Text != "" {
 			text = res.Text + "\n\n" + text
@@ -744,9 +702,7 @@ func (d *Dispatcher) bound(ctx context.Context, c *call, text string) string {
 		return text
 	}
 	cut := cutRunes(text, max)
-	ev := c.event(EventTruncated)
-	ev.Detail = fmt.Sprintf("%d of %d bytes kept", len(cut), len(text))
-	d.emit(ctx, c.scrub(ev))
+	d.report(ctx, c, Event{Kind: EventTruncated, Detail: fmt.Sprintf("%d of %d bytes kept", len(cut), len(text))})
 	how := fmt.Sprintf("call %s again with a narrower request", c.target)
 	if len(c.v.paging) > 0 {
 		how += " (it accepts " + quoteList(c.v.paging, nil) + ")"

@@ -19,6 +19,6 @@ func (d *Dispatcher) ToolChanged(ctx context.Context, session, tool, detail stri
 
 // removed answers a call of a tool that left the session's tool set.
 func (d *Dispatcher) removed(ctx context.Context, c *call) registry.Result {
-	d.emit(ctx, c.event(EventRemovedTool))
+	d.report(ctx, c, Event{Kind: EventRemovedTool})
 	return errResult(fmt.Sprintf("Tool %q was removed during this session: its server no longer offers it. Nothing was run. Do not call it again; use another tool, or find one with tool_search.", clip(c.target, 80)))
 }

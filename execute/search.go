@@ -48,10 +48,12 @@ func (d *Dispatcher) search(ctx context.Context, s Session, args json.RawMessage
 		}
 	}
 	res, loaded := run(ctx, cl.Params)
-	ev := c.event(EventSearched)
-	ev.Queries, ev.Loaded = searchQueries(cl.Params), slices.Sorted(slices.Values(loaded))
-	ev.Detail = fmt.Sprintf("is_error=%t bytes=%d", res.IsError, len(res.Text))
-	d.emit(ctx, ev)
+	d.report(ctx, c, Event{
+		Kind:    EventSearched,
+		Queries: searchQueries(cl.Params),
+		Loaded:  slices.Sorted(slices.Values(loaded)),
+		Detail:  fmt.Sprintf("is_error=%t bytes=%d", res.IsError, len(res.Text)),
+	})
 	for _, h := range hooks {
 		if h.After != nil {
 			res = d.after(ctx, c, h, cl, res)
@@ -69,9 +71,7 @@ func (d *Dispatcher) beforeSearch(ctx context.Context, c *call, h Hook, cl *Call
 		return d.hostError(ctx, c, "a harness hook failed", fmt.Sprintf("hook %q: %v", h.Name, err)), false
 	}
 	if vd.Block {
-		ev := c.event(EventBlocked)
-		ev.Hook, ev.Detail = h.Name, vd.Reason
-		d.emit(ctx, ev)
+		d.report(ctx, c, Event{Kind: EventBlocked, Hook: h.Name, Detail: vd.Reason})
 		reason := strings.TrimSpace(vd.Reason)
 		if reason == "" {
 			reason = "no reason given"
@@ -88,9 +88,7 @@ func (d *Dispatcher) beforeSearch(ctx context.Context, c *call, h Hook, cl *Call
 	if problem != "" {
 		return d.hostError(ctx, c, "a harness hook rewrote its arguments into invalid ones", fmt.Sprintf("hook %q: %s", h.Name, problem)), false
 	}
-	ev := c.event(EventRewritten)
-	ev.Hook = h.Name
-	d.emit(ctx, ev)
+	d.report(ctx, c, Event{Kind: EventRewritten, Hook: h.Name})
 	cl.Params = slices.Clone(vd.Params)
 	return registry.Result{}, true
 }

@@ -29,9 +29,7 @@ func (d *Dispatcher) resolveShort(ctx context.Context, c *call) (res registry.Re
 		c.target = names[0]
 		return registry.Result{}, false
 	}
-	ev := c.event(EventUnknownTool)
-	ev.Detail = fmt.Sprintf("ambiguous short name: %d tools", len(names))
-	d.emit(ctx, c.scrub(ev))
+	d.report(ctx, c, Event{Kind: EventUnknownTool, Detail: fmt.Sprintf("ambiguous short name: %d tools", len(names))})
 	quoted := make([]string, len(names))
 	for i, n := range names {
 		quoted[i] = fmt.Sprintf("%q", n)
