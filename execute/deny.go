@@ -2,7 +2,6 @@ package execute
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/toolshelf/toolshelf/internal/pattern"
@@ -41,5 +40,5 @@ func (d *Dispatcher) deniesAll(t *registry.Tool) (rule string, denied bool) {
 // tool is in it: not its schema, not whether it exists.
 func (d *Dispatcher) denied(ctx context.Context, c *call, vd verdict) registry.Result {
 	d.report(ctx, c, Event{Kind: EventDenied, Rule: vd.rule})
-	return errResult(fmt.Sprintf("Permission denied: the harness's rules do not allow %q. Nothing was run. Do not retry it; do the task another way, or tell the user what you wanted to do.", c.target))
+	return errResult(textDenied(c.target))
 }

@@ -2,7 +2,6 @@ package execute
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/toolshelf/toolshelf/registry"
 )
@@ -20,5 +19,5 @@ func (d *Dispatcher) ToolChanged(ctx context.Context, session, tool, detail stri
 // removed answers a call of a tool that left the session's tool set.
 func (d *Dispatcher) removed(ctx context.Context, c *call) registry.Result {
 	d.report(ctx, c, Event{Kind: EventRemovedTool})
-	return errResult(fmt.Sprintf("Tool %q was removed during this session: its server no longer offers it. Nothing was run. Do not call it again; use another tool, or find one with tool_search.", clip(c.target, 80)))
+	return errResult(textRemoved(c.target))
 }
