@@ -13,7 +13,8 @@ import (
 // its context: what a tracer needs to make one span per dispatch (package
 // integration/otel makes OpenTelemetry spans and metrics of it), and, in
 // between, each decision as an [Event]. Events outside a dispatch
-// ([Dispatcher.ToolChanged], [Dispatcher.RuleUnmatched]) reach Event alone.
+// ("tool_changed" and "rule_unmatched", which request.Session reports to
+// the observer of its dispatcher) reach Event alone.
 // [OnEvent] adapts a plain callback, [LogEvents] a *slog.Logger, and
 // [MultiObserver] combines several. Its methods are called synchronously
 // from the dispatching goroutine and must be safe for concurrent use; a

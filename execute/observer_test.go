@@ -59,7 +59,7 @@ func TestMultiObserver(t *testing.T) {
 	})
 	e := newEnv(t, deferral.View{})
 	d.Call(context.Background(), e.session("s1", "ImageGen"), "ImageGen", []byte(`{"prompt":"x"}`))
-	d.ToolChanged(context.Background(), "s1", "WebFetch", "description changed")
+	d.Options().Observer.Event(context.Background(), execute.Event{Kind: execute.EventToolChanged, Session: "s1", Tool: "WebFetch"})
 	assert.Equal(t, []string{
 		"a begin ImageGen []",
 		"b begin ImageGen [a]",

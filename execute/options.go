@@ -120,3 +120,11 @@ type Hook struct {
 	// Nil keeps the result.
 	After func(ctx context.Context, c *Call, r registry.Result) registry.Result
 }
+
+// Options returns the options d was made with, after New's defaults. Its
+// slices are d's own: read them, never modify them. A session reads the
+// permission rules and hook patterns to report those that select no tool
+// (request.Session.RuleWarnings), and reports to [Options.Observer] the
+// events that no call makes ("tool_changed", "rule_unmatched"), so that the
+// harness audits them with the dispatcher's own decisions.
+func (d *Dispatcher) Options() Options { return d.opts }

@@ -128,10 +128,10 @@ func (s *Session) Sync(snap *registry.Snapshot) (ToolsChange, error) {
 	raised := p.raised
 	d := s.cfg.Dispatcher
 	s.mu.Unlock()
-	if d != nil {
+	if d != nil && d.Options().Observer != nil {
 		for _, c := range raised {
-			d.ToolChanged(context.Background(), s.cfg.ID, c.Tool,
-				fmt.Sprintf("definition changed on server %q (sha256 %s → %s); the session keeps the one it showed until the change is approved", c.Server, c.OldSHA256, c.NewSHA256))
+			d.Options().Observer.Event(context.Background(), execute.Event{Kind: execute.EventToolChanged, Session: s.cfg.ID, Tool: c.Tool,
+				Detail: fmt.Sprintf("definition changed on server %q (sha256 %s → %s); the session keeps the one it showed until the change is approved", c.Server, c.OldSHA256, c.NewSHA256)})
 		}
 	}
 	return change, nil
