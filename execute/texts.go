@@ -12,8 +12,10 @@ import (
 // call, do something else, or tell the user. Names and words the model
 // wrote are quoted and clipped here; every result is then made safe to
 // quote (valid UTF-8, none of the host's tags) by [Dispatcher.settle].
-// The problems a text embeds ("params is a string; send a JSON object")
-// are written where they are found (args.go, validate.go).
+// The problems a text embeds ("params is a string; send a JSON object"),
+// which events carry as their Detail too, are here as well (problem…);
+// only the rewording of the schema validator's own messages stays with
+// the validator (validate.go's cleanError).
 
 // Texts for calls the harness itself got wrong: nothing the model can fix.
 const (
@@ -228,3 +230,72 @@ func textTruncated(cut string, total int, target string, paging []string) string
 
 // textGuided appends the harness's guidance for a tool to its result.
 func textGuided(text, guidance string) string { return text + "\n\n" + guidance }
+
+// Problems with the arguments' bytes, found before they are parsed.
+const problemNotUTF8 = "the arguments are not valid UTF-8; send them as JSON text"
+
+func problemTooLarge(n, max int) string {
+	return fmt.Sprintf("the arguments are %d bytes, over the limit of %d; send less data per call (split the work into several calls)", n, max)
+}
+
+func problemTooDeep(max int) string {
+	return fmt.Sprintf("the arguments nest deeper than %d levels of objects and arrays; flatten them", max)
+}
+
+// Problems with params that are not a JSON object.
+const (
+	problemParamsNull    = "params is null; send a JSON object ({} when the tool needs no params)"
+	problemParamsString  = "params is a string; send a JSON object"
+	problemParamsNotJSON = "arguments are not valid JSON; send a JSON object"
+	problemParamsArray   = "params is an array; send a JSON object whose keys are the tool's parameter names"
+)
+
+func problemParamsJSONString(inner string) string {
+	return "params is a string holding JSON; send the object itself, not a string: " + clip(inner, 200) + " without the surrounding quotes"
+}
+
+// problemParamsKind: params is a boolean or a number.
+func problemParamsKind(kind string) string {
+	return "params is a " + kind + "; send a JSON object whose keys are the tool's parameter names"
+}
+
+// Problems with defer_execute's own arguments.
+const (
+	problemWrapperEmpty      = "defer_execute needs arguments"
+	problemWrapperJSONString = "the arguments are a string holding JSON; send the object itself"
+	problemWrapperNotJSON    = "the arguments are not valid JSON"
+	problemNoToolName        = `"tool_name" is missing`
+	problemBadToolName       = `"tool_name" must be a non-empty string: the exact name of a tool`
+)
+
+func problemWrapperKind(kind string) string {
+	return "the arguments are a " + kind + ", not an object"
+}
+
+func problemWrapperBadObject(err error) string {
+	return "the arguments are not a valid JSON object (" + clip(err.Error(), 120) + ")"
+}
+
+// problemParamsBesideName: the tool's params written next to tool_name;
+// fixed is the call as it should have been.
+func problemParamsBesideName(keys []string, fixed []byte) string {
+	return fmt.Sprintf("the tool's params must go inside \"params\", not next to \"tool_name\" (found %s); send defer_execute %s", quoteKeys(keys), clip(string(fixed), 300))
+}
+
+func problemExtraKeys(keys []string) string {
+	return fmt.Sprintf("unexpected keys %s next to \"tool_name\" and \"params\"; put every parameter inside \"params\"", quoteKeys(keys))
+}
+
+// problemAnd joins a problem found first to the one found under it.
+func problemAnd(first, then string) string { return first + "; and " + then }
+
+// Schema violations the dispatcher words itself.
+const problemRequired = "required property is missing"
+
+func problemUnknownProperty(props []string, skip map[string]bool) string {
+	return "unknown property; the schema allows " + quoteList(props, skip)
+}
+
+func problemBigInteger(n string) string {
+	return fmt.Sprintf("the integer %s is beyond ±9007199254740992 (2^53), where this tool's schema's multipleOf cannot be checked exactly; send an integer within that range", n)
+}
