@@ -107,7 +107,7 @@ func TestRulesOnRealNameDecideAliasedCalls(t *testing.T) {
 	for _, tl := range aliased {
 		rule := realNamePattern(tl)
 		var evs events
-		deny := mustNew(t, &execute.Options{Permissions: execute.MustPermissions("Allow("+tl.Name+")", "Deny("+rule+")"), OnEvent: evs.add})
+		deny := mustNew(t, &execute.Options{Permissions: execute.MustPermissions("Allow("+tl.Name+")", "Deny("+rule+")"), Observer: execute.OnEvent(evs.add)})
 		res := deny.Call(ctx, s, tl.Name, json.RawMessage(`{}`))
 		assert.True(t, res.IsError, "%s (%s): %s", tl.Name, rule, res.Text)
 		res = deny.Call(ctx, s, registry.DeferExecuteName, wrap(tl.Name, `{}`))

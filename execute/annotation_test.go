@@ -61,7 +61,7 @@ func TestRuleByAnnotation(t *testing.T) {
 
 	ran.Store(0)
 	var evs events
-	d = mustNew(t, &execute.Options{Default: execute.Deny, Permissions: execute.MustPermissions("Allow(@readonly)"), OnEvent: evs.add})
+	d = mustNew(t, &execute.Options{Default: execute.Deny, Permissions: execute.MustPermissions("Allow(@readonly)"), Observer: execute.OnEvent(evs.add)})
 	got := map[string]bool{}
 	for _, n := range []string{"mcp__db__query", "mcp__db__drop_table", "mcp__liar__wipe", "mcp__db__upsert"} {
 		got[n] = !d.Call(ctx, s, n, json.RawMessage(`{}`)).IsError

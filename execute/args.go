@@ -14,15 +14,15 @@ import (
 // bytes, before anything parses them recursively. It does not check syntax.
 func scanBounds(b []byte, maxBytes, maxDepth int) string {
 	if len(b) > maxBytes {
-		return fmt.Sprintf("the arguments are %d bytes, over the limit of %d; send less data per call (split the work into several calls)", len(b), maxBytes)
+		return problemTooLarge(len(b), maxBytes)
 	}
 	if !utf8.Valid(b) {
 		// Quoting such bytes back would put invalid UTF-8 into the result,
 		// and from there into the next request body.
-		return "the arguments are not valid UTF-8; send them as JSON text"
+		return problemNotUTF8
 	}
 	if jsonx.DeeperThan(b, maxDepth) {
-		return fmt.Sprintf("the arguments nest deeper than %d levels of objects and arrays; flatten them", maxDepth)
+		return problemTooDeep(maxDepth)
 	}
 	return ""
 }
@@ -40,23 +40,23 @@ func shapeProblem(params []byte) string {
 		return ""
 	case 'n':
 		if string(p) == "null" { // "not json", "nul" ... are not null
-			return "params is null; send a JSON object ({} when the tool needs no params)"
+			return problemParamsNull
 		}
 	case '"':
 		var s string
 		if json.Unmarshal(p, &s) == nil {
 			if t := strings.TrimSpace(s); strings.HasPrefix(t, "{") && json.Valid([]byte(t)) {
-				return "params is a string holding JSON; send the object itself, not a string: " + clip(t, 200) + " without the surrounding quotes"
+				return problemParamsJSONString(t)
 			}
 		}
-		return "params is a string; send a JSON object"
+		return problemParamsString
 	case '[':
-		return "params is an array; send a JSON object whose keys are the tool's parameter names"
+		return problemParamsArray
 	}
 	if !json.Valid(p) {
-		return "arguments are not valid JSON; send a JSON object"
+		return problemParamsNotJSON
 	}
-	return "params is a " + jsonKind(p) + "; send a JSON object whose keys are the tool's parameter names"
+	return problemParamsKind(jsonKind(p))
 }
 
 func jsonKind(p []byte) string {
@@ -87,23 +87,23 @@ type wrapped struct {
 func unwrap(args []byte) wrapped {
 	a := bytes.TrimSpace(args)
 	if len(a) == 0 || string(a) == "null" {
-		return wrapped{fatal: "defer_execute needs arguments"}
+		return wrapped{fatal: problemWrapperEmpty}
 	}
 	if a[0] != '{' {
 		if a[0] == '"' {
 			var s string
 			if json.Unmarshal(a, &s) == nil && strings.HasPrefix(strings.TrimSpace(s), "{") {
-				return unwrapMore(unwrap([]byte(s)), "the arguments are a string holding JSON; send the object itself")
+				return unwrapMore(unwrap([]byte(s)), problemWrapperJSONString)
 			}
 		}
 		if !json.Valid(a) {
-			return wrapped{fatal: "the arguments are not valid JSON"}
+			return wrapped{fatal: problemWrapperNotJSON}
 		}
-		return wrapped{fatal: "the arguments are a " + jsonKind(a) + ", not an object"}
+		return wrapped{fatal: problemWrapperKind(jsonKind(a))}
 	}
 	ms, err := jsonx.Members(a)
 	if err != nil {
-		return wrapped{fatal: "the arguments are not a valid JSON object (" + clip(err.Error(), 120) + ")"}
+		return wrapped{fatal: problemWrapperBadObject(err)}
 	}
 	var w wrapped
 	var extra []string
@@ -118,19 +118,19 @@ func unwrap(args []byte) wrapped {
 		}
 	}
 	if rawName == nil {
-		return wrapped{fatal: `"tool_name" is missing`}
+		return wrapped{fatal: problemNoToolName}
 	}
 	if err := json.Unmarshal(rawName, &w.target); err != nil || w.target == "" {
-		return wrapped{fatal: `"tool_name" must be a non-empty string: the exact name of a tool`}
+		return wrapped{fatal: problemBadToolName}
 	}
 	if len(extra) > 0 {
 		if w.params == nil {
 			// The common slip: the tool's params written next to tool_name.
 			w.params = jsonx.AppendObject(nil, withoutKey(ms, "tool_name"))
 			fixed := jsonx.AppendObject(nil, []jsonx.Member{{Key: "tool_name", Value: rawName}, {Key: "params", Value: w.params}})
-			w.problem = fmt.Sprintf("the tool's params must go inside \"params\", not next to \"tool_name\" (found %s); send defer_execute %s", quoteKeys(extra), clip(string(fixed), 300))
+			w.problem = problemParamsBesideName(extra, fixed)
 		} else {
-			w.problem = fmt.Sprintf("unexpected keys %s next to \"tool_name\" and \"params\"; put every parameter inside \"params\"", quoteKeys(extra))
+			w.problem = problemExtraKeys(extra)
 		}
 	}
 	return w
@@ -139,9 +139,9 @@ func unwrap(args []byte) wrapped {
 func unwrapMore(w wrapped, why string) wrapped {
 	switch {
 	case w.fatal != "":
-		w.fatal = why + "; and " + w.fatal
+		w.fatal = problemAnd(why, w.fatal)
 	case w.problem != "":
-		w.problem = why + "; and " + w.problem
+		w.problem = problemAnd(why, w.problem)
 	default:
 		w.problem = why
 	}

@@ -2,7 +2,6 @@ package execute
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/toolshelf/toolshelf/internal/pattern"
@@ -40,18 +39,14 @@ func (d *Dispatcher) deniesAll(t *registry.Tool) (rule string, denied bool) {
 // denied answers a call a rule (or the default) denies. Nothing about the
 // tool is in it: not its schema, not whether it exists.
 func (d *Dispatcher) denied(ctx context.Context, c *call, vd verdict) registry.Result {
-	ev := c.event(EventDenied)
-	ev.Rule = vd.rule
-	d.emit(ctx, c.scrub(ev))
-	return errResult(fmt.Sprintf("Permission denied: the harness's rules do not allow %q. Nothing was run. Do not retry it; do the task another way, or tell the user what you wanted to do.", c.target))
+	d.report(ctx, c, Event{Kind: EventDenied, Rule: vd.rule})
+	return errResult(textDenied(c.target))
 }
 
 // loadDenied answers a call of a deferred tool whose schema was never
 // loaded in a session whose rules deny tool_search: loading it by calling
 // it would go around the rule.
 func (d *Dispatcher) loadDenied(ctx context.Context, c *call, vd verdict) registry.Result {
-	ev := c.event(EventDenied)
-	ev.Rule, ev.Detail = vd.rule, "loading a deferred tool's schema: tool_search is denied"
-	d.emit(ctx, c.scrub(ev))
-	return errResult(fmt.Sprintf("Permission denied: %q is a deferred tool whose schema has not been loaded, and the harness's rules do not allow loading schemas (tool_search) in this session. Nothing was run. Do not retry it; use the tools in your tool list, or tell the user what you wanted to do.", c.target))
+	d.report(ctx, c, Event{Kind: EventDenied, Rule: vd.rule, Detail: "loading a deferred tool's schema: tool_search is denied"})
+	return errResult(textLoadDenied(c.target))
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -27,7 +26,6 @@ import (
 // schemas.
 type Dispatcher struct {
 	opts  Options
-	log   *slog.Logger
 	cache validators
 	watch watchdog
 }
@@ -83,10 +81,6 @@ func New(opts *Options) (*Dispatcher, error) {
 		}
 		o.Guidance = g
 	}
-	d.log = o.Logger
-	if d.log == nil {
-		d.log = slog.New(slog.DiscardHandler)
-	}
 	d.cache = validators{max: o.MaxSchemas, byPtr: map[*registry.Tool]*validator{}, byKey: map[string]*validator{}}
 	d.watch = newWatchdog(o.CallTimeout)
 	return d, nil
@@ -104,8 +98,12 @@ type call struct {
 	red    *redactor // injected values to keep out of every text; nil before injection
 }
 
-func (c *call) event(k EventKind) Event {
-	return Event{Kind: k, Session: c.sid, Tool: clip(c.target, 80), Via: c.via, CallID: c.id}
+// report is how every decision of a call reaches the observer: ev, with
+// the call's facts filled in (session, target clipped to 80 bytes, via,
+// call ID) and injected values scrubbed from its detail and pointer.
+func (d *Dispatcher) report(ctx context.Context, c *call, ev Event) {
+	ev.Session, ev.Tool, ev.Via, ev.CallID = c.sid, clip(c.target, 80), c.via, c.id
+	d.emit(ctx, c.scrub(ev))
 }
 
 func errResult(text string) registry.Result { return registry.Result{Text: text, IsError: true} }
@@ -121,7 +119,7 @@ func (d *Dispatcher) callTool(ctx context.Context, s Session, name string, args 
 	defer d.settle(ctx, c, &res, false)
 	if s == nil {
 		d.emit(ctx, Event{Kind: EventHostError, Tool: clip(name, 80), Detail: "nil session"})
-		return errResult("The harness called the tool dispatcher without a session; this is not fixable by changing the call.")
+		return errResult(textNoSession)
 	}
 	c.sid = s.ID()
 	if name == registry.DeferExecuteName {
@@ -139,9 +137,8 @@ func (d *Dispatcher) callTool(ctx context.Context, s Session, name string, args 
 		}
 		c.target, params, shape = w.target, w.params, w.problem
 		if c.target == registry.DeferExecuteName || c.target == registry.ToolSearchName {
-			ev := c.event(EventRecursion)
-			d.emit(ctx, c.scrub(ev))
-			return errResult(fmt.Sprintf("defer_execute cannot call %s. Call %s directly; use defer_execute only for the deferred tools listed in tool_search's index: defer_execute {\"tool_name\":\"<tool name>\",\"params\":{...}}.", c.target, c.target))
+			d.report(ctx, c, Event{Kind: EventRecursion})
+			return errResult(textRecursion(c.target))
 		}
 	}
 	return d.dispatch(ctx, c, params, shape)
@@ -161,15 +158,12 @@ func (d *Dispatcher) settle(ctx context.Context, c *call, res *registry.Result, 
 		defer func() { d.end(ctx, *res) }()
 	}
 	if r := recover(); r != nil {
-		ev := c.event(EventHostError)
 		if search {
-			ev.Detail = fmt.Sprintf("panic in tool_search: %v", r)
-			d.emit(ctx, c.scrub(ev))
-			*res = errResult("tool_search failed inside the harness; nothing more is known. Retry once, or call a tool you already know.")
+			d.report(ctx, c, Event{Kind: EventHostError, Detail: fmt.Sprintf("panic in tool_search: %v", r)})
+			*res = errResult(textSearchPanic)
 		} else {
-			ev.Detail = fmt.Sprintf("panic in the dispatch pipeline: %v", r)
-			d.emit(ctx, c.scrub(ev))
-			*res = errResult(fmt.Sprintf("The call of %q failed inside the harness's tool dispatcher; nothing more is known. Retry once, or use another tool.", clip(c.target, 80)))
+			d.report(ctx, c, Event{Kind: EventHostError, Detail: fmt.Sprintf("panic in the dispatch pipeline: %v", r)})
+			*res = errResult(textDispatchPanic(c.target))
 		}
 	}
 	res.Text = safeText(res.Text)
@@ -177,13 +171,11 @@ func (d *Dispatcher) settle(ctx context.Context, c *call, res *registry.Result, 
 
 // badInput answers arguments that name no tool usably.
 func (d *Dispatcher) badInput(ctx context.Context, c *call, problem string) registry.Result {
-	ev := c.event(EventBadInput)
-	ev.Detail = problem
-	d.emit(ctx, c.scrub(ev))
+	d.report(ctx, c, Event{Kind: EventBadInput, Detail: problem})
 	if c.via != "" {
-		return errResult(fmt.Sprintf("Invalid defer_execute call: %s. Nothing was run. A correct call looks like: defer_execute {\"tool_name\":\"<exact tool name from the tool_search index>\",\"params\":{<the tool's parameters>}}.", problem))
+		return errResult(textBadWrapper(problem))
 	}
-	return errResult(fmt.Sprintf("Invalid call of %q: %s. Nothing was run. Send the tool's parameters as one JSON object, e.g. {\"name\":\"value\"}.", clip(c.target, 80), problem))
+	return errResult(textBadArgs(c.target, problem))
 }
 
 func (d *Dispatcher) dispatch(ctx context.Context, c *call, params json.RawMessage, shape string) registry.Result {
@@ -229,13 +221,11 @@ func (d *Dispatcher) dispatch(ctx context.Context, c *call, params json.RawMessa
 		return d.unloaded(ctx, c, params, shape)
 	}
 	if shape != "" {
-		ev := c.event(EventBadInput)
-		ev.Detail = shape
-		d.emit(ctx, c.scrub(ev))
-		return errResult(fmt.Sprintf("Invalid params for %q: %s. Nothing was run. %s", c.target, shape, d.correctCall(c)))
+		d.report(ctx, c, Event{Kind: EventBadInput, Detail: shape})
+		return errResult(textBadParams(c.target, shape, d.correctCall(c)))
 	}
 	if c.v.err != nil {
-		return d.hostError(ctx, c, "its input schema cannot be used for validation", "schema: "+c.v.err.Error())
+		return d.hostError(ctx, c, hostSchemaUnusable, "schema: "+c.v.err.Error())
 	}
 	// 3 and 4. Validation, defaults and injected fields.
 	full, visible, res, ok := d.prepare(ctx, c, params)
@@ -267,40 +257,23 @@ func (d *Dispatcher) dispatch(ctx context.Context, c *call, params json.RawMessa
 	// 8. UTF-8 and tags, then the size bound, then guidance, which is
 	// never cut.
 	if !utf8.ValidString(res.Text) {
-		ev := c.event(EventReplaced)
-		ev.Detail = "the result is not valid UTF-8; invalid bytes replaced with U+FFFD"
-		d.emit(ctx, c.scrub(ev))
+		d.report(ctx, c, Event{Kind: EventReplaced, Detail: "the result is not valid UTF-8; invalid bytes replaced with U+FFFD"})
 	}
 	res.Text = safeText(res.Text)
 	res.Text = d.bound(ctx, c, res.Text)
 	if g := d.opts.Guidance[c.target]; g != "" {
-		res.Text += "\n\n" + g
+		res.Text = textGuided(res.Text, g)
 	}
-	ev := c.event(EventCompleted)
-	ev.Detail = fmt.Sprintf("is_error=%t bytes=%d", res.IsError, len(res.Text))
-	d.emit(ctx, c.scrub(ev))
+	d.report(ctx, c, Event{Kind: EventCompleted, Detail: fmt.Sprintf("is_error=%t bytes=%d", res.IsError, len(res.Text))})
 	return res
 }
 
 func (d *Dispatcher) unknown(ctx context.Context, c *call) registry.Result {
-	d.emit(ctx, c.event(EventUnknownTool))
+	d.report(ctx, c, Event{Kind: EventUnknownTool})
 	skip := func(n string) bool {
 		return c.via != "" && (n == registry.DeferExecuteName || n == registry.ToolSearchName)
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "Unknown tool %q.", clip(c.target, 80))
-	if names := closest(c.target, c.s.VisibleNames(), skip); len(names) > 0 {
-		b.WriteString(" Did you mean ")
-		for i, n := range names {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			fmt.Fprintf(&b, "%q", n)
-		}
-		b.WriteString("?")
-	}
-	b.WriteString(" Nothing was run. Call a tool by its exact name: a tool from your tool list directly, or a deferred tool from the tool_search index as defer_execute {\"tool_name\":\"<name>\",\"params\":{...}} after loading its schema with tool_search.")
-	return errResult(b.String())
+	return errResult(textUnknown(c.target, closest(c.target, c.s.VisibleNames(), skip)))
 }
 
 func (d *Dispatcher) unloaded(ctx context.Context, c *call, params json.RawMessage, shape string) registry.Result {
@@ -322,48 +295,18 @@ func (d *Dispatcher) unloaded(ctx context.Context, c *call, params json.RawMessa
 			}
 		}
 	}
-	ev := c.event(EventUnloaded)
-	ev.Detail = fmt.Sprintf("%d problems in the params", len(problems))
-	d.emit(ctx, c.scrub(ev))
-	var b strings.Builder
-	fmt.Fprintf(&b, "Tool %q is deferred and its schema had not been loaded, so nothing was run. Its schema, loaded now:\n%s\n", c.target, c.t.ModelSchema())
-	writeList(&b, "Problems with the params you sent:", problems)
-	fmt.Fprintf(&b, "Call it again with params that match this schema. %s", d.correctCall(c))
-	return errResult(b.String())
-}
-
-func writeList(b *strings.Builder, title string, items []string) {
-	if len(items) == 0 {
-		return
-	}
-	if title != "" {
-		b.WriteString(title)
-		b.WriteByte('\n')
-	}
-	for i, s := range items {
-		if i == maxViolations {
-			fmt.Fprintf(b, "- and %d more\n", len(items)-maxViolations)
-			break
-		}
-		b.WriteString("- ")
-		b.WriteString(s)
-		b.WriteByte('\n')
-	}
+	d.report(ctx, c, Event{Kind: EventUnloaded, Detail: fmt.Sprintf("%d problems in the params", len(problems))})
+	return errResult(textUnloaded(c.target, c.t.ModelSchema(), problems, d.correctCall(c)))
 }
 
 // correctCall shows the shape of a correct call of the target.
 func (d *Dispatcher) correctCall(c *call) string {
-	if c.via != "" {
-		return fmt.Sprintf("A correct call looks like: defer_execute {\"tool_name\":%q,\"params\":%s}", c.target, c.v.example)
-	}
-	return fmt.Sprintf("A correct call looks like: %s with arguments %s", c.target, c.v.example)
+	return textCorrectCall(c.target, c.v.example, c.via != "")
 }
 
 func (d *Dispatcher) hostError(ctx context.Context, c *call, what, detail string) registry.Result {
-	ev := c.event(EventHostError)
-	ev.Detail = detail
-	d.emit(ctx, c.scrub(ev))
-	return errResult(fmt.Sprintf("Tool %q could not run: %s. This is a problem on the harness's side, not fixable by changing the params; nothing was run. Tell the user, or use another tool.", c.target, what))
+	d.report(ctx, c, Event{Kind: EventHostError, Detail: detail})
+	return errResult(textHostError(c.target, what))
 }
 
 // topKey returns the first segment of a JSON pointer, unescaped.
@@ -380,10 +323,8 @@ func (d *Dispatcher) prepare(ctx context.Context, c *call, params json.RawMessag
 	v := c.v
 	obj, err := parseObject(params)
 	if err != nil {
-		ev := c.event(EventBadInput)
-		ev.Detail = err.Error()
-		d.emit(ctx, c.scrub(ev))
-		return nil, nil, errResult(fmt.Sprintf("Invalid params for %q: %s. Nothing was run. %s", c.target, clip(strings.TrimPrefix(err.Error(), "params: "), 160), d.correctCall(c))), false
+		d.report(ctx, c, Event{Kind: EventBadInput, Detail: err.Error()})
+		return nil, nil, errResult(textBadParams(c.target, clip(strings.TrimPrefix(err.Error(), "params: "), 160), d.correctCall(c))), false
 	}
 	before := make(map[string]bool, len(obj))
 	for k := range obj {
@@ -392,21 +333,19 @@ func (d *Dispatcher) prepare(ctx context.Context, c *call, params json.RawMessag
 	for _, f := range c.t.Injected {
 		if _, ok := obj[f]; ok {
 			delete(obj, f)
-			ev := c.event(EventInjectedIgnored)
-			ev.Detail = "model-supplied value for host field " + f + " ignored"
-			d.emit(ctx, c.scrub(ev))
+			d.report(ctx, c, Event{Kind: EventInjectedIgnored, Detail: "model-supplied value for host field " + f + " ignored"})
 		}
 	}
 	if v.defaults {
 		if err := applyDefaults(v, &obj); err != nil {
-			return nil, nil, d.hostError(ctx, c, "its schema's defaults cannot be applied", err.Error()), false
+			return nil, nil, d.hostError(ctx, c, hostDefaults, err.Error()), false
 		}
 	}
 	injected := map[string]any{}
 	if len(c.t.Injected) > 0 && d.opts.Inject != nil {
 		vals, err := d.opts.Inject(ctx, c.sid, c.target)
 		if err != nil {
-			return nil, nil, d.hostError(ctx, c, "the harness could not supply its context", "inject: "+err.Error()), false
+			return nil, nil, d.hostError(ctx, c, hostInject, "inject: "+err.Error()), false
 		}
 		for _, f := range c.t.Injected {
 			if val, ok := vals[f]; ok {
@@ -435,18 +374,11 @@ func (d *Dispatcher) prepare(ctx context.Context, c *call, params json.RawMessag
 		model = append(model, vi.String())
 	}
 	if len(model) > 0 {
-		ev := c.event(EventInvalid)
-		ev.Pointer = first
-		ev.Detail = strings.Join(model, "; ")
-		d.emit(ctx, c.scrub(ev))
-		var b strings.Builder
-		fmt.Fprintf(&b, "Invalid params for %q; nothing was run.\n", c.target)
-		writeList(&b, "", model)
-		fmt.Fprintf(&b, "Expected schema:\n%s\n%s", c.t.ModelSchema(), d.correctCall(c))
-		return nil, nil, errResult(b.String()), false
+		d.report(ctx, c, Event{Kind: EventInvalid, Pointer: first, Detail: strings.Join(model, "; ")})
+		return nil, nil, errResult(textInvalid(c.target, model, c.t.ModelSchema(), d.correctCall(c))), false
 	}
 	if len(host) > 0 {
-		return nil, nil, d.hostError(ctx, c, "the harness did not supply valid values for its host-filled fields", strings.Join(host, "; ")), false
+		return nil, nil, d.hostError(ctx, c, hostFields, strings.Join(host, "; ")), false
 	}
 	// The model's bytes pass through untouched unless something was added.
 	if !v.defaults && len(c.t.Injected) == 0 {
@@ -457,7 +389,7 @@ func (d *Dispatcher) prepare(ctx context.Context, c *call, params json.RawMessag
 	}
 	full, visible, err = merge(c.t, v, params, obj, before, injected)
 	if err != nil {
-		return nil, nil, d.hostError(ctx, c, "its params could not be encoded", err.Error()), false
+		return nil, nil, d.hostError(ctx, c, hostEncode, err.Error()), false
 	}
 	return full, visible, registry.Result{}, true
 }
@@ -529,20 +461,16 @@ func merge(t *registry.Tool, v *validator, params json.RawMessage, obj map[strin
 // permission applies the rules to the target name.
 func (d *Dispatcher) permission(ctx context.Context, c *call, visible json.RawMessage) (registry.Result, bool) {
 	vd := d.permit(c.target, c.t)
-	ev := c.event("")
-	ev.Rule = vd.rule
 	switch vd.action {
 	case Allow:
-		ev.Kind = EventAllowed
-		d.emit(ctx, c.scrub(ev))
+		d.report(ctx, c, Event{Kind: EventAllowed, Rule: vd.rule})
 		return registry.Result{}, true
 	case Deny:
 		return d.denied(ctx, c, vd), false
 	}
 	if d.opts.Ask == nil {
-		ev.Kind, ev.Detail = EventRejected, "no approver configured"
-		d.emit(ctx, c.scrub(ev))
-		return errResult(fmt.Sprintf("Calling %q needs the user's approval and the harness cannot ask for it here. Nothing was run. Do the task another way, or tell the user what you wanted to do.", c.target)), false
+		d.report(ctx, c, Event{Kind: EventRejected, Rule: vd.rule, Detail: "no approver configured"})
+		return errResult(textNoApprover(c.target)), false
 	}
 	rule := vd.r
 	if vd.rule == "default" {
@@ -550,15 +478,14 @@ func (d *Dispatcher) permission(ctx context.Context, c *call, visible json.RawMe
 	}
 	yes, err := d.opts.Ask(ctx, AskRequest{Session: c.sid, Tool: c.target, Via: c.via, Params: visible, Rule: rule})
 	if err != nil || !yes {
-		ev.Kind = EventRejected
+		ev := Event{Kind: EventRejected, Rule: vd.rule}
 		if err != nil {
 			ev.Detail = "approver failed: " + err.Error()
 		}
-		d.emit(ctx, c.scrub(ev))
-		return errResult(fmt.Sprintf("The user did not approve the call of %q. Nothing was run. Do not retry the same call; ask the user how to proceed, or do the task another way.", c.target)), false
+		d.report(ctx, c, ev)
+		return errResult(textNotApproved(c.target)), false
 	}
-	ev.Kind = EventApproved
-	d.emit(ctx, c.scrub(ev))
+	d.report(ctx, c, Event{Kind: EventApproved, Rule: vd.rule})
 	return registry.Result{}, true
 }
 
@@ -577,17 +504,15 @@ func (d *Dispatcher) hooksFor(target string, t *registry.Tool) []Hook {
 func (d *Dispatcher) before(ctx context.Context, c *call, h Hook, cl *Call) (res registry.Result, ok bool) {
 	var vd Verdict
 	if err := safely(func() { vd = h.Before(ctx, cl) }); err != nil {
-		return d.hostError(ctx, c, "a harness hook failed", fmt.Sprintf("hook %q: %v", h.Name, err)), false
+		return d.hostError(ctx, c, hostHookFailed, fmt.Sprintf("hook %q: %v", h.Name, err)), false
 	}
 	if vd.Block {
-		ev := c.event(EventBlocked)
-		ev.Hook, ev.Detail = h.Name, vd.Reason
-		d.emit(ctx, c.scrub(ev))
+		d.report(ctx, c, Event{Kind: EventBlocked, Hook: h.Name, Detail: vd.Reason})
 		reason := strings.TrimSpace(c.red.text(vd.Reason))
 		if reason == "" {
-			reason = "no reason given"
+			reason = textNoReason
 		}
-		return errResult(fmt.Sprintf("The harness blocked the call of %q: %s. Nothing was run.", c.target, reason)), false
+		return errResult(textBlocked(c.target, reason)), false
 	}
 	if vd.Params == nil {
 		return registry.Result{}, true
@@ -611,11 +536,9 @@ func (d *Dispatcher) before(ctx context.Context, c *call, h Hook, cl *Call) (res
 		}
 	}
 	if problem != "" {
-		return d.hostError(ctx, c, "a harness hook rewrote its params into invalid ones", fmt.Sprintf("hook %q: %s", h.Name, problem)), false
+		return d.hostError(ctx, c, hostHookRewrite, fmt.Sprintf("hook %q: %s", h.Name, problem)), false
 	}
-	ev := c.event(EventRewritten)
-	ev.Hook = h.Name
-	d.emit(ctx, c.scrub(ev))
+	d.report(ctx, c, Event{Kind: EventRewritten, Hook: h.Name})
 	cl.Params = slices.Clone(vd.Params)
 	return registry.Result{}, true
 }
@@ -623,15 +546,11 @@ func (d *Dispatcher) before(ctx context.Context, c *call, h Hook, cl *Call) (res
 func (d *Dispatcher) after(ctx context.Context, c *call, h Hook, cl *Call, in registry.Result) registry.Result {
 	out := in
 	if err := safely(func() { out = h.After(ctx, cl, in) }); err != nil {
-		ev := c.event(EventHostError)
-		ev.Hook, ev.Detail = h.Name, fmt.Sprintf("after hook panicked: %v; result kept", err)
-		d.emit(ctx, c.scrub(ev))
+		d.report(ctx, c, Event{Kind: EventHostError, Hook: h.Name, Detail: fmt.Sprintf("after hook panicked: %v; result kept", err)})
 		return in
 	}
 	if out != in {
-		ev := c.event(EventReplaced)
-		ev.Hook = h.Name
-		d.emit(ctx, c.scrub(ev))
+		d.report(ctx, c, Event{Kind: EventReplaced, Hook: h.Name})
 	}
 	return out
 }
@@ -649,46 +568,32 @@ func safely(f func()) (err error) {
 // run calls the handler with the caller's context.
 func (d *Dispatcher) run(ctx context.Context, c *call, cl *Call) registry.Result {
 	if c.t.Handler == nil {
-		d.emit(ctx, c.event(EventNoHandler))
-		return errResult(fmt.Sprintf("Tool %q has no implementation in this harness, so it cannot be called here. Nothing was run; use another tool.", c.target))
+		d.report(ctx, c, Event{Kind: EventNoHandler})
+		return errResult(textNoHandler(c.target))
 	}
 	if err := ctx.Err(); err != nil {
-		ev := c.event(EventHandlerError)
-		ev.Detail = err.Error()
-		d.emit(ctx, c.scrub(ev))
-		return errResult(fmt.Sprintf("The call of %q was cancelled before it ran (%v).", c.target, err))
+		d.report(ctx, c, Event{Kind: EventHandlerError, Detail: err.Error()})
+		return errResult(textCancelledBefore(c.target, err))
 	}
 	hctx := withCall(ctx, cl) // the handler reads its call with CallFromContext
 	o, cause, finished := d.handle(hctx, c.t.Handler, cl.Params)
 	res, err, perr := o.res, o.err, o.perr
 	if errors.Is(cause, ErrCallTimeout) {
-		ev := c.event(EventTimeout)
-		ev.Detail = fmt.Sprintf("%v; handler returned within the grace period: %t", cause, finished)
-		d.emit(ctx, c.scrub(ev))
+		d.report(ctx, c, Event{Kind: EventTimeout, Detail: fmt.Sprintf("%v; handler returned within the grace period: %t", cause, finished)})
 		if !finished {
-			return errResult(fmt.Sprintf("Tool %q did not finish within %s, so the harness stopped waiting. It may still be running, and what it did so far is unknown. Retry with a smaller request, or use another tool.", c.target, d.opts.CallTimeout))
+			return errResult(textTimedOut(c.target, d.opts.CallTimeout))
 		}
 	} else if cause != nil && !finished {
-		ev := c.event(EventTimeout)
-		ev.Detail = cause.Error()
-		d.emit(ctx, c.scrub(ev))
-		return errResult(fmt.Sprintf("The call of %q was cancelled before it finished (%v); what it did so far is unknown.", c.target, cause))
+		d.report(ctx, c, Event{Kind: EventTimeout, Detail: cause.Error()})
+		return errResult(textCancelledDuring(c.target, cause))
 	}
 	if perr != nil {
-		ev := c.event(EventPanic)
-		ev.Detail = perr.Error()
-		d.emit(ctx, c.scrub(ev))
-		return errResult(fmt.Sprintf("Tool %q failed with an internal error; nothing more is known. You may retry once with different params, or use another tool.", c.target))
+		d.report(ctx, c, Event{Kind: EventPanic, Detail: perr.Error()})
+		return errResult(textHandlerPanic(c.target))
 	}
 	if err != nil {
-		ev := c.event(EventHandlerError)
-		ev.Detail = err.Error()
-		d.emit(ctx, c.scrub(ev))
-		text := "Error: " + c.red.text(err.Error())
-		if res.Text != "" {
-			text = res.Text + "\n\n" + text
-		}
-		return errResult(text)
+		d.report(ctx, c, Event{Kind: EventHandlerError, Detail: err.Error()})
+		return errResult(textHandlerError(res.Text, c.red.text(err.Error())))
 	}
 	return res
 }
@@ -755,12 +660,6 @@ func (d *Dispatcher) bound(ctx context.Context, c *call, text string) string {
 		return text
 	}
 	cut := cutRunes(text, max)
-	ev := c.event(EventTruncated)
-	ev.Detail = fmt.Sprintf("%d of %d bytes kept", len(cut), len(text))
-	d.emit(ctx, c.scrub(ev))
-	how := fmt.Sprintf("call %s again with a narrower request", c.target)
-	if len(c.v.paging) > 0 {
-		how += " (it accepts " + quoteList(c.v.paging, nil) + ")"
-	}
-	return fmt.Sprintf("%s\n\n[Output truncated: showing the first %d of %d bytes. To get the rest, %s.]", cut, len(cut), len(text), how)
+	d.report(ctx, c, Event{Kind: EventTruncated, Detail: fmt.Sprintf("%d of %d bytes kept", len(cut), len(text))})
+	return textTruncated(cut, len(text), c.target, c.v.paging)
 }

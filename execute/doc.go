@@ -38,12 +38,14 @@
 // Everything the model sends is untrusted. Bad input gets a model-facing
 // error result that says what a correct call looks like; a call never
 // panics and never returns a Go error that would end the turn. Every
-// decision is reported as an [Event] and logged with log/slog; the values of
-// injected fields never appear in a message, an event or a log line.
+// decision is reported as an [Event] to the one [Observer] the harness
+// configured (a callback with [OnEvent], log/slog with [LogEvents], a
+// tracer, or several with [MultiObserver]); the values of injected fields
+// never appear in a message, an event or a log line.
 //
 // API: [New] with [Options] ([Permission]s from [ParsePermission] or
-// [MustPermissions], an [Approver], [Hook]s, bounds, an [Event] callback
-// and an [Observer]) gives a [Dispatcher]; the harness puts it in
+// [MustPermissions], an [Approver], [Hook]s, bounds and an [Observer])
+// gives a [Dispatcher]; the harness puts it in
 // request.Config, and the session runs each tool call through it
 // (request.Session.Call). Hooks and handlers get a [Call] — the session's
 // ID and the call's facts, read-only — and a handler finds its own with

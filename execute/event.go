@@ -134,37 +134,7 @@ func (k EventKind) level() slog.Level {
 }
 
 func (d *Dispatcher) emit(ctx context.Context, ev Event) {
-	if d.opts.OnEvent != nil {
-		d.opts.OnEvent(ev)
-	}
 	if d.opts.Observer != nil {
 		d.opts.Observer.Event(ctx, ev)
 	}
-	lvl := ev.Kind.level()
-	if !d.log.Enabled(ctx, lvl) {
-		return
-	}
-	attrs := []slog.Attr{slog.String("session", ev.Session), slog.String("tool", ev.Tool)}
-	if ev.Via != "" {
-		attrs = append(attrs, slog.String("via", ev.Via))
-	}
-	if ev.Rule != "" {
-		attrs = append(attrs, slog.String("rule", ev.Rule))
-	}
-	if ev.Hook != "" {
-		attrs = append(attrs, slog.String("hook", ev.Hook))
-	}
-	if ev.Pointer != "" {
-		attrs = append(attrs, slog.String("pointer", ev.Pointer))
-	}
-	if ev.Detail != "" {
-		attrs = append(attrs, slog.String("detail", ev.Detail))
-	}
-	if ev.CallID != "" {
-		attrs = append(attrs, slog.String("call_id", ev.CallID))
-	}
-	if ev.Kind == EventSearched {
-		attrs = append(attrs, slog.Any("queries", ev.Queries), slog.Any("loaded", ev.Loaded))
-	}
-	d.log.LogAttrs(ctx, lvl, "execute: "+string(ev.Kind), attrs...)
 }

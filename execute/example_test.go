@@ -26,9 +26,9 @@ func ExampleNew() {
 	})
 	d, _ := execute.New(&execute.Options{
 		Permissions: execute.MustPermissions("Deny(ImageGen)"),
-		OnEvent: func(ev execute.Event) {
+		Observer: execute.OnEvent(func(ev execute.Event) {
 			fmt.Printf("event: %s %s via %s by %s\n", ev.Kind, ev.Tool, ev.Via, ev.Rule)
-		},
+		}),
 	})
 	s, _ := request.NewSession(request.Config{ID: "s1", Snapshot: reg.Snapshot(), Policy: &deferral.Policy{}, Provider: request.OpenAIChat, Model: "gpt-4o", Dispatcher: d})
 	r := s.Call(context.Background(), "defer_execute", json.RawMessage(`{"tool_name":"ImageGen","params":{"prompt":"a cat"}}`))

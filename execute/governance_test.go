@@ -22,7 +22,7 @@ func TestAskModeHidesWriters(t *testing.T) {
 	require.Equal(t, e.session("s").VisibleNames(), absent.session("s").VisibleNames())
 
 	var evs events
-	d := mustNew(t, &execute.Options{OnEvent: evs.add})
+	d := mustNew(t, &execute.Options{Observer: execute.OnEvent(evs.add)})
 	for _, name := range []string{"Write", "Edit", "Bash", "ImageGen"} {
 		t.Run(name, func(t *testing.T) {
 			s := e.session("ask", name) // even "loaded" changes nothing
@@ -80,7 +80,7 @@ func TestPermissionSeesTarget(t *testing.T) {
 				e := newEnv(t, deferral.View{})
 				var evs events
 				o := tt.opts
-				o.OnEvent = evs.add
+				o.Observer = execute.OnEvent(evs.add)
 				d := mustNew(t, &o)
 				s := e.session("s", "ImageGen")
 				var r registry.Result
@@ -190,7 +190,7 @@ func TestUnloadedDeferredTool(t *testing.T) {
 		t.Run(via, func(t *testing.T) {
 			e := newEnv(t, deferral.View{})
 			var evs events
-			d := mustNew(t, &execute.Options{OnEvent: evs.add})
+			d := mustNew(t, &execute.Options{Observer: execute.OnEvent(evs.add)})
 			s := e.session("s")
 			call := func(params string) registry.Result {
 				if via == "wrapped" {

@@ -229,8 +229,8 @@ func TestInjectedValuesNeverLeak(t *testing.T) {
 				Inject: func(context.Context, string, string) (map[string]any, error) {
 					return map[string]any{"token": secret, "uid": uid}, nil
 				},
-				OnEvent: evs.add,
-				Logger:  slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+				Observer: execute.MultiObserver(execute.OnEvent(evs.add),
+					execute.LogEvents(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})))),
 			})
 			for _, call := range []struct{ name, args string }{{"T", tc.params}, {registry.DeferExecuteName, string(wrap("T", tc.params))}} {
 				res := d.Call(context.Background(), s, call.name, json.RawMessage(call.args))
@@ -322,7 +322,7 @@ func TestCallTimeout(t *testing.T) {
 	s := oneTool(t, "Stuck", `{"type":"object"}`, stubborn)
 
 	var evs events
-	d := mustNew(t, &execute.Options{CallTimeout: 20 * time.Millisecond, OnEvent: evs.add})
+	d := mustNew(t, &execute.Options{CallTimeout: 20 * time.Millisecond, Observer: execute.OnEvent(evs.add)})
 	res := d.Call(context.Background(), s, "Stuck", json.RawMessage(`{}`))
 	<-started
 	require.True(t, res.IsError)
@@ -364,7 +364,7 @@ func TestCallTimeoutPoliteHandler(t *testing.T) {
 	}
 	s := oneTool(t, "Polite", `{"type":"object"}`, polite)
 	var evs events
-	d := mustNew(t, &execute.Options{CallTimeout: 10 * time.Millisecond, OnEvent: evs.add})
+	d := mustNew(t, &execute.Options{CallTimeout: 10 * time.Millisecond, Observer: execute.OnEvent(evs.add)})
 	res := d.Call(context.Background(), s, "Polite", json.RawMessage(`{}`))
 	assert.Equal(t, registry.Result{Text: "stopped after 3 of 10 files"}, res)
 	_, ok := evs.find(execute.EventTimeout)

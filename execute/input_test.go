@@ -60,7 +60,7 @@ func TestBadInput(t *testing.T) {
 	}
 	e := newEnv(t, deferral.View{})
 	var evs events
-	d := mustNew(t, &execute.Options{OnEvent: evs.add})
+	d := mustNew(t, &execute.Options{Observer: execute.OnEvent(evs.add)})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var r registry.Result
@@ -114,7 +114,7 @@ func TestValidation(t *testing.T) {
 	}
 	e := newEnv(t, deferral.View{})
 	var evs events
-	d := mustNew(t, &execute.Options{OnEvent: evs.add})
+	d := mustNew(t, &execute.Options{Observer: execute.OnEvent(evs.add)})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := d.Call(context.Background(), e.session("s"), tt.tool, json.RawMessage(tt.params))

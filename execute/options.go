@@ -3,7 +3,6 @@ package execute
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"time"
 
 	"github.com/toolshelf/toolshelf/registry"
@@ -21,7 +20,7 @@ const (
 
 // Options configures a [Dispatcher]. Nil (or the zero value) means: allow
 // every call no rule decides, no approver (so Ask rules reject), no hooks,
-// default bounds, no events, no logging.
+// default bounds, no observer.
 type Options struct {
 	// Permissions are permission rules, evaluated on the target tool's name; the
 	// strongest matching action wins (deny over ask over allow).
@@ -71,13 +70,10 @@ type Options struct {
 	// returns: stopping it, and whatever it does after the deadline, is
 	// the handler's responsibility. Its late result is discarded.
 	CallTimeout time.Duration
-	// OnEvent receives every decision, synchronously, from the calling
-	// goroutine: it must be safe for concurrent use.
-	OnEvent func(Event)
-	// Logger logs every decision; nil discards.
-	Logger *slog.Logger
-	// Observer sees each dispatch as a whole, with its context, for
-	// tracing; nil observes nothing.
+	// Observer receives every decision, and sees each dispatch as a whole
+	// with its context: the one sink for events, logs and traces
+	// ([OnEvent] adapts a callback, [LogEvents] a *slog.Logger,
+	// [MultiObserver] combines them). Nil observes nothing.
 	Observer Observer
 }
 
@@ -124,3 +120,11 @@ type Hook struct {
 	// Nil keeps the result.
 	After func(ctx context.Context, c *Call, r registry.Result) registry.Result
 }
+
+// Options returns the options d was made with, after New's defaults. Its
+// slices are d's own: read them, never modify them. A session reads the
+// permission rules and hook patterns to report those that select no tool
+// (request.Session.RuleWarnings), and reports to [Options.Observer] the
+// events that no call makes ("tool_changed", "rule_unmatched"), so that the
+// harness audits them with the dispatcher's own decisions.
+func (d *Dispatcher) Options() Options { return d.opts }

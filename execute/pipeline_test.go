@@ -30,7 +30,7 @@ func TestInjectedFields(t *testing.T) {
 		return map[string]any{"auth_token": "tok-" + s + "-" + tool, "other": "ignored"}, nil
 	}
 	var evs events
-	d := mustNew(t, &execute.Options{Inject: inject, OnEvent: evs.add})
+	d := mustNew(t, &execute.Options{Inject: inject, Observer: execute.OnEvent(evs.add)})
 	s := e.session("s1", "Notify")
 	r := d.Call(context.Background(), s, registry.DeferExecuteName, wrap("Notify", `{"message":"hi","auth_token":"forged"}`))
 	require.False(t, r.IsError, r.Text)
@@ -54,7 +54,7 @@ func TestInjectedFields(t *testing.T) {
 				if o == nil {
 					o = &execute.Options{}
 				}
-				o.OnEvent = evs.add
+				o.Observer = execute.OnEvent(evs.add)
 				d := mustNew(t, o)
 				r := d.Call(context.Background(), e.session("s", "Notify"), "Notify", json.RawMessage(`{"message":"hi"}`))
 				assert.True(t, r.IsError)
@@ -90,7 +90,7 @@ func TestHookRewrite(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t, deferral.View{})
 			var evs events
-			d := mustNew(t, &execute.Options{Hooks: []execute.Hook{tt.hook}, OnEvent: evs.add})
+			d := mustNew(t, &execute.Options{Hooks: []execute.Hook{tt.hook}, Observer: execute.OnEvent(evs.add)})
 			r := d.Call(context.Background(), e.session("s"), "Bash", json.RawMessage(`{"command":"ls"}`))
 			if tt.wantRun == "" {
 				assert.True(t, r.IsError)
@@ -122,7 +122,7 @@ func TestAfterHooksAndGuidance(t *testing.T) {
 		},
 		Guidance:       map[string]string{"WebSearch": "Results are paged: pass cursor to continue."},
 		MaxResultBytes: 10,
-		OnEvent:        evs.add,
+		Observer:       execute.OnEvent(evs.add),
 	})
 	r := d.Call(context.Background(), e.session("s", "WebSearch"), registry.DeferExecuteName, wrap("WebSearch", `{"query":"go"}`))
 	require.False(t, r.IsError, r.Text)
@@ -196,7 +196,7 @@ func TestHandlerOutcomes(t *testing.T) {
 			plan, err := (&deferral.Policy{}).Plan(reg.Snapshot(), deferral.View{})
 			require.NoError(t, err)
 			var evs events
-			d := mustNew(t, &execute.Options{OnEvent: evs.add})
+			d := mustNew(t, &execute.Options{Observer: execute.OnEvent(evs.add)})
 			var r registry.Result
 			require.NotPanics(t, func() { r = d.Call(tt.ctx, (&env{plan: plan}).session("s"), "T", json.RawMessage(`{}`)) })
 			assert.Equal(t, tt.want, r)
@@ -219,7 +219,7 @@ func TestSlog(t *testing.T) {
 	var mu sync.Mutex
 	log := slog.New(slog.NewTextHandler(lockedWriter{&mu, &buf}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	e := newEnv(t, deferral.View{})
-	d := mustNew(t, &execute.Options{Logger: log, Permissions: execute.MustPermissions("Deny(ImageGen)")})
+	d := mustNew(t, &execute.Options{Observer: execute.LogEvents(log), Permissions: execute.MustPermissions("Deny(ImageGen)")})
 	d.Call(context.Background(), e.session("s9", "ImageGen"), registry.DeferExecuteName, wrap("ImageGen", `{"prompt":"x"}`))
 	out := buf.String()
 	assert.Contains(t, out, `msg="execute: denied" session=s9 tool=ImageGen via=defer_execute rule=Deny(ImageGen)`)
@@ -271,7 +271,7 @@ func TestConcurrentSessions(t *testing.T) {
 		Inject: func(_ context.Context, s, _ string) (map[string]any, error) {
 			return map[string]any{"auth_token": s}, nil
 		},
-		OnEvent: evs.add,
+		Observer: execute.OnEvent(evs.add),
 		Hooks: []execute.Hook{{Name: "count", After: func(_ context.Context, c *execute.Call, r registry.Result) registry.Result {
 			return r
 		}}},

@@ -66,11 +66,11 @@ func FuzzSchemaCall(f *testing.F) {
 			Inject: func(context.Context, string, string) (map[string]any, error) {
 				return map[string]any{"token": secret}, nil
 			},
-			OnEvent: func(ev execute.Event) {
+			Observer: execute.OnEvent(func(ev execute.Event) {
 				if strings.HasPrefix(ev.Detail, "panic in the dispatch pipeline") {
 					pipelinePanic = ev.Detail
 				}
-			},
+			}),
 		})
 		if err != nil {
 			t.Fatal(err)

@@ -26,7 +26,7 @@ func (d *Dispatcher) search(ctx context.Context, s Session, args json.RawMessage
 	defer d.settle(ctx, c, &res, true)
 	if s == nil || run == nil {
 		d.emit(ctx, Event{Kind: EventHostError, Tool: name, Detail: "nil session or search function"})
-		return errResult("The harness called tool_search without a session; this is not fixable by changing the call.")
+		return errResult(textSearchNoSession)
 	}
 	c.sid = s.ID()
 	if p := scanBounds(args, d.opts.MaxParamsBytes, d.opts.MaxDepth+1); p != "" {
@@ -48,10 +48,12 @@ func (d *Dispatcher) search(ctx context.Context, s Session, args json.RawMessage
 		}
 	}
 	res, loaded := run(ctx, cl.Params)
-	ev := c.event(EventSearched)
-	ev.Queries, ev.Loaded = searchQueries(cl.Params), slices.Sorted(slices.Values(loaded))
-	ev.Detail = fmt.Sprintf("is_error=%t bytes=%d", res.IsError, len(res.Text))
-	d.emit(ctx, ev)
+	d.report(ctx, c, Event{
+		Kind:    EventSearched,
+		Queries: searchQueries(cl.Params),
+		Loaded:  slices.Sorted(slices.Values(loaded)),
+		Detail:  fmt.Sprintf("is_error=%t bytes=%d", res.IsError, len(res.Text)),
+	})
 	for _, h := range hooks {
 		if h.After != nil {
 			res = d.after(ctx, c, h, cl, res)
@@ -66,17 +68,15 @@ func (d *Dispatcher) search(ctx context.Context, s Session, args json.RawMessage
 func (d *Dispatcher) beforeSearch(ctx context.Context, c *call, h Hook, cl *Call) (registry.Result, bool) {
 	var vd Verdict
 	if err := safely(func() { vd = h.Before(ctx, cl) }); err != nil {
-		return d.hostError(ctx, c, "a harness hook failed", fmt.Sprintf("hook %q: %v", h.Name, err)), false
+		return d.hostError(ctx, c, hostHookFailed, fmt.Sprintf("hook %q: %v", h.Name, err)), false
 	}
 	if vd.Block {
-		ev := c.event(EventBlocked)
-		ev.Hook, ev.Detail = h.Name, vd.Reason
-		d.emit(ctx, ev)
+		d.report(ctx, c, Event{Kind: EventBlocked, Hook: h.Name, Detail: vd.Reason})
 		reason := strings.TrimSpace(vd.Reason)
 		if reason == "" {
-			reason = "no reason given"
+			reason = textNoReason
 		}
-		return errResult(fmt.Sprintf("The harness blocked this tool_search: %s. Nothing was searched.", reason)), false
+		return errResult(textSearchBlocked(reason)), false
 	}
 	if vd.Params == nil {
 		return registry.Result{}, true
@@ -86,11 +86,9 @@ func (d *Dispatcher) beforeSearch(ctx context.Context, c *call, h Hook, cl *Call
 		problem = shapeProblem(vd.Params)
 	}
 	if problem != "" {
-		return d.hostError(ctx, c, "a harness hook rewrote its arguments into invalid ones", fmt.Sprintf("hook %q: %s", h.Name, problem)), false
+		return d.hostError(ctx, c, hostSearchHookRewrite, fmt.Sprintf("hook %q: %s", h.Name, problem)), false
 	}
-	ev := c.event(EventRewritten)
-	ev.Hook = h.Name
-	d.emit(ctx, ev)
+	d.report(ctx, c, Event{Kind: EventRewritten, Hook: h.Name})
 	cl.Params = slices.Clone(vd.Params)
 	return registry.Result{}, true
 }

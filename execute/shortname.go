@@ -3,7 +3,6 @@ package execute
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/toolshelf/toolshelf/internal/shortname"
 	"github.com/toolshelf/toolshelf/registry"
@@ -35,13 +34,6 @@ func (d *Dispatcher) resolveShort(ctx context.Context, c *call) (res registry.Re
 		c.target = names[0]
 		return registry.Result{}, false
 	}
-	ev := c.event(EventUnknownTool)
-	ev.Detail = fmt.Sprintf("ambiguous short name: %d tools", len(names))
-	d.emit(ctx, c.scrub(ev))
-	quoted := make([]string, len(names))
-	for i, n := range names {
-		quoted[i] = fmt.Sprintf("%q", n)
-	}
-	return errResult(fmt.Sprintf("%q is the short name of %d tools: %s. Nothing was run. Call defer_execute again with the full name of the one you mean, e.g. {\"tool_name\":%q,\"params\":{...}}.",
-		clip(c.target, 80), len(names), strings.Join(quoted, ", "), names[0])), true
+	d.report(ctx, c, Event{Kind: EventUnknownTool, Detail: fmt.Sprintf("ambiguous short name: %d tools", len(names))})
+	return errResult(textAmbiguous(c.target, names)), true
 }

@@ -40,7 +40,7 @@ func TestDeferExecuteShortNames(t *testing.T) {
 	plan, err := (&deferral.Policy{Default: deferral.DefaultDefer}).Plan(reg.Snapshot(), view)
 	require.NoError(t, err)
 	var events []execute.Event
-	d, err := execute.New(&execute.Options{OnEvent: func(e execute.Event) { events = append(events, e) }})
+	d, err := execute.New(&execute.Options{Observer: execute.OnEvent(func(e execute.Event) { events = append(events, e) })})
 	require.NoError(t, err)
 	loaded := toolsearch.NewLoadedSet()
 	for _, n := range []string{"Read", "mcp__github__get_me", "mcp__github__create_issue", "mcp__gitlab__create_issue", "mcp__fs__Read"} {

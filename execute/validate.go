@@ -209,7 +209,7 @@ func (v *validator) check(obj map[string]any, red *redactor) []violation {
 		// 2^53 would be checked as another number. Refusing such a call
 		// narrows what passes, never widens it (see docs/reliability.md).
 		if ptr, n := bigInteger(obj, ""); ptr != "" {
-			return []violation{{ptr, red.text(fmt.Sprintf("the integer %s is beyond ±9007199254740992 (2^53), where this tool's schema's multipleOf cannot be checked exactly; send an integer within that range", n))}}
+			return []violation{{ptr, red.text(problemBigInteger(n))}}
 		}
 	}
 	// The common case, a valid call, costs one validation; the breakdown
@@ -221,7 +221,7 @@ func (v *validator) check(obj map[string]any, red *redactor) []violation {
 	var out []violation
 	for _, r := range v.required {
 		if _, ok := obj[r]; !ok {
-			out = append(out, violation{pointer(r), "required property is missing"})
+			out = append(out, violation{pointer(r), problemRequired})
 		}
 	}
 	if v.relaxed != nil {
@@ -246,7 +246,7 @@ func (v *validator) check(obj map[string]any, red *redactor) []violation {
 				msg, _ := cleanError(err, red)
 				ptr := pointer(k)
 				if strings.HasPrefix(msg, "unexpected additional properties") {
-					msg = "unknown property; the schema allows " + quoteList(v.props, v.injected)
+					msg = problemUnknownProperty(v.props, v.injected)
 				} else if p, m := v.deepen(v.root.Properties[k], obj[k], ptr, 0, red); p != ptr && m != "" {
 					ptr, msg = p, m
 				}

@@ -126,7 +126,7 @@ func TestDeniedToolNotSearchable(t *testing.T) {
 // call of a denied resident one; no handler runs.
 func TestDeniedToolCallAnswersDenied(t *testing.T) {
 	var evs []execute.Event
-	opts := &execute.Options{Permissions: execute.MustPermissions("Deny(mcp__vault__read_*)"), OnEvent: func(e execute.Event) { evs = append(evs, e) }}
+	opts := &execute.Options{Permissions: execute.MustPermissions("Deny(mcp__vault__read_*)"), Observer: execute.OnEvent(func(e execute.Event) { evs = append(evs, e) })}
 	for _, p := range providers {
 		var ran atomic.Int32
 		s := vaultSession(t, p, Portable, opts, &ran)
@@ -164,7 +164,7 @@ func TestSearchGoesThroughDispatcher(t *testing.T) {
 	var seen []string
 	block := false
 	opts := &execute.Options{
-		OnEvent: func(e execute.Event) { evs = append(evs, e) },
+		Observer: execute.OnEvent(func(e execute.Event) { evs = append(evs, e) }),
 		Hooks: []execute.Hook{
 			{Name: "search-audit", Pattern: "tool_search", Before: func(_ context.Context, c *execute.Call) execute.Verdict {
 				seen = append(seen, c.Name+" "+string(c.Params))
@@ -228,7 +228,7 @@ func TestSearchGoesThroughDispatcher(t *testing.T) {
 // load nothing; calls of resident tools still run.
 func TestDenySearch(t *testing.T) {
 	var evs []execute.Event
-	opts := &execute.Options{Permissions: execute.MustPermissions("Deny(tool_search)"), OnEvent: func(e execute.Event) { evs = append(evs, e) }}
+	opts := &execute.Options{Permissions: execute.MustPermissions("Deny(tool_search)"), Observer: execute.OnEvent(func(e execute.Event) { evs = append(evs, e) })}
 	for _, p := range providers {
 		var ran atomic.Int32
 		s := vaultSession(t, p, Portable, opts, &ran)

@@ -129,10 +129,10 @@ func (s *Session) Sync(ctx context.Context, snap *registry.Snapshot) (ToolsChang
 	raised := p.raised
 	d := s.cfg.Dispatcher
 	s.mu.Unlock()
-	if d != nil {
+	if d != nil && d.Options().Observer != nil {
 		for _, c := range raised {
-			d.ToolChanged(ctx, s.cfg.ID, c.Tool,
-				fmt.Sprintf("definition changed on server %q (sha256 %s → %s); the session keeps the one it showed until the change is approved", c.Server, c.OldSHA256, c.NewSHA256))
+			d.Options().Observer.Event(ctx, execute.Event{Kind: execute.EventToolChanged, Session: s.cfg.ID, Tool: c.Tool,
+				Detail: fmt.Sprintf("definition changed on server %q (sha256 %s → %s); the session keeps the one it showed until the change is approved", c.Server, c.OldSHA256, c.NewSHA256)})
 		}
 	}
 	return change, nil

@@ -68,14 +68,14 @@ func newLiveFixture(t testing.TB, reg *registry.Registry, p Provider, mut func(*
 			f.mu.Unlock()
 			return execute.Verdict{}
 		}}},
-		OnEvent: func(ev execute.Event) {
+		Observer: execute.OnEvent(func(ev execute.Event) {
 			if ev.Tool == registry.ToolSearchName {
 				return
 			}
 			f.mu.Lock()
 			f.events = append(f.events, ev)
 			f.mu.Unlock()
-		},
+		}),
 	})
 	require.NoError(t, err)
 	cfg := testConfig(reg.Snapshot(), p, &deferral.Policy{Layers: []deferral.Layer{deferral.MustLayer("p", "Defer(mcp__*)")}}, nil)

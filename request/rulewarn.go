@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/internal/regview"
 	"github.com/toolshelf/toolshelf/internal/rulecheck"
 	"github.com/toolshelf/toolshelf/internal/toolname"
@@ -106,8 +107,8 @@ func unmatchedRules(cfg *Config) []RuleWarning {
 	out := make([]RuleWarning, len(found))
 	for i, f := range found {
 		out[i] = RuleWarning{Rule: f.Rule.Text, Source: f.Rule.Source, DidYouMean: f.Suggestions}
-		if d != nil {
-			d.RuleUnmatched(context.Background(), cfg.ID, f.Rule.Text, out[i].String())
+		if d != nil && d.Options().Observer != nil {
+			d.Options().Observer.Event(context.Background(), execute.Event{Kind: execute.EventRuleUnmatched, Session: cfg.ID, Rule: f.Rule.Text, Detail: out[i].String()})
 		}
 	}
 	return out

@@ -44,11 +44,11 @@ func TestRuleWarnings(t *testing.T) {
 			"Ask(mcp__filesystem__read_*)", "Deny(mcp__github__*)", "Allow(@readonly)"),
 			execute.Permission{Action: execute.Deny, Pattern: "mcp__filesytem__*", Source: "project"}),
 		Hooks: []execute.Hook{{Name: "audit", Pattern: "Raed"}, {Name: "all"}},
-		OnEvent: func(ev execute.Event) {
+		Observer: execute.OnEvent(func(ev execute.Event) {
 			mu.Lock()
 			defer mu.Unlock()
 			events = append(events, ev)
-		},
+		}),
 	})
 	require.NoError(t, err)
 	for seed := range uint64(3) {
@@ -79,7 +79,7 @@ func TestRuleWarnings(t *testing.T) {
 		mu.Lock()
 		var evs []string
 		for _, ev := range events {
-			if ev.Kind == "rule_unmatched" {
+			if ev.Kind == execute.EventRuleUnmatched {
 				assert.Equal(t, "s1", ev.Session)
 				evs = append(evs, ev.Detail)
 			}

@@ -428,5 +428,3 @@ func (d dispatchSession) BoundName(short string) (string, bool) {
 	}
 	return full, n == 1
 }
-
-

@@ -114,11 +114,11 @@ func TestDenyToolSearchLoadsNothing(t *testing.T) {
 	var ran []string
 	d, err := execute.New(&execute.Options{
 		Permissions: []execute.Permission{{Action: execute.Deny, Pattern: registry.ToolSearchName}},
-		OnEvent: func(ev execute.Event) {
-			if ev.Kind == "completed" {
+		Observer: execute.OnEvent(func(ev execute.Event) {
+			if ev.Kind == execute.EventCompleted {
 				ran = append(ran, ev.Tool)
 			}
-		},
+		}),
 	})
 	require.NoError(t, err)
 	cfg := testConfig(reg.Snapshot(), Anthropic, &deferral.Policy{Layers: []deferral.Layer{deferral.MustLayer("p", "Defer(mcp__*)")}}, nil)

@@ -147,11 +147,11 @@ func newDispatcher(w io.Writer) (*execute.Dispatcher, error) {
 			{Name: "no-rm-rf", Pattern: "Bash", Before: noRmRf},
 			{Name: "sandbox-writes", Pattern: "Write", Before: sandboxWrites},
 		},
-		OnEvent: func(e execute.Event) {
+		Observer: execute.OnEvent(func(e execute.Event) {
 			if line := describe(e); line != "" {
 				fmt.Fprintf(w, "      guard %s\n", line)
 			}
-		},
+		}),
 	})
 }
 

@@ -59,11 +59,11 @@ func run(w io.Writer) error {
 	if err := reg.Register(registry.Tool{Name: "Read", Description: "Read a file.", RawSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)}); err != nil {
 		return err
 	}
-	disp, err := execute.New(&execute.Options{OnEvent: func(ev execute.Event) {
+	disp, err := execute.New(&execute.Options{Observer: execute.OnEvent(func(ev execute.Event) {
 		if ev.Kind == execute.EventToolChanged {
 			fmt.Fprintf(w, "event %s: %s\n", ev.Kind, ev.Tool)
 		}
-	}})
+	})})
 	if err != nil {
 		return err
 	}

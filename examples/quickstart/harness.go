@@ -157,7 +157,7 @@ func newDispatcher(log func(string)) (*execute.Dispatcher, error) {
 				return execute.Verdict{Params: out}
 			},
 		}},
-		OnEvent: func(e execute.Event) {
+		Observer: execute.OnEvent(func(e execute.Event) {
 			switch e.Kind {
 			case "allowed", "approved", "denied", "rejected",
 				"blocked", "rewritten", "unloaded":
@@ -173,6 +173,6 @@ func newDispatcher(log func(string)) (*execute.Dispatcher, error) {
 				}
 				log(strings.TrimSpace(line))
 			}
-		},
+		}),
 	})
 }

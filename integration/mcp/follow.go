@@ -18,7 +18,7 @@ import (
 // The returned function stops following; call it when the session ends,
 // or the Manager keeps the session alive. Sync runs on the Manager's
 // goroutine, and reports a changed tool to the session's dispatcher there:
-// its OnEvent must not call back into the Manager's connect methods. A Sync error (a session that
+// its Observer must not call back into the Manager's connect methods. A Sync error (a session that
 // cannot take new tools) is logged and returned by [Manager.Sync]; it does
 // not stop the Manager.
 func (m *Manager) Follow(s *request.Session) (stop func()) {

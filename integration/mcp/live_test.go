@@ -68,11 +68,11 @@ type liveHarness struct {
 
 func newLiveHarness(t *testing.T, reg *registry.Registry, m *Manager, p request.Provider) *liveHarness {
 	h := &liveHarness{t: t}
-	d, err := execute.New(&execute.Options{OnEvent: func(ev execute.Event) {
+	d, err := execute.New(&execute.Options{Observer: execute.OnEvent(func(ev execute.Event) {
 		h.mu.Lock()
 		h.events = append(h.events, ev)
 		h.mu.Unlock()
-	}})
+	})})
 	require.NoError(t, err)
 	extra := map[string]json.RawMessage{"max_tokens": json.RawMessage(`1024`)}
 	if p == request.OpenAIResponses {

@@ -23,7 +23,9 @@ import (
 func Example() {
 	reg := registry.New(nil)
 	err := reg.Register(registry.Tool{Name: "Read", Description: "Read a file.", RawSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`),
-		Handler: func(context.Context, json.RawMessage) (registry.Result, error) { return registry.Result{Text: "package main"}, nil }})
+		Handler: func(context.Context, json.RawMessage) (registry.Result, error) {
+			return registry.Result{Text: "package main"}, nil
+		}})
 	if err != nil {
 		panic(err)
 	}
