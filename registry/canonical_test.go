@@ -27,7 +27,9 @@ func TestCanonicalDefinition(t *testing.T) {
 		"name":        func(t *registry.Tool) { t.Name = "mcp__s__u" },
 		"description": func(t *registry.Tool) { t.Description = "Find things." },
 		"schema":      func(t *registry.Tool) { t.RawSchema = json.RawMessage(`{"type":"object"}`) },
-		"number":      func(t *registry.Tool) { t.RawSchema = json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","maximum":1000},"a":{"type":"string"}}}`) },
+		"number": func(t *registry.Tool) {
+			t.RawSchema = json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","maximum":1000},"a":{"type":"string"}}}`)
+		},
 		"annotations": func(t *registry.Tool) { t.Annotations = nil },
 	} {
 		c := *a
