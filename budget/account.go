@@ -69,7 +69,21 @@ type Account struct {
 	NamesChars int `json:"names_chars"`
 	IndexChars int `json:"index_chars"`
 
-	// NetSaving is DeferredChars − IndexChars, saved on every turn.
+	// The live set (AccountFor, from Session.LiveTools; zero for a plan):
+	// ArrivedCount and ArrivedChars are the tools that arrived after the
+	// freeze and are shown, deferred (every one would be resident without
+	// deferral); RemovedCount and RemovedChars the frozen tools that left
+	// (the prefix still carries them, an all-resident request would not);
+	// AnnouncedChars the Sync announcements placed in the history, re-read
+	// on every later request.
+	ArrivedCount   int `json:"arrived_count,omitempty"`
+	ArrivedChars   int `json:"arrived_chars,omitempty"`
+	RemovedCount   int `json:"removed_count,omitempty"`
+	RemovedChars   int `json:"removed_chars,omitempty"`
+	AnnouncedChars int `json:"announced_chars,omitempty"`
+
+	// NetSaving is DeferredChars − IndexChars, saved on every turn; with a
+	// live set, + ArrivedChars − RemovedChars − AnnouncedChars.
 	NetSaving int `json:"net_saving_chars"`
 	// NetSavingAfterEntry also pays for the entry tools.
 	NetSavingAfterEntry int `json:"net_saving_after_entry_chars"`
@@ -114,6 +128,11 @@ type AccountTokens struct {
 	Index               int    `json:"index"`
 	NetSaving           int    `json:"net_saving"`
 	NetSavingAfterEntry int    `json:"net_saving_after_entry"`
+	// Arrived, Removed and Announced count the live set (see Account);
+	// they are in NetSaving and NetSavingAfterEntry.
+	Arrived   int `json:"arrived,omitempty"`
+	Removed   int `json:"removed,omitempty"`
+	Announced int `json:"announced,omitempty"`
 }
 
 // PublishedTokens are token figures at 4 characters a token, rounded up
@@ -220,6 +239,31 @@ func NewAccount(plan *deferral.Plan, opts *AccountOptions) (*Account, error) {
 		Estimate:     true,
 	}
 	return a, nil
+}
+
+// addLive adds a session's live set to the account: the tools that arrived
+// and the frozen ones that left, and the announcements placed, with c.
+func (a *Account) addLive(c *Counter, arrived, removed []*registry.Tool, announced []string) {
+	if len(arrived)+len(removed)+len(announced) == 0 {
+		return
+	}
+	a.ArrivedCount, a.ArrivedChars = len(arrived), sumChars(arrived)
+	a.RemovedCount, a.RemovedChars = len(removed), sumChars(removed)
+	text := strings.Join(announced, "")
+	a.AnnouncedChars = runeCount(text)
+	live := a.ArrivedChars - a.RemovedChars - a.AnnouncedChars
+	a.NetSaving += live
+	a.NetSavingAfterEntry += live
+	a.SavingMultiple = ratio(a.NetSaving, a.IndexBudget)
+	a.Published.NetSaving = ceilDiv(a.NetSaving, publishedCharsPerToken)
+
+	arrT, remT := countTools(c, arrived), countTools(c, removed)
+	annT := c.countFrozenTokens(KindProse, text)
+	a.Tokens.Arrived, a.Tokens.Removed, a.Tokens.Announced = arrT.N, remT.N, annT.N
+	a.Tokens.Estimate = a.Tokens.Estimate || arrT.Estimate || remT.Estimate || annT.Estimate
+	liveT := arrT.N - remT.N - annT.N
+	a.Tokens.NetSaving += liveT
+	a.Tokens.NetSavingAfterEntry += liveT
 }
 
 // countTools counts the tokens of tools' descriptions and schemas. An

@@ -39,7 +39,12 @@ func (a *Account) WriteText(w io.Writer) error {
 	}
 	b.WriteByte('\n')
 	fmt.Fprintf(&b, "index replacing them                 %9s chars  %s  (the full names one a line: %s chars)\n", th(a.IndexChars), tok(t.Index), th(a.NamesChars))
-	fmt.Fprintf(&b, "net saving per turn                  %9s chars  %s  (deferred − index; %.2f× the index's %s-char budget)\n", th(a.NetSaving), tok(t.NetSaving), a.SavingMultiple, th(a.IndexBudget))
+	if a.ArrivedCount+a.RemovedCount+a.AnnouncedChars > 0 {
+		fmt.Fprintf(&b, "arrived after the freeze  %3d tools  %9s chars  %s  (deferred, announced)\n", a.ArrivedCount, th(a.ArrivedChars), tok(t.Arrived))
+		fmt.Fprintf(&b, "left after the freeze     %3d tools  %9s chars  %s  (still in the prefix)\n", a.RemovedCount, th(a.RemovedChars), tok(t.Removed))
+		fmt.Fprintf(&b, "announcements sent                   %9s chars  %s  (in the history, re-read every request)\n", th(a.AnnouncedChars), tok(t.Announced))
+	}
+	fmt.Fprintf(&b, "net saving per turn                  %9s chars  %s  (deferred − index%s; %.2f× the index's %s-char budget)\n", th(a.NetSaving), tok(t.NetSaving), liveTerms(a), a.SavingMultiple, th(a.IndexBudget))
 	fmt.Fprintf(&b, "  net of the entry tools             %9s chars  %s\n", th(a.NetSavingAfterEntry), tok(t.NetSavingAfterEntry))
 	fmt.Fprintf(&b, "schema-to-name ratios     all %s:1 · deferred %s:1 · longest %s:1  (definition chars per name char)\n", roundRatio(a.RatioAll), roundRatio(a.RatioDeferred), roundRatio(a.RatioLongest))
 	if a.LongestName != "" {
@@ -47,6 +52,14 @@ func (a *Account) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// liveTerms names the live set's terms of the net saving, if any.
+func liveTerms(a *Account) string {
+	if a.ArrivedCount+a.RemovedCount+a.AnnouncedChars == 0 {
+		return ""
+	}
+	return " + arrived − left − announcements"
 }
 
 func percent(f float64, digits int) string { return strconv.FormatFloat(f*100, 'f', digits, 64) + "%" }

@@ -65,6 +65,21 @@ func NewLedger(a *Account) *Ledger {
 	return l
 }
 
+// SetAccount makes a the account of the lines added from now on: their
+// counterfactual uses its saving. Take the session's account again
+// ([AccountFor]) after a Sync changed its tools and pass it here, so that
+// the ledger follows the live set (tools that arrived or left, the
+// announcements they cost); the lines already added keep theirs. A nil
+// account means a delta of 0.
+func (l *Ledger) SetAccount(a *Account) {
+	n := NewLedger(a)
+	l.delta = n.delta
+	l.estimate = l.estimate || n.estimate
+	if a != nil {
+		l.encoding = n.encoding
+	}
+}
+
 // Add records one request's usage and returns its line.
 func (l *Ledger) Add(u request.Usage) LedgerTurn {
 	t := line(u, l.delta, 1)
@@ -92,16 +107,17 @@ func (l *Ledger) Turns() []LedgerTurn { return append([]LedgerTurn(nil), l.turns
 // input, and the counterfactual over every request.
 func (l *Ledger) Total() LedgerTurn {
 	var u request.Usage
-	read := 0
+	read, saved := 0, 0
 	for _, t := range l.turns {
+		saved += t.Saved
 		u.InputTokens += t.InputTokens
 		u.OutputTokens += t.OutputTokens
 		u.CacheReadTokens += t.CacheReadTokens
 		u.CacheWriteTokens += t.CacheWriteTokens
 		read += t.ResidentCacheRead
 	}
-	t := line(u, l.delta, len(l.turns))
-	t.ResidentCacheRead = read
+	t := line(u, 0, len(l.turns))
+	t.ResidentCacheRead, t.Saved, t.ResidentInput = read, saved, u.InputTokens+saved
 	return t
 }
 

@@ -197,6 +197,13 @@ func assistantText(b *strings.Builder, i int, m *request.Message) error {
 // index, which the account counts on a line of its own) and its own index,
 // so the account and the requests cannot disagree about search options or
 // session variables. counter may be nil, as in [AccountOptions].
+//
+// The account follows the session's live set (request.Session.LiveTools):
+// tools that arrived through Sync count as deferred ones would
+// (ArrivedChars, saved), frozen tools that left as what an all-resident
+// request would no longer carry (RemovedChars), and the Sync announcements
+// placed so far as a cost (AnnouncedChars); all three are in NetSaving and
+// in the token figures. Take the account again after a Sync to see them.
 func AccountFor(s *request.Session, counter *Counter) (*Account, error) {
 	f := s.Frozen()
 	var entry []*registry.Tool
@@ -209,5 +216,14 @@ func AccountFor(s *request.Session, counter *Counter) (*Account, error) {
 			entry = append(entry, &registry.Tool{Name: t.Name, Description: t.Description, RawSchema: t.Schema})
 		}
 	}
-	return NewAccount(s.Plan(), &AccountOptions{Counter: counter, Entry: entry, Index: f.Index})
+	a, err := NewAccount(s.Plan(), &AccountOptions{Counter: counter, Entry: entry, Index: f.Index})
+	if err != nil {
+		return nil, err
+	}
+	arrived, removed, announced := s.LiveTools()
+	if counter == nil {
+		counter, _ = NewCounter(encodingEstimate)
+	}
+	a.addLive(counter, arrived, removed, announced)
+	return a, nil
 }

@@ -31,7 +31,9 @@ func mixedCatalog(t *testing.T) *registry.Registry {
 		registry.Tool{Group: "liar", Name: "wipe_disk", Annotations: ro},
 		registry.Tool{Group: "liar", Name: "list_files", Annotations: ro},
 	))
-	require.NoError(t, r.RegisterSelfBuilt(registry.Tool{Name: "peek", Description: "Peek.", Annotations: ro}))
+	sb, err := r.CheckSelfBuilt(registry.Tool{Name: "peek", Description: "Peek.", Annotations: ro})
+	require.NoError(t, err)
+	require.NoError(t, r.Register(sb))
 	return r
 }
 

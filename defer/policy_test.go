@@ -119,7 +119,9 @@ func TestPrecedenceMatrix(t *testing.T) {
 
 func TestSelfBuiltAlwaysDeferred(t *testing.T) {
 	r := registry.New(nil)
-	require.NoError(t, r.RegisterSelfBuilt(registry.Tool{Name: "mine"}))
+	sb, err := r.CheckSelfBuilt(registry.Tool{Name: "mine"})
+	require.NoError(t, err)
+	require.NoError(t, r.Register(sb))
 	p := &Policy{Layers: []Layer{MustLayer("session", "NoDefer(*)")}}
 	plan, err := p.Plan(r.Snapshot(), View{})
 	require.NoError(t, err)

@@ -14,7 +14,9 @@ func ExampleRegistry_Snapshot() {
 	_ = r.Register(registry.Tool{Name: "Write"}, registry.Tool{Name: "Read", DeferLoading: registry.DeferFalse})
 	_ = r.AddGroup(registry.Group{Name: "github", Description: "GitHub's MCP server", DefaultDefer: registry.DeferTrue})
 	_ = r.Register(registry.Tool{Name: "create_issue", Group: "github"})
-	_ = r.RegisterSelfBuilt(registry.Tool{Name: "count_todos", Description: "Count TODO comments."})
+	if mine, err := r.CheckSelfBuilt(registry.Tool{Name: "count_todos", Description: "Count TODO comments."}); err == nil {
+		_ = r.Register(mine) // a model-written tool kept for every later session
+	}
 	for _, t := range r.Snapshot().Tools() {
 		fmt.Printf("%-28s %-10s defer_loading=%s\n", t.Name, t.Source, t.DeferLoading)
 	}

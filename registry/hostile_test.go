@@ -37,7 +37,7 @@ func TestHostileSchemasRejectedAtEveryEntry(t *testing.T) {
 			})
 			t.Run("RegisterSelfBuilt", func(t *testing.T) {
 				r := New(&Options{MaxSelfBuiltSchema: 1 << 20})
-				check(t, r.RegisterSelfBuilt(Tool{Name: "bad", RawSchema: raw}))
+				check(t, r.Register(Tool{Group: selfBuiltGroup, Name: "bad", RawSchema: raw}))
 			})
 			t.Run("ReplaceGroup", func(t *testing.T) {
 				r := New(nil)
@@ -98,10 +98,10 @@ func TestSelfBuiltTakenIsOneAnswer(t *testing.T) {
 	r := New(nil)
 	require.NoError(t, r.Register(Tool{Name: "Read"}))
 	require.NoError(t, r.ReplaceGroup(Group{Name: "secret", Tier: TierFull}, []Tool{{Name: "drop_db"}}))
-	require.NoError(t, r.RegisterSelfBuilt(Tool{Name: "count"}))
+	require.NoError(t, r.Register(Tool{Group: selfBuiltGroup, Name: "count"}))
 	answers := map[string]string{}
 	for _, name := range []string{"Read", "mcp__secret__drop_db", "count", ToolSearchName, DeferExecuteName} {
-		err := r.RegisterSelfBuilt(Tool{Name: name})
+		err := r.Register(Tool{Group: selfBuiltGroup, Name: name})
 		require.ErrorIs(t, err, ErrDuplicateTool, name)
 		answers[strings.ReplaceAll(err.Error(), name, "NAME")] = name
 	}

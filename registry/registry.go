@@ -161,13 +161,38 @@ func (r *Registry) SetGroup(g Group) error {
 
 // Register adds tools, all or none. A tool's Group selects its group (empty
 // means built-in); an MCP server's tools are given with the server's own names
-// and exposed as mcp__<server>__<tool>. Self-built tools go through
-// [Registry.RegisterSelfBuilt]. A name already taken is an error wrapping
-// [ErrDuplicateTool] that names both sources.
+// and exposed as mcp__<server>__<tool>. A self-built tool (one the model
+// wrote) is registered registry-wide as [Registry.CheckSelfBuilt] returns
+// it — always deferred, its description literal text, within the
+// self-built bounds ([Options]); a tool of one session goes through
+// request.Session.RegisterSelfBuilt instead. A name already taken is an
+// error wrapping [ErrDuplicateTool] that names both sources (for a
+// self-built tool: that the name is in use).
 func (r *Registry) Register(tools ...Tool) error {
+	selfBuilt := false
+	for i, t := range tools {
+		if t.Group != selfBuiltGroup {
+			continue
+		}
+		if !selfBuilt {
+			tools, selfBuilt = slices.Clone(tools), true
+		}
+		ct, err := r.CheckSelfBuilt(t)
+		if err != nil {
+			return err
+		}
+		tools[i] = ct
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	prepared, err := r.prepare(tools, false)
+	if selfBuilt {
+		for _, t := range tools {
+			if _, ok := r.tools[t.Name]; t.Group == selfBuiltGroup && (ok || t.Name == ToolSearchName || t.Name == DeferExecuteName) {
+				return nameTaken(t.Name)
+			}
+		}
+	}
+	prepared, err := r.prepare(tools, selfBuilt)
 	if err != nil {
 		return err
 	}
@@ -178,42 +203,19 @@ func (r *Registry) Register(tools ...Tool) error {
 	return nil
 }
 
-// RegisterSelfBuilt adds a tool the model wrote at run time to the self-built
-// group. Whatever its flags say, it is always deferred, and its description is
-// literal text, never a template. Descriptions and schemas over the
-// registry's bounds ([Options]) are rejected; a name already in use is an
-// error wrapping [ErrDuplicateTool].
-func (r *Registry) RegisterSelfBuilt(t Tool) error {
-	t, err := r.CheckSelfBuilt(t)
-	if err != nil {
-		return err
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if _, ok := r.tools[t.Name]; ok || t.Name == ToolSearchName || t.Name == DeferExecuteName {
-		return nameTaken(t.Name)
-	}
-	prepared, err := r.prepare([]Tool{t}, true)
-	if err != nil {
-		return err
-	}
-	r.tools[t.Name] = prepared[0]
-	r.changed()
-	return nil
-}
-
 // nameTaken is the one answer self-built registration gives for a name
 // already in use, whoever holds it (registryx.NameTaken; request sessions
 // give it too). It wraps [ErrDuplicateTool].
 func nameTaken(name string) error { return registryx.NameTaken(ErrDuplicateTool, name) }
 
 // CheckSelfBuilt validates a tool the model wrote against the registry's
-// bounds for self-built tools ([Options]) and returns it as
-// [Registry.RegisterSelfBuilt] would register it — deferred, its
-// description literal text — without registering it: a harness checks a
-// model-written tool before it keeps or offers it, and a request.Session
-// checks the tools it adds to one session. Whether the name is taken is
-// the registering side's question.
+// bounds for self-built tools ([Options]) and returns it as the registry
+// keeps one — in the self-built group, deferred, its description literal
+// text — without registering it: a harness checks a model-written tool
+// before it keeps or offers it, and passes the result to
+// [Registry.Register] to keep it for every later session (a
+// request.Session checks the tools it adds to one session with it).
+// Whether the name is taken is the registering side's question.
 func (r *Registry) CheckSelfBuilt(t Tool) (Tool, error) {
 	t.Group = selfBuiltGroup
 	t.Source = SourceSelfBuilt
@@ -260,7 +262,7 @@ func (r *Registry) prepareSome(tools []Tool, selfBuilt, skip bool) ([]*Tool, []R
 			return nil, nil, fmt.Errorf("%w: tool %q names group %q; add the group first", errUnknownGroup, t.Name, t.Group)
 		}
 		if g.Source == SourceSelfBuilt && !selfBuilt {
-			return nil, nil, fmt.Errorf("registry: tool %q: self-built tools are registered with RegisterSelfBuilt", t.Name)
+			return nil, nil, fmt.Errorf("registry: tool %q: self-built tools are registered with Register, as CheckSelfBuilt returns them", t.Name)
 		}
 		p, err := r.prepareOne(t, g, batch)
 		if err != nil {

@@ -55,7 +55,8 @@ func TestRegisterErrors(t *testing.T) {
 		{"unknown group", []Tool{{Name: "x", Group: "nope"}}, errUnknownGroup, `group "nope"`},
 		{"bad tier", []Tool{{Name: "x", Tier: "gold"}}, nil, `tier "gold"`},
 		{"bad utf8", []Tool{{Name: "x", Description: "\xff"}}, errInvalidSchema, "UTF-8"},
-		{"self-built via Register", []Tool{{Name: "x", Group: selfBuiltGroup}}, nil, "RegisterSelfBuilt"},
+		{"self-built name taken", []Tool{{Name: "Read", Group: selfBuiltGroup}}, ErrDuplicateTool, `"Read"`},
+		{"self-built entry name", []Tool{{Name: "defer_execute", Group: selfBuiltGroup}}, ErrDuplicateTool, `"defer_execute"`},
 		{"injected not in schema", []Tool{{Name: "x", Injected: []string{"token"}}}, errInvalidSchema, `injected field "token"`},
 	}
 	for _, tc := range tests {
@@ -90,7 +91,7 @@ func TestGroupErrors(t *testing.T) {
 
 func TestSelfBuilt(t *testing.T) {
 	r := New(&Options{MaxSelfBuiltDescription: 10, MaxSelfBuiltSchema: 100})
-	require.NoError(t, r.RegisterSelfBuilt(Tool{Name: "sum", Description: "{{time}}", DeferLoading: DeferFalse, Template: true}))
+	require.NoError(t, r.Register(Tool{Group: selfBuiltGroup, Name: "sum", Description: "{{time}}", DeferLoading: DeferFalse, Template: true}))
 	tl, ok := r.Snapshot().Tool("sum")
 	require.True(t, ok)
 	assert.Equal(t, SourceSelfBuilt, tl.Source)
@@ -98,12 +99,12 @@ func TestSelfBuilt(t *testing.T) {
 	assert.False(t, tl.Template, "self-built descriptions are literal text")
 	assert.Equal(t, "{{time}}", tl.Description)
 
-	err := r.RegisterSelfBuilt(Tool{Name: "long", Description: "12345678901"})
+	err := r.Register(Tool{Group: selfBuiltGroup, Name: "long", Description: "12345678901"})
 	assert.ErrorIs(t, err, errTooLarge)
 	assert.Contains(t, err.Error(), "11 runes, the bound is 10")
-	err = r.RegisterSelfBuilt(Tool{Name: "big", RawSchema: []byte(`{"type":"object","description":"` + strings.Repeat("x", 100) + `"}`)})
+	err = r.Register(Tool{Group: selfBuiltGroup, Name: "big", RawSchema: []byte(`{"type":"object","description":"` + strings.Repeat("x", 100) + `"}`)})
 	assert.ErrorIs(t, err, errTooLarge)
-	assert.ErrorIs(t, r.RegisterSelfBuilt(Tool{Name: "sum"}), ErrDuplicateTool)
+	assert.ErrorIs(t, r.Register(Tool{Group: selfBuiltGroup, Name: "sum"}), ErrDuplicateTool)
 }
 
 func TestModelSchemaStripsInjected(t *testing.T) {
@@ -228,8 +229,8 @@ func TestShuffledConcurrentRegistration(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			assert.NoError(t, r.RegisterSelfBuilt(Tool{Name: "made"}))
-			assert.NoError(t, r.RegisterSelfBuilt(Tool{Name: "Also"}))
+			assert.NoError(t, r.Register(Tool{Group: selfBuiltGroup, Name: "made"}))
+			assert.NoError(t, r.Register(Tool{Group: selfBuiltGroup, Name: "Also"}))
 		}()
 		wg.Wait()
 		s := r.Snapshot()

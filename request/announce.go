@@ -14,8 +14,9 @@ const maxAnnouncedNames = 40
 
 // ToolsChange describes tools that changed during a session: an MCP
 // server that connected late, reconnected or sent tools/list_changed with
-// different tools. integration/mcp's Change embeds it for one server;
-// [Session.Sync] returns one for everything it adopted (Server empty).
+// different tools. [Session.Sync] returns one for everything it adopted
+// (Server empty) and announces it to the model; integration/mcp's Change
+// embeds one for one server.
 type ToolsChange struct {
 	// Server is the group (MCP server) whose tools changed.
 	Server string
@@ -23,38 +24,9 @@ type ToolsChange struct {
 	Added, Removed, Changed []string
 }
 
-// AnnounceToolsChanged queues a block telling the model that a server's
-// tools changed, sent like a self-built tool's announcement: at the front
-// of the next user message (or after the next tool results), append-only.
-// It only tells: the session's tools stay as they are. [Session.Sync]
-// adopts the change instead (new tools become callable, removed ones
-// answer as removed, changed ones are pinned) and announces it itself; use
-// this only for a session that does not follow its registry. The words
-// stay true whatever happens next: new tools are "not yet usable" (a
-// <new_deferred_tool> block says when one is), changed tools keep the
-// definition the model has seen "until an update is announced". A change
-// with nothing added, removed or changed queues nothing.
-//
-// Names are validated (^[a-zA-Z0-9_-]{1,64}$, as registered); an invalid
-// server or tool name is an error wrapping [ErrInvalidMessage] and queues
-// nothing.
-func (s *Session) AnnounceToolsChanged(c ToolsChange) error {
-	if err := checkToolsChange(c); err != nil {
-		return err
-	}
-	if len(c.Added)+len(c.Removed)+len(c.Changed) == 0 {
-		return nil
-	}
-	block := announceChange(c)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.notes = append(s.notes, note{text: block, data: noteState{ToolsChanged: &changeState{
-		Server: c.Server, Added: slices.Clone(c.Added), Removed: slices.Clone(c.Removed), Changed: slices.Clone(c.Changed),
-	}}})
-	return nil
-}
-
-// checkToolsChange validates the names of c.
+// checkToolsChange validates the names of c: a tools-changed announcement
+// read back from stored state (a session of an earlier version queued it
+// with the AnnounceToolsChanged it had; Sync announces changes itself).
 func checkToolsChange(c ToolsChange) error {
 	if !toolname.Valid(c.Server) {
 		return fmt.Errorf("%w: ToolsChange.Server %q must match ^[a-zA-Z0-9_-]{1,64}$", ErrInvalidMessage, c.Server)

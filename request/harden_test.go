@@ -177,55 +177,26 @@ func TestAnnouncementSanitized(t *testing.T) {
 	assert.True(t, utf8.ValidString(announcedDescription("ok \xff\xfe bytes")))
 }
 
-// TestAnnounceToolsChanged: a server's changed tools are announced in the
-// next user message, sorted and bounded, without touching the prefix.
-func TestAnnounceToolsChanged(t *testing.T) {
-	for _, p := range providers {
-		t.Run(string(p), func(t *testing.T) {
-			reg, _ := loadCatalogs(t, 0, githubFile)
-			s, err := NewSession(testConfig(reg.Snapshot(), p, githubPolicy(), nil))
-			require.NoError(t, err)
-			prefix := string(s.Prefix())
-			first, err := s.BuildRequest(Turn{Messages: []Message{userMsg("start")}})
-			require.NoError(t, err)
-
-			require.NoError(t, s.AnnounceToolsChanged(ToolsChange{Server: "github"}), "empty change")
-			require.NoError(t, s.AnnounceToolsChanged(ToolsChange{
-				Server:  "github",
-				Added:   []string{"mcp__github__z_new", "mcp__github__a_new", "mcp__github__a_new"},
-				Removed: []string{"mcp__github__list_issues"},
-			}))
-			body, err := s.BuildRequest(Turn{Messages: []Message{{Role: RoleAssistant, Text: "ok"}, userMsg("next")}})
-			require.NoError(t, err)
-			checkRules(t, p, body)
-			assert.Equal(t, prefix, string(s.Prefix()), "prefix unchanged")
-			assert.True(t, strings.HasPrefix(withoutTurnBreakpoint(body), withoutTurnBreakpoint(first[:len(first)-2])), "append-only")
-			texts := userTexts(t, p, body)
-			require.Len(t, texts, 3)
-			want := "<tools_changed server=\"github\">\nThe tools of server github changed during this session.\n" +
-				"New on the server (not yet usable in this session; a <new_deferred_tool> block will say when one is): mcp__github__a_new, mcp__github__z_new\n" +
-				"Removed from the server (do not call them): mcp__github__list_issues\n</tools_changed>"
-			assert.Equal(t, want, texts[1])
-			assert.Equal(t, "<user_query>next</user_query>", texts[2])
-
-			// Sent once.
-			body, err = s.BuildRequest(Turn{Messages: []Message{{Role: RoleAssistant, Text: "ok"}, userMsg("again")}})
-			require.NoError(t, err)
-			assert.Equal(t, 1, strings.Count(string(body), "<tools_changed"))
-		})
-	}
-	reg, _ := loadCatalogs(t, 0, githubFile)
-	s, err := NewSession(testConfig(reg.Snapshot(), Anthropic, nil, nil))
-	require.NoError(t, err)
+// TestStoredToolsChangeChecked: a tools-changed announcement read back
+// from stored state (queued by an earlier version's AnnounceToolsChanged)
+// has its names checked, and its block lists them sorted and bounded.
+func TestStoredToolsChangeChecked(t *testing.T) {
 	for _, c := range []ToolsChange{
 		{Server: "bad server", Added: []string{"x"}},
 		{Server: "", Added: []string{"x"}},
 		{Server: "ok", Added: []string{"</tools_changed>"}},
 		{Server: "ok", Changed: []string{strings.Repeat("n", 65)}},
 	} {
-		err := s.AnnounceToolsChanged(c)
+		err := checkToolsChange(c)
 		assert.ErrorIs(t, err, ErrInvalidMessage, "%+v", c)
 	}
+	require.NoError(t, checkToolsChange(ToolsChange{Server: "github", Added: []string{"mcp__github__a_new"}}))
+	want := "<tools_changed server=\"github\">\nThe tools of server github changed during this session.\n" +
+		"New on the server (not yet usable in this session; a <new_deferred_tool> block will say when one is): mcp__github__a_new, mcp__github__z_new\n" +
+		"Removed from the server (do not call them): mcp__github__list_issues\n</tools_changed>"
+	assert.Equal(t, want, announceChange(ToolsChange{Server: "github",
+		Added:   []string{"mcp__github__z_new", "mcp__github__a_new", "mcp__github__a_new"},
+		Removed: []string{"mcp__github__list_issues"}}))
 	var many []string
 	for i := range maxAnnouncedNames + 5 {
 		many = append(many, "t"+strings.Repeat("x", i))

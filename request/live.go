@@ -371,10 +371,19 @@ func (s *Session) confirm(shown, t *registry.Tool) {
 	}
 }
 
-// sameDefinition reports whether a and b show the model the same tool:
-// description, schema and annotations.
+// sameDefinition reports whether a and b, two definitions of one name,
+// show the model the same tool: equal canonical definitions
+// ([registry.Tool.CanonicalDefinition]). Equal fields give equal canonical
+// bytes, so the common case (nothing changed) is decided without building
+// them: a Sync that finds nothing new allocates nothing.
 func sameDefinition(a, b *registry.Tool) bool {
-	return a.Description == b.Description && bytes.Equal(a.RawSchema, b.RawSchema) && sameAnnotations(a.Annotations, b.Annotations)
+	if a.Description != b.Description {
+		return false
+	}
+	if bytes.Equal(a.RawSchema, b.RawSchema) && sameAnnotations(a.Annotations, b.Annotations) {
+		return true
+	}
+	return bytes.Equal(a.CanonicalDefinition(), b.CanonicalDefinition())
 }
 
 func sameAnnotations(a, b *registry.Annotations) bool {

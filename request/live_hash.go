@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -16,43 +15,12 @@ import (
 // are diffed by their first lines and say so.
 const maxDiffLines = 400
 
-// canonicalDefinition is t as the model is shown it — name, description,
-// input schema, annotations — in canonical JSON: keys sorted at every
-// level, no insignificant space, numbers as written, no HTML escaping.
-// Two definitions are the same tool to the model exactly when these bytes
-// are equal, whatever key order or spacing their server used.
-func canonicalDefinition(t *registry.Tool) []byte {
-	def := map[string]any{"name": t.Name, "description": t.Description}
-	if len(t.RawSchema) > 0 {
-		def["input_schema"] = canonicalValue(t.RawSchema)
-	}
-	if t.Annotations != nil {
-		a, _ := jsonx.Marshal(t.Annotations)
-		def["annotations"] = canonicalValue(a)
-	}
-	b, _ := jsonx.Marshal(def) // maps marshal with sorted keys
-	return b
-}
-
-// canonicalValue decodes raw for re-encoding with sorted keys; numbers
-// keep their text. Raw that is not JSON (the registry validated it, so
-// only a bug) is kept as a string, still hashed.
-func canonicalValue(raw []byte) any {
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		return string(raw)
-	}
-	return v
-}
-
 // definitionSHA256 returns the SHA-256, in hex, of t's canonical
-// definition (name, description, input schema and annotations, keys
-// sorted): the content hash by which a session pins a tool and names a
+// definition ([registry.Tool.CanonicalDefinition]: name, description,
+// input schema and annotations, keys sorted): the content hash by which a session pins a tool and names a
 // [PendingChange].
 func definitionSHA256(t *registry.Tool) string {
-	sum := sha256.Sum256(canonicalDefinition(t))
+	sum := sha256.Sum256(t.CanonicalDefinition())
 	return hex.EncodeToString(sum[:])
 }
 
@@ -120,7 +88,7 @@ const maxDiffCells = 1 << 14
 
 func indentedLines(t *registry.Tool) []string {
 	var buf bytes.Buffer
-	if err := json.Indent(&buf, canonicalDefinition(t), "", "  "); err != nil {
+	if err := json.Indent(&buf, t.CanonicalDefinition(), "", "  "); err != nil {
 		return nil
 	}
 	return strings.Split(buf.String(), "\n")

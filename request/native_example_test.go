@@ -39,21 +39,3 @@ func ExampleConfig_toolSearch() {
 	// {"model":"claude-test","max_tokens":1024,"tools":[{"name":"Read","description":"Read a file.","input_schema":{"type":"object"}},{"type":"tool_search_tool_bm25_20251119","name":"tool_search_tool_bm25","cache_control":{"type":"ephemeral"}},{"name":"Deploy","description":"Deploy the app.","input_schema":{"type":"object"},"defer_loading":true}],"messages":[{"role":"user","content":[{"type":"text","text":"<user_query>ship it</user_query>","cache_control":{"type":"ephemeral"}}]}]} <nil>
 	// request: invalid session config: Config.ToolSearch "native": provider "openai-chat" has no native tool search; use Portable (tool_search and defer_execute work on every provider) or the "openai-responses" provider
 }
-
-// ExampleSession_AnnounceToolsChanged tells the model, in the next user
-// message, that an MCP server's tools changed; the prefix stays.
-func ExampleSession_AnnounceToolsChanged() {
-	reg := registry.New(nil)
-	_ = reg.Register(registry.Tool{Name: "Read", Description: "Read a file.", RawSchema: json.RawMessage(`{"type":"object"}`)})
-	s, _ := request.NewSession(request.Config{Snapshot: reg.Snapshot(), Provider: request.OpenAIChat, Model: "gpt-test"})
-	_ = s.AnnounceToolsChanged(request.ToolsChange{Server: "web", Added: []string{"mcp__web__fetch"}, Removed: []string{"mcp__web__get"}})
-	_, _ = s.BuildRequest(request.Turn{Messages: []request.Message{{Role: request.RoleUser, Text: "hi"}}})
-	m := s.Messages()[0]
-	fmt.Println(m.Blocks[0])
-	// Output:
-	// <tools_changed server="web">
-	// The tools of server web changed during this session.
-	// New on the server (not yet usable in this session; a <new_deferred_tool> block will say when one is): mcp__web__fetch
-	// Removed from the server (do not call them): mcp__web__get
-	// </tools_changed>
-}

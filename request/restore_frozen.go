@@ -89,10 +89,8 @@ func frozenSnapshot(snap *registry.Snapshot, rec *frozenRecord) (*registry.Snaps
 		case registry.SourceMCP:
 			err = r.ReplaceGroup(*g, tools)
 		case registry.SourceSelfBuilt:
-			for _, t := range tools {
-				if err = r.RegisterSelfBuilt(t); err != nil {
-					break
-				}
+			if len(tools) > 0 {
+				err = r.Register(tools...) // in the self-built group: checked as CheckSelfBuilt checks
 			}
 		default:
 			if len(tools) > 0 {

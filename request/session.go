@@ -46,6 +46,8 @@ type Session struct {
 	// turnPass merges what Sync and approvals changed since the notes were
 	// last placed: announced as one set of blocks per turn (live_turn.go).
 	turnPass *syncPass
+	// liveSent holds the Sync announcements placed so far (LiveTools).
+	liveSent []string
 }
 
 // dispatchSession is the session as the dispatcher sees it: it adds the
@@ -295,6 +297,7 @@ func (s *Session) build(dst []byte, turn Turn, alloc bool) ([]byte, error) {
 	}
 	s.hist.add(msgs)
 	if consumed {
+		s.countSent()
 		s.notes, s.turnPass = nil, nil
 	}
 	if alloc {

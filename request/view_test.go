@@ -583,7 +583,7 @@ func TestViewSyncLinear(t *testing.T) {
 // diffBytesPerInputByte returns the bytes definitionDiff allocates per
 // byte of its two definitions' canonical forms.
 func diffBytesPerInputByte(a, b *registry.Tool) float64 {
-	in := len(canonicalDefinition(a)) + len(canonicalDefinition(b))
+	in := len(a.CanonicalDefinition()) + len(b.CanonicalDefinition())
 	var before, after runtime.MemStats
 	const runs = 20
 	runtime.GC()
@@ -619,7 +619,7 @@ func TestViewPendingDiffBounded(t *testing.T) {
 		perByte := diffBytesPerInputByte(old, nt)
 		t.Logf("%s: %.1f bytes allocated per input byte", name, perByte)
 		assert.Less(t, perByte, 40.0, name)
-		assert.Less(t, len(definitionDiff(old, nt)), 2*(len(canonicalDefinition(old))+len(canonicalDefinition(nt))), name)
+		assert.Less(t, len(definitionDiff(old, nt)), 2*(len(old.CanonicalDefinition())+len(nt.CanonicalDefinition())), name)
 	}
 }
 

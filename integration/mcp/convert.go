@@ -132,10 +132,13 @@ func sameTools(snap *registry.Snapshot, group string, listed []registry.Tool) bo
 	return len(a)+len(r)+len(c) == 0
 }
 
-func sameAnnotations(a, b *registry.Annotations) bool {
-	ja, _ := json.Marshal(a)
-	jb, _ := json.Marshal(b)
-	return bytes.Equal(ja, jb)
+// sameDefinition reports whether listed, a tool as the server lists it
+// (its own name), is held, the registry's tool of that name: equal
+// canonical definitions (registry.Tool.CanonicalDefinition), the test
+// sessions pin and compare by too.
+func sameDefinition(held *registry.Tool, listed registry.Tool) bool {
+	listed.Name = held.Name
+	return bytes.Equal(held.CanonicalDefinition(), listed.CanonicalDefinition())
 }
 
 // diffNames compares the old and new tools of a group by their server
@@ -155,7 +158,7 @@ func diffNames(snap *registry.Snapshot, group string, listed []registry.Tool) (a
 		switch {
 		case !ok:
 			added = append(added, l.Name)
-		case h.Description != l.Description || !bytes.Equal(h.RawSchema, compact(l.RawSchema)) || !sameAnnotations(h.Annotations, l.Annotations):
+		case !sameDefinition(h, *l):
 			changed = append(changed, l.Name)
 		}
 	}
@@ -186,16 +189,6 @@ func exposed(snap *registry.Snapshot, group string, names []string) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// compact is v without insignificant white space, as the registry keeps a
-// schema; v itself when it is not valid JSON (it then differs anyway).
-func compact(v []byte) []byte {
-	var b bytes.Buffer
-	if json.Compact(&b, v) != nil {
-		return v
-	}
-	return b.Bytes()
 }
 
 // marshal is json.Marshal without HTML escaping ("<" stays "<", as the

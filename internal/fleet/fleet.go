@@ -97,6 +97,35 @@ func New(store request.Store, id string, opts Options) (*Fleet, error) {
 	return f, nil
 }
 
+// without returns a snapshot of a registry holding snap's tools but name,
+// as the harness's registry would after name's server dropped it.
+func without(snap *registry.Snapshot, name string) (*registry.Snapshot, error) {
+	reg := registry.New(nil)
+	byGroup := map[string][]registry.Tool{}
+	var plain []registry.Tool
+	for t := range snap.All() {
+		if t.Name == name {
+			continue
+		}
+		if g, ok := snap.Group(t.Group); ok && g.Source == registry.SourceMCP {
+			byGroup[t.Group] = append(byGroup[t.Group], *t)
+		} else {
+			plain = append(plain, *t)
+		}
+	}
+	if err := reg.Register(plain...); err != nil {
+		return nil, err
+	}
+	for _, g := range snap.Groups() {
+		if g.Source == registry.SourceMCP {
+			if err := reg.ReplaceGroup(*g, byGroup[g.Name]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return reg.Snapshot(), nil
+}
+
 // Replica returns replica i (0-based).
 func (f *Fleet) Replica(i int) *Replica { return f.replicas[i] }
 
@@ -302,14 +331,18 @@ func Step(ctx context.Context, s *request.Session, k int) (request.Turn, error) 
 			return request.Turn{}, err
 		}
 	case turnToolsChanged:
-		// The first deferred tool of an MCP server: its server changed.
+		// The first deferred tool of an MCP server leaves its server: the
+		// session adopts the registry without it (Sync), which announces
+		// the removal and carries it in the stored state.
 		for _, name := range deferred {
-			server, _, ok := strings.Cut(strings.TrimPrefix(name, toolname.MCPPrefix), "__")
-			if !strings.HasPrefix(name, toolname.MCPPrefix) || !ok {
+			if !strings.HasPrefix(name, toolname.MCPPrefix) {
 				continue
 			}
-			err := s.AnnounceToolsChanged(request.ToolsChange{Server: server, Added: []string{toolname.MCPPrefix + server + "__brand_new"}, Removed: []string{name}})
+			snap, err := without(plan.Snapshot(), name)
 			if err != nil {
+				return request.Turn{}, err
+			}
+			if _, err := s.Sync(ctx, snap); err != nil {
 				return request.Turn{}, err
 			}
 			break

@@ -85,7 +85,10 @@ func TestNativeBodiesDecodeInTheSDKs(t *testing.T) {
 					}
 				}
 				check(request.Turn{Messages: []request.Message{{Role: request.RoleUser, Text: "Find open issues"}}})
-				require.NoError(t, s.AnnounceToolsChanged(request.ToolsChange{Server: "github", Added: []string{"mcp__github__new_tool"}}))
+				// create_issue leaves the github server: Sync announces it.
+				change, err := s.Sync(t.Context(), catalogSnapshot(t, "create_issue"))
+				require.NoError(t, err)
+				require.Equal(t, []string{"mcp__github__create_issue"}, change.Removed)
 				for i := range 30 {
 					id := fmt.Sprint("call_", i)
 					check(request.Turn{Messages: []request.Message{

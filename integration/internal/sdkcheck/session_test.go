@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -42,7 +43,7 @@ func extra(p request.Provider) map[string]json.RawMessage {
 
 // catalogSnapshot imports the github server and the harness's built-in
 // tools (without its own mcp__ tools, which would collide).
-func catalogSnapshot(t testing.TB) *registry.Snapshot {
+func catalogSnapshot(t testing.TB, drop ...string) *registry.Snapshot {
 	t.Helper()
 	reg := registry.New(nil)
 	for _, f := range []string{"catalogs/github.tools.json", "fixtures/harness-catalog.json"} {
@@ -50,6 +51,9 @@ func catalogSnapshot(t testing.TB) *registry.Snapshot {
 		require.NoError(t, err)
 		var keep []registry.Tool
 		for _, tl := range c.Tools {
+			if slices.Contains(drop, tl.Name) {
+				continue
+			}
 			if c.Server != "" || !strings.HasPrefix(tl.Name, toolname.MCPPrefix) {
 				keep = append(keep, tl)
 			}
