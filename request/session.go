@@ -281,8 +281,13 @@ func (s *Session) AppendRequest(dst []byte, turn Turn) ([]byte, error) {
 }
 
 func (s *Session) build(dst []byte, turn Turn, alloc bool) ([]byte, error) {
+	sure, searched := s.preloadSearch(turn)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	block, preloaded := s.preload(sure, searched)
+	if block != "" {
+		turn.Inject = append(slices.Clip(turn.Inject), block)
+	}
 	msgs, consumed, err := s.place(turn)
 	if err != nil {
 		return dst, err
@@ -294,6 +299,9 @@ func (s *Session) build(dst []byte, turn Turn, alloc bool) ([]byte, error) {
 		return dst, fmt.Errorf("%w: the conversation has no messages yet; add a user message", errSequence)
 	}
 	s.hist.add(msgs)
+	for _, n := range preloaded {
+		s.loaded.Add(n)
+	}
 	if consumed {
 		s.notes, s.turnPass = nil, nil
 	}
@@ -428,5 +436,3 @@ func (d dispatchSession) BoundName(short string) (string, bool) {
 	}
 	return full, n == 1
 }
-
-

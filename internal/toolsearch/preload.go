@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/toolshelf/toolshelf/internal/tagsafe"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/search"
 )
@@ -194,7 +195,8 @@ func (s *Searcher) PreloadBlock(tools []*registry.Tool) string {
 	b.WriteString(plural(len(tools), "it", "them"))
 	b.WriteString(" with defer_execute {\"tool_name\": \"<name>\", \"params\": {...}}, or use tool_search for others.\n\n")
 	for _, t := range tools {
-		b.WriteString(s.fullText(t))
+		// Catalog text: it must not close the block or open another.
+		b.WriteString(tagsafe.Text(s.fullText(t)))
 	}
 	b.WriteString("</preloaded_tools>")
 	return b.String()
