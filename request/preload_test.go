@@ -162,3 +162,26 @@ func TestPreloadClearRanking(t *testing.T) {
 		assert.Equal(t, c.want != nil, strings.Contains(string(body), "<preloaded_tools>"), c.ask)
 	}
 }
+
+// TestPreloadPortableOnly: in the native and client modes the provider
+// loads schemas, and Preload changes no byte and loads nothing.
+func TestPreloadPortableOnly(t *testing.T) {
+	const ask = "Use mcp__vault__read_secret to read prod/db."
+	for _, p := range []Provider{Anthropic, OpenAIResponses} {
+		for _, m := range []ToolSearch{Native, Client} {
+			var bodies [2]string
+			for i, on := range []bool{false, true} {
+				var ran atomic.Int32
+				s, err := NewSession(Config{ID: "v", Snapshot: vaultRegistry(t, &ran).Snapshot(), Provider: p, Model: testModel(p),
+					Extra: tokenExtra(p, "256"), ToolSearch: m, Preload: on})
+				require.NoError(t, err)
+				body, err := s.BuildRequest(Turn{Messages: []Message{userMsg(ask)}})
+				require.NoError(t, err)
+				bodies[i] = string(body)
+				assert.Empty(t, s.LoadedNames())
+			}
+			assert.Equal(t, bodies[0], bodies[1], "%s/%s", p, m)
+			assert.NotContains(t, bodies[1], "preloaded_tools")
+		}
+	}
+}
