@@ -87,7 +87,21 @@ func TestPreloadPrecision(t *testing.T) {
 			require.NoError(t, err)
 			s, err := New(plan, nil)
 			require.NoError(t, err)
-			figs := measurePreload(t, s, loadQueries(t, qs.queries))
+			queries := loadQueries(t, qs.queries)
+			figs := measurePreload(t, s, queries)
+			if bl.name == "dev" {
+				// Eval (toolshelf eval) reports the same counts.
+				rep, err := Eval(context.Background(), s, queries)
+				require.NoError(t, err)
+				for _, h := range []string{HalfTune, HalfCheck} {
+					if rep.Abstention != nil {
+						assert.Equal(t, figs[h].Fired, rep.Abstention.ByHalf[h].Preloaded, "%s %s", qs.name, h)
+						continue
+					}
+					assert.Equal(t, figs[h].Fired, rep.ByHalf[h].Preloaded, "%s %s", qs.name, h)
+					assert.Equal(t, figs[h].Right, rep.ByHalf[h].PreloadRight, "%s %s", qs.name, h)
+				}
+			}
 			name := strings.Fields(qs.name)[0]
 			for _, h := range []string{HalfTune, HalfCheck} {
 				f := figs[h]
