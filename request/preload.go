@@ -31,7 +31,7 @@ func (s *Session) preloadSearch(turn Turn) ([]*registry.Tool, *frozenPrefix) {
 	f := s.frozen
 	announced, pending, removed := s.liveScope()
 	s.mu.Unlock()
-	if f.search != Portable && f.search != "" || f.entry[registry.ToolSearchName] == nil || f.entry[registry.DeferExecuteName] == nil {
+	if (f.search != Portable && f.search != "") || f.entry[registry.ToolSearchName] == nil || f.entry[registry.DeferExecuteName] == nil {
 		return nil, nil
 	}
 	scope := toolsearch.Scope{Loaded: s.loaded, Announced: f.shortened, Overlay: &f.overlay, Pending: pending, Removed: removed}
