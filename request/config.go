@@ -133,6 +133,20 @@ type Config struct {
 	// rebuilds an identical session from it (with the same Provider).
 	// [OpenConversation] refuses it: a Conversation stores the messages.
 	DropMessages bool
+	// Preload attaches the schemas of the deferred tools a user message is
+	// sure to need to the request that carries it, so that the model calls
+	// without a tool_search turn (issue 38). On each turn with a user
+	// message the session runs tool_search's own search on its text;
+	// where the message names one or two deferred tools, or the answer is
+	// "found" with one clear tool (or two close siblings), their schemas
+	// go in a <preloaded_tools> block at the front of that message — never
+	// in the prefix — and join the loaded set. Only tools the session's
+	// view shows are preloaded (a hidden or denied tool never is), at most
+	// two and 4,000 characters of schema per message. The block is part of
+	// the message, so a restored session sends the same bytes. Portable
+	// tool search only: other modes ignore it. docs/search-quality.md
+	// ("Preload when sure") has its precision and how often it fires.
+	Preload bool
 }
 
 // ToolSearch selects how deferred tools reach the model. The registry,

@@ -283,8 +283,13 @@ func (s *Session) AppendRequest(dst []byte, turn Turn) ([]byte, error) {
 }
 
 func (s *Session) build(dst []byte, turn Turn, alloc bool) ([]byte, error) {
+	sure, searched := s.preloadSearch(turn)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	block, preloaded := s.preload(sure, searched)
+	if block != "" {
+		turn.Inject = append(slices.Clip(turn.Inject), block)
+	}
 	msgs, consumed, err := s.place(turn)
 	if err != nil {
 		return dst, err
@@ -296,6 +301,9 @@ func (s *Session) build(dst []byte, turn Turn, alloc bool) ([]byte, error) {
 		return dst, fmt.Errorf("%w: the conversation has no messages yet; add a user message", errSequence)
 	}
 	s.hist.add(msgs)
+	for _, n := range preloaded {
+		s.loaded.Add(n)
+	}
 	if consumed {
 		s.countSent()
 		s.notes, s.turnPass = nil, nil

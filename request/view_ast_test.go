@@ -86,10 +86,12 @@ func TestEveryPathReadsTheView(t *testing.T) {
 		"Session.adopt":                "announceTurn",
 		"Session.ApproveChange":        "announceTurn",
 		"Session.restoreLoaded":        "see",
-		"newClientHistory":             "vw",     // Client references and tool_search_output
-		"Session.admits":               "decide", // an arrival enters
-		"Session.RegisterSelfBuilt":    "decide", // a self-built tool enters
-		"Session.rebuildView":          "decide", // SetView, Sync, restore, approval
+		"Session.preload":              "see",       // Config.Preload's schemas
+		"Session.preloadSearch":        "liveScope", // its search's scope
+		"newClientHistory":             "vw",        // Client references and tool_search_output
+		"Session.admits":               "decide",    // an arrival enters
+		"Session.RegisterSelfBuilt":    "decide",    // a self-built tool enters
+		"Session.rebuildView":          "decide",    // SetView, Sync, restore, approval
 		"Session.SetView":              "rebuildView",
 	} {
 		fn, ok := funcs[path]

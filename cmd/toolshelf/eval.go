@@ -124,6 +124,7 @@ func writeEvalText(stdout io.Writer, rep, base *toolsearch.Report, tools int) {
 		fmt.Fprintf(stdout, "%-21s n=%-5d recall@1 %.3f  recall@5 %.3f  MRR %.3f  schemas/query %.2f", label, f.Queries, f.RecallAt1, f.RecallAt5, f.MRR, f.MeanSchemasLoaded)
 		if f.MeanTokens > 0 { // tool_search's own answers (not a baseline's)
 			fmt.Fprintf(stdout, "  recall@10 %.3f  visible %.3f  tokens/answer %.1f  nothing-fits %d  not-sure %d", f.RecallAt10, f.Visible, f.MeanTokens, f.Abstained, f.NotSure)
+			fmt.Fprintf(stdout, "  preloaded %d (right %d)", f.Preloaded, f.PreloadRight)
 		}
 		fmt.Fprintln(stdout)
 	}
@@ -145,7 +146,7 @@ func writeEvalText(stdout io.Writer, rep, base *toolsearch.Report, tools int) {
 	}
 	slices(rep, "")
 	if a := rep.Abstention; a != nil {
-		fmt.Fprintf(stdout, "no-match queries n=%-5d nothing-fits %d (%.3f)  not-sure %d  schemas loaded %d\n", a.Queries, a.Abstained, a.Rate(), a.NotSure, a.Loaded)
+		fmt.Fprintf(stdout, "no-match queries n=%-5d nothing-fits %d (%.3f)  not-sure %d  schemas loaded %d  preloaded %d\n", a.Queries, a.Abstained, a.Rate(), a.NotSure, a.Loaded, a.Preloaded)
 	}
 	if base != nil {
 		fmt.Fprintln(stdout, "baseline: plain BM25 (k1 1.2, b 0.75), 5 results, every result loaded")

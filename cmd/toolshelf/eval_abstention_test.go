@@ -50,6 +50,11 @@ func TestRunEvalAbstention(t *testing.T) {
 	require.Equal(t, exitOK, runEval(append(catalogArgs(t), "--queries", path), &out, &errb), errb.String())
 	assert.Contains(t, out.String(), "no-match queries n=3")
 	assert.Contains(t, out.String(), "not-sure ")
+	// Config.Preload's outcome (issue 38): what Eval counts, printed.
+	assert.Equal(t, want.Preloaded, got.Preloaded)
+	assert.Equal(t, want.PreloadRight, got.PreloadRight)
+	assert.Equal(t, want.Abstention.Preloaded, got.Abstention.Preloaded)
+	assert.Contains(t, out.String(), "preloaded ")
 	// What the model sees: the positive row's answer shows the tool, and
 	// its size is counted.
 	assert.Equal(t, 1.0, got.Visible)

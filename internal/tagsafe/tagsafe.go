@@ -1,6 +1,6 @@
 // Package tagsafe keeps outside text from opening or closing the tags this
 // library wraps model-facing text in: user_query, new_deferred_tool,
-// tools_changed and available_deferred_tools. It is the one neutraliser:
+// tools_changed, available_deferred_tools and preloaded_tools. It is the one neutraliser:
 // package request uses it for user messages and self-built announcements,
 // package search for server descriptions in the index, package execute for
 // tool results.
@@ -23,7 +23,7 @@ import (
 )
 
 // Tags are the names of the library's wrapper tags.
-var Tags = [...]string{"user_query", "new_deferred_tool", "tools_changed", "available_deferred_tools"}
+var Tags = [...]string{"user_query", "new_deferred_tool", "tools_changed", "available_deferred_tools", "preloaded_tools"}
 
 // Lt replaces the "<" of a wrapper tag.
 const Lt = "&lt;"

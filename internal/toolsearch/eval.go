@@ -115,6 +115,12 @@ type Figures struct {
 	// NotSure counts the queries on which tool_search was not sure: it
 	// listed candidates and loaded none (Abstained counts "nothing fits").
 	NotSure int `json:"not_sure"`
+	// Preloaded counts the queries a session with Config.Preload would
+	// attach schemas for ([Searcher.Sure] on the query's strings joined, as
+	// a user message); PreloadRight those of them with an expected tool
+	// attached. PreloadRight / Preloaded is the preload's precision.
+	Preloaded    int `json:"preloaded"`
+	PreloadRight int `json:"preload_right"`
 }
 
 // Abstention is how a search did on queries no tool serves (rows with
@@ -128,6 +134,9 @@ type Abstention struct {
 	// NotSure counts the queries answered "not sure" (candidates, nothing
 	// loaded): neither a true "nothing fits" nor a wrong load.
 	NotSure int `json:"not_sure"`
+	// Preloaded counts the queries Config.Preload would attach schemas
+	// for: every one a wrong preload.
+	Preloaded int `json:"preloaded"`
 }
 
 // Rate is Abstained / Queries (0 for no queries).
@@ -210,8 +219,12 @@ func Eval(ctx context.Context, s *Searcher, qs []EvalQuery) (*Report, error) {
 			return evalRun{}, err
 		}
 		ids, _, _ := enc.Encode(ans.text)
+		pre, err := s.Sure(ctx, strings.Join(q, " "), Scope{})
+		if err != nil {
+			return evalRun{}, err
+		}
 		return evalRun{hits: hits, hits10: hits10, schemas: len(ans.loaded), abstained: ans.abstained, notSure: ans.notSure,
-			shown: append(ans.loaded, ans.listed...), tokens: len(ids), answered: true}, nil
+			shown: append(ans.loaded, ans.listed...), tokens: len(ids), answered: true, preloaded: pre}, nil
 	})
 }
 
@@ -249,6 +262,7 @@ type evalRun struct {
 	shown     []string
 	tokens    int
 	answered  bool
+	preloaded []*registry.Tool // what Config.Preload would attach
 }
 
 // EvalIndex runs every query through an index that returns limit results
@@ -264,7 +278,8 @@ func EvalIndex(ctx context.Context, idx search.Index, limit int, qs []EvalQuery)
 func evaluate(ctx context.Context, qs []EvalQuery, run func(context.Context, []string) (evalRun, error)) (*Report, error) {
 	rep := &Report{Misses: []Miss{}, ByLang: map[string]*Figures{}, ByKind: map[string]*Figures{}, ByHalf: map[string]*Figures{}}
 	var abstained, notSure bool
-	allIn := -1 // the current query's all-expected hit: -1 for a one-tool query
+	var preloaded, preloadRight int // 1 when Config.Preload would fire, and fire right
+	allIn := -1                     // the current query's all-expected hit: -1 for a one-tool query
 	var r10, vis, toks float64
 	add := func(f *Figures, r1, r5, rr float64, schemas, results int) {
 		f.RecallAt10 += r10
@@ -277,6 +292,7 @@ func evaluate(ctx context.Context, qs []EvalQuery, run func(context.Context, []s
 		if notSure {
 			f.NotSure++
 		}
+		f.Preloaded, f.PreloadRight = f.Preloaded+preloaded, f.PreloadRight+preloadRight
 		if allIn >= 0 {
 			f.MultiQueries++
 			f.AllAt5 += float64(allIn)
@@ -295,8 +311,9 @@ func evaluate(ctx context.Context, qs []EvalQuery, run func(context.Context, []s
 		hits, schemas, abst := er.hits, er.schemas, er.abstained
 		abstained, notSure = abst, er.notSure
 		toks = float64(er.tokens)
+		preloaded, preloadRight = preloadOutcome(er.preloaded, q.Expect)
 		if len(q.Expect) == 0 {
-			rep.Abstention = countAbstention(rep.Abstention, Half(q), abst, er.notSure, schemas)
+			rep.Abstention = countAbstention(rep.Abstention, Half(q), abst, er.notSure, schemas, preloaded)
 			continue
 		}
 		rank := rankOf(hits, q.Expect)
@@ -395,9 +412,21 @@ func recalls(expect []string, rank int, er evalRun) (r1, r5, rr, r10, vis float6
 	return r1, r5, rr, r10, vis
 }
 
+// preloadOutcome says whether a query's preload fired (1) and whether it
+// attached an expected tool (1).
+func preloadOutcome(pre []*registry.Tool, expect []string) (fired, right int) {
+	if len(pre) > 0 {
+		fired = 1
+	}
+	if slices.ContainsFunc(pre, func(t *registry.Tool) bool { return slices.Contains(expect, t.Name) }) {
+		right = 1
+	}
+	return fired, right
+}
+
 // countAbstention adds one no-match query to a (created when nil) and to
 // its half.
-func countAbstention(a *Abstention, half string, abstained, notSure bool, schemas int) *Abstention {
+func countAbstention(a *Abstention, half string, abstained, notSure bool, schemas, preloaded int) *Abstention {
 	if a == nil {
 		a = &Abstention{ByHalf: map[string]*Abstention{}}
 	}
@@ -409,6 +438,7 @@ func countAbstention(a *Abstention, half string, abstained, notSure bool, schema
 	for _, x := range []*Abstention{a, h} {
 		x.Queries++
 		x.Loaded += schemas
+		x.Preloaded += preloaded
 		if abstained {
 			x.Abstained++
 		}
