@@ -89,7 +89,11 @@ type syncPass struct {
 //     definition is in the frozen prefix: its change stays pending.
 //
 // The prefix never changes. A snapshot with nothing new adds no bytes and
-// allocates nothing. The change reports the names, sorted: Added (arrived,
+// allocates nothing; one that holds the same tools as the last snapshot
+// compared ([registry.Snapshot.SameTools]: a group's description changed,
+// a server without tools came) answers in O(1) of the tools while the
+// session's own state is unchanged, otherwise the comparison is a map
+// lookup per tool. The change reports the names, sorted: Added (arrived,
 // or back after leaving), Removed, and Changed (held pending, or taken as
 // is); Server is empty, since one snapshot may change several servers.
 //
@@ -106,14 +110,15 @@ func (s *Session) Sync(ctx context.Context, snap *registry.Snapshot) (ToolsChang
 		return ToolsChange{}, fmt.Errorf("%w: Sync: nil snapshot", ErrConfig)
 	}
 	s.mu.Lock()
-	if snap == s.synced || (s.synced == nil && s.live == nil && snap == s.cfg.Snapshot) {
+	if s.syncNoop(snap) {
+		s.synced, s.syncedGen = snap, s.stateGen()
 		s.mu.Unlock()
 		return ToolsChange{}, nil
 	}
 	var probe syncPass
 	s.reconcile(snap, &probe)
 	if !probe.changed {
-		s.synced = snap
+		s.synced, s.syncedGen = snap, s.stateGen()
 		s.mu.Unlock()
 		return ToolsChange{}, nil
 	}
@@ -121,11 +126,12 @@ func (s *Session) Sync(ctx context.Context, snap *registry.Snapshot) (ToolsChang
 	s.reconcile(snap, &p)
 	if len(p.arrived) > 0 && !s.takesArrivals() {
 		s.rebuildView() // handlers the pass brought back
+		s.syncedGen = 0 // the arrivals are still to be taken: never a no-op
 		s.mu.Unlock()
 		return ToolsChange{}, fmt.Errorf("%w: Sync: %d tools arrived (%s first), but this session cannot take tools after it started (%s); create sessions that follow a registry with Portable tool search and Config.SelfBuilt", ErrConfig, len(p.arrived), p.arrived[0].Name, s.whyNoArrivals())
 	}
 	change := s.adopt(snap, &p)
-	s.synced = snap
+	s.synced, s.syncedGen = snap, s.stateGen()
 	raised := p.raised
 	d := s.cfg.Dispatcher
 	s.mu.Unlock()
@@ -136,6 +142,41 @@ func (s *Session) Sync(ctx context.Context, snap *registry.Snapshot) (ToolsChang
 		}
 	}
 	return change, nil
+}
+
+// syncNoop reports, in O(1) of the tools, that snap cannot change what
+// the session shows (issue 34): it holds the same tools and tiers as the
+// snapshot the session last compared ([registry.Snapshot.SameTools]),
+// the session's own state (view, live set) did not change since, and no
+// pending server's group appeared (a check over Config.Pending, not the
+// tools). A session that never synced compares with its frozen snapshot
+// while it has no live state, as reconcile skips the frozen tools then.
+// s.mu must be held.
+func (s *Session) syncNoop(snap *registry.Snapshot) bool {
+	switch {
+	case s.synced == nil && s.live == nil:
+		if !snap.SameTools(s.cfg.Snapshot) {
+			return false
+		}
+	case !snap.SameTools(s.synced) || s.syncedGen == 0 || s.syncedGen != s.stateGen():
+		return false
+	}
+	if s.live != nil && s.live.hasServers || len(s.cfg.Pending) > 0 {
+		for _, name := range s.pendingServers() {
+			if _, ok := snap.Group(name); ok {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// stateGen counts the changes of what reconcile reads besides the
+// snapshot: the view (rebuilt on every change and by SetView) and the
+// live set. Both only grow, so their sum changes whenever either does; it
+// is never 0. s.mu must be held.
+func (s *Session) stateGen() uint64 {
+	return 1 + s.viewGen + uint64(s.liveGen())
 }
 
 // takesArrivals reports whether the model could load and call a tool
