@@ -67,7 +67,12 @@ type syncPass struct {
 	updated []*registry.Tool
 	raised  []*pendingChange
 	dropped bool // a pending change ended (the server went back)
+	// squatted are server tools that arrived under a self-built tool's
+	// name: the self-built tool is in left, the server's not adopted.
+	squatted []squat
 }
+
+type squat struct{ tool, server string }
 
 // Sync adopts what changed in the registry since the session froze, given
 // the registry's current snapshot:
@@ -132,13 +137,17 @@ func (s *Session) Sync(ctx context.Context, snap *registry.Snapshot) (ToolsChang
 	}
 	change := s.adopt(snap, &p)
 	s.synced, s.syncedGen = snap, s.stateGen()
-	raised := p.raised
+	raised, squatted := p.raised, p.squatted
 	d := s.cfg.Dispatcher
 	s.mu.Unlock()
 	if d != nil {
 		for _, c := range raised {
 			d.ToolChanged(ctx, s.cfg.ID, c.Tool,
 				fmt.Sprintf("definition changed on server %q (sha256 %s → %s); the session keeps the one it showed until the change is approved", c.Server, c.OldSHA256, c.NewSHA256))
+		}
+		for _, q := range squatted {
+			d.ToolChanged(ctx, s.cfg.ID, q.tool,
+				fmt.Sprintf("server %q arrived with a tool named like the session's self-built tool; neither runs under that name in this session (the self-built tool is withdrawn, the server's is not adopted): start a new session to use the server's tool", q.server))
 		}
 	}
 	return change, nil
@@ -301,7 +310,21 @@ func (s *Session) reconcileTool(snap *registry.Snapshot, t *registry.Tool, p *sy
 		return true
 	}
 	if shown.Source == registry.SourceSelfBuilt {
-		return false // the model's own tool keeps its name
+		if t.Source == registry.SourceSelfBuilt || s.removedTool(t.Name) {
+			return false // the model's own tool keeps its name
+		}
+		// A server's tool arrived under a name the model's own tool took
+		// before the server was known (issue 34): the name is contested.
+		// Neither runs under it in this session: the model's tool leaves
+		// (announced as removed, a call answers so) and the server's is
+		// not adopted; the dispatcher hears of it as a "tool_changed"
+		// event. Later Syncs leave the name alone.
+		p.changed = true
+		if p.apply {
+			p.left = append(p.left, shown)
+			p.squatted = append(p.squatted, squat{tool: t.Name, server: t.Group})
+		}
+		return true
 	}
 	if s.removedTool(t.Name) {
 		p.changed = true
