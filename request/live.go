@@ -335,6 +335,26 @@ func (s *Session) reconcileTool(snap *registry.Snapshot, t *registry.Tool, p *sy
 		return true
 	}
 	if s.live != nil && s.live.unconfirmed[t.Name] {
+		if !sameDefinition(shown, t) {
+			// The harness rejected this very definition, or holds it
+			// pending (the record's decisions, re-checked by content):
+			// the arrival is not confirmed with it. It stays hidden
+			// (standing pending) until the registry lists what the
+			// session showed, or the harness approves the change.
+			if r := s.live.rejected[t.Name]; r != nil && sameDefinition(r, t) {
+				return false
+			}
+			if c := s.live.pending[t.Name]; c != nil && sameDefinition(c.def, t) {
+				if c.def.Handler != nil || t.Handler == nil {
+					return false
+				}
+				p.changed = true
+				if p.apply {
+					c.def = t // the handler, for an approval
+				}
+				return true
+			}
+		}
 		p.changed = true
 		if p.apply {
 			// A stored definition is a claim (issue 34): the registry's
@@ -551,6 +571,12 @@ func (s *Session) ApproveChange(tool, newSHA256 string) error {
 	}
 	if s.inPrefix(tool) {
 		return fmt.Errorf("%w: ApproveChange %q: the tool's definition is in the frozen prefix (resident, or deferred in a native tool search mode); the change reaches the next session (RejectChange keeps this one as it is)", ErrConfig, tool)
+	}
+	if s.live.unconfirmed[tool] {
+		// A restored arrival held back by this change: approving it
+		// confirms the tool with the registry's definition.
+		shown, _ := s.shownTool(tool)
+		s.confirm(shown, c.def)
 	}
 	s.takeUpdate(c.def)
 	s.rebuildView()
