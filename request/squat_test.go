@@ -87,12 +87,13 @@ func TestViewSquatReported(t *testing.T) {
 	}
 }
 
-// forgeStore is an unkeyed store a forger can write to: Load hands out
-// the stored snapshot record with its state's live part rewritten by edit
-// and framed again (a CRC is no seal).
+// forgeStore is a store a forger can write to: Load hands out the stored
+// snapshot record with its state's live part rewritten by edit and framed
+// again without the key (a CRC is no seal; an HMAC needs the key).
 type forgeStore struct {
 	Store
 	t    *testing.T
+	key  []byte // the key the store's records are read with (nil: none)
 	edit func(live map[string]any)
 }
 
@@ -101,7 +102,7 @@ func (f forgeStore) Load(ctx context.Context, id string) (Stored, error) {
 	if err != nil || got.Snapshot == nil {
 		return got, err
 	}
-	r, err := parseRecord(got.Snapshot, recordSnapshot, nil)
+	r, err := parseRecord(got.Snapshot, recordSnapshot, f.key)
 	require.NoError(f.t, err)
 	var meta map[string]any
 	require.NoError(f.t, json.Unmarshal(r.meta, &meta))
