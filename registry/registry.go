@@ -58,6 +58,7 @@ type Registry struct {
 	groups  map[string]*Group
 	tools   map[string]*Tool
 	snap    *Snapshot // cached for version; nil when stale
+	last    *Snapshot // the last snapshot built, whatever its version
 
 	rejected map[string][]Rejection // by group, from the last imports
 }
@@ -96,7 +97,8 @@ func (r *Registry) Snapshot() *Snapshot {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.snap == nil {
-		r.snap = newSnapshot(r.version, r.groups, r.tools)
+		r.snap = nextSnapshot(r.last, r.version, r.groups, r.tools)
+		r.last = r.snap
 	}
 	return r.snap
 }

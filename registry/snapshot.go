@@ -13,6 +13,7 @@ import (
 // A Snapshot and the tools it returns are shared: callers must not modify them.
 type Snapshot struct {
 	version uint64
+	toolSet uint64 // see SameTools
 	groups  []*Group
 	tools   []*Tool
 	byName  map[string]*Tool
@@ -50,6 +51,8 @@ func compareGroups(a, b *Group) int {
 	return cmp.Compare(a.Name, b.Name)
 }
 
+func sortGroups(gs []*Group) { slices.SortFunc(gs, compareGroups) }
+
 func newSnapshot(version uint64, groups map[string]*Group, tools map[string]*Tool) *Snapshot {
 	s := &Snapshot{
 		version: version,
@@ -60,7 +63,7 @@ func newSnapshot(version uint64, groups map[string]*Group, tools map[string]*Too
 		s.groups = append(s.groups, g)
 		s.byGroup[name] = g
 	}
-	slices.SortFunc(s.groups, compareGroups)
+	sortGroups(s.groups)
 	for name, t := range tools {
 		s.tools = append(s.tools, t)
 		s.byName[name] = t

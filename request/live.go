@@ -67,7 +67,12 @@ type syncPass struct {
 	updated []*registry.Tool
 	raised  []*pendingChange
 	dropped bool // a pending change ended (the server went back)
+	// squatted are server tools that arrived under a self-built tool's
+	// name: the self-built tool is in left, the server's not adopted.
+	squatted []squat
 }
+
+type squat struct{ tool, server string }
 
 // Sync adopts what changed in the registry since the session froze, given
 // the registry's current snapshot:
@@ -89,7 +94,11 @@ type syncPass struct {
 //     definition is in the frozen prefix: its change stays pending.
 //
 // The prefix never changes. A snapshot with nothing new adds no bytes and
-// allocates nothing. The change reports the names, sorted: Added (arrived,
+// allocates nothing; one that holds the same tools as the last snapshot
+// compared ([registry.Snapshot.SameTools]: a group's description changed,
+// a server without tools came) answers in O(1) of the tools while the
+// session's own state is unchanged, otherwise the comparison is a map
+// lookup per tool. The change reports the names, sorted: Added (arrived,
 // or back after leaving), Removed, and Changed (held pending, or taken as
 // is); Server is empty, since one snapshot may change several servers.
 //
@@ -106,14 +115,15 @@ func (s *Session) Sync(ctx context.Context, snap *registry.Snapshot) (ToolsChang
 		return ToolsChange{}, fmt.Errorf("%w: Sync: nil snapshot", ErrConfig)
 	}
 	s.mu.Lock()
-	if snap == s.synced || (s.synced == nil && s.live == nil && snap == s.cfg.Snapshot) {
+	if s.syncNoop(snap) {
+		s.synced, s.syncedGen = snap, s.stateGen()
 		s.mu.Unlock()
 		return ToolsChange{}, nil
 	}
 	var probe syncPass
 	s.reconcile(snap, &probe)
 	if !probe.changed {
-		s.synced = snap
+		s.synced, s.syncedGen = snap, s.stateGen()
 		s.mu.Unlock()
 		return ToolsChange{}, nil
 	}
@@ -121,12 +131,13 @@ func (s *Session) Sync(ctx context.Context, snap *registry.Snapshot) (ToolsChang
 	s.reconcile(snap, &p)
 	if len(p.arrived) > 0 && !s.takesArrivals() {
 		s.rebuildView() // handlers the pass brought back
+		s.syncedGen = 0 // the arrivals are still to be taken: never a no-op
 		s.mu.Unlock()
 		return ToolsChange{}, fmt.Errorf("%w: Sync: %d tools arrived (%s first), but this session cannot take tools after it started (%s); create sessions that follow a registry with Portable tool search and Config.SelfBuilt", ErrConfig, len(p.arrived), p.arrived[0].Name, s.whyNoArrivals())
 	}
 	change := s.adopt(snap, &p)
-	s.synced = snap
-	raised := p.raised
+	s.synced, s.syncedGen = snap, s.stateGen()
+	raised, squatted := p.raised, p.squatted
 	d := s.cfg.Dispatcher
 	s.mu.Unlock()
 	if d != nil && d.Options().Observer != nil {
@@ -134,8 +145,47 @@ func (s *Session) Sync(ctx context.Context, snap *registry.Snapshot) (ToolsChang
 			d.Options().Observer.Event(ctx, execute.Event{Kind: execute.EventToolChanged, Session: s.cfg.ID, Tool: c.Tool,
 				Detail: fmt.Sprintf("definition changed on server %q (sha256 %s → %s); the session keeps the one it showed until the change is approved", c.Server, c.OldSHA256, c.NewSHA256)})
 		}
+		for _, q := range squatted {
+			d.ToolChanged(ctx, s.cfg.ID, q.tool,
+				fmt.Sprintf("server %q arrived with a tool named like the session's self-built tool; neither runs under that name in this session (the self-built tool is withdrawn, the server's is not adopted): start a new session to use the server's tool", q.server))
+		}
 	}
 	return change, nil
+}
+
+// syncNoop reports, in O(1) of the tools, that snap cannot change what
+// the session shows (issue 34): it holds the same tools and tiers as the
+// snapshot the session last compared ([registry.Snapshot.SameTools]),
+// the session's own state (view, live set) did not change since, and no
+// pending server's group appeared (a check over Config.Pending, not the
+// tools). A session that never synced compares with its frozen snapshot
+// while it has no live state, as reconcile skips the frozen tools then.
+// s.mu must be held.
+func (s *Session) syncNoop(snap *registry.Snapshot) bool {
+	switch {
+	case s.synced == nil && s.live == nil:
+		if !snap.SameTools(s.cfg.Snapshot) {
+			return false
+		}
+	case !snap.SameTools(s.synced) || s.syncedGen == 0 || s.syncedGen != s.stateGen():
+		return false
+	}
+	if s.live != nil && s.live.hasServers || len(s.cfg.Pending) > 0 {
+		for _, name := range s.pendingServers() {
+			if _, ok := snap.Group(name); ok {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// stateGen counts the changes of what reconcile reads besides the
+// snapshot: the view (rebuilt on every change and by SetView) and the
+// live set. Both only grow, so their sum changes whenever either does; it
+// is never 0. s.mu must be held.
+func (s *Session) stateGen() uint64 {
+	return 1 + s.viewGen + uint64(s.liveGen())
 }
 
 // takesArrivals reports whether the model could load and call a tool
@@ -260,7 +310,21 @@ func (s *Session) reconcileTool(snap *registry.Snapshot, t *registry.Tool, p *sy
 		return true
 	}
 	if shown.Source == registry.SourceSelfBuilt {
-		return false // the model's own tool keeps its name
+		if t.Source == registry.SourceSelfBuilt || s.removedTool(t.Name) {
+			return false // the model's own tool keeps its name
+		}
+		// A server's tool arrived under a name the model's own tool took
+		// before the server was known (issue 34): the name is contested.
+		// Neither runs under it in this session: the model's tool leaves
+		// (announced as removed, a call answers so) and the server's is
+		// not adopted; the dispatcher hears of it as a "tool_changed"
+		// event. Later Syncs leave the name alone.
+		p.changed = true
+		if p.apply {
+			p.left = append(p.left, shown)
+			p.squatted = append(p.squatted, squat{tool: t.Name, server: t.Group})
+		}
+		return true
 	}
 	if s.removedTool(t.Name) {
 		p.changed = true
@@ -271,6 +335,26 @@ func (s *Session) reconcileTool(snap *registry.Snapshot, t *registry.Tool, p *sy
 		return true
 	}
 	if s.live != nil && s.live.unconfirmed[t.Name] {
+		if !sameDefinition(shown, t) {
+			// The harness rejected this very definition, or holds it
+			// pending (the record's decisions, re-checked by content):
+			// the arrival is not confirmed with it. It stays hidden
+			// (standing pending) until the registry lists what the
+			// session showed, or the harness approves the change.
+			if r := s.live.rejected[t.Name]; r != nil && sameDefinition(r, t) {
+				return false
+			}
+			if c := s.live.pending[t.Name]; c != nil && sameDefinition(c.def, t) {
+				if c.def.Handler != nil || t.Handler == nil {
+					return false
+				}
+				p.changed = true
+				if p.apply {
+					c.def = t // the handler, for an approval
+				}
+				return true
+			}
+		}
 		p.changed = true
 		if p.apply {
 			// A stored definition is a claim (issue 34): the registry's
@@ -496,6 +580,12 @@ func (s *Session) ApproveChange(tool, newSHA256 string) error {
 	}
 	if s.inPrefix(tool) {
 		return fmt.Errorf("%w: ApproveChange %q: the tool's definition is in the frozen prefix (resident, or deferred in a native tool search mode); the change reaches the next session (RejectChange keeps this one as it is)", ErrConfig, tool)
+	}
+	if s.live.unconfirmed[tool] {
+		// A restored arrival held back by this change: approving it
+		// confirms the tool with the registry's definition.
+		shown, _ := s.shownTool(tool)
+		s.confirm(shown, c.def)
 	}
 	s.takeUpdate(c.def)
 	s.rebuildView()

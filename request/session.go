@@ -37,6 +37,9 @@ type Session struct {
 	// tools that arrived: they take the self-built path.
 	synced *registry.Snapshot
 	live   *liveSet
+	// syncedGen is stateGen when synced was compared (0: not yet);
+	// viewGen counts rebuildView's runs (see syncNoop).
+	syncedGen, viewGen uint64
 
 	ruleWarnings []RuleWarning // see rulewarn.go
 

@@ -135,6 +135,7 @@ func (s *Session) tierSnapshot() *registry.Snapshot {
 // or changes, and after SetView. It costs one pass over the session's own
 // tools; a session without any keeps the frozen names. s.mu must be held.
 func (s *Session) rebuildView() {
+	s.viewGen++
 	if len(s.selfBuilt) == 0 && s.live == nil {
 		s.vw = toolView{}
 		return
