@@ -146,8 +146,8 @@ func (s *Session) Sync(ctx context.Context, snap *registry.Snapshot) (ToolsChang
 				Detail: fmt.Sprintf("definition changed on server %q (sha256 %s → %s); the session keeps the one it showed until the change is approved", c.Server, c.OldSHA256, c.NewSHA256)})
 		}
 		for _, q := range squatted {
-			d.ToolChanged(ctx, s.cfg.ID, q.tool,
-				fmt.Sprintf("server %q arrived with a tool named like the session's self-built tool; neither runs under that name in this session (the self-built tool is withdrawn, the server's is not adopted): start a new session to use the server's tool", q.server))
+			d.Options().Observer.Event(ctx, execute.Event{Kind: execute.EventToolChanged, Session: s.cfg.ID, Tool: q.tool,
+				Detail: fmt.Sprintf("server %q arrived with a tool named like the session's self-built tool; neither runs under that name in this session (the self-built tool is withdrawn, the server's is not adopted): start a new session to use the server's tool", q.server)})
 		}
 	}
 	return change, nil
