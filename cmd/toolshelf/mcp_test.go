@@ -243,6 +243,29 @@ func TestBudgetMCPConfig(t *testing.T) {
 	assert.Contains(t, errOut, `no "mcpServers" object (keys: description, license, server, source, tools); a tools list goes to --catalog`)
 }
 
+// TestMCPConfigRefusesDuplicateKeys: a key given twice at any depth — a
+// server name, "command", an env variable — is refused naming it, as
+// integration/mcp.ParseConfig refuses it (which one a reader keeps is not
+// agreed on: a reviewer may read another command than the one that runs);
+// a file over the bound is refused before it is read.
+func TestMCPConfigRefusesDuplicateKeys(t *testing.T) {
+	for _, tc := range []struct{ name, file, want string }{
+		{"server", `{"mcpServers":{"a":{"command":"true"},"a":{"command":"sh"}}}`, `key "a" given twice in one object (at /mcpServers)`},
+		{"command", `{"mcpServers":{"a":{"command":"true","args":[],"command":"sh"}}}`, `key "command" given twice in one object (at /mcpServers/a)`},
+		{"escaped", `{"mcpServers":{"a":{"command":"true","comm\u0061nd":"sh"}}}`, `key "command" given twice`},
+		{"env", `{"mcpServers":{"a":{"command":"true","env":{"X":"1","X":"2"}}}}`, `key "X" given twice in one object (at /mcpServers/a/env)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errOut := runCLI("budget", "--mcp-config", writeFile(t, "mcp.json", tc.file))
+			assert.NotEqual(t, exitOK, code)
+			assert.Contains(t, errOut, tc.want)
+		})
+	}
+	code, _, errOut := runCLI("budget", "--mcp-config", writeFile(t, "big.json", `{"mcpServers":{}}`+strings.Repeat(" ", maxMCPConfig)))
+	assert.NotEqual(t, exitOK, code)
+	assert.Contains(t, errOut, "the limit is 1048576")
+}
+
 // TestBudgetMCPConfigNPMServers runs --mcp-config on an mcpServers file of
 // the two real npm servers (testdata/mcp-servers; CI installs them with
 // npm ci): both are started, listed and measured under their entries'

@@ -2,13 +2,16 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -38,16 +41,19 @@ const maxMCPConfig = 1 << 20
 // in name order. HTTP entries, which the CLI does not reach, and disabled
 // ones are returned as skipped, with why.
 func addMCPConfig(reg *registry.Registry, path string, timeout time.Duration) (servers []*mcpServerJSON, skipped []string, err error) {
-	data, err := os.ReadFile(path)
+	data, err := readBounded(path, maxMCPConfig)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--mcp-config: %v", err)
-	}
-	if len(data) > maxMCPConfig {
-		return nil, nil, fmt.Errorf("--mcp-config %s: %d bytes; the limit is %d", path, len(data), maxMCPConfig)
+		return nil, nil, fmt.Errorf("--mcp-config %s: %v", path, err)
 	}
 	var file map[string]json.RawMessage
 	if err := json.Unmarshal(data, &file); err != nil {
 		return nil, nil, fmt.Errorf("--mcp-config %s: not a JSON object: %v", path, err)
+	}
+	// integration/mcp.ParseConfig refuses a key given twice: readers
+	// disagree on which one counts, so a reviewer may read another command
+	// than the one that runs.
+	if err := duplicateKey(data, "", 0); err != nil {
+		return nil, nil, fmt.Errorf("--mcp-config %s: %v", path, err)
 	}
 	raw, ok := file["mcpServers"]
 	if !ok {
@@ -109,4 +115,62 @@ func expandEnv(s string) string {
 		}
 		s = s[i+j+1:]
 	}
+}
+
+// readBounded reads the file at path, refusing one over max bytes before
+// reading it (by its size) and reading no more than max+1 bytes whatever it
+// is (a pipe, a device, a file still growing).
+func readBounded(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > max {
+		return nil, fmt.Errorf("%d bytes; the limit is %d", st.Size(), max)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("over %d bytes; the limit is %d", max, max)
+	}
+	return data, nil
+}
+
+// maxConfigDepth bounds the nesting duplicateKey walks; an mcpServers file
+// needs four levels.
+const maxConfigDepth = 64
+
+// duplicateKey reports the first key given twice in one object of the
+// JSON value v, at any depth, with the JSON pointer of that object.
+func duplicateKey(v []byte, at string, depth int) error {
+	if depth > maxConfigDepth {
+		return errors.New("nested deeper than 64 levels")
+	}
+	switch s := strings.TrimLeft(string(v[:min(len(v), 64)]), " \t\r\n"); {
+	case strings.HasPrefix(s, "{"):
+		seen := map[string]bool{}
+		return jsonx.EachMember(v, func(key, val []byte) error {
+			k := string(key)
+			if seen[k] {
+				where := at
+				if where == "" {
+					where = "/"
+				}
+				return fmt.Errorf("key %q given twice in one object (at %s): write it once", k, where)
+			}
+			seen[k] = true
+			return duplicateKey(val, at+"/"+k, depth+1)
+		})
+	case strings.HasPrefix(s, "["):
+		i := 0
+		return jsonx.EachElement(v, func(val []byte) error {
+			err := duplicateKey(val, fmt.Sprintf("%s/%d", at, i), depth+1)
+			i++
+			return err
+		})
+	}
+	return nil
 }
