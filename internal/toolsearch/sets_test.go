@@ -32,10 +32,9 @@ func querySets() []querySet {
 // qualityDoc is the page whose tables TestQuality writes, between the
 // markers; the prose around them is hand-written.
 const (
-	qualityDoc    = "../../docs/search-quality.md"
-	qualityReadme = "../../README.md"
-	qualityBegin  = "<!-- TestQuality: begin (TOOLSHELF_UPDATE=1 go test ./internal/toolsearch -run TestQuality) -->\n"
-	qualityEnd    = "<!-- TestQuality: end -->\n"
+	qualityDoc   = "../../docs/search-quality.md"
+	qualityBegin = "<!-- TestQuality: begin (TOOLSHELF_UPDATE=1 go test ./internal/toolsearch -run TestQuality) -->\n"
+	qualityEnd   = "<!-- TestQuality: end -->\n"
 )
 
 // qualityRun is one query set's reports: tool_search and the baselines.
@@ -163,7 +162,6 @@ func TestQuality(t *testing.T) {
 
 	checkQualityBars(t, runs)
 	checkGenerated(t, qualityDoc, b.String())
-	checkGenerated(t, qualityReadme, readmeQuality(runs))
 	t.Log("\n" + b.String())
 }
 
@@ -211,23 +209,6 @@ func visibleRows(t *testing.T, runs []qualityRun) string {
 // and a list budget: three schemas at most, then one-line descriptions and
 // names. Measured with the same tokenizer over the same queries.
 var tokensBefore = map[string]float64{"dev": 507.6, "MetaTool": 192.3, "BFCL": 305.0, "Seal-Tools": 298.2}
-
-// readmeQuality is the README's short form of the figures: tune and check
-// halves of every set for toolshelf and plain BM25.
-func readmeQuality(runs []qualityRun) string {
-	var b strings.Builder
-	b.WriteString("| query set | method | tune R@1 / R@5 | check R@1 / R@5 |\n|---|---|--:|--:|\n")
-	for _, r := range runs {
-		for _, row := range []struct {
-			name string
-			r    *Report
-		}{{"toolshelf", r.ours}, {"plain BM25", r.bm25}} {
-			tu, ch := row.r.ByHalf[HalfTune], row.r.ByHalf[HalfCheck]
-			fmt.Fprintf(&b, "| %s | %s | %.3f / %.3f | %.3f / %.3f |\n", r.set.name, row.name, tu.RecallAt1, tu.RecallAt5, ch.RecallAt1, ch.RecallAt5)
-		}
-	}
-	return b.String()
-}
 
 // checkGenerated compares the part of the file at path between the
 // TestQuality markers with got, or rewrites it under TOOLSHELF_UPDATE=1.
