@@ -3,6 +3,7 @@ package request
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 )
@@ -113,28 +114,21 @@ func identified(r Reply, err error, id string, d *CacheDiagnosis) (Reply, error)
 // bytes): the session sends it back with the next request.
 const maxReplyID = 256
 
-// appendDiagnostics appends, before the body's closing brace, the fields
-// that ask provider p to diagnose the request's cache reuse against the
-// reply with id prev: Anthropic's diagnostics.previous_message_id (null on
-// the first turn, which opts in without a comparison), the Responses
-// API's prompt_cache_options.comparison_response_id (left out on the
-// first turn: there is nothing to compare with).
-func appendDiagnostics(dst []byte, p Provider, prev string) []byte {
-	switch p {
-	case Anthropic:
-		dst = append(dst, `,"diagnostics":{"previous_message_id":`...)
-		if prev == "" {
-			return append(dst, "null}"...)
-		}
-		return append(jsonx.AppendString(dst, prev), '}')
-	case OpenAIResponses:
-		if prev == "" {
-			return dst
-		}
-		dst = append(dst, `,"prompt_cache_options":{"comparison_response_id":`...)
-		return append(jsonx.AppendString(dst, prev), '}')
+// appendDiagnostics appends, before the body's closing brace, the field
+// of t that asks the provider to diagnose the request's cache reuse
+// against the reply with id prev: Anthropic's
+// diagnostics.previous_message_id (null on the first turn, which opts in
+// without a comparison), the Responses API's
+// prompt_cache_options.comparison_response_id (left out on the first
+// turn: there is nothing to compare with).
+func appendDiagnostics(dst []byte, t *traits, prev string) []byte {
+	switch {
+	case t.diagnostics == "" || (prev == "" && !t.diagnosticsFirst):
+		return dst
+	case prev == "":
+		return append(append(dst, t.diagnostics...), "null}"...)
 	}
-	return dst
+	return append(jsonx.AppendString(append(dst, t.diagnostics...), prev), '}')
 }
 
 // diagnosticsLen bounds what appendDiagnostics adds.
@@ -155,4 +149,35 @@ func lastReplyID(msgs []Message) (string, bool) {
 // bounded string without control characters.
 func validReplyID(id string) bool {
 	return len(id) <= maxReplyID && !bytes.ContainsFunc([]byte(id), func(r rune) bool { return r < 0x20 || r == 0x7f })
+}
+
+// checkDiagnostics refuses Config.Diagnostics where the provider has no
+// diagnosis, and an extra field that would collide with its field.
+func checkDiagnostics(cfg *Config) error {
+	if !cfg.Diagnostics {
+		return nil
+	}
+	enc, _ := encoderFor(cfg.Provider) // checkConfig checked the provider
+	field := enc.traits().diagnosticsField
+	if field == "" {
+		return fmt.Errorf("%w: Config.Diagnostics: %s has no cache diagnosis; the session's ChangeLog explains its misses (leave Diagnostics off)", ErrConfig, cfg.Provider)
+	}
+	if _, ok := cfg.Extra[field]; ok {
+		return fmt.Errorf("%w: Config.Extra[%q]: with Config.Diagnostics the session writes this field itself", ErrConfig, field)
+	}
+	return nil
+}
+
+// restorePreviousReply takes the saved reply id, or, from a state saved
+// before it was kept, the last one of the restored messages.
+func (s *Session) restorePreviousReply(st *state) error {
+	id := st.PreviousReply
+	if id == "" {
+		id, _ = lastReplyID(st.Messages)
+	}
+	if !validReplyID(id) {
+		return fmt.Errorf("previous_reply_id: over %d bytes or with control characters", maxReplyID)
+	}
+	s.log.prevReply = id
+	return nil
 }
