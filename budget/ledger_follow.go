@@ -140,6 +140,3 @@ func (f *follower) attribute(l *Ledger, t LedgerTurn) *CacheMiss {
 	f.opts.emit(m)
 	return &m
 }
-
-// String writes the miss's text.
-func (m CacheMiss) String() string { return m.Text }
