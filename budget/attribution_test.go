@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -15,6 +17,7 @@ import (
 	"github.com/toolshelf/toolshelf/budget"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
+	"github.com/toolshelf/toolshelf/internal/goldenfile"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 	"github.com/toolshelf/toolshelf/request/replytest"
@@ -400,5 +403,41 @@ func TestNoChangeNoMiss(t *testing.T) {
 		var text bytes.Buffer
 		require.NoError(t, sc.ledger.Write(&text))
 		assert.NotContains(t, text.String(), "not read from cache")
+	}
+}
+
+// TestMissesDoc keeps docs/usage-ledger.md's worked example of explained
+// misses equal to the scripted conversation's (TOOLSHELF_UPDATE=1
+// rewrites it), on Anthropic with diagnostics and on Chat Completions
+// from the change log alone.
+func TestMissesDoc(t *testing.T) {
+	path := filepath.Join("..", "docs", "usage-ledger.md")
+	doc, err := os.ReadFile(path)
+	require.NoError(t, err)
+	text := string(doc)
+	for _, tc := range []struct {
+		name string
+		p    request.Provider
+		diag bool
+	}{{"anthropic", request.Anthropic, true}, {"openai-chat", request.OpenAIChat, false}} {
+		sc := newScript(t, tc.p, tc.diag, nil)
+		sc.play(true)
+		var b strings.Builder
+		for _, m := range sc.ledger.Misses() {
+			b.WriteString(m.Text + "\n")
+		}
+		marker := "<!-- misses:" + tc.name + " -->\n```text\n"
+		i := strings.Index(text, marker)
+		require.NotEqual(t, -1, i, "docs/usage-ledger.md has no misses block for %s", tc.name)
+		start := i + len(marker)
+		end := start + strings.Index(text[start:], "```\n")
+		if goldenfile.Updating() {
+			text = text[:start] + b.String() + text[end:]
+			continue
+		}
+		assert.Equal(t, b.String(), text[start:end], "docs/usage-ledger.md (%s) differs from the scripted run; TOOLSHELF_UPDATE=1 go test ./budget -run TestMissesDoc", tc.name)
+	}
+	if goldenfile.Updating() {
+		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
 	}
 }
