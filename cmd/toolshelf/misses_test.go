@@ -107,3 +107,23 @@ func TestMissesCommandReadsALedger(t *testing.T) {
 	assert.Equal(t, exitOK, code)
 	assert.Equal(t, "no cache miss\n", out)
 }
+
+// TestCheckAcceptsDiagnosticsBodies (issue 45): request --check passes
+// bodies that ask for the provider's cache diagnosis.
+func TestCheckAcceptsDiagnosticsBodies(t *testing.T) {
+	reg := registry.New(nil)
+	require.NoError(t, reg.Register(registry.Tool{Name: "Read", Description: "Read a file.", RawSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)}))
+	for _, p := range []request.Provider{request.Anthropic, request.OpenAIResponses} {
+		field := map[request.Provider]string{request.Anthropic: "max_tokens", request.OpenAIResponses: "max_output_tokens"}[p]
+		s, err := request.NewSession(request.Config{Snapshot: reg.Snapshot(), Provider: p, Model: "m", Diagnostics: true,
+			Extra: map[string]json.RawMessage{field: json.RawMessage(`256`)}})
+		require.NoError(t, err)
+		_, err = s.BuildRequest(request.Turn{Messages: []request.Message{{Role: request.RoleUser, Text: "hi"}}})
+		require.NoError(t, err)
+		body, err := s.BuildRequest(request.Turn{Messages: []request.Message{{Role: request.RoleAssistant, Text: "ok", ReplyID: "resp_1"}, {Role: request.RoleUser, Text: "again"}}})
+		require.NoError(t, err)
+		require.Contains(t, string(body), `"resp_1"`)
+		code, out, errOut := runCLI("request", "--check", "--provider", string(p), "--body", writeFile(t, "body.json", string(body)))
+		assert.Equal(t, exitOK, code, "%s: %s %s", p, out, errOut)
+	}
+}
