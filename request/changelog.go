@@ -134,7 +134,10 @@ func (l *changeLog) add(kind ChangeKind, detail string, prefix bool) {
 // prefix).
 func (s *Session) sent(msgs []Message) {
 	l := &s.log
-	if id, ok := lastReplyID(msgs); ok && validReplyID(id) {
+	if id, ok := lastReplyID(msgs); ok {
+		if !validReplyID(id) {
+			id = "" // a reply's id is data: one that cannot be sent back is none
+		}
 		l.prevReply = id
 	}
 	if l.prefixOf != s.frozen {

@@ -135,10 +135,11 @@ func appendDiagnostics(dst []byte, t *traits, prev string) []byte {
 func diagnosticsLen(prev string) int { return 64 + 2*len(prev) }
 
 // lastReplyID returns the reply id of the last assistant message of msgs
-// that carries one, and whether there was one.
+// ("" when it carries none: the harness built it, and the reply it
+// answers is unknown), and whether msgs hold an assistant message.
 func lastReplyID(msgs []Message) (string, bool) {
 	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == RoleAssistant && msgs[i].ReplyID != "" {
+		if msgs[i].Role == RoleAssistant {
 			return msgs[i].ReplyID, true
 		}
 	}

@@ -263,3 +263,24 @@ func (c *fakeClock) now() time.Time {
 	c.t = c.t.Add(time.Minute)
 	return c.t
 }
+
+// TestDiagnosticsUnknownReply: an assistant message the harness built
+// (no ReplyID), or one whose id cannot be sent back, leaves the previous
+// reply unknown: Anthropic compares with nothing (null), the Responses
+// API is not asked.
+func TestDiagnosticsUnknownReply(t *testing.T) {
+	for _, p := range []request.Provider{request.Anthropic, request.OpenAIResponses} {
+		s, err := request.NewSession(diagConfig(t, p, true))
+		require.NoError(t, err)
+		diagTurns(t, s, p, 1, 2)
+		for _, id := range []string{"", "bad\nid"} {
+			body, err := s.BuildRequest(request.Turn{Messages: []request.Message{{Role: request.RoleAssistant, Text: "mine", ReplyID: id}, {Role: request.RoleUser, Text: "next"}}})
+			require.NoError(t, err)
+			if p == request.Anthropic {
+				assert.True(t, bytes.HasSuffix(body, []byte(`,"diagnostics":{"previous_message_id":null}}`)), "%q", id)
+			} else {
+				assert.NotContains(t, string(body), "prompt_cache_options", "%q", id)
+			}
+		}
+	}
+}
