@@ -87,7 +87,7 @@ type LedgerOptions struct {
 	// not a miss; 0 means 128 (OpenAI caches in steps of 128 tokens).
 	Tolerance int
 	// Observer, when set, receives an [execute.EventCacheMiss] for each
-	// miss, Detail its text.
+	// miss: Session the session's Config.ID, Detail the miss's text.
 	Observer execute.Observer
 }
 
@@ -346,8 +346,8 @@ func duration(d time.Duration) string {
 }
 
 // emit reports a miss to the observer.
-func (o *LedgerOptions) emit(m CacheMiss) {
+func (o *LedgerOptions) emit(session string, m CacheMiss) {
 	if o.Observer != nil {
-		o.Observer.Event(context.Background(), execute.Event{Kind: execute.EventCacheMiss, Detail: m.Text})
+		o.Observer.Event(context.Background(), execute.Event{Kind: execute.EventCacheMiss, Session: session, Detail: m.Text})
 	}
 }

@@ -174,13 +174,13 @@ type clock struct{ t time.Time }
 func (c *clock) now() time.Time { return c.t }
 
 // recorder is an Observer that keeps the cache-miss events.
-type recorder struct{ details []string }
+type recorder struct{ details, sessions []string }
 
 func (r *recorder) Begin(ctx context.Context, _ execute.Dispatch) context.Context { return ctx }
 func (r *recorder) End(context.Context, registry.Result)                          {}
 func (r *recorder) Event(_ context.Context, ev execute.Event) {
 	if ev.Kind == execute.EventCacheMiss {
-		r.details = append(r.details, ev.Detail)
+		r.details, r.sessions = append(r.details, ev.Detail), append(r.sessions, ev.Session)
 	}
 }
 
@@ -232,7 +232,7 @@ func (sc *script) config(model string) request.Config {
 		extra = map[string]json.RawMessage{"max_completion_tokens": json.RawMessage(`1024`)}
 	}
 	return request.Config{
-		Snapshot: sc.reg.Snapshot(), Provider: sc.p, Model: model, Extra: extra,
+		ID: "script-" + model, Snapshot: sc.reg.Snapshot(), Provider: sc.p, Model: model, Extra: extra,
 		System:      "You are a coding agent. " + strings.Repeat("Answer briefly and precisely. ", 20),
 		Policy:      &deferral.Policy{Layers: []deferral.Layer{deferral.MustLayer("p", "Defer(mcp__*)")}},
 		Pending:     []string{"late"},
@@ -371,6 +371,7 @@ func TestMissesExplained(t *testing.T) {
 				assert.Contains(t, text.String(), m.Text)
 			}
 			assert.Equal(t, len(misses), len(obs.details), "one EventCacheMiss a miss")
+			assert.Equal(t, "script-m-2", obs.sessions[len(obs.sessions)-1], "the session that missed")
 			byTurn := map[int]budget.CacheMiss{}
 			for _, m := range misses {
 				byTurn[m.Turn] = m

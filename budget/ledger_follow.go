@@ -137,6 +137,6 @@ func (f *follower) attribute(l *Ledger, t LedgerTurn) *CacheMiss {
 			Detail: fmt.Sprintf("model %s → %s", prev.Model, cur.Model)})
 	}
 	m := attribute(t.Turn, short, t.Usage.Diagnosis, e)
-	f.opts.emit(m)
+	f.opts.emit(cur.Session, m)
 	return &m
 }

@@ -69,6 +69,8 @@ type Change struct {
 // SentRequest describes one request a session built: the facts a cache
 // miss is explained by.
 type SentRequest struct {
+	// Session is Config.ID.
+	Session string `json:"session,omitempty"`
 	// Turn numbers the session's requests from 1.
 	Turn int `json:"turn"`
 	// At is when it was built ([Config.Clock]).
@@ -152,7 +154,7 @@ func (s *Session) sent(msgs []Message) {
 	if s.cfg.Diagnostics {
 		compared = l.prevReply
 	}
-	l.last = SentRequest{Turn: l.turns, At: s.now(), Provider: s.cfg.Provider, Model: s.cfg.Model,
+	l.last = SentRequest{Session: s.cfg.ID, Turn: l.turns, At: s.now(), Provider: s.cfg.Provider, Model: s.cfg.Model,
 		Prefix: l.prefixSum, Settings: l.settings, HistoryBytes: len(s.hist.buf), Compared: compared}
 }
 
