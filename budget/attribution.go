@@ -293,39 +293,42 @@ func (m *CacheMiss) sentence(e *evidence, said MissCause) string {
 		}
 		return provider + "settings changed: " + what
 	case CauseExpired:
-		return fmt.Sprintf("%sexpired — %s since the previous request (TTL %s)", provider, duration(m.Since), duration(m.TTL))
+		return fmt.Sprintf("%sexpired — %s since turn %d (TTL %s)", provider, duration(m.Since), e.prev.Turn, duration(m.TTL))
 	case CauseOutside:
-		return fmt.Sprintf("provider says %s, but %s: %s", m.Provider, unchanged(said, e), outsideWho(e))
+		return fmt.Sprintf("provider says %s, but %s: %s", m.Provider, unchanged(said, e), outsideWho(said, e))
 	case CauseUnavailable:
-		return "the provider could not diagnose it (unavailable), and the session changed nothing since the previous request"
+		return fmt.Sprintf("the provider could not diagnose it (unavailable), and the session changed nothing since turn %d", e.prev.Turn)
 	case CauseNotFound:
-		return fmt.Sprintf("the provider has no record of the reply the request named (%s), and the session changed nothing since the previous request", m.Provider)
+		return fmt.Sprintf("the provider has no record of the reply the request named (%s), and the session changed nothing since turn %d", m.Provider, e.prev.Turn)
 	}
 	gap := ""
 	if m.TTL == 0 {
-		gap = fmt.Sprintf(", %s since the previous request and no documented cache lifetime (set LedgerOptions.TTL)", duration(m.Since))
+		gap = fmt.Sprintf(", %s since it and no documented cache lifetime (set LedgerOptions.TTL)", duration(m.Since))
 	}
-	return "no known cause: the session changed nothing since the previous request" + gap + ", and the provider gave no reason"
+	return fmt.Sprintf("no known cause: the session changed nothing since turn %d%s, and the provider gave no reason", e.prev.Turn, gap)
 }
 
 // unchanged says what the session sent the same.
 func unchanged(said MissCause, e *evidence) string {
 	switch said {
 	case CauseHistoryEdit:
-		return fmt.Sprintf("the session sent request %d's messages unchanged", e.prev.Turn)
+		return fmt.Sprintf("the session sent turn %d's messages unchanged", e.prev.Turn)
 	case CauseModel:
 		return fmt.Sprintf("the session sent model %s both times", e.cur.Model)
 	case CauseSettings:
 		return "the session sent the same settings both times"
 	}
-	return fmt.Sprintf("the session's system and tools[] were byte-identical to request %d's", e.prev.Turn)
+	return fmt.Sprintf("the session's system and tools[] were byte-identical to turn %d's", e.prev.Turn)
 }
 
-func outsideWho(e *evidence) string {
+func outsideWho(said MissCause, e *evidence) string {
 	if e.newSession {
 		return "the conversation moved to another session and nothing was declared (Session.Declare)"
 	}
-	return "the harness edited the request outside the session"
+	if said == CauseHistoryEdit {
+		return "the harness edited history outside the session"
+	}
+	return "the harness changed the request outside the session"
 }
 
 // duration writes d as "7 min 12 s", "1 h", "40 s".

@@ -377,14 +377,14 @@ func TestMissesExplained(t *testing.T) {
 				byTurn[m.Turn] = m
 			}
 			assert.Contains(t, byTurn[7].Text, "turn 7: ")
-			assert.Contains(t, byTurn[7].Text, "expired — 7 min 12 s since the previous request (TTL 5 min)")
+			assert.Contains(t, byTurn[7].Text, "expired — 7 min 12 s since turn 6 (TTL 5 min)")
 			assert.Contains(t, byTurn[11].Text, "compaction declared by the harness: summarised requests 1-10 at turn 10")
 			assert.Contains(t, byTurn[13].Text, "model changed: model m-1 → m-2 at turn 12")
 			if moved {
 				assert.Contains(t, byTurn[4].Text, "tools changed: SetView(agent) at turn 3")
 			}
 			if tc.diag {
-				assert.Contains(t, byTurn[9].Text, "but the session sent request 8's messages unchanged: the harness edited the request outside the session")
+				assert.Contains(t, byTurn[9].Text, "but the session sent turn 8's messages unchanged: the harness edited history outside the session")
 				assert.Equal(t, "unavailable", byTurn[15].Provider)
 			} else {
 				assert.Contains(t, byTurn[9].Text, "no known cause")
