@@ -1,6 +1,6 @@
 package budget
 
-import "github.com/toolshelf/toolshelf/internal/claudeest"
+import "github.com/toolshelf/toolshelf/internal/engine/claudeest"
 
 // claudeEstimate estimates Claude's tokens from an exact o200k_base count,
 // scaled per kind of text by ratios calibrated against the legacy Claude

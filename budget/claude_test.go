@@ -12,13 +12,13 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/toolshelf/toolshelf/budget"
 	deferral "github.com/toolshelf/toolshelf/defer"
-	"github.com/toolshelf/toolshelf/internal/claudeest"
+	"github.com/toolshelf/toolshelf/internal/engine/claudeest"
 	"github.com/toolshelf/toolshelf/internal/textfmt"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 )
 
-// calibrationTools loads a calibration catalog the way internal/claudecal
+// calibrationTools loads a calibration catalog the way internal/cmd/claudecal
 // does: an MCP tools/list takes its file name as its server.
 func calibrationTools(t *testing.T, name string) []*registry.Tool {
 	t.Helper()
@@ -55,7 +55,7 @@ func TestClaudeCounterOnCalibrationCatalogs(t *testing.T) {
 			prose += o200k.Count(budget.KindProse, tool.Description).N
 			js += o200k.Count(budget.KindJSON, string(tool.ModelSchema())).N
 		}
-		require.Equal(t, [2]int{c.ProseO200k, c.JSONO200k}, [2]int{prose, js}, "%s: stale data, run go run ./internal/claudecal", c.Name)
+		require.Equal(t, [2]int{c.ProseO200k, c.JSONO200k}, [2]int{prose, js}, "%s: stale data, run go run ./internal/cmd/claudecal", c.Name)
 
 		got := budget.CountTools(claude, tools)
 		assert.True(t, got.Estimate, c.Name)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/internal/registryx"
-	"github.com/toolshelf/toolshelf/internal/schemacheck"
+	"github.com/toolshelf/toolshelf/internal/engine/schemacheck"
 	"github.com/toolshelf/toolshelf/internal/textfmt"
 )
 

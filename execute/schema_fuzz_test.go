@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/toolshelf/toolshelf/internal/toolsearch"
+	"github.com/toolshelf/toolshelf/internal/engine/toolsearch"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -12,7 +12,7 @@ import (
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/internal/registryx"
-	"github.com/toolshelf/toolshelf/internal/tagsafe"
+	"github.com/toolshelf/toolshelf/internal/engine/tagsafe"
 	"github.com/toolshelf/toolshelf/registry"
 )
 

@@ -3,7 +3,7 @@ package registry
 import (
 	"fmt"
 
-	"github.com/toolshelf/toolshelf/internal/toolname"
+	"github.com/toolshelf/toolshelf/internal/engine/toolname"
 )
 
 // Names the library reserves for its entry tools. No registered tool may use
@@ -16,7 +16,7 @@ const (
 
 // The naming rules themselves (the providers' name rule, MCP exposed names
 // and their aliases, canonical server names, the fixed group names "builtin"
-// and "self-built") are internal/toolname's.
+// and "self-built") are internal/engine/toolname's.
 const (
 	builtinGroup   = toolname.BuiltinGroup
 	selfBuiltGroup = toolname.SelfBuiltGroup

@@ -7,8 +7,8 @@ import (
 
 	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/internal/regview"
-	"github.com/toolshelf/toolshelf/internal/rulecheck"
-	"github.com/toolshelf/toolshelf/internal/toolname"
+	"github.com/toolshelf/toolshelf/internal/engine/rulecheck"
+	"github.com/toolshelf/toolshelf/internal/engine/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 )
 

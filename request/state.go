@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/toolshelf/toolshelf/internal/errs"
-	"github.com/toolshelf/toolshelf/internal/jsonx"
+	"github.com/toolshelf/toolshelf/internal/engine/jsonx"
 	"github.com/toolshelf/toolshelf/registry"
 )
 

@@ -9,7 +9,7 @@ import (
 	"sort"
 
 	"github.com/toolshelf/toolshelf/budget"
-	"github.com/toolshelf/toolshelf/internal/advice"
+	"github.com/toolshelf/toolshelf/internal/engine/advice"
 	"github.com/toolshelf/toolshelf/internal/textfmt"
 	"github.com/toolshelf/toolshelf/registry"
 )

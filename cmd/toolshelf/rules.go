@@ -12,8 +12,8 @@ import (
 	"github.com/toolshelf/toolshelf/internal/pattern"
 	"github.com/toolshelf/toolshelf/internal/registryx"
 	"github.com/toolshelf/toolshelf/internal/regview"
-	"github.com/toolshelf/toolshelf/internal/rulecheck"
-	"github.com/toolshelf/toolshelf/internal/toolname"
+	"github.com/toolshelf/toolshelf/internal/engine/rulecheck"
+	"github.com/toolshelf/toolshelf/internal/engine/toolname"
 	"github.com/toolshelf/toolshelf/internal/visibility"
 	"github.com/toolshelf/toolshelf/registry"
 )

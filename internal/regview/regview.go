@@ -6,7 +6,7 @@
 package regview
 
 import (
-	"github.com/toolshelf/toolshelf/internal/toolname"
+	"github.com/toolshelf/toolshelf/internal/engine/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
