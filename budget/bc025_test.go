@@ -12,10 +12,10 @@ import (
 	"github.com/toolshelf/toolshelf/budget"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/dispatch"
-	"github.com/toolshelf/toolshelf/internal/testkit/goldenfile"
 	"github.com/toolshelf/toolshelf/internal/engine/jsonx"
-	"github.com/toolshelf/toolshelf/internal/render"
 	"github.com/toolshelf/toolshelf/internal/engine/toolsearch"
+	"github.com/toolshelf/toolshelf/internal/render"
+	"github.com/toolshelf/toolshelf/internal/testkit/goldenfile"
 	"github.com/toolshelf/toolshelf/registry"
 )
 

@@ -14,8 +14,8 @@ import (
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
-	"github.com/toolshelf/toolshelf/internal/regview"
 	"github.com/toolshelf/toolshelf/internal/engine/toolname"
+	"github.com/toolshelf/toolshelf/internal/regview"
 	"github.com/toolshelf/toolshelf/registry"
 )
 

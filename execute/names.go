@@ -1,8 +1,8 @@
 package execute
 
 import (
-	"github.com/toolshelf/toolshelf/internal/regview"
 	"github.com/toolshelf/toolshelf/internal/engine/toolname"
+	"github.com/toolshelf/toolshelf/internal/regview"
 	"github.com/toolshelf/toolshelf/registry"
 )
 

@@ -10,9 +10,9 @@ import (
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/internal/engine/jsonx"
-	"github.com/toolshelf/toolshelf/internal/render"
 	"github.com/toolshelf/toolshelf/internal/engine/tagsafe"
 	"github.com/toolshelf/toolshelf/internal/engine/toolsearch"
+	"github.com/toolshelf/toolshelf/internal/render"
 	"github.com/toolshelf/toolshelf/registry"
 )
 

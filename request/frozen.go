@@ -8,13 +8,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolshelf/toolshelf/internal/dispatch"
-	"github.com/toolshelf/toolshelf/internal/errs"
 	"github.com/toolshelf/toolshelf/internal/engine/jsonx"
 	"github.com/toolshelf/toolshelf/internal/engine/openai"
+	"github.com/toolshelf/toolshelf/internal/errs"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
-	"github.com/toolshelf/toolshelf/internal/render"
 	"github.com/toolshelf/toolshelf/internal/engine/toolsearch"
+	"github.com/toolshelf/toolshelf/internal/render"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/search"
 )

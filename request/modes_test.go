@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/tiktoken-go/tokenizer"
 	deferral "github.com/toolshelf/toolshelf/defer"
-	"github.com/toolshelf/toolshelf/internal/testkit/goldenfile"
 	"github.com/toolshelf/toolshelf/internal/engine/jsonx"
+	"github.com/toolshelf/toolshelf/internal/testkit/goldenfile"
 	"github.com/toolshelf/toolshelf/internal/textfmt"
 )
 

@@ -6,9 +6,9 @@ import (
 	"strings"
 
 	"github.com/toolshelf/toolshelf/execute"
-	"github.com/toolshelf/toolshelf/internal/regview"
 	"github.com/toolshelf/toolshelf/internal/engine/rulecheck"
 	"github.com/toolshelf/toolshelf/internal/engine/toolname"
+	"github.com/toolshelf/toolshelf/internal/regview"
 	"github.com/toolshelf/toolshelf/registry"
 )
 

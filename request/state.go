@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/toolshelf/toolshelf/internal/errs"
 	"github.com/toolshelf/toolshelf/internal/engine/jsonx"
+	"github.com/toolshelf/toolshelf/internal/errs"
 	"github.com/toolshelf/toolshelf/registry"
 )
 

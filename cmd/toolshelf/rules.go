@@ -9,11 +9,11 @@ import (
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
+	"github.com/toolshelf/toolshelf/internal/engine/rulecheck"
+	"github.com/toolshelf/toolshelf/internal/engine/toolname"
 	"github.com/toolshelf/toolshelf/internal/pattern"
 	"github.com/toolshelf/toolshelf/internal/registryx"
 	"github.com/toolshelf/toolshelf/internal/regview"
-	"github.com/toolshelf/toolshelf/internal/engine/rulecheck"
-	"github.com/toolshelf/toolshelf/internal/engine/toolname"
 	"github.com/toolshelf/toolshelf/internal/visibility"
 	"github.com/toolshelf/toolshelf/registry"
 )

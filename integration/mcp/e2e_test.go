@@ -17,9 +17,9 @@ import (
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
-	"github.com/toolshelf/toolshelf/internal/testkit/longtest"
 	"github.com/toolshelf/toolshelf/internal/engine/toolname"
 	"github.com/toolshelf/toolshelf/internal/engine/toolsearch"
+	"github.com/toolshelf/toolshelf/internal/testkit/longtest"
 	"github.com/toolshelf/toolshelf/registry"
 )
 

@@ -16,9 +16,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/toolshelf/toolshelf/budget"
 	deferral "github.com/toolshelf/toolshelf/defer"
-	"github.com/toolshelf/toolshelf/internal/testkit/longtest"
 	"github.com/toolshelf/toolshelf/internal/engine/mcpstdio"
 	"github.com/toolshelf/toolshelf/internal/engine/mcpstdio/mcpstdiotest"
+	"github.com/toolshelf/toolshelf/internal/testkit/longtest"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 )

@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
-	"github.com/toolshelf/toolshelf/internal/testkit/longtest"
 	"github.com/toolshelf/toolshelf/internal/engine/toolname"
+	"github.com/toolshelf/toolshelf/internal/testkit/longtest"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 	"github.com/toolshelf/toolshelf/request/requesttest"

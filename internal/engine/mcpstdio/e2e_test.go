@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolshelf/toolshelf/internal/engine/jsonx"
-	"github.com/toolshelf/toolshelf/internal/testkit/longtest"
 	"github.com/toolshelf/toolshelf/internal/engine/mcpstdio"
 	"github.com/toolshelf/toolshelf/internal/engine/toolname"
+	"github.com/toolshelf/toolshelf/internal/testkit/longtest"
 	"github.com/toolshelf/toolshelf/registry"
 )
 

@@ -9,8 +9,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/toolshelf/toolshelf/internal/pattern"
 	"github.com/toolshelf/toolshelf/internal/engine/toolname"
+	"github.com/toolshelf/toolshelf/internal/pattern"
 )
 
 // maxSuggestions bounds the names one finding proposes.

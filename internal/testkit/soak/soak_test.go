@@ -25,8 +25,8 @@ import (
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
-	"github.com/toolshelf/toolshelf/internal/testkit/longtest"
 	"github.com/toolshelf/toolshelf/internal/engine/toolname"
+	"github.com/toolshelf/toolshelf/internal/testkit/longtest"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 )
