@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/toolshelf/toolshelf/budget"
 	deferral "github.com/toolshelf/toolshelf/defer"
-	"github.com/toolshelf/toolshelf/internal/dispatch"
 	"github.com/toolshelf/toolshelf/internal/engine/jsonx"
 	"github.com/toolshelf/toolshelf/internal/engine/toolsearch"
 	"github.com/toolshelf/toolshelf/internal/render"
@@ -159,7 +158,7 @@ func bc025Prefixes(t *testing.T) (snap *registry.Snapshot, alwaysOn, deferred []
 	// Rendered as package request renders it for a session.
 	desc, err := render.Render(registry.ToolSearchName, toolsearch.DescriptionTemplate, render.Vars{Session: map[string]string{"index": s.IndexText()}})
 	require.NoError(t, err)
-	ts, de := toolsearch.Definition(desc), dispatch.Definition()
+	ts, de := toolsearch.Definition(desc), toolsearch.ExecuteDefinition()
 	deferred = append(budget.ToolSections(&ts, budget.ClassEntry), budget.ToolSections(&de, budget.ClassEntry)...)
 	return snap, alwaysOn, deferred
 }

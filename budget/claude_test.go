@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/toolshelf/toolshelf/budget"
 	deferral "github.com/toolshelf/toolshelf/defer"
-	"github.com/toolshelf/toolshelf/internal/engine/claudeest"
+	"github.com/toolshelf/toolshelf/internal/engine/estimate"
 	"github.com/toolshelf/toolshelf/internal/textfmt"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
@@ -41,7 +41,7 @@ func calibrationTools(t *testing.T, name string) []*registry.Tool {
 // is current), the estimate is marked, reproduces the calibrated figure,
 // and is within the stated band of the Claude tokenizer's count.
 func TestClaudeCounterOnCalibrationCatalogs(t *testing.T) {
-	cal := claudeest.Get()
+	cal := estimate.Get()
 	claude := budget.CounterForModel("claude-sonnet-4-5")
 	o200k, err := budget.NewCounter(budget.O200kBase)
 	require.NoError(t, err)
@@ -68,7 +68,7 @@ func TestClaudeCounterOnCalibrationCatalogs(t *testing.T) {
 // TestClaudeCount checks Count and the cached path scale an exact o200k
 // count by the kind's ratio and mark it.
 func TestClaudeCount(t *testing.T) {
-	cal := claudeest.Get()
+	cal := estimate.Get()
 	claude := budget.CounterForModel("anthropic/claude-opus-4-1")
 	assert.False(t, claude.Loaded(), "o200k loads on the first count, not before")
 	o200k, _ := budget.NewCounter(budget.O200kBase)
@@ -87,7 +87,7 @@ func TestClaudeCount(t *testing.T) {
 // TestClaudeDoc keeps the calibration table of docs/budget.md: per
 // catalog, the Claude tokenizer's count, the estimate and its error.
 func TestClaudeDoc(t *testing.T) {
-	cal := claudeest.Get()
+	cal := estimate.Get()
 	var b strings.Builder
 	fmt.Fprintf(&b, "`%s`\n\n", cal.Method())
 	fmt.Fprintf(&b, "Ratios: prose × %.3f, JSON × %.3f, over %d texts (%d tools in %d catalogs); error band ±%.1f%% per catalog.\n\n",

@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tiktoken-go/tokenizer"
-	"github.com/toolshelf/toolshelf/internal/estimate"
+	"github.com/toolshelf/toolshelf/internal/engine/estimate"
 	"github.com/toolshelf/toolshelf/internal/textfmt"
 )
 

@@ -3,7 +3,7 @@ package deferral
 import (
 	"fmt"
 
-	"github.com/toolshelf/toolshelf/internal/estimate"
+	"github.com/toolshelf/toolshelf/internal/engine/estimate"
 	"github.com/toolshelf/toolshelf/internal/regview"
 	"github.com/toolshelf/toolshelf/registry"
 )

@@ -58,7 +58,7 @@ func TestSentinelPrefix(t *testing.T) {
 
 // TestPrefixOnce: fmt.Errorf("%w: %w", ErrConfig, ErrUnknownProvider) reads
 // "request: invalid session config: request: unknown provider". A call that
-// wraps two sentinels of its own package must use internal/errs.Wrap, which
+// wraps two sentinels of its own package must use a wrapper such as request's wrapErr, which
 // keeps the prefix once.
 func TestPrefixOnce(t *testing.T) {
 	root := filepath.Join("..", "..", "..")
@@ -92,7 +92,7 @@ func TestPrefixOnce(t *testing.T) {
 					}
 				}
 				if own >= 2 {
-					t.Errorf("%s: fmt.Errorf wraps %d sentinels of its own package, repeating its prefix: use internal/errs.Wrap", l.fset.Position(call.Pos()), own)
+					t.Errorf("%s: fmt.Errorf wraps %d sentinels of its own package, repeating its prefix: wrap them as request's wrapErr does (one prefix, both matchable)", l.fset.Position(call.Pos()), own)
 				}
 			}
 		}

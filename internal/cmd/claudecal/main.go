@@ -3,7 +3,7 @@
 // fixture, testdata/wild) with o200k_base and with the legacy Claude
 // tokenizer (@anthropic-ai/tokenizer 0.0.4, installed from npm into a
 // temporary directory and run by count.js), and writes the per-catalog sums
-// to internal/engine/claudeest/claudecal.json, which the budget package embeds. It
+// to internal/engine/estimate/claudecal.json, which the budget package embeds. It
 // is run by hand from the repository root; the library never runs npm:
 //
 //	go run ./internal/cmd/claudecal            # installs the tokenizer, writes the file
@@ -46,7 +46,7 @@ type data struct {
 }
 
 func main() {
-	out := flag.String("out", "internal/engine/claudeest/claudecal.json", "the data `FILE` to write")
+	out := flag.String("out", "internal/engine/estimate/claudecal.json", "the data `FILE` to write")
 	dir := flag.String("tokenizer-dir", "", "a `DIR` where "+Tokenizer+" is installed already (default: npm install into a temporary directory)")
 	check := flag.Bool("check", false, "compare with -out instead of writing it")
 	flag.Parse()

@@ -48,7 +48,7 @@ const toolSchema = `{"type":"object","properties":{` +
 	`"limit":{"type":"integer","minimum":1,"maximum":10,"description":"How many matches a query search returns (default 5)."}}}`
 
 // Definition returns tool_search's definition with the given rendered
-// description (internal/dispatch.Definition is defer_execute's, render.Description
+// description ([ExecuteDefinition] is defer_execute's, render.Description
 // renders a built-in tool's text).
 func Definition(description string) registry.Tool {
 	return registry.Tool{

@@ -1,16 +1,16 @@
-package dispatch_test
+package toolsearch_test
 
 import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/toolshelf/toolshelf/internal/dispatch"
+	"github.com/toolshelf/toolshelf/internal/engine/toolsearch"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
-// Definition is the defer_execute definition a session puts in tools[].
-func TestDefinition(t *testing.T) {
-	d := dispatch.Definition()
+// ExecuteDefinition is the defer_execute definition a session puts in tools[].
+func TestExecuteDefinition(t *testing.T) {
+	d := toolsearch.ExecuteDefinition()
 	assert.Equal(t, registry.DeferExecuteName, d.Name)
 	assert.Equal(t, registry.DeferFalse, d.DeferLoading)
 	assert.Nil(t, d.Handler)

@@ -1,4 +1,4 @@
-package claudeest_test
+package estimate_test
 
 import (
 	"encoding/json"
@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/toolshelf/toolshelf/internal/engine/claudeest"
+	"github.com/toolshelf/toolshelf/internal/engine/estimate"
 )
 
 // TestClaudeCalibrationData recomputes the ratios and the band from the
@@ -19,11 +19,11 @@ func TestClaudeCalibrationData(t *testing.T) {
 	raw, err := os.ReadFile("claudecal.json")
 	require.NoError(t, err)
 	var d struct {
-		Tokenizer string              `json:"tokenizer"`
-		Catalogs  []claudeest.Catalog `json:"catalogs"`
+		Tokenizer string             `json:"tokenizer"`
+		Catalogs  []estimate.Catalog `json:"catalogs"`
 	}
 	require.NoError(t, json.Unmarshal(raw, &d))
-	cal := claudeest.Get()
+	cal := estimate.Get()
 	assert.Equal(t, "@anthropic-ai/tokenizer@0.0.4", cal.Tokenizer)
 	require.Equal(t, d.Catalogs, cal.Catalogs)
 

@@ -1,4 +1,4 @@
-package errs
+package request
 
 import (
 	"errors"
@@ -7,16 +7,16 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-func TestWrapPrefixOnce(t *testing.T) {
+func TestWrapErrPrefixOnce(t *testing.T) {
 	outer := errors.New("request: invalid session config")
 	inner := errors.New("request: unknown provider")
-	err := Wrap(outer, inner, "%q: want %q", "x", "anthropic")
+	err := wrapErr(outer, inner, "%q: want %q", "x", "anthropic")
 	assert.Equal(t, `request: invalid session config: unknown provider: "x": want "anthropic"`, err.Error())
 	assert.ErrorIs(t, err, outer)
 	assert.ErrorIs(t, err, inner)
 
 	other := errors.New("registry: invalid name")
-	err = Wrap(outer, other, "")
+	err = wrapErr(outer, other, "")
 	assert.Equal(t, "request: invalid session config: registry: invalid name", err.Error(), "another package's prefix stays: it says where the error came from")
 	assert.ErrorIs(t, err, other)
 }

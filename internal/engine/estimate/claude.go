@@ -1,8 +1,9 @@
-// Package claudeest holds the calibration behind budget's Claude estimate:
-// per calibration catalog, the o200k_base and legacy-Claude token sums of
-// its tool descriptions (prose) and schemas (JSON), written by
-// `go run ./internal/cmd/claudecal` into claudecal.json and embedded here.
-package claudeest
+package estimate
+
+// The calibration behind budget's Claude estimate: per calibration catalog,
+// the o200k_base and legacy-Claude token sums of its tool descriptions
+// (prose) and schemas (JSON), written by `go run ./internal/cmd/claudecal`
+// into claudecal.json and embedded here.
 
 import (
 	_ "embed"
@@ -49,7 +50,7 @@ var Get = sync.OnceValue(func() Calibration {
 		Catalogs  []Catalog `json:"catalogs"`
 	}
 	if err := json.Unmarshal(data, &d); err != nil {
-		panic("claudeest: claudecal.json: " + err.Error()) // embedded, checked by tests
+		panic("estimate: claudecal.json: " + err.Error()) // embedded, checked by tests
 	}
 	cal := Calibration{Tokenizer: d.Tokenizer, Catalogs: d.Catalogs}
 	var po, pc, jo, jc int

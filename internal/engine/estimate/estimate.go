@@ -1,7 +1,8 @@
 // Package estimate holds the character-based token estimates the library
 // falls back on where no tokenizer fits: prose at 4 characters a token, dense
-// JSON (schemas) at 1.3. Packages that use them mark their figures as
-// estimates.
+// JSON (schemas) at 1.3, and the calibration that scales an o200k_base
+// count to the legacy Claude tokenizer's (claude.go). Packages that use them
+// mark their figures as estimates.
 package estimate
 
 import (
