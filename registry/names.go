@@ -42,3 +42,13 @@ func checkGroupName(name string) error {
 	}
 	return nil
 }
+
+// Aliased reports whether t's exposed name is an alias of its MCP server's
+// own name: an MCP tool whose mcp__<server>__<tool> name broke the
+// providers' name rule, so that the registry gave it a shorter one.
+// OriginalName then holds the server's name. A rule or a log line written
+// with the mcp__<server>__<tool> form does not reach an aliased tool; a
+// harness that shows tools to a user shows both names.
+func (t *Tool) Aliased() bool {
+	return t.Source == SourceMCP && t.Name != toolname.MCPPrefix+t.Group+"__"+t.OriginalName
+}

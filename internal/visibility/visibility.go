@@ -9,7 +9,7 @@ package visibility
 import (
 	"strings"
 
-	"github.com/toolshelf/toolshelf/internal/pattern"
+	"github.com/toolshelf/toolshelf/internal/engine/toolname"
 	"github.com/toolshelf/toolshelf/internal/registryx"
 	"github.com/toolshelf/toolshelf/registry"
 )
@@ -33,7 +33,7 @@ func Allows(allow []string, readOnly bool, t *registry.Tool) bool {
 			}
 			continue
 		}
-		if pattern.Match(p, t.Name) {
+		if toolname.MatchPattern(p, t.Name) {
 			return true
 		}
 	}

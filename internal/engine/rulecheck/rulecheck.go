@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/toolshelf/toolshelf/internal/engine/toolname"
-	"github.com/toolshelf/toolshelf/internal/pattern"
 )
 
 // maxSuggestions bounds the names one finding proposes.
@@ -46,10 +45,10 @@ type Finding struct {
 func Unmatched(rules []Rule, names, pending []string) []Finding {
 	var out []Finding
 	for _, r := range rules {
-		if strings.HasPrefix(r.Pattern, "@") || pattern.Check(r.Pattern) != nil {
+		if strings.HasPrefix(r.Pattern, "@") || toolname.CheckPattern(r.Pattern) != nil {
 			continue
 		}
-		if slices.ContainsFunc(names, func(n string) bool { return pattern.Match(r.Pattern, n) }) {
+		if slices.ContainsFunc(names, func(n string) bool { return toolname.MatchPattern(r.Pattern, n) }) {
 			continue
 		}
 		if slices.ContainsFunc(pending, func(s string) bool { return mayMatchServer(r.Pattern, s) }) {

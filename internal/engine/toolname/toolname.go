@@ -2,7 +2,8 @@
 // providers' tool-name rule, ^[a-zA-Z0-9_-]{1,64}$ (OpenAI's and
 // Anthropic's alike), and the library's own: MCP tools' exposed names
 // (mcp__<server>__<tool>, or an alias), canonical server names, the fixed
-// group names and call-id limits. The registry gives names by them; the
+// group names, call-id limits and the tool-name pattern syntax of rules
+// (pattern.go). The registry gives names by them; the
 // stages that read names (defer's rules, execute, request, search,
 // internal/engine/wire's checker, integration/mcp) use them from here rather than
 // through the registry's public API.

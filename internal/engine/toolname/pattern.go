@@ -1,19 +1,20 @@
-// Package pattern is the one tool-name pattern syntax of the library: defer
-// rules, mode allowlists, permission rules and hook filters all use it. A
-// pattern is 1 to 256 bytes of tool-name characters and * wildcards, and
-// matches the whole name.
-package pattern
+package toolname
+
+// The one tool-name pattern syntax of the library: defer rules, mode
+// allowlists, permission rules and hook filters all use it. A pattern is 1
+// to 256 bytes of tool-name characters and * wildcards, and matches the
+// whole name.
 
 import (
 	"errors"
 	"fmt"
 )
 
-// Check reports whether p is a valid tool-name pattern: 1 to 256
+// CheckPattern reports whether p is a valid tool-name pattern: 1 to 256
 // bytes of tool-name characters and * wildcards. Every pattern in the
 // library — defer rules, mode allowlists, permission rules — has this
-// syntax and is matched by [Match].
-func Check(p string) error {
+// syntax and is matched by [MatchPattern].
+func CheckPattern(p string) error {
 	if p == "" {
 		return errors.New("empty pattern")
 	}
@@ -30,10 +31,10 @@ func Check(p string) error {
 	return nil
 }
 
-// Match reports whether pattern matches the whole of name, where * matches
+// MatchPattern reports whether pattern matches the whole of name, where * matches
 // any run of characters (including none). It runs in O(len(pattern) ×
 // len(name)) time at worst, never exponentially.
-func Match(pattern, name string) bool {
+func MatchPattern(pattern, name string) bool {
 	p, n := 0, 0
 	star, mark := -1, 0
 	for n < len(name) {
