@@ -11,7 +11,7 @@ import (
 
 	"github.com/tiktoken-go/tokenizer"
 	"github.com/toolshelf/toolshelf/internal/engine/estimate"
-	"github.com/toolshelf/toolshelf/internal/textfmt"
+	"github.com/toolshelf/toolshelf/internal/engine/textfmt"
 )
 
 // Encoding names how a [Counter] counts: "o200k_base" (gpt-4o, gpt-4.1,

@@ -4,9 +4,9 @@ import (
 	"context"
 	"strings"
 
+	"github.com/toolshelf/toolshelf/internal/engine/registryx"
 	"github.com/toolshelf/toolshelf/internal/engine/toolname"
-	"github.com/toolshelf/toolshelf/internal/registryx"
-	"github.com/toolshelf/toolshelf/internal/visibility"
+	"github.com/toolshelf/toolshelf/internal/engine/visibility"
 	"github.com/toolshelf/toolshelf/registry"
 )
 

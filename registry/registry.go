@@ -7,8 +7,8 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/toolshelf/toolshelf/internal/engine/registryx"
 	"github.com/toolshelf/toolshelf/internal/engine/toolname"
-	"github.com/toolshelf/toolshelf/internal/registryx"
 )
 
 // Options configures a [Registry]. The zero value (or nil) means defaults.

@@ -14,8 +14,8 @@ import (
 	"github.com/tiktoken-go/tokenizer"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/engine/jsonx"
+	"github.com/toolshelf/toolshelf/internal/engine/textfmt"
 	"github.com/toolshelf/toolshelf/internal/testkit/goldenfile"
-	"github.com/toolshelf/toolshelf/internal/textfmt"
 )
 
 // upFront returns the part of a native-mode body the provider puts in

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
-	"github.com/toolshelf/toolshelf/internal/visibility"
+	"github.com/toolshelf/toolshelf/internal/engine/visibility"
 	"github.com/toolshelf/toolshelf/registry"
 )
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/toolshelf/toolshelf/budget"
 	"github.com/toolshelf/toolshelf/internal/engine/advice"
-	"github.com/toolshelf/toolshelf/internal/textfmt"
+	"github.com/toolshelf/toolshelf/internal/engine/textfmt"
 	"github.com/toolshelf/toolshelf/registry"
 )
 

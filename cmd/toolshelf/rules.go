@@ -9,10 +9,10 @@ import (
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
+	"github.com/toolshelf/toolshelf/internal/engine/registryx"
 	"github.com/toolshelf/toolshelf/internal/engine/rulecheck"
 	"github.com/toolshelf/toolshelf/internal/engine/toolname"
-	"github.com/toolshelf/toolshelf/internal/registryx"
-	"github.com/toolshelf/toolshelf/internal/visibility"
+	"github.com/toolshelf/toolshelf/internal/engine/visibility"
 	"github.com/toolshelf/toolshelf/registry"
 )
 

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolshelf/toolshelf/internal/engine/lexicon/internal/wordnet"
-	"github.com/toolshelf/toolshelf/internal/textfmt"
+	"github.com/toolshelf/toolshelf/internal/engine/textfmt"
 )
 
 // TestREADMEFigures recomputes the figures README.md states about the

@@ -2,7 +2,7 @@
 // stages and nobody else: the bounds it puts on tools, the sentinel errors
 // defer, execute and request match or wrap, the MCP annotation hints that
 // permission rules and modes select tools by (read on a tool by
-// internal/visibility.HasHint), and the answer to a taken self-built name.
+// internal/engine/visibility.HasHint), and the answer to a taken self-built name.
 // It imports nothing of toolshelf's: package registry imports it.
 package registryx
 

@@ -9,8 +9,8 @@ package visibility
 import (
 	"strings"
 
+	"github.com/toolshelf/toolshelf/internal/engine/registryx"
 	"github.com/toolshelf/toolshelf/internal/engine/toolname"
-	"github.com/toolshelf/toolshelf/internal/registryx"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
