@@ -12,7 +12,7 @@ import (
 	"github.com/toolshelf/toolshelf/internal/engine/jsonx"
 	"github.com/toolshelf/toolshelf/internal/engine/tagsafe"
 	"github.com/toolshelf/toolshelf/internal/engine/toolsearch"
-	"github.com/toolshelf/toolshelf/internal/render"
+	"github.com/toolshelf/toolshelf/render"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -51,7 +51,7 @@ func (f *frozenPrefix) clientTools(cfg *Config, vars render.Vars, caps bool) err
 	if caps {
 		tmpl = clientSearchHead + "in the system instructions" + rules
 	}
-	d, err := render.Render(registry.ToolSearchName, tmpl, render.Vars{Static: vars.Static, Session: session})
+	d, err := render.Description(&registry.Tool{Name: registry.ToolSearchName, Description: tmpl, Template: true}, render.Vars{Static: vars.Static, Session: session})
 	if err != nil {
 		return err
 	}

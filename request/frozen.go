@@ -12,7 +12,7 @@ import (
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/engine/toolsearch"
-	"github.com/toolshelf/toolshelf/internal/render"
+	"github.com/toolshelf/toolshelf/render"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/search"
 )
@@ -300,7 +300,7 @@ func entryTools(index string, vars render.Vars, indexInSystem, shortNames bool) 
 	if shortNames {
 		tmpl = toolsearch.WithShortNames(tmpl)
 	}
-	d, err := render.Render(registry.ToolSearchName, tmpl, render.Vars{Static: vars.Static, Session: session})
+	d, err := render.Description(&registry.Tool{Name: registry.ToolSearchName, Description: tmpl, Template: true}, render.Vars{Static: vars.Static, Session: session})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -34,13 +34,13 @@ func (v Vars) Check() error {
 	}{{"static", v.Static}, {"session", v.Session}} {
 		for _, k := range sortedKeys(tier.m) {
 			if what, ok := forbiddenVariable(k); ok {
-				return fmt.Errorf("%w: %s variable %q is %s: it would change the description, and with it the cached prefix, every turn; put per-turn values in a message instead", ErrVariables, tier.name, k, what)
+				return fmt.Errorf("%w: %s variable %q is %s: it would change the description, and with it the cached prefix, every turn; put per-turn values in a message instead", errVariables, tier.name, k, what)
 			}
 		}
 	}
 	for _, k := range sortedKeys(v.Session) {
 		if _, ok := v.Static[k]; ok {
-			return fmt.Errorf("%w: %q is declared both as a static and as a session variable; declare it once", ErrVariables, k)
+			return fmt.Errorf("%w: %q is declared both as a static and as a session variable; declare it once", errVariables, k)
 		}
 	}
 	return nil
@@ -61,14 +61,14 @@ func Description(t *registry.Tool, vars Vars) (string, error) {
 	if !t.Template {
 		return t.Description, nil
 	}
-	return Render(t.Name, t.Description, vars)
+	return renderText(t.Name, t.Description, vars)
 }
 
 // Render renders text, the description template of the tool named tool,
 // with vars. Forbidden functions and variables, undeclared variables and
 // unknown parts are reported before anything is executed, as an [*Error]
 // naming the tool, the line and the name.
-func Render(tool, text string, vars Vars) (string, error) {
+func renderText(tool, text string, vars Vars) (string, error) {
 	if err := vars.Check(); err != nil {
 		return "", err
 	}
@@ -113,7 +113,7 @@ func funcMap(tool string, vars Vars, root **template.Template) template.FuncMap 
 		"part": func(name string) (string, error) {
 			p, ok := vars.Parts[name]
 			if !ok {
-				return "", &Error{Tool: tool, Name: name, Err: ErrUnknownPart, Hint: "declare it in Vars.Parts; known parts: " + strings.Join(sortedKeys(vars.Parts), ", ")}
+				return "", &Error{Tool: tool, Name: name, Err: errUnknownPart, Hint: "declare it in Vars.Parts; known parts: " + strings.Join(sortedKeys(vars.Parts), ", ")}
 			}
 			return p, nil
 		},
@@ -135,7 +135,7 @@ func funcMap(tool string, vars Vars, root **template.Template) template.FuncMap 
 		},
 		"has": func(name string) (bool, error) {
 			if what, ok := forbiddenVariable(name); ok {
-				return false, &Error{Tool: tool, Name: name, Err: ErrForbiddenVariable, Hint: "it is " + what}
+				return false, &Error{Tool: tool, Name: name, Err: errForbiddenVariable, Hint: "it is " + what}
 			}
 			v, ok := vars.lookup(name)
 			return ok && v != "", nil
@@ -151,7 +151,7 @@ func funcMap(tool string, vars Vars, root **template.Template) template.FuncMap 
 			defer func() { sections-- }()
 			t := (*root).Lookup(name)
 			if t == nil || t == *root {
-				return "", &Error{Tool: tool, Name: name, Err: ErrUnknownPart, Hint: "define it with {{define \"" + name + "\"}}...{{end}}"}
+				return "", &Error{Tool: tool, Name: name, Err: errUnknownPart, Hint: "define it with {{define \"" + name + "\"}}...{{end}}"}
 			}
 			var b strings.Builder
 			if err := t.Execute(&b, vars.data()); err != nil {
@@ -163,7 +163,7 @@ func funcMap(tool string, vars Vars, root **template.Template) template.FuncMap 
 	for _, name := range forbiddenFunctions() {
 		what, _ := forbiddenFunction(name)
 		m[name] = func(...any) (string, error) {
-			return "", &Error{Tool: tool, Name: name, Err: ErrForbiddenFunction, Hint: "templates are rendered once per session and must be pure; " + what + " would differ between sessions and processes"}
+			return "", &Error{Tool: tool, Name: name, Err: errForbiddenFunction, Hint: "templates are rendered once per session and must be pure; " + what + " would differ between sessions and processes"}
 		}
 	}
 	return m
@@ -255,15 +255,15 @@ func (c *checker) partName(fn string, s *parse.StringNode) error {
 	switch fn {
 	case "part":
 		if _, ok := c.vars.Parts[s.Text]; !ok {
-			return &Error{Tool: c.tool, Line: c.line(s), Name: s.Text, Err: ErrUnknownPart, Hint: "declare it in Vars.Parts"}
+			return &Error{Tool: c.tool, Line: c.line(s), Name: s.Text, Err: errUnknownPart, Hint: "declare it in Vars.Parts"}
 		}
 	case "render_section":
 		if c.defined.Lookup(s.Text) == nil {
-			return &Error{Tool: c.tool, Line: c.line(s), Name: s.Text, Err: ErrUnknownPart, Hint: "define it with {{define \"" + s.Text + "\"}}...{{end}}"}
+			return &Error{Tool: c.tool, Line: c.line(s), Name: s.Text, Err: errUnknownPart, Hint: "define it with {{define \"" + s.Text + "\"}}...{{end}}"}
 		}
 	case "has":
 		if what, ok := forbiddenVariable(s.Text); ok {
-			return &Error{Tool: c.tool, Line: c.line(s), Name: s.Text, Err: ErrForbiddenVariable, Hint: "it is " + what + "; per-turn values belong in messages, not in tool descriptions"}
+			return &Error{Tool: c.tool, Line: c.line(s), Name: s.Text, Err: errForbiddenVariable, Hint: "it is " + what + "; per-turn values belong in messages, not in tool descriptions"}
 		}
 	}
 	return nil
@@ -273,7 +273,7 @@ func (c *checker) arg(n parse.Node, depth int) error {
 	switch n := n.(type) {
 	case *parse.IdentifierNode:
 		if what, ok := forbiddenFunction(n.Ident); ok {
-			return &Error{Tool: c.tool, Line: c.line(n), Name: n.Ident, Err: ErrForbiddenFunction, Hint: "templates are rendered once per session and must be pure; " + what + " would differ between sessions and processes; declare the value as a session variable instead"}
+			return &Error{Tool: c.tool, Line: c.line(n), Name: n.Ident, Err: errForbiddenFunction, Hint: "templates are rendered once per session and must be pure; " + what + " would differ between sessions and processes; declare the value as a session variable instead"}
 		}
 	case *parse.FieldNode:
 		if depth == 0 {
@@ -294,12 +294,12 @@ func (c *checker) arg(n parse.Node, depth int) error {
 
 func (c *checker) variable(n parse.Node, name string) error {
 	if what, ok := forbiddenVariable(name); ok {
-		return &Error{Tool: c.tool, Line: c.line(n), Name: name, Err: ErrForbiddenVariable, Hint: "it is " + what + "; per-turn values belong in messages, not in tool descriptions"}
+		return &Error{Tool: c.tool, Line: c.line(n), Name: name, Err: errForbiddenVariable, Hint: "it is " + what + "; per-turn values belong in messages, not in tool descriptions"}
 	}
 	if _, ok := c.vars.lookup(name); !ok {
 		known := append(sortedKeys(c.vars.Static), sortedKeys(c.vars.Session)...)
 		slices.Sort(known)
-		return &Error{Tool: c.tool, Line: c.line(n), Name: name, Err: ErrUndeclaredVariable, Hint: "declare it as a static or session variable; declared: " + strings.Join(known, ", ")}
+		return &Error{Tool: c.tool, Line: c.line(n), Name: name, Err: errUndeclaredVariable, Hint: "declare it as a static or session variable; declared: " + strings.Join(known, ", ")}
 	}
 	return nil
 }

@@ -9,7 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/toolshelf/toolshelf/internal/render"
+	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/render"
 )
 
 // fuzzVars are the declarations every fuzzed template renders with.
@@ -55,20 +56,20 @@ func FuzzRender(f *testing.F) {
 			return
 		}
 		vars := fuzzVars(cwd)
-		out, err := render.Render("Fuzzed", text, vars)
+		out, err := renderTool("Fuzzed", text, vars)
 		if err != nil {
 			var re *render.Error
 			if !errors.As(err, &re) {
-				t.Fatalf("Render(%q) failed with %T, not *render.Error: %v", text, err, err)
+				t.Fatalf("Description(%q) failed with %T, not *render.Error: %v", text, err, err)
 			}
 			return
 		}
 		if !utf8.ValidString(out) {
-			t.Fatalf("Render(%q) with cwd %q = %q: not valid UTF-8", text, cwd, out)
+			t.Fatalf("Description(%q) with cwd %q = %q: not valid UTF-8", text, cwd, out)
 		}
-		again, err := render.Render("Fuzzed", text, vars)
+		again, err := renderTool("Fuzzed", text, vars)
 		if err != nil || again != out {
-			t.Fatalf("Render(%q) is not deterministic: %q then %q (%v)", text, out, again, err)
+			t.Fatalf("Description(%q) is not deterministic: %q then %q (%v)", text, out, again, err)
 		}
 	})
 }
@@ -80,14 +81,14 @@ func TestRenderSectionRecursionIsAnError(t *testing.T) {
 		`{{define "s"}}{{render_section "s"}}{{end}}{{render_section "s"}}`,
 		`{{define "a"}}{{render_section "b"}}{{end}}{{define "b"}}x{{render_section "a"}}{{end}}{{render_section "a"}}`,
 	} {
-		_, err := render.Render("Loop", text, render.Vars{})
+		_, err := renderTool("Loop", text, render.Vars{})
 		require.Error(t, err, text)
 		assert.ErrorIs(t, err, render.ErrTemplate, text)
 		assert.Contains(t, err.Error(), `tool "Loop"`)
 		assert.Contains(t, err.Error(), "render_section")
 	}
 	// Nesting within the bound still renders.
-	out, err := render.Render("Nest", `{{define "a"}}A{{render_section "b"}}{{end}}{{define "b"}}B{{end}}{{render_section "a"}}`, render.Vars{})
+	out, err := renderTool("Nest", `{{define "a"}}A{{render_section "b"}}{{end}}{{define "b"}}B{{end}}{{render_section "a"}}`, render.Vars{})
 	require.NoError(t, err)
 	assert.Equal(t, "AB", out)
 }
@@ -95,11 +96,17 @@ func TestRenderSectionRecursionIsAnError(t *testing.T) {
 // slice counts bytes: cutting "é" in two used to render invalid UTF-8
 // (found by FuzzRender); it is now a template error naming the tool.
 func TestRenderInvalidUTF8IsAnError(t *testing.T) {
-	_, err := render.Render("Cut", `{{slice .cwd 0 1}}`, render.Vars{Session: map[string]string{"cwd": "é"}})
+	_, err := renderTool("Cut", `{{slice .cwd 0 1}}`, render.Vars{Session: map[string]string{"cwd": "é"}})
 	require.Error(t, err)
 	assert.ErrorIs(t, err, render.ErrTemplate)
 	assert.Contains(t, err.Error(), "UTF-8")
-	out, err := render.Render("Cut", `{{slice .cwd 0 2}}`, render.Vars{Session: map[string]string{"cwd": "é"}})
+	out, err := renderTool("Cut", `{{slice .cwd 0 2}}`, render.Vars{Session: map[string]string{"cwd": "é"}})
 	require.NoError(t, err)
 	assert.Equal(t, "é", out)
+}
+
+// renderTool renders text as the description template of the built-in tool
+// name, through the public Description.
+func renderTool(name, text string, vars render.Vars) (string, error) {
+	return render.Description(&registry.Tool{Name: name, Description: text, Template: true}, vars)
 }

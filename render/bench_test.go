@@ -30,7 +30,7 @@ func benchVars() Vars {
 // render/text-template.
 func BenchmarkRender(b *testing.B) {
 	vars := benchVars()
-	want, err := Render("Bash", benchTemplate, vars)
+	want, err := renderText("Bash", benchTemplate, vars)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func BenchmarkRender(b *testing.B) {
 	b.Run("render", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := Render("Bash", benchTemplate, vars); err != nil {
+			if _, err := renderText("Bash", benchTemplate, vars); err != nil {
 				b.Fatal(err)
 			}
 		}
