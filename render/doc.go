@@ -31,6 +31,5 @@
 // (messages start with "render:"). A harness checks a template before any
 // session freezes it by calling [Description] itself with the [Vars] its
 // Config will declare ([Vars.Check] checks the declaration alone). The
-// engine is this package (issue 42: it was internal/render, which aliased
-// these errors back).
+// engine is this package itself.
 package render

@@ -18,6 +18,7 @@ import (
 var handOffAllowed = map[string]string{
 	"defer.ParseLayer":        "how a harness loads permission-style rules from its own settings file without a panic (MustLayer is the panicking form for literals); the CLI's --rules is the in-tree use",
 	"render.Error":            "NewSession returns it for a bad description template; a harness reaches the template's name and position with errors.As",
+	"render.Description":      "how a harness checks a built-in tool's description template, with the variables its Config will declare, before any session freezes it (issue 42: render holds its engine); request.NewSession is the in-tree use",
 	"budget.NewCounterCache":  "a process that shares one counter among many sessions bounds its memory (issue 34: a counter with a cache bound); internal/testkit/scale is the in-tree use",
 	"execute.ParsePermission": "how a harness loads its Allow/Ask/Deny rules from its own settings file without a panic (MustPermissions is the panicking form for literals); the CLI's --rules is the in-tree use (issue 37)",
 }
@@ -125,9 +126,12 @@ func TestScanUsersClassifies(t *testing.T) {
 // round's issues asked for 24 exported event kinds and the observer
 // adapters (35), a fourth provider, the genai bridge and two framework
 // adapters (36), rule warnings, a scripted provider server and a
-// self-rendering account (37): 366, each justified in docs/api.md. The
-// ceiling is a tripwire for growth nobody justified, not a target.
-const maxPublic = 370
+// self-rendering account (37): 366, each justified in docs/api.md. Issue 42
+// folded seam packages into what they describe (registry.Tool.Aliased,
+// Snapshot.TierOf) and gave render its engine (render.Vars, Vars.Check,
+// Description): 371. The ceiling is a tripwire for growth nobody
+// justified, not a target.
+const maxPublic = 375
 
 // TestPublicCount keeps the public surface at or under maxPublic, counted as
 // go run ./internal/cmd/apicount counts it.

@@ -1,4 +1,4 @@
-// Command capture installs the MCP servers listed in testdata/wild/servers.json
+// Command wildcapture installs the MCP servers listed in testdata/wild/servers.json
 // from npm, starts each over stdio, and writes its live tools/list to
 // testdata/wild/<file>.json with the package, its version and the capture
 // date. With -check it compares the live listing of the servers named by
