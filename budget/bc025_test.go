@@ -13,9 +13,9 @@ import (
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/engine/jsonx"
 	"github.com/toolshelf/toolshelf/internal/engine/toolsearch"
-	"github.com/toolshelf/toolshelf/render"
 	"github.com/toolshelf/toolshelf/internal/testkit/goldenfile"
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/render"
 )
 
 // bc025Suite is the part of task-suite.json the replay needs.

@@ -12,8 +12,8 @@ import (
 	"github.com/toolshelf/toolshelf/internal/engine/jsonx"
 	"github.com/toolshelf/toolshelf/internal/engine/tagsafe"
 	"github.com/toolshelf/toolshelf/internal/engine/toolsearch"
-	"github.com/toolshelf/toolshelf/render"
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/render"
 )
 
 // clientSearchHead and clientSearchRules make tool_search's description in

@@ -12,8 +12,8 @@ import (
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/internal/engine/toolsearch"
-	"github.com/toolshelf/toolshelf/render"
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/render"
 	"github.com/toolshelf/toolshelf/search"
 )
 
