@@ -14,7 +14,7 @@ import (
 )
 
 func testdata(parts ...string) string {
-	return filepath.Join(append([]string{"..", "..", "testdata"}, parts...)...)
+	return filepath.Join(append([]string{"..", "..", "..", "testdata"}, parts...)...)
 }
 
 // loadPlan imports catalogs into a fresh registry and plans with the
