@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/toolshelf/toolshelf/execute"
-	"github.com/toolshelf/toolshelf/internal/textfmt"
+	"github.com/toolshelf/toolshelf/internal/engine/textfmt"
 	"github.com/toolshelf/toolshelf/request"
 )
 

@@ -17,7 +17,7 @@ import (
 	"github.com/toolshelf/toolshelf/budget"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
-	"github.com/toolshelf/toolshelf/internal/goldenfile"
+	"github.com/toolshelf/toolshelf/internal/testkit/goldenfile"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 	"github.com/toolshelf/toolshelf/request/replytest"

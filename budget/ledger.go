@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/toolshelf/toolshelf/internal/textfmt"
+	"github.com/toolshelf/toolshelf/internal/engine/textfmt"
 	"github.com/toolshelf/toolshelf/request"
 )
 

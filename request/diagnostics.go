@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/toolshelf/toolshelf/internal/jsonx"
+	"github.com/toolshelf/toolshelf/internal/engine/jsonx"
 )
 
 // CacheDiagnosis is a provider's own explanation of a request's prompt

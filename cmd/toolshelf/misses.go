@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/toolshelf/toolshelf/budget"
-	"github.com/toolshelf/toolshelf/internal/textfmt"
+	"github.com/toolshelf/toolshelf/internal/engine/textfmt"
 	"github.com/toolshelf/toolshelf/request"
 )
 
