@@ -442,3 +442,23 @@ func TestMissesDoc(t *testing.T) {
 		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
 	}
 }
+
+// TestSettingsChangeExplained: the conversation moves to a session whose
+// settings (Config.Extra) differ; the ledger sees it without a
+// declaration.
+func TestSettingsChangeExplained(t *testing.T) {
+	sc := newScript(t, request.Anthropic, false, nil)
+	sc.step(0)
+	sc.step(1)
+	history := sc.s.Messages()
+	cfg := sc.config("m-1")
+	cfg.Extra = map[string]json.RawMessage{"max_tokens": json.RawMessage(`2048`)}
+	s, err := request.NewSession(cfg)
+	require.NoError(t, err)
+	sc.s, sc.pending = s, append(history, sc.pending...)
+	require.NoError(t, sc.ledger.Follow(s))
+	l := sc.step(1)
+	require.NotNil(t, l.Miss)
+	assert.Equal(t, budget.CauseSettings, l.Miss.Cause)
+	assert.Contains(t, l.Miss.Text, "settings changed: Config.Extra differs from the previous request's")
+}
