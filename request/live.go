@@ -229,7 +229,7 @@ func (s *Session) liveSet() *liveSet {
 // the frozen snapshot's tool when the session's plan shows it. One map
 // lookup: a Sync over n tools is O(n). s.mu must be held, the view built.
 func (s *Session) shownTool(name string) (*registry.Tool, bool) {
-	if e, ok := s.vw.entries[name]; ok {
+	if e, ok := s.tools.std.entries[name]; ok {
 		return e.t, true
 	}
 	if t, ok := s.cfg.Snapshot.Tool(name); ok && s.frozen.plan.State(name) != deferral.Hidden {
@@ -273,7 +273,7 @@ func (s *Session) reconcile(snap *registry.Snapshot, p *syncPass) {
 			p.left = append(p.left, t)
 		}
 	}
-	for _, t := range s.selfBuilt {
+	for _, t := range s.tools.own {
 		if t.Source == registry.SourceSelfBuilt || s.removedTool(t.Name) {
 			continue
 		}
@@ -436,9 +436,9 @@ func (s *Session) attach(shown, t *registry.Tool) {
 		s.live.updated[t.Name] = t
 		return
 	}
-	for i, o := range s.selfBuilt {
+	for i, o := range s.tools.own {
 		if o == shown {
-			s.selfBuilt[i] = t
+			s.tools.own[i] = t
 		}
 	}
 }
@@ -448,9 +448,9 @@ func (s *Session) attach(shown, t *registry.Tool) {
 // definition claimed. s.mu must be held.
 func (s *Session) confirm(shown, t *registry.Tool) {
 	delete(s.live.unconfirmed, t.Name)
-	for i, o := range s.selfBuilt {
+	for i, o := range s.tools.own {
 		if o == shown {
-			s.selfBuilt[i] = t
+			s.tools.own[i] = t
 		}
 	}
 }
@@ -494,7 +494,7 @@ func (s *Session) adopt(snap *registry.Snapshot, p *syncPass) ToolsChange {
 	l := s.liveSet()
 	var c ToolsChange
 	for _, t := range p.arrived {
-		s.selfBuilt = append(s.selfBuilt, t)
+		s.tools.own = append(s.tools.own, t)
 		c.Added = append(c.Added, t.Name)
 	}
 	for _, t := range p.back {
@@ -545,7 +545,7 @@ func (s *Session) takeUpdate(t *registry.Tool) {
 	l.updated[t.Name] = t
 	delete(l.pending, t.Name)
 	delete(l.rejected, t.Name)
-	s.loaded.Forget(t.Name)
+	s.tools.unload(t.Name)
 }
 
 // PendingChanges returns the changes the session holds back, sorted by

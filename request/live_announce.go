@@ -28,11 +28,11 @@ func announcedOrigin(t *registry.Tool) string {
 // The slices are the view's, read-only; announced has no spare capacity,
 // so that appending to it copies. s.mu must be held.
 func (s *Session) liveScope() (announced []*registry.Tool, pending, removed []string) {
-	announced = slices.Clip(s.vw.shown)
-	if len(s.vw.updated) > 0 {
-		announced = slices.Concat(announced, s.vw.updated)
+	announced = slices.Clip(s.tools.std.shown)
+	if len(s.tools.std.updated) > 0 {
+		announced = slices.Concat(announced, s.tools.std.updated)
 	}
-	return announced, s.pendingServers(), s.vw.gone
+	return announced, s.pendingServers(), s.tools.std.gone
 }
 
 // liveNotes renders the announcements of one reconciliation: a

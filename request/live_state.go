@@ -70,7 +70,7 @@ func (s *Session) savedLive() *liveState {
 		return nil
 	}
 	st := &liveState{Removed: slices.Sorted(maps.Keys(l.removed)), Frozen: savedFrozen(s.cfg.Snapshot)}
-	for _, t := range s.selfBuilt {
+	for _, t := range s.tools.own {
 		if t.Source != registry.SourceSelfBuilt {
 			st.Arrived = append(st.Arrived, savedLiveTool(t))
 		}

@@ -1,6 +1,7 @@
 package request
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -84,7 +85,7 @@ func (s *Session) saved() (state, error) {
 	st := state{
 		Version:  stateVersion,
 		View:     viewOf(s.view),
-		Loaded:   s.loaded.Names(),
+		Loaded:   s.tools.loadedNames(),
 		Messages: msgs,
 	}
 	if s.hist.dropped {
@@ -94,7 +95,7 @@ func (s *Session) saved() (state, error) {
 	if len(s.notes) > 0 {
 		st.Notes = notesData(s.notes)
 	}
-	st.SelfBuilt, st.Live = savedTools(s.selfBuilt), s.savedLive()
+	st.SelfBuilt, st.Live = savedTools(s.tools.own), s.savedLive()
 	return st, nil
 }
 
@@ -144,13 +145,13 @@ func RestoreSession(cfg Config, saved []byte, handlers map[string]registry.Handl
 	if st.Version == stateVersionEncoded && (st.Encoded == nil || len(st.Messages) > 0) {
 		return nil, fmt.Errorf("%w: version %d saves an encoded history and no messages", ErrState, stateVersionEncoded)
 	}
-	return restoreState(cfg, &st, handlers, nil)
+	return restoreState(context.Background(), cfg, &st, handlers, nil)
 }
 
 // restoreState creates a session from cfg and saved state. stored, when
 // not nil, is the history as a [Store] kept it, encoded for cfg.Provider:
 // it is adopted instead of st.Messages, which is then empty.
-func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, stored *storedHistory) (*Session, error) {
+func restoreState(ctx context.Context, cfg Config, st *state, handlers map[string]registry.Handler, stored *storedHistory) (*Session, error) {
 	view, err := restoredView(&cfg, st.View)
 	if err != nil {
 		return nil, errs.Wrap(ErrState, err, "")
@@ -196,7 +197,7 @@ func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, s
 		return nil, fmt.Errorf("%w: live: %w", ErrState, err)
 	}
 	s.rebuildView()
-	s.restoreLoaded(st.Loaded)
+	s.restoreLoaded(ctx, st.Loaded)
 	switch {
 	case st.Encoded != nil:
 		if err := s.restoreEncoded(st.Encoded); err != nil {

@@ -67,7 +67,7 @@ func (s *Session) see(name string) (t *registry.Tool, deferred bool, st standing
 	if et := s.frozen.entry[name]; et != nil {
 		return et, false, standingShown
 	}
-	if e, ok := s.vw.entries[name]; ok {
+	if e, ok := s.tools.std.entries[name]; ok {
 		return e.t, true, e.standing
 	}
 	switch s.frozen.plan.State(name) {
@@ -136,13 +136,13 @@ func (s *Session) tierSnapshot() *registry.Snapshot {
 // tools; a session without any keeps the frozen names. s.mu must be held.
 func (s *Session) rebuildView() {
 	s.viewGen++
-	if len(s.selfBuilt) == 0 && s.live == nil {
-		s.vw = toolView{}
+	if len(s.tools.own) == 0 && s.live == nil {
+		s.tools.std = toolView{}
 		return
 	}
 	snap := s.tierSnapshot()
-	v := toolView{entries: make(map[string]viewEntry, len(s.selfBuilt))}
-	for _, t := range s.selfBuilt {
+	v := toolView{entries: make(map[string]viewEntry, len(s.tools.own))}
+	for _, t := range s.tools.own {
 		o := originSelfBuilt
 		if t.Source != registry.SourceSelfBuilt {
 			o = originArrived
@@ -187,7 +187,7 @@ func (s *Session) rebuildView() {
 		}
 	}
 	slices.Sort(v.gone)
-	s.vw = v
+	s.tools.std = v
 }
 
 // visibleNames returns every name the model can see, sorted: the frozen
@@ -196,12 +196,12 @@ func (s *Session) rebuildView() {
 // would cost every session with a tool of its own the whole list. The
 // frozen names alone are shared, read-only. s.mu must be held.
 func (s *Session) visibleNames() []string {
-	if len(s.vw.shown) == 0 {
+	if len(s.tools.std.shown) == 0 {
 		return s.frozen.visible
 	}
-	out := make([]string, 0, len(s.frozen.visible)+len(s.vw.shown))
+	out := make([]string, 0, len(s.frozen.visible)+len(s.tools.std.shown))
 	out = append(out, s.frozen.visible...)
-	for _, t := range s.vw.shown {
+	for _, t := range s.tools.std.shown {
 		out = append(out, t.Name)
 	}
 	slices.Sort(out)

@@ -1,0 +1,120 @@
+package request
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+
+	"github.com/toolshelf/toolshelf/execute"
+	"github.com/toolshelf/toolshelf/internal/toolsearch"
+	"github.com/toolshelf/toolshelf/registry"
+)
+
+// toolState owns a session's tool state beyond its frozen prefix (issue
+// 42): the tools that are the session's own (self-built, arrived,
+// restored), the standing decided for each ([toolView], view.go), the
+// index tool_search keeps over them, and the loaded set. It is the one
+// writer of the loaded set: every load — tool_search, a preload, Client
+// mode's search, a restored set, the dispatcher's answer to a call of a
+// tool not loaded — ends in [toolState.markLoaded], and all but the last
+// reach it only through the dispatcher's guard ([Session.guardLoad]); the
+// dispatcher's own load passed its guard already. Fields other than loaded
+// are guarded by the session's mutex; loaded is safe for concurrent use,
+// as a search reads it without the session's lock.
+type toolState struct {
+	// own are the session's own tools in the order they entered: written
+	// by RegisterSelfBuilt, adopted by Sync, or read back from stored state.
+	own []*registry.Tool
+	// std is the standing decided for every tool beyond the frozen plan.
+	std toolView
+	// overlay is tool_search's index over the shown own tools.
+	overlay toolsearch.Overlay
+	loaded  *toolsearch.LoadedSet
+}
+
+func newToolState() toolState { return toolState{loaded: toolsearch.NewLoadedSet()} }
+
+// markLoaded records that the model has seen names' schemas: the loaded
+// set's one write.
+func (ts *toolState) markLoaded(names ...string) {
+	for _, n := range names {
+		ts.loaded.Add(n)
+	}
+}
+
+// unload forgets name's schema: its definition changed, and the model must
+// load the new one.
+func (ts *toolState) unload(name string) { ts.loaded.Forget(name) }
+
+// isLoaded reports whether name's schema was loaded.
+func (ts *toolState) isLoaded(name string) bool { return ts.loaded.Has(name) }
+
+// loadedNames returns the loaded names, sorted.
+func (ts *toolState) loadedNames() []string { return ts.loaded.Names() }
+
+// searchScope is the one place a tool_search scope is built: the frozen
+// prefix's shortened tools and their shared index, or — when the session
+// has tools of its own or updated definitions — those first, over the
+// session's own index; the removed names and the pending servers; and the
+// loaded set, read only. s.mu must be held; the scope's slices are
+// replaced, never written, so it is read after the lock is released.
+func (s *Session) searchScope(f *frozenPrefix) toolsearch.Scope {
+	announced, pending, removed := s.liveScope()
+	// Tools whose description was cut to the provider's cap are searchable
+	// too: their note points here for the full text. They are the same
+	// for every session sharing the prefix, which shares their overlay
+	// too; a session with its own tools keeps its own.
+	sc := toolsearch.Scope{Loaded: s.tools.loaded, Announced: f.shortened, Overlay: &f.overlay, Pending: pending, Removed: removed}
+	if len(announced) > 0 {
+		sc.Announced, sc.Overlay = append(announced, f.shortened...), &s.tools.overlay
+	}
+	return sc
+}
+
+// guardLoad runs a load of schemas through the dispatcher's guard on
+// tool_search — its permission rules, hooks and "searched" event — and
+// reports whether it went through: the model's call (args set, reason
+// empty) or the session's own load of names (reason "preload" or
+// "restore"). run does the load and returns what it loaded; its names are
+// what the caller may then mark loaded. Without a dispatcher there is no
+// guard, and run runs as is. It is the only caller of the dispatcher's
+// Search and Load, and never holds s.mu: hooks are the harness's code.
+func (s *Session) guardLoad(ctx context.Context, reason string, args json.RawMessage, names []string, run execute.SearchFunc) (registry.Result, []string, bool) {
+	var loaded []string
+	ran := false
+	wrapped := func(ctx context.Context, args json.RawMessage) (registry.Result, []string) {
+		res, n := run(ctx, args)
+		loaded, ran = n, true
+		return res, n
+	}
+	var res registry.Result
+	if reason != "" {
+		args, _ = json.Marshal(struct {
+			ToolNames []string `json:"tool_names"`
+		}{names}) // a []string always marshals
+	}
+	switch d := s.cfg.Dispatcher; {
+	case d == nil:
+		res, _ = wrapped(ctx, args)
+	case reason == "":
+		res = d.Search(ctx, dispatchSession{s}, args, wrapped)
+	default:
+		res = d.Load(ctx, dispatchSession{s}, reason, names, wrapped)
+	}
+	if !ran {
+		return res, nil, false
+	}
+	return res, slices.Clip(loaded), true
+}
+
+// toolNames reads the names of a load's arguments ({"tool_names": [...]},
+// as [execute.Dispatcher.Load] writes them and a hook may narrow them).
+func toolNames(args json.RawMessage) []string {
+	var a struct {
+		ToolNames []string `json:"tool_names"`
+	}
+	if json.Unmarshal(args, &a) != nil {
+		return nil
+	}
+	return a.ToolNames
+}
