@@ -138,15 +138,14 @@ func (s *Session) Sync(ctx context.Context, snap *registry.Snapshot) (ToolsChang
 	change := s.adopt(snap, &p)
 	s.synced, s.syncedGen = snap, s.stateGen()
 	raised, squatted := p.raised, p.squatted
-	d := s.cfg.Dispatcher
 	s.mu.Unlock()
-	if d != nil && d.Options().Observer != nil {
+	if obs := s.obs; obs != nil {
 		for _, c := range raised {
-			d.Options().Observer.Event(ctx, execute.Event{Kind: execute.EventToolChanged, Session: s.cfg.ID, Tool: c.Tool,
+			obs.Event(ctx, execute.Event{Kind: execute.EventToolChanged, Session: s.cfg.ID, Tool: c.Tool,
 				Detail: fmt.Sprintf("definition changed on server %q (sha256 %s → %s); the session keeps the one it showed until the change is approved", c.Server, c.OldSHA256, c.NewSHA256)})
 		}
 		for _, q := range squatted {
-			d.Options().Observer.Event(ctx, execute.Event{Kind: execute.EventToolChanged, Session: s.cfg.ID, Tool: q.tool,
+			obs.Event(ctx, execute.Event{Kind: execute.EventToolChanged, Session: s.cfg.ID, Tool: q.tool,
 				Detail: fmt.Sprintf("server %q arrived with a tool named like the session's self-built tool; neither runs under that name in this session (the self-built tool is withdrawn, the server's is not adopted): start a new session to use the server's tool", q.server)})
 		}
 	}

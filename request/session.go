@@ -22,6 +22,11 @@ import (
 // elevation and the encoded history. Its methods are safe for concurrent use.
 type Session struct {
 	cfg Config
+	// deny is the rules' answer on a tool, resolved once (governance.go);
+	// obs is the harness's Observer (the dispatcher's), taken once, for
+	// the events the session raises itself: tool changes, unmatched rules.
+	deny func(*registry.Tool) (string, bool)
+	obs  execute.Observer
 
 	mu sync.Mutex
 	// view is the session's deferral view (mode, tier, elevation): what
@@ -95,7 +100,11 @@ func NewSession(cfg Config) (*Session, error) {
 		frozen: f,
 		hist:   history{provider: cfg.Provider, enc: enc},
 	}
-	s.ruleWarnings = unmatchedRules(&s.cfg)
+	s.deny = denial(&s.cfg)
+	if cfg.Dispatcher != nil {
+		s.obs = cfg.Dispatcher.Options().Observer
+	}
+	s.ruleWarnings = unmatchedRules(&s.cfg, s.obs)
 	s.hist.msg.client = newClientHistory(s)
 	if cfg.DropMessages {
 		s.dropMessages()
