@@ -38,10 +38,9 @@ type Session struct {
 	notes  []note    // announcements not yet sent
 	hist   history
 
-	// synced is the registry snapshot last adopted by Sync, live what it
-	// adopted (nil until a change; see live.go).
+	// synced is the registry snapshot last adopted by Sync; what it
+	// adopted is tools.live.
 	synced *registry.Snapshot
-	live   *liveSet
 	// syncedGen is stateGen when synced was compared (0: not yet);
 	// viewGen counts rebuildView's runs (see syncNoop).
 	syncedGen, viewGen uint64

@@ -268,7 +268,7 @@ func (c *Conversation) capture(turn string) committed {
 		last2:     slices.Clone(h.buf[max(0, len(h.buf)-2):]),
 		loaded:    s.tools.loadedNames(),
 		selfBuilt: len(s.tools.own),
-		live:      s.liveGen(),
+		live:      s.tools.liveGen(),
 		notes:     notesText(s.notes),
 		view:      viewOf(s.view),
 	}

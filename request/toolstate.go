@@ -29,7 +29,10 @@ type toolState struct {
 	std toolView
 	// overlay is tool_search's index over the shown own tools.
 	overlay toolsearch.Overlay
-	loaded  *toolsearch.LoadedSet
+	// live is what the session adopted from its registry since it froze
+	// (nil until a change; live.go).
+	live   *liveSet
+	loaded *toolsearch.LoadedSet
 }
 
 func newToolState() toolState { return toolState{loaded: toolsearch.NewLoadedSet()} }

@@ -111,11 +111,11 @@ func (s *Session) decide(t *registry.Tool, o origin, snap *registry.Snapshot) st
 	if s.denied(t) {
 		return standingDenied
 	}
-	if s.live != nil {
-		if s.live.removed[t.Name] {
+	if s.tools.live != nil {
+		if s.tools.live.removed[t.Name] {
 			return standingRemoved
 		}
-		if s.live.unconfirmed[t.Name] {
+		if s.tools.live.unconfirmed[t.Name] {
 			return standingPending
 		}
 	}
@@ -136,7 +136,7 @@ func (s *Session) tierSnapshot() *registry.Snapshot {
 // tools; a session without any keeps the frozen names. s.mu must be held.
 func (s *Session) rebuildView() {
 	s.viewGen++
-	if len(s.tools.own) == 0 && s.live == nil {
+	if len(s.tools.own) == 0 && s.tools.live == nil {
 		s.tools.std = toolView{}
 		return
 	}
@@ -146,13 +146,13 @@ func (s *Session) rebuildView() {
 		o := originSelfBuilt
 		if t.Source != registry.SourceSelfBuilt {
 			o = originArrived
-			if s.live != nil && s.live.unconfirmed[t.Name] {
+			if s.tools.live != nil && s.tools.live.unconfirmed[t.Name] {
 				o = originRestored
 			}
 		}
 		def := t
-		if s.live != nil && s.live.updated[t.Name] != nil {
-			def = s.live.updated[t.Name]
+		if s.tools.live != nil && s.tools.live.updated[t.Name] != nil {
+			def = s.tools.live.updated[t.Name]
 		}
 		st := s.decide(def, o, snap)
 		v.entries[t.Name] = viewEntry{t: def, origin: o, standing: st}
@@ -160,8 +160,8 @@ func (s *Session) rebuildView() {
 			v.shown = append(v.shown, def)
 		}
 	}
-	if s.live != nil {
-		for name, u := range s.live.updated {
+	if s.tools.live != nil {
+		for name, u := range s.tools.live.updated {
 			if _, ok := v.entries[name]; ok {
 				continue
 			}
@@ -171,7 +171,7 @@ func (s *Session) rebuildView() {
 				v.updated = append(v.updated, u)
 			}
 		}
-		for name := range s.live.removed {
+		for name := range s.tools.live.removed {
 			if _, ok := v.entries[name]; ok {
 				continue
 			}
