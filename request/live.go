@@ -255,8 +255,8 @@ func (s *Session) reconcile(snap *registry.Snapshot, p *syncPass) {
 			p.left = append(p.left, t)
 		}
 	}
-	for _, t := range s.tools.own {
-		if t.Source == registry.SourceSelfBuilt || s.tools.removed(t.Name) {
+	for _, t := range s.tools.arrived {
+		if s.tools.removed(t.Name) {
 			continue
 		}
 		if _, ok := snap.Tool(t.Name); !ok {
@@ -291,7 +291,7 @@ func (s *Session) reconcileTool(snap *registry.Snapshot, t *registry.Tool, p *sy
 		}
 		return true
 	}
-	if shown.Source == registry.SourceSelfBuilt {
+	if s.tools.std.entries[t.Name].origin == originSelfBuilt {
 		if t.Source == registry.SourceSelfBuilt || s.tools.removed(t.Name) {
 			return false // the model's own tool keeps its name
 		}
@@ -450,7 +450,7 @@ func (s *Session) adopt(snap *registry.Snapshot, p *syncPass) ToolsChange {
 	l := s.tools.liveSet()
 	var c ToolsChange
 	for _, t := range p.arrived {
-		s.tools.own = append(s.tools.own, t)
+		s.tools.arrived = append(s.tools.arrived, t)
 		c.Added = append(c.Added, t.Name)
 	}
 	for _, t := range p.back {

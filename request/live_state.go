@@ -70,10 +70,8 @@ func (s *Session) savedLive() *liveState {
 		return nil
 	}
 	st := &liveState{Removed: slices.Sorted(maps.Keys(l.removed)), Frozen: savedFrozen(s.cfg.Snapshot)}
-	for _, t := range s.tools.own {
-		if t.Source != registry.SourceSelfBuilt {
-			st.Arrived = append(st.Arrived, savedLiveTool(t))
-		}
+	for _, t := range s.tools.arrived {
+		st.Arrived = append(st.Arrived, savedLiveTool(t))
 	}
 	for _, name := range sortedKeys(l.updated) {
 		st.Updated = append(st.Updated, savedLiveTool(l.updated[name]))
@@ -141,7 +139,7 @@ func (s *Session) restoreLive(st *liveState) error {
 		if err != nil {
 			return fmt.Errorf("arrived: %w", err)
 		}
-		if err := s.addSelfBuilt(t); err != nil {
+		if err := s.addOwn(t, originArrived); err != nil {
 			return fmt.Errorf("arrived: %w", err)
 		}
 		l.unconfirmed[t.Name] = true

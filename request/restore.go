@@ -85,11 +85,11 @@ func (s *Session) restoreNotes(saved []noteState) error {
 		case kinds != 1:
 			return fmt.Errorf("pending_announcements[%d]: want one of self_built, tools_changed and live", i)
 		case d.SelfBuilt != "":
-			k := slices.IndexFunc(s.tools.own, func(t *registry.Tool) bool { return t.Name == d.SelfBuilt })
+			k := slices.IndexFunc(s.tools.selfBuilt, func(t *registry.Tool) bool { return t.Name == d.SelfBuilt })
 			if k < 0 {
 				return fmt.Errorf("pending_announcements[%d]: self-built tool %.80q is not one of the session's", i, d.SelfBuilt)
 			}
-			text = announce(s.tools.own[k])
+			text = announce(s.tools.selfBuilt[k])
 		case d.Live != nil:
 			t, err := s.renderLiveNote(d.Live)
 			if err != nil {

@@ -232,7 +232,7 @@ func (s *Session) RegisterSelfBuilt(t registry.Tool) error {
 	if s.frozen.entry[registry.ToolSearchName] == nil {
 		return fmt.Errorf("%w: self-built tool %q: this session's tools[] has no tool_search and defer_execute (nothing was deferred when it started), so the model could never load or call it; create sessions that take self-built tools with Config.SelfBuilt", ErrConfig, nt.Name)
 	}
-	if err := s.addSelfBuilt(&nt); err != nil {
+	if err := s.addOwn(&nt, originSelfBuilt); err != nil {
 		return err
 	}
 	s.rebuildView()
@@ -240,22 +240,24 @@ func (s *Session) RegisterSelfBuilt(t registry.Tool) error {
 	return nil
 }
 
-func (s *Session) addSelfBuilt(t *registry.Tool) error {
+// addOwn adds a tool of the session's own, of kind o (originSelfBuilt or
+// originArrived), after checking its name is free.
+func (s *Session) addOwn(t *registry.Tool, o origin) error {
 	// One answer whoever holds the name, hidden or not (registryx.NameTaken).
 	if _, ok := s.cfg.Snapshot.Tool(t.Name); ok || t.Name == registry.ToolSearchName || t.Name == registry.DeferExecuteName {
 		return registryx.NameTaken(registry.ErrDuplicateTool, t.Name)
 	}
-	for _, o := range s.tools.own {
-		if o.Name == t.Name {
-			return registryx.NameTaken(registry.ErrDuplicateTool, t.Name)
-		}
+	if _, ok := s.tools.ownTool(t.Name); ok {
+		return registryx.NameTaken(registry.ErrDuplicateTool, t.Name)
 	}
-	if t.Source == registry.SourceSelfBuilt {
-		if server, ok := s.serverOf(t.Name); ok {
-			return fmt.Errorf("%w: self-built tool %q: the name is in MCP server %q's namespace (mcp__%s__…), which a self-built tool cannot take; choose a name without the mcp__ prefix", ErrConfig, t.Name, server, server)
-		}
+	if o == originArrived {
+		s.tools.arrived = append(s.tools.arrived, t)
+		return nil
 	}
-	s.tools.own = append(s.tools.own, t)
+	if server, ok := s.serverOf(t.Name); ok {
+		return fmt.Errorf("%w: self-built tool %q: the name is in MCP server %q's namespace (mcp__%s__…), which a self-built tool cannot take; choose a name without the mcp__ prefix", ErrConfig, t.Name, server, server)
+	}
+	s.tools.selfBuilt = append(s.tools.selfBuilt, t)
 	return nil
 }
 

@@ -95,7 +95,7 @@ func (s *Session) saved() (state, error) {
 	if len(s.notes) > 0 {
 		st.Notes = notesData(s.notes)
 	}
-	st.SelfBuilt, st.Live = savedTools(s.tools.own), s.savedLive()
+	st.SelfBuilt, st.Live = savedTools(s.tools.selfBuilt), s.savedLive()
 	return st, nil
 }
 
@@ -103,9 +103,6 @@ func (s *Session) saved() (state, error) {
 func savedTools(ts []*registry.Tool) []selfBuiltTool {
 	var out []selfBuiltTool
 	for _, t := range ts {
-		if t.Source != registry.SourceSelfBuilt {
-			continue // a tool that arrived (Sync): saved in live
-		}
 		out = append(out, selfBuiltTool{
 			Name: t.Name, Description: t.Description, InputSchema: t.RawSchema,
 			Annotations: t.Annotations, SearchHints: t.SearchHints,
@@ -189,7 +186,7 @@ func restoreState(ctx context.Context, cfg Config, st *state, handlers map[strin
 		if err != nil {
 			return nil, errs.Wrap(ErrState, err, "")
 		}
-		if err := s.addSelfBuilt(&t); err != nil {
+		if err := s.addOwn(&t, originSelfBuilt); err != nil {
 			return nil, errs.Wrap(ErrState, err, "")
 		}
 	}

@@ -216,7 +216,7 @@ func (c *Conversation) record(turn string) (Record, committed, error) {
 		return Record{}, next, fmt.Errorf("%w: the session dropped its messages (Config.DropMessages), and a Conversation stores them: keep them in a session a Store holds", ErrConfig)
 	}
 	next.snapBytes, next.logBytes = b.snapBytes, b.logBytes
-	whole := c.reencoded || h.count() < b.entries || h.nStored > b.entries || len(h.buf) < b.bufLen || len(s.tools.own) < b.selfBuilt || next.live != b.live
+	whole := c.reencoded || h.count() < b.entries || h.nStored > b.entries || len(h.buf) < b.bufLen || len(s.tools.selfBuilt) < b.selfBuilt || next.live != b.live
 	if !whole {
 		at := b.bufLen
 		if at >= 2 && !bytes.Equal(h.buf[at-2:at], b.last2) {
@@ -227,7 +227,7 @@ func (c *Conversation) record(turn string) (Record, committed, error) {
 		if !slices.Equal(next.loaded, b.loaded) {
 			dm.Loaded = &next.loaded
 		}
-		dm.SelfBuilt = savedTools(s.tools.own[b.selfBuilt:])
+		dm.SelfBuilt = savedTools(s.tools.selfBuilt[b.selfBuilt:])
 		if !slices.Equal(next.notes, b.notes) {
 			notes := notesData(s.notes)
 			dm.Notes = &notes
@@ -267,7 +267,7 @@ func (c *Conversation) capture(turn string) committed {
 		turn: turn, entries: h.count(), bufLen: len(h.buf),
 		last2:     slices.Clone(h.buf[max(0, len(h.buf)-2):]),
 		loaded:    s.tools.loadedNames(),
-		selfBuilt: len(s.tools.own),
+		selfBuilt: len(s.tools.selfBuilt),
 		live:      s.tools.liveGen(),
 		notes:     notesText(s.notes),
 		view:      viewOf(s.view),

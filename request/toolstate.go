@@ -22,9 +22,12 @@ import (
 // are guarded by the session's mutex; loaded is safe for concurrent use,
 // as a search reads it without the session's lock.
 type toolState struct {
-	// own are the session's own tools in the order they entered: written
-	// by RegisterSelfBuilt, adopted by Sync, or read back from stored state.
-	own []*registry.Tool
+	// selfBuilt are the tools the model wrote (RegisterSelfBuilt, or read
+	// back from stored state), arrived the tools Sync adopted from the
+	// registry (or read back: restored, hidden until a Sync confirms them,
+	// tools.live.unconfirmed); each in the order it entered. The two kinds
+	// are kept apart: an arrival is never taken for a self-built tool.
+	selfBuilt, arrived []*registry.Tool
 	// std is the standing decided for every tool beyond the frozen plan.
 	std toolView
 	// overlay is tool_search's index over the shown own tools.
@@ -36,6 +39,21 @@ type toolState struct {
 }
 
 func newToolState() toolState { return toolState{loaded: toolsearch.NewLoadedSet()} }
+
+// own reports whether the session has tools of its own.
+func (ts *toolState) own() bool { return len(ts.selfBuilt)+len(ts.arrived) > 0 }
+
+// ownTool returns the session's own tool named name, of either kind.
+func (ts *toolState) ownTool(name string) (*registry.Tool, bool) {
+	for _, list := range [][]*registry.Tool{ts.selfBuilt, ts.arrived} {
+		for _, t := range list {
+			if t.Name == name {
+				return t, true
+			}
+		}
+	}
+	return nil, false
+}
 
 // markLoaded records that the model has seen names' schemas: the loaded
 // set's one write.

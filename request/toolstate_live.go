@@ -29,9 +29,9 @@ func (ts *toolState) attach(shown, t *registry.Tool) {
 		ts.live.updated[t.Name] = t
 		return
 	}
-	for i, o := range ts.own {
+	for i, o := range ts.arrived {
 		if o == shown {
-			ts.own[i] = t
+			ts.arrived[i] = t
 		}
 	}
 }
@@ -41,9 +41,9 @@ func (ts *toolState) attach(shown, t *registry.Tool) {
 // definition claimed. s.mu must be held.
 func (ts *toolState) confirm(shown, t *registry.Tool) {
 	delete(ts.live.unconfirmed, t.Name)
-	for i, o := range ts.own {
+	for i, o := range ts.arrived {
 		if o == shown {
-			ts.own[i] = t
+			ts.arrived[i] = t
 		}
 	}
 }

@@ -136,15 +136,15 @@ func (s *Session) tierSnapshot() *registry.Snapshot {
 // tools; a session without any keeps the frozen names. s.mu must be held.
 func (s *Session) rebuildView() {
 	s.viewGen++
-	if len(s.tools.own) == 0 && s.tools.live == nil {
+	if !s.tools.own() && s.tools.live == nil {
 		s.tools.std = toolView{}
 		return
 	}
 	snap := s.tierSnapshot()
-	v := toolView{entries: make(map[string]viewEntry, len(s.tools.own))}
-	for _, t := range s.tools.own {
+	v := toolView{entries: make(map[string]viewEntry, len(s.tools.selfBuilt)+len(s.tools.arrived))}
+	for i, t := range slices.Concat(s.tools.selfBuilt, s.tools.arrived) {
 		o := originSelfBuilt
-		if t.Source != registry.SourceSelfBuilt {
+		if i >= len(s.tools.selfBuilt) {
 			o = originArrived
 			if s.tools.live != nil && s.tools.live.unconfirmed[t.Name] {
 				o = originRestored
