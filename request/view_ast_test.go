@@ -215,3 +215,46 @@ func searcherCall(fn *ast.FuncDecl, m string) bool {
 	})
 	return found
 }
+
+// TestGovernanceSeamOneWay (issue 42): the session reads the dispatcher's
+// rules once, and never steers them: the rules' answer on a tool is
+// resolved in one function (denial, once per session and per freeze,
+// never per decision), the dispatcher's options are read when a session
+// starts (NewSession: the Observer its own events go to; unmatchedRules:
+// the rules and hook patterns), and the session's own events go to the
+// Observer it took then.
+func TestGovernanceSeamOneWay(t *testing.T) {
+	for name, fn := range viewFuncs(t) {
+		u := uses(fn)
+		if u["Denied"] && name != "denial" && name != "governedPolicy" {
+			t.Errorf("%s reads a Denied function: only denial resolves it", name)
+		}
+		if callsMethod(fn, "Options") && name != "NewSession" && name != "unmatchedRules" {
+			t.Errorf("%s reads the dispatcher's options: a session reads them once, when it starts", name)
+		}
+		if u["Observer"] && name != "NewSession" {
+			t.Errorf("%s reaches for an Observer: the session's own events go to s.obs", name)
+		}
+		if u["governedPolicy"] && name != "Cache.get" && name != "freeze" && name != "newFrozen" {
+			// governedPolicy is per freeze (the plan), never per decision.
+			if name == "Session.deniedBy" || name == "Session.denied" || name == "Session.decide" {
+				t.Errorf("%s builds a policy per decision", name)
+			}
+		}
+	}
+}
+
+// callsMethod reports whether fn's body calls a method m with no
+// arguments (x.m()).
+func callsMethod(fn *ast.FuncDecl, m string) bool {
+	found := false
+	ast.Inspect(fn.Body, func(n ast.Node) bool {
+		if c, ok := n.(*ast.CallExpr); ok && len(c.Args) == 0 {
+			if sel, ok := c.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == m {
+				found = true
+			}
+		}
+		return true
+	})
+	return found
+}
