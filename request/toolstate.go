@@ -73,14 +73,21 @@ func (ts *toolState) isLoaded(name string) bool { return ts.loaded.Has(name) }
 // loadedNames returns the loaded names, sorted.
 func (ts *toolState) loadedNames() []string { return ts.loaded.Names() }
 
-// searchScope is the one place a tool_search scope is built: the frozen
-// prefix's shortened tools and their shared index, or — when the session
-// has tools of its own or updated definitions — those first, over the
-// session's own index; the removed names and the pending servers; and the
-// loaded set, read only. s.mu must be held; the scope's slices are
-// replaced, never written, so it is read after the lock is released.
+// searchScope is the one place a tool_search scope is built, from the
+// view: the frozen prefix's shortened tools and their shared index, or —
+// when the session shows tools of its own (self-built, arrived) or
+// updated definitions of frozen deferred tools (the overlay replaces the
+// shared index's entry) — those first, over the session's own index; the
+// removed names the model may hear of and the servers still pending; and
+// the loaded set, read only. s.mu must be held; the view's slices are
+// replaced, never written (announced has no spare capacity, so appending
+// to it copies), so the scope is read after the lock is released.
 func (s *Session) searchScope(f *frozenPrefix) toolsearch.Scope {
-	announced, pending, removed := s.liveScope()
+	announced := slices.Clip(s.tools.std.shown)
+	if len(s.tools.std.updated) > 0 {
+		announced = slices.Concat(announced, s.tools.std.updated)
+	}
+	pending, removed := s.pendingServers(), s.tools.std.gone
 	// Tools whose description was cut to the provider's cap are searchable
 	// too: their note points here for the full text. They are the same
 	// for every session sharing the prefix, which shares their overlay

@@ -80,8 +80,7 @@ func TestEveryPathReadsTheView(t *testing.T) {
 		"dispatchSession.Removed":      "see",
 		"dispatchSession.VisibleNames": "visibleNames", // "did you mean", short names
 		"Session.visibleNames":         "std",
-		"Session.liveScope":            "std",       // tool_search: results, ambiguity, gone lists
-		"Session.searchScope":          "liveScope", // the one place a search scope is built
+		"Session.searchScope":          "std", // tool_search: results, ambiguity, gone lists; built here only
 		"Session.Call":                 "searchScope",
 		"Session.Answer":               "searchScope", // Client-mode answers
 		"Session.announced":            "see",         // Sync's and approvals' announcements
