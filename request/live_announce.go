@@ -21,7 +21,6 @@ func announcedOrigin(t *registry.Tool) string {
 	return " (new from " + t.Group + ")"
 }
 
-
 // liveNotes renders the announcements of one reconciliation: a
 // <new_deferred_tool> block per arrived tool (the self-built path, with the
 // server named), and per server one <tools_changed> block for the tools

@@ -12,7 +12,7 @@ import (
 
 // toolState owns a session's tool state beyond its frozen prefix (issue
 // 42): the tools that are the session's own (self-built, arrived,
-// restored), the standing decided for each ([toolView], view.go), the
+// restored), the standing decided for each ([standings], view.go), the
 // index tool_search keeps over them, and the loaded set. It is the one
 // writer of the loaded set: every load — tool_search, a preload, Client
 // mode's search, a restored set, the dispatcher's answer to a call of a
@@ -29,7 +29,7 @@ type toolState struct {
 	// are kept apart: an arrival is never taken for a self-built tool.
 	selfBuilt, arrived []*registry.Tool
 	// std is the standing decided for every tool beyond the frozen plan.
-	std toolView
+	std standings
 	// overlay is tool_search's index over the shown own tools.
 	overlay toolsearch.Overlay
 	// live is what the session adopted from its registry since it froze

@@ -48,12 +48,14 @@ type viewEntry struct {
 	standing standing
 }
 
-// toolView is the session's decisions on the tools beyond its frozen plan.
-// Its slices are replaced on every change, never written in place: a
-// tool_search reads them after the session's lock is released.
-type toolView struct {
+// standings are the session's decisions on the tools beyond its frozen
+// plan (the tool state's std; the session's deferral view, its mode and
+// tier, is Session.view). Its slices are replaced on every change, never
+// written in place: a tool_search reads them after the session's lock is
+// released.
+type standings struct {
 	entries map[string]viewEntry
-	shown   []*registry.Tool // shown self-built and arrived tools, in registration order
+	shown   []*registry.Tool // shown self-built tools, then shown arrived tools, each in entry order
 	updated []*registry.Tool // shown frozen deferred tools with an approved update, sorted
 	gone    []string         // removed tools the model may be told about, sorted
 }
@@ -137,11 +139,11 @@ func (s *Session) tierSnapshot() *registry.Snapshot {
 func (s *Session) rebuildView() {
 	s.viewGen++
 	if !s.tools.own() && s.tools.live == nil {
-		s.tools.std = toolView{}
+		s.tools.std = standings{}
 		return
 	}
 	snap := s.tierSnapshot()
-	v := toolView{entries: make(map[string]viewEntry, len(s.tools.selfBuilt)+len(s.tools.arrived))}
+	v := standings{entries: make(map[string]viewEntry, len(s.tools.selfBuilt)+len(s.tools.arrived))}
 	for i, t := range slices.Concat(s.tools.selfBuilt, s.tools.arrived) {
 		o := originSelfBuilt
 		if i >= len(s.tools.selfBuilt) {
