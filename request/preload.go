@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 
+	"github.com/toolshelf/toolshelf/internal/toolsearch"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -37,21 +38,28 @@ func (s *Session) preload(ctx context.Context, turn Turn) (string, []string) {
 	s.mu.Lock()
 	f := s.frozen
 	portable := (f.search == Portable || f.search == "") && f.entry[registry.ToolSearchName] != nil && f.entry[registry.DeferExecuteName] != nil
-	var refused bool
+	var scope toolsearch.Scope
 	if portable {
-		// A turn the build refuses preloads nothing: its load would be
-		// reported and never sent.
-		msgs, _, err := s.place(turn)
-		refused = err != nil || s.hist.check(msgs) != nil
+		scope = s.searchScope(f)
 	}
-	scope := s.searchScope(f)
 	s.mu.Unlock()
-	if !portable || refused {
+	if !portable {
 		return "", nil
 	}
 	sure, err := f.searcher.Sure(ctx, text, scope)
 	if err != nil || len(sure) == 0 {
 		return "", nil // a search that failed preloads nothing
+	}
+	s.mu.Lock()
+	// A turn the build refuses preloads nothing: its load would be
+	// reported and never sent.
+	msgs, _, err := s.place(turn)
+	if err == nil {
+		err = s.hist.check(msgs)
+	}
+	s.mu.Unlock()
+	if err != nil {
+		return "", nil
 	}
 	names := make([]string, len(sure))
 	for i, t := range sure {

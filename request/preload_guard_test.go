@@ -89,6 +89,14 @@ func TestPreloadAnswersToSearchRules(t *testing.T) {
 			assert.Equal(t, []string{"mcp__vault__read_secret"}, evs[0].Loaded)
 			assert.Equal(t, "v", evs[0].Session)
 			assert.True(t, strings.HasPrefix(evs[0].Detail, "preload"), "the event says a preload fired: %q", evs[0].Detail)
+
+			// A turn the build refuses loads nothing and reports no load.
+			log = &eventLog{}
+			s = preloadVault(t, p, &execute.Options{Observer: log.observer()}, deferral.View{}, true)
+			_, err = s.BuildRequest(Turn{Messages: []Message{userMsg(ask)}, Inject: []string{"  "}})
+			require.Error(t, err)
+			assert.Empty(t, log.kinds(execute.EventSearched), "no searched event for a turn that was not sent")
+			assert.Empty(t, s.LoadedNames())
 		})
 	}
 }
