@@ -148,3 +148,41 @@ func TestPreloadRankerGetsCallerContext(t *testing.T) {
 		assert.Equal(t, "caller", v, "the ranker received the caller's context")
 	}
 }
+
+// TestRestoreLoadedAnswersToSearchRules (issue 42): a restored loaded set
+// is a load like a search's: restored under Deny(tool_search) it loads
+// nothing, and the tool's next call is refused as a load would be; under
+// the same rules it was saved with, it is kept and a "searched" event
+// says "restore".
+func TestRestoreLoadedAnswersToSearchRules(t *testing.T) {
+	const callArgs = `{"tool_name":"mcp__vault__read_secret","params":{"vault_path_qx":"prod/db"}}`
+	s := preloadVault(t, Anthropic, nil, deferral.View{}, false)
+	r := s.Call(context.Background(), registry.ToolSearchName, json.RawMessage(`{"tool_names":["mcp__vault__read_secret"]}`))
+	require.False(t, r.IsError, r.Text)
+	require.Equal(t, []string{"mcp__vault__read_secret"}, s.LoadedNames())
+	saved, err := s.MarshalState()
+	require.NoError(t, err)
+
+	log := &eventLog{}
+	d, err := execute.New(&execute.Options{Observer: log.observer()})
+	require.NoError(t, err)
+	cfg := s.cfg
+	cfg.Dispatcher = d
+	kept, err := RestoreSession(cfg, saved, nil)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"mcp__vault__read_secret"}, kept.LoadedNames())
+	evs := log.kinds(execute.EventSearched)
+	require.Len(t, evs, 1)
+	assert.True(t, strings.HasPrefix(evs[0].Detail, "restore"), evs[0].Detail)
+	assert.Equal(t, []string{"mcp__vault__read_secret"}, evs[0].Loaded)
+
+	deny, err := execute.New(&execute.Options{Permissions: execute.MustPermissions("Deny(tool_search)")})
+	require.NoError(t, err)
+	cfg.Dispatcher = deny
+	denied, err := RestoreSession(cfg, saved, nil)
+	require.NoError(t, err)
+	assert.Empty(t, denied.LoadedNames(), "Deny(tool_search) restores nothing loaded")
+	r = denied.Call(context.Background(), registry.DeferExecuteName, json.RawMessage(callArgs))
+	assert.True(t, r.IsError)
+	assert.Contains(t, r.Text, "tool_search")
+}
