@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 
-	"github.com/toolshelf/toolshelf/internal/toolsearch"
+	"github.com/toolshelf/toolshelf/internal/engine/toolsearch"
 	"github.com/toolshelf/toolshelf/registry"
 )
 

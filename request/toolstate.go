@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/toolshelf/toolshelf/execute"
-	"github.com/toolshelf/toolshelf/internal/toolsearch"
+	"github.com/toolshelf/toolshelf/internal/engine/toolsearch"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
