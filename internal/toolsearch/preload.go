@@ -96,8 +96,11 @@ func (s *Searcher) sure(ctx context.Context, text string, sc Scope) (sureCase, e
 		}
 		return c.bounded(s), nil
 	}
-	hits, _, _, _, err := s.assemble(ctx, v, []string{text}, s.opts.MaxResults, false)
-	if err != nil {
+	hits, heads, _, _, err := s.assemble(ctx, v, []string{text}, s.opts.MaxResults, false)
+	if err != nil || heads > 1 {
+		// A request with several needs, another of which has a clear tool
+		// of its own, is a task of several steps: which tool comes first
+		// is the model's call (issue 47), so nothing is preloaded.
 		return sureCase{}, err
 	}
 	var tools []*registry.Tool
