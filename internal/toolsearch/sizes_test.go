@@ -214,3 +214,27 @@ func TestNotSureClosestServerFirst(t *testing.T) {
 	}
 	assert.Equal(t, []string{"mcp__memory__open_nodes", "mcp__memory__read_graph", "mcp__fs__read_file", "mcp__fs__write_file"}, got)
 }
+
+// TestExplainShowsServerEvidence: --explain says what each word is worth
+// to the tool's server, and the evidence it adds up to is the hit's
+// Fit.Group ("knowledge" and "graph" earned 0 in the tool on 5b5fce3 and
+// said nothing more).
+func TestExplainShowsServerEvidence(t *testing.T) {
+	plan, err := PlanCatalogs(everydayCatalogs...)
+	require.NoError(t, err)
+	s, err := New(plan, nil)
+	require.NoError(t, err)
+	q := []string{"knowledge graph entity"}
+	hits, err := s.Search(context.Background(), q, 5, Scope{})
+	require.NoError(t, err)
+	require.NotEmpty(t, hits)
+	require.Equal(t, "mcp__memory__create_entities", hits[0].Name)
+	e, err := s.Explain(context.Background(), q, hits[0].Name, Scope{})
+	require.NoError(t, err)
+	assert.InDelta(t, hits[0].Fit.Group, e.Group, 1e-3)
+	assert.InDelta(t, 1, e.Words[0].Server, 1e-6, "knowledge: a word of one server")
+	var b strings.Builder
+	require.NoError(t, e.WriteText(&b))
+	assert.Contains(t, b.String(), `"knowledge": covers 0.000 of its mass 0.927; evidence 1.000 for the tool's server`)
+	assert.Contains(t, b.String(), "evidence with the server counted: 3.000")
+}
