@@ -92,8 +92,8 @@ func floorSets(t *testing.T) ([]string, []floorQuery) {
 // not evidence) is reported and not counted. The grid's tune figures go to
 // docs/search-quality.md.
 func TestNothingFitsFloor(t *testing.T) {
-	if !longtest.On() {
-		t.Skip("long: set TOOLSHELF_LONG=1 (every set over the unions)")
+	if !longtest.On() || raceEnabled {
+		t.Skip("long, without -race: set TOOLSHELF_LONG=1 (every set over the unions; .ci/run runs it)")
 	}
 	names, qs := floorSets(t)
 	grid := []float64{0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0, 1.1}

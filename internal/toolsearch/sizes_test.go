@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/toolshelf/toolshelf/internal/longtest"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/search"
 )
@@ -88,8 +89,8 @@ func abstentionHalves(a *Abstention) map[string]*Abstention {
 // no-match request is a wrong one). The figures are kept in
 // docs/search-quality.md (TOOLSHELF_UPDATE=1 rewrites them).
 func TestCatalogSizes(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the dev set over 40 catalog unions")
+	if !longtest.On() || raceEnabled {
+		t.Skip("long, without -race: set TOOLSHELF_LONG=1 (the dev set over 40 catalog unions; .ci/run runs it)")
 	}
 	var b strings.Builder
 	b.WriteString("| query set | catalogs | half | queries | R@1 | R@5 | nothing fits (want low) | not sure | no-match queries | no-match: nothing fits | no-match: not sure | preload fires | preload precision |\n")
