@@ -1,0 +1,225 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/execute"
+	"github.com/toolshelf/toolshelf/integration/mcp"
+	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/request"
+)
+
+// gateway is one toolshelf-gateway process: the upstream servers in a
+// registry kept by an integration/mcp Manager, the pins, and a second
+// registry — what is served — holding every upstream tool except the
+// quarantined ones. Each downstream client session is a request.Session
+// frozen on the served registry and synced with it.
+type gateway struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	rules *rulesFile
+	pins  *pinStore
+	log   io.Writer
+
+	up     *registry.Registry
+	m      *mcp.Manager
+	procs  map[string]*process // stdio servers' processes, by name
+	served *registry.Registry
+
+	refreshMu sync.Mutex
+	groupKey  map[string]string         // canonical key of each served group's tools
+	held      map[string]quarantine     // quarantined upstream tools
+	followMu  sync.Mutex
+	followers map[*request.Session]bool // sessions synced on each change
+
+	ids atomic.Uint64
+}
+
+// gatewayOptions configures newGateway.
+type gatewayOptions struct {
+	rules *rulesFile
+	pins  *pinStore
+	log   io.Writer // connection events and server stderr; nil discards
+	// connectTimeout bounds one connection attempt of a server.
+	connectTimeout time.Duration
+}
+
+// newGateway returns a gateway for servers, started in the background.
+func newGateway(servers []mcp.Server, o gatewayOptions) (*gateway, error) {
+	g := &gateway{
+		rules: o.rules, pins: o.pins, log: o.log,
+		up: registry.New(nil), served: registry.New(nil),
+		procs: map[string]*process{}, groupKey: map[string]string{}, followers: map[*request.Session]bool{},
+	}
+	g.ctx, g.cancel = context.WithCancel(context.Background())
+	g.m = mcp.New(g.up, &mcp.Options{
+		OnToolsChanged: func(mcp.Change) { g.refresh() },
+		ConnectTimeout: o.connectTimeout,
+		ClientName:     "toolshelf-gateway",
+		ClientVersion:  version,
+	})
+	srvs := slices.Clone(servers)
+	for i := range srvs {
+		if p := watchStdio(&srvs[i], o.log); p != nil {
+			g.procs[srvs[i].Name] = p
+		}
+	}
+	if err := g.m.Start(srvs...); err != nil {
+		g.cancel()
+		return nil, err
+	}
+	go g.supervise(500 * time.Millisecond)
+	return g, nil
+}
+
+// waitReady waits until no server is connecting, or d has passed.
+func (g *gateway) waitReady(d time.Duration) {
+	ctx, cancel := context.WithTimeout(g.ctx, d)
+	defer cancel()
+	for _, n := range g.m.Servers() {
+		_ = g.m.Wait(ctx, n)
+	}
+	g.refresh()
+}
+
+// close stops the servers.
+func (g *gateway) close() error {
+	g.cancel()
+	return g.m.Close()
+}
+
+// refresh makes the served registry the upstream one minus the quarantined
+// tools, and syncs every following session with it.
+func (g *gateway) refresh() {
+	g.refreshMu.Lock()
+	defer g.refreshMu.Unlock()
+	snap := g.up.Snapshot()
+	held, err := g.pins.observe(snap)
+	if err != nil {
+		g.logf("pins: %v", err)
+	}
+	for name, q := range held {
+		if _, was := g.held[name]; !was {
+			g.logf("quarantined %s: %s; approve it with: toolshelf-gateway approve --pins %s %s", name, q.Reason, orNone(g.pins.path), name)
+		}
+	}
+	g.held = held
+	changed := false
+	for _, grp := range snap.Groups() {
+		if grp.Source != registry.SourceMCP {
+			continue
+		}
+		var tools []registry.Tool
+		var key bytes.Buffer
+		for _, t := range snap.Tools() {
+			if t.Group != grp.Name || held[t.Name].Reason != "" {
+				continue
+			}
+			c := *t
+			c.Name, c.Group, c.Warnings = t.OriginalName, "", nil
+			tools = append(tools, c)
+			key.Write(t.CanonicalDefinition())
+			key.WriteByte(0)
+		}
+		k := grp.Description + "\x00" + key.String()
+		if g.groupKey[grp.Name] == k {
+			continue
+		}
+		if err := g.served.ReplaceGroup(*grp, tools); err != nil {
+			g.logf("server %s: %v", grp.Name, err)
+			continue
+		}
+		g.groupKey[grp.Name] = k
+		changed = true
+	}
+	if changed {
+		g.syncFollowers()
+	}
+}
+
+func (g *gateway) syncFollowers() {
+	g.followMu.Lock()
+	ss := make([]*request.Session, 0, len(g.followers))
+	for s := range g.followers {
+		ss = append(ss, s)
+	}
+	g.followMu.Unlock()
+	snap := g.served.Snapshot()
+	for _, s := range ss {
+		if _, err := s.Sync(g.ctx, snap); err != nil {
+			g.logf("session cannot follow the servers: %v", err)
+		}
+	}
+}
+
+// follow keeps s synced with the served registry until the returned
+// function is called.
+func (g *gateway) follow(s *request.Session) func() {
+	g.followMu.Lock()
+	g.followers[s] = true
+	g.followMu.Unlock()
+	_, _ = s.Sync(g.ctx, g.served.Snapshot())
+	return func() {
+		g.followMu.Lock()
+		delete(g.followers, s)
+		g.followMu.Unlock()
+	}
+}
+
+// newSession returns a session for one downstream client of profile p: the
+// core's session, dispatcher and policy, as a Go harness builds them.
+func (g *gateway) newSession(p *profile, ask execute.Approver) (*request.Session, error) {
+	disp, err := execute.New(&execute.Options{Permissions: p.perms, Ask: ask})
+	if err != nil {
+		return nil, err
+	}
+	pol := &deferral.Policy{Default: deferral.DefaultDefer, Denied: profileDenied(p, disp)}
+	if len(p.layer.Rules) > 0 {
+		pol.Layers = []deferral.Layer{p.layer}
+	}
+	view := deferral.View{}
+	if len(p.mode.Allow) > 0 {
+		view.Mode = deferral.Mode{Name: "gateway", Allow: p.mode.Allow}
+	}
+	id := "gateway-" + strconv.FormatUint(g.ids.Add(1), 10)
+	if p.name != "" {
+		id += "-" + p.name
+	}
+	return request.NewSession(request.Config{
+		ID:       id,
+		Snapshot: g.served.Snapshot(),
+		Policy:   pol,
+		View:     view,
+		// The provider and model shape only request bodies, which the
+		// gateway never builds: the MCP client's model gets the tools.
+		Provider:      request.Anthropic,
+		Model:         "mcp-client",
+		Extra:         map[string]json.RawMessage{"max_tokens": json.RawMessage("1024")},
+		Dispatcher:    disp,
+		Pending:       g.m.Pending(),
+		SelfBuilt:     true, // tool_search and defer_execute, even with nothing deferred
+		AcceptChanges: true, // the served registry holds approved definitions only
+	})
+}
+
+// profileDenied hides the tools of servers outside p and the tools the
+// dispatcher's rules deny every call of.
+func profileDenied(p *profile, disp *execute.Dispatcher) func(*registry.Tool) (string, bool) {
+	return func(t *registry.Tool) (string, bool) {
+		if t.Source == registry.SourceMCP && !p.serves(t.Group) {
+			return fmt.Sprintf("profile %s serves %v only", p.name, p.servers), true
+		}
+		return disp.Denied(t)
+	}
+}
