@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -38,12 +39,13 @@ type gateway struct {
 	served *registry.Registry
 
 	refreshMu sync.Mutex
-	groupKey  map[string]string         // canonical key of each served group's tools
-	held      map[string]quarantine     // quarantined upstream tools
+	groupKey  map[string]string     // canonical key of each served group's tools
+	held      map[string]quarantine // quarantined upstream tools
 	followMu  sync.Mutex
 	followers map[*request.Session]bool // sessions synced on each change
 
-	ids atomic.Uint64
+	ids    atomic.Uint64
+	askKey [32]byte // binds a user's answer to its call (askToken)
 }
 
 // gatewayOptions configures newGateway.
@@ -63,6 +65,7 @@ func newGateway(servers []mcp.Server, o gatewayOptions) (*gateway, error) {
 		procs: map[string]*process{}, groupKey: map[string]string{}, followers: map[*request.Session]bool{},
 	}
 	g.ctx, g.cancel = context.WithCancel(context.Background())
+	_, _ = rand.Read(g.askKey[:])
 	g.m = mcp.New(g.up, &mcp.Options{
 		OnToolsChanged: func(mcp.Change) { g.refresh() },
 		ConnectTimeout: o.connectTimeout,

@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,22 +22,11 @@ import (
 // served never changes, so a client may keep it for the whole session.
 const listTTL = 24 * time.Hour
 
-// askKey carries a call's downstream session to the approver.
-type askKey struct{}
-
-// askState is one call's link to the client that made it.
-type askState struct {
-	ss *sdk.ServerSession
-	// refused is set when an Ask rule matched and the client cannot be
-	// asked: the text the call's result adds, saying what to do.
-	refused string
-}
-
 // server returns the MCP server one downstream client session talks to:
 // the session's frozen tools (tool_search, defer_execute, and the
 // resident ones), each call run by the session — tool_search's search, the
 // loaded set, and defer_execute's validation, permission rules and hooks.
-// done is called when the client session ends.
+// The session stops following the servers when the client session ends.
 func (g *gateway) server(p *profile) (*sdk.Server, error) {
 	s, err := g.newSession(p, g.approve)
 	if err != nil {
@@ -57,21 +49,51 @@ func (g *gateway) server(p *profile) (*sdk.Server, error) {
 		},
 	})
 	for _, t := range s.Frozen().Tools {
-		srv.AddTool(&sdk.Tool{Name: t.Name, Description: t.Description, InputSchema: json.RawMessage(t.Schema)}, callHandler(s, t.Name))
+		srv.AddTool(&sdk.Tool{Name: t.Name, Description: t.Description, InputSchema: json.RawMessage(t.Schema)}, g.callHandler(s, t.Name))
 	}
 	return srv, nil
 }
 
+// askKey carries a call's link to its client to the approver.
+type askKey struct{}
+
+// askID is the one input request a call asks: the user's yes or no.
+const askID = "approve"
+
+// askState is one call's link to the client that made it. MCP asks the
+// user in two round trips (multi round-trip requests, SEP-2322; the go-sdk
+// turns them into a direct elicitation/create for clients on older
+// protocol versions): the first run of the call finds no answer and
+// returns the question, the client asks the user and calls again with the
+// answer, and the second run's approver reads it.
+type askState struct {
+	canAsk bool
+	// answer is the user's answer from the retried call, if any.
+	answer *sdk.ElicitResult
+	// need is the question the first run returns.
+	need *sdk.ElicitParams
+	// refused is set when an Ask rule matched and the client cannot be
+	// asked: the text the call's result adds, saying what to do.
+	refused string
+}
+
 // callHandler runs a call of name through s.
-func callHandler(s *request.Session, name string) sdk.ToolHandler {
+func (g *gateway) callHandler(s *request.Session, name string) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		a := &askState{ss: req.Session}
-		ctx = context.WithValue(ctx, askKey{}, a)
 		var args json.RawMessage
 		if req.Params != nil {
 			args = req.Params.Arguments
 		}
-		r := s.Call(ctx, name, args)
+		a := &askState{canAsk: canElicit(req.ClientCapabilities())}
+		state := g.askToken(s, name, args)
+		if req.Params != nil && req.Params.RequestState == state {
+			a.answer, _ = req.Params.InputResponses[askID].(*sdk.ElicitResult)
+		}
+		r := s.Call(context.WithValue(ctx, askKey{}, a), name, args)
+		if a.need != nil {
+			// Nothing ran: the approver said no until the user answers.
+			return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{askID: a.need}, RequestState: state}, nil
+		}
 		text := r.Text
 		if a.refused != "" {
 			text += "\n\n" + a.refused
@@ -80,36 +102,54 @@ func callHandler(s *request.Session, name string) sdk.ToolHandler {
 	}
 }
 
-// errNoElicitation is the approver's answer when the client cannot be asked.
-var errNoElicitation = errors.New("the MCP client does not support elicitation")
+// askToken binds a user's answer to one call: the session, the tool and
+// the arguments, keyed by a secret of this process, so that an answer the
+// client sends back cannot approve another call.
+func (g *gateway) askToken(s *request.Session, name string, args json.RawMessage) string {
+	h := hmac.New(sha256.New, g.askKey[:])
+	fmt.Fprintf(h, "%p\x00%s\x00", s, name)
+	h.Write(args)
+	return hex.EncodeToString(h.Sum(nil))
+}
 
-// approve decides a call an Ask rule matched by asking the user through MCP
-// elicitation (a yes/no form). A client without elicitation is refused,
-// and the call's result says how to allow the tool instead.
+func canElicit(c *sdk.ClientCapabilities) bool {
+	return c != nil && c.Elicitation != nil && (c.Elicitation.Form != nil || c.Elicitation.URL == nil)
+}
+
+// errAwaitingUser and errNoElicitation are the approver's reasons for a no
+// that is not the user's.
+var (
+	errAwaitingUser  = errors.New("waiting for the user's answer")
+	errNoElicitation = errors.New("the MCP client does not support elicitation")
+)
+
+// approve decides a call an Ask rule matched: with the user's answer when
+// the call carries one, else by asking the user through MCP elicitation (a
+// yes/no form). A client without elicitation is refused, and the call's
+// result says how to allow the tool instead.
 func (g *gateway) approve(ctx context.Context, req execute.AskRequest) (bool, error) {
 	a, _ := ctx.Value(askKey{}).(*askState)
-	if a == nil || a.ss == nil {
+	switch {
+	case a == nil:
 		return false, errNoElicitation
-	}
-	ip := a.ss.InitializeParams()
-	if ip == nil || ip.Capabilities == nil || ip.Capabilities.Elicitation == nil {
+	case a.answer != nil:
+		yes, _ := a.answer.Content[askID].(bool)
+		yes = yes && a.answer.Action == "accept"
+		a.answer = nil
+		return yes, nil
+	case !a.canAsk:
 		a.refused = fmt.Sprintf("The gateway's rule %s asks the user before each call of %s, and this MCP client cannot ask (it does not support elicitation). Tell the user; they can allow the tool with Allow(%s) in the gateway's rules file, or use a client that supports elicitation.", req.Rule, req.Tool, req.Tool)
 		return false, errNoElicitation
 	}
-	msg := fmt.Sprintf("Allow the call of %s with %s? (rule %s)", req.Tool, clip(string(req.Params), 500), req.Rule)
-	res, err := a.ss.Elicit(ctx, &sdk.ElicitParams{
-		Message: msg,
+	a.need = &sdk.ElicitParams{
+		Message: fmt.Sprintf("Allow the call of %s with %s? (rule %s)", req.Tool, clip(string(req.Params), 500), req.Rule),
 		RequestedSchema: map[string]any{
 			"type":       "object",
-			"properties": map[string]any{"approve": map[string]any{"type": "boolean", "title": "Allow this call"}},
-			"required":   []string{"approve"},
+			"properties": map[string]any{askID: map[string]any{"type": "boolean", "title": "Allow this call"}},
+			"required":   []string{askID},
 		},
-	})
-	if err != nil {
-		return false, err
 	}
-	ok, _ := res.Content["approve"].(bool)
-	return res.Action == "accept" && ok, nil
+	return false, errAwaitingUser
 }
 
 // instructions tells the client what the gateway serves, and which servers
