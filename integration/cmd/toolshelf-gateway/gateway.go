@@ -44,6 +44,9 @@ type gateway struct {
 	followMu  sync.Mutex
 	followers map[*request.Session]bool // sessions synced on each change
 
+	failMu   sync.Mutex
+	failures map[string]string // each unavailable server's last failure (why)
+
 	ids    atomic.Uint64
 	askKey [32]byte // binds a user's answer to its call (askToken)
 }
@@ -62,7 +65,7 @@ func newGateway(servers []mcp.Server, o gatewayOptions) (*gateway, error) {
 	g := &gateway{
 		rules: o.rules, pins: o.pins, log: o.log,
 		up: registry.New(nil), served: registry.New(nil),
-		procs: map[string]*process{}, groupKey: map[string]string{}, followers: map[*request.Session]bool{},
+		procs: map[string]*process{}, groupKey: map[string]string{}, failures: map[string]string{}, followers: map[*request.Session]bool{},
 	}
 	g.ctx, g.cancel = context.WithCancel(context.Background())
 	_, _ = rand.Read(g.askKey[:])

@@ -148,6 +148,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
+			return
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

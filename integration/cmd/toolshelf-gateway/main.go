@@ -84,10 +84,19 @@ func parse(cmd string, args []string, stderr io.Writer) (*flags, []string, error
 	fs.DurationVar(&f.connectTimeout, "connect-timeout", 60*time.Second, "bound on one connection attempt of a server")
 	fs.BoolVar(&f.all, "all", false, "approve: every quarantined tool")
 	fs.BoolVar(&f.quiet, "quiet", false, "serve: do not copy the servers' stderr and the gateway's events to stderr")
-	if err := fs.Parse(args); err != nil {
-		return nil, nil, err
+	// Flags may follow the positional arguments (explain TOOL --wait 5s).
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return &f, rest, nil
+		}
+		rest = append(rest, args[0])
+		args = args[1:]
 	}
-	return &f, fs.Args(), nil
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -35,18 +36,34 @@ func (t *tail) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// lines returns the last n non-empty lines.
-func (t *tail) lines(n int) []string {
+// summary returns what says most about a failure in a few lines: the last
+// lines that mention an error (an npm 404, a missing module, a stack
+// trace's message), then the last lines, each once, in order.
+func (t *tail) summary() []string {
 	t.mu.Lock()
-	defer t.mu.Unlock()
-	var out []string
+	var all []string
 	for l := range strings.SplitSeq(string(bytes.ToValidUTF8(t.buf, nil)), "\n") {
-		if l = strings.TrimRight(l, "\r "); l != "" {
-			out = append(out, l)
+		if l = strings.TrimSpace(l); l != "" {
+			all = append(all, l)
 		}
 	}
-	if len(out) > n {
-		out = out[len(out)-n:]
+	t.mu.Unlock()
+	keep := map[int]bool{}
+	errs := 0
+	for i := len(all) - 1; i >= 0 && errs < 3; i-- {
+		if l := strings.ToLower(all[i]); strings.Contains(l, "error") || strings.Contains(l, "not found") || strings.Contains(l, "cannot") || strings.Contains(l, "failed") {
+			keep[i] = true
+			errs++
+		}
+	}
+	for i := max(0, len(all)-3); i < len(all); i++ {
+		keep[i] = true
+	}
+	var out []string
+	for i, l := range all {
+		if keep[i] {
+			out = append(out, clip(l, 300))
+		}
 	}
 	return out
 }
@@ -120,9 +137,21 @@ func (pw prefixWriter) Write(p []byte) (int, error) {
 // why says why server is unavailable: the Manager's error, and for a stdio
 // server how its process ended and the end of its stderr. "" when it is
 // ready or still connecting.
+//
+// A server the gateway is reconnecting is not unavailable to the Manager
+// while the attempt runs: its last failure is kept and told meanwhile.
 func (g *gateway) why(server string) string {
 	err := g.m.Err(server)
 	if err == nil {
+		g.failMu.Lock()
+		defer g.failMu.Unlock()
+		if !slices.Contains(g.m.Pending(), server) {
+			delete(g.failures, server)
+			return ""
+		}
+		if last := g.failures[server]; last != "" {
+			return "reconnecting; the last attempt failed: " + last
+		}
 		return ""
 	}
 	s := err.Error()
@@ -130,10 +159,13 @@ func (g *gateway) why(server string) string {
 		if st := p.status(time.Second); st != "" {
 			s += "; the process ended: " + st
 		}
-		if ls := p.stderr.lines(8); len(ls) > 0 {
+		if ls := p.stderr.summary(); len(ls) > 0 {
 			s += "; its stderr ends: " + strings.Join(ls, " | ")
 		}
 	}
+	g.failMu.Lock()
+	g.failures[server] = s
+	g.failMu.Unlock()
 	return s
 }
 
