@@ -69,7 +69,7 @@ const msgSchema = `{"type":"object","properties":{"message":{"type":"string"}},"
 
 // testGateway starts a gateway over servers with the rules text and a pins
 // file in a temp dir, waits for the servers, and closes it at the end.
-func testGateway(t *testing.T, rules string, servers ...mcp.Server) *gateway {
+func testGateway(t testing.TB, rules string, servers ...mcp.Server) *gateway {
 	t.Helper()
 	dir := t.TempDir()
 	rf := &rulesFile{path: filepath.Join(dir, "rules"), profiles: map[string]*profile{}}
@@ -85,7 +85,7 @@ func testGateway(t *testing.T, rules string, servers ...mcp.Server) *gateway {
 
 // client connects a go-sdk client to a new downstream session of profile
 // name; elicit, when set, answers Ask rules.
-func client(t *testing.T, g *gateway, name string, elicit func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error)) *sdk.ClientSession {
+func client(t testing.TB, g *gateway, name string, elicit func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error)) *sdk.ClientSession {
 	t.Helper()
 	p, err := g.rules.profile(name)
 	require.NoError(t, err)
@@ -102,7 +102,7 @@ func client(t *testing.T, g *gateway, name string, elicit func(context.Context, 
 }
 
 // listNames returns the names tools/list gives, sorted.
-func listNames(t *testing.T, cs *sdk.ClientSession) ([]string, *sdk.ListToolsResult) {
+func listNames(t testing.TB, cs *sdk.ClientSession) ([]string, *sdk.ListToolsResult) {
 	t.Helper()
 	res, err := cs.ListTools(context.Background(), nil)
 	require.NoError(t, err)
@@ -115,7 +115,7 @@ func listNames(t *testing.T, cs *sdk.ClientSession) ([]string, *sdk.ListToolsRes
 }
 
 // call calls a tool and returns its text and isError.
-func call(t *testing.T, cs *sdk.ClientSession, name string, args any) (string, bool) {
+func call(t testing.TB, cs *sdk.ClientSession, name string, args any) (string, bool) {
 	t.Helper()
 	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: name, Arguments: args})
 	require.NoError(t, err)
@@ -162,7 +162,7 @@ func readFile(t *testing.T, path string) string {
 }
 
 // testLog sends the gateway's log to t.Log.
-type testLog struct{ t *testing.T }
+type testLog struct{ t testing.TB }
 
 func (l testLog) Write(p []byte) (int, error) {
 	l.t.Log(strings.TrimSpace(string(p)))
