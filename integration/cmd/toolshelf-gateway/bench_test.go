@@ -6,10 +6,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolshelf/toolshelf/integration/mcp"
@@ -79,22 +83,8 @@ func listBytes(tb testing.TB, cs *sdk.ClientSession) int {
 //     bytes of the six upstream servers' tools/list results together (the
 //     JSON the go-sdk client decodes, encoded again).
 func BenchmarkGateway(b *testing.B) {
-	var servers []mcp.Server
-	upstreamBytes, tools := 0, 0
-	var github *upstream
-	for _, f := range benchServers {
-		u, name := wildUpstream(b, f)
-		if name == "github" {
-			github = u
-		}
-		servers = append(servers, u.server(name))
-		upstreamBytes += listBytes(b, direct(b, u))
-		n, _ := listNames(b, direct(b, u))
-		tools += len(n)
-	}
-	g := testGateway(b, "NoDefer(mcp__github__get_issue)\n", servers...)
-	gw := client(b, g, "", nil)
-	gatewayBytes := listBytes(b, gw)
+	f := newBenchFleet(b)
+	github, gw, upstreamBytes, gatewayBytes, tools := f.github, f.gw, f.upstreamBytes, f.gatewayBytes, f.tools
 	up := direct(b, github)
 	args := map[string]any{"owner": "toolshelf", "repo": "toolshelf", "issue_number": 46}
 	call(b, gw, "tool_search", map[string]any{"tool_names": []string{"mcp__github__list_commits"}})
@@ -126,6 +116,65 @@ func BenchmarkGateway(b *testing.B) {
 	b.ReportMetric(float64(upstreamBytes), "upstream-list-B")
 	b.ReportMetric(float64(gatewayBytes), "gateway-list-B")
 	b.ReportMetric(float64(tools), "upstream-tools")
+}
+
+// benchFleet is the gateway in front of the benchServers, and the bytes of
+// the lists.
+type benchFleet struct {
+	github                      *upstream
+	gw                          *sdk.ClientSession
+	upstreamBytes, gatewayBytes int
+	tools                       int
+}
+
+func newBenchFleet(tb testing.TB) *benchFleet {
+	f := &benchFleet{}
+	var servers []mcp.Server
+	for _, file := range benchServers {
+		u, name := wildUpstream(tb, file)
+		if name == "github" {
+			f.github = u
+		}
+		servers = append(servers, u.server(name))
+		cs := direct(tb, u)
+		f.upstreamBytes += listBytes(tb, cs)
+		n, _ := listNames(tb, cs)
+		f.tools += len(n)
+	}
+	g := testGateway(tb, "NoDefer(mcp__github__get_issue)\n", servers...)
+	f.gw = client(tb, g, "", nil)
+	f.gatewayBytes = listBytes(tb, f.gw)
+	return f
+}
+
+// TestGatewayListBytesDoc checks the list-bytes row of docs/gateway.md
+// against the fleet BenchmarkGateway measures (the bytes are deterministic;
+// the timings are not, and the doc says where they were measured).
+// TOOLSHELF_UPDATE=1 writes the row.
+func TestGatewayListBytesDoc(t *testing.T) {
+	f := newBenchFleet(t)
+	row := fmt.Sprintf("| tools/list bytes, gateway ÷ the %d upstream lists together (%d tools) | %.3f (%s ÷ %s B) |",
+		len(benchServers), f.tools, float64(f.gatewayBytes)/float64(f.upstreamBytes), thousands(f.gatewayBytes), thousands(f.upstreamBytes))
+	path := filepath.Join("..", "..", "..", "docs", "gateway.md")
+	doc, err := os.ReadFile(path)
+	require.NoError(t, err)
+	lines := strings.Split(string(doc), "\n")
+	i := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "| tools/list bytes, gateway") })
+	require.GreaterOrEqual(t, i, 0, "docs/gateway.md has no list-bytes row")
+	if os.Getenv("TOOLSHELF_UPDATE") == "1" {
+		lines[i] = row
+		require.NoError(t, os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644))
+		return
+	}
+	assert.Equal(t, row, lines[i], "regenerate with TOOLSHELF_UPDATE=1")
+}
+
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 func callOK(b *testing.B, cs *sdk.ClientSession, name string, args any) {
