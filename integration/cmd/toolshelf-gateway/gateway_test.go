@@ -161,3 +161,54 @@ func TestExplain(t *testing.T) {
 	assert.Contains(t, g.explain(p, "mcp__alpha__nothing"), "no server lists a tool of that name")
 	_ = strings.TrimSpace
 }
+
+// TestAskAnswerBound: the user's answer travels back with the retried call
+// (multi round-trip); it approves that call only — the same answer sent
+// with other arguments asks again, and nothing runs without an answer.
+func TestAskAnswerBound(t *testing.T) {
+	alpha, beta := twoServers()
+	g := testGateway(t, baseRules, alpha.server("alpha"), beta.server("beta"))
+	p := mustProfile(t, g, "")
+	srv, err := g.server(p)
+	require.NoError(t, err)
+	ct, st := sdk.NewInMemoryTransports()
+	_, err = srv.Connect(context.Background(), st, nil)
+	require.NoError(t, err)
+	c := sdk.NewClient(&sdk.Implementation{Name: "manual", Version: "1"}, &sdk.ClientOptions{
+		// The client answers the question itself, by hand below.
+		MultiRoundTrip: &sdk.MultiRoundTripOptions{Disabled: true},
+		ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+			return nil, nil
+		},
+	})
+	cs, err := c.Connect(context.Background(), ct, nil)
+	require.NoError(t, err)
+	defer cs.Close()
+	ctx := context.Background()
+	call(t, cs, "tool_search", map[string]any{"tool_names": []string{"mcp__alpha__transfer"}})
+	params := func(amount int) *sdk.CallToolParams {
+		return &sdk.CallToolParams{Name: "defer_execute", Arguments: map[string]any{"tool_name": "mcp__alpha__transfer", "params": map[string]any{"amount": amount}}}
+	}
+	first, err := cs.CallTool(ctx, params(5))
+	require.NoError(t, err)
+	require.True(t, first.NeedsInput(), "the first run asks")
+	q, ok := first.InputRequests[askID].(*sdk.ElicitParams)
+	require.True(t, ok)
+	assert.Contains(t, q.Message, `{"amount":5}`)
+	yes := sdk.InputResponseMap{askID: &sdk.ElicitResult{Action: "accept", Content: map[string]any{askID: true}}}
+
+	other := params(500)
+	other.InputResponses, other.RequestState = yes, first.RequestState
+	res, err := cs.CallTool(ctx, other)
+	require.NoError(t, err)
+	assert.True(t, res.NeedsInput(), "an answer about 5 does not approve 500")
+	assert.Empty(t, alpha.called())
+
+	same := params(5)
+	same.InputResponses, same.RequestState = yes, first.RequestState
+	res, err = cs.CallTool(ctx, same)
+	require.NoError(t, err)
+	require.False(t, res.NeedsInput())
+	require.False(t, res.IsError)
+	assert.Equal(t, []string{"transfer"}, alpha.called())
+}

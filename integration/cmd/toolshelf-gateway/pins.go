@@ -30,11 +30,10 @@ type pin struct {
 // approved: its definition changed since it was pinned, or it is a pinned
 // tool under a new name.
 type quarantine struct {
-	Reason     string          `json:"reason"`
-	Pinned     *pin            `json:"pinned,omitempty"`
-	Now        pin             `json:"now"`
-	RenamedOf  string          `json:"renamed_from,omitempty"`
-	Definition json.RawMessage `json:"-"`
+	Reason    string `json:"reason"`
+	Pinned    *pin   `json:"pinned,omitempty"`
+	Now       pin    `json:"now"`
+	RenamedOf string `json:"renamed_from,omitempty"`
 }
 
 // pinFile is the pins file: what the gateway accepted and what it holds

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -41,12 +42,23 @@ func (g *gateway) server(p *profile) (*sdk.Server, error) {
 				c.TTLMs, c.CacheScope = int(listTTL/time.Millisecond), "private"
 			}
 		},
-		InitializedHandler: func(_ context.Context, req *sdk.InitializedRequest) {
-			go func() {
-				_ = req.Session.Wait()
-				stop()
-			}()
-		},
+	})
+	// The session stops following when its client session ends: the first
+	// request names the client session (a client of protocol 2026-07-28
+	// sends no notifications/initialized to wait on).
+	var once sync.Once
+	srv.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
+		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+			if ss, ok := req.GetSession().(*sdk.ServerSession); ok {
+				once.Do(func() {
+					go func() {
+						_ = ss.Wait()
+						stop()
+					}()
+				})
+			}
+			return next(ctx, method, req)
+		}
 	})
 	for _, t := range s.Frozen().Tools {
 		srv.AddTool(&sdk.Tool{Name: t.Name, Description: t.Description, InputSchema: json.RawMessage(t.Schema)}, g.callHandler(s, t.Name))
