@@ -59,7 +59,7 @@ func (g *gateway) explain(p *profile, name string) string {
 	if !p.serves(t.Group) {
 		return fmt.Sprintf("%s is not listed: profile %s serves only %s.", name, p.name, strings.Join(p.servers, ", "))
 	}
-	s, err := g.newSession(p, nil)
+	s, _, err := g.newSession(p, nil)
 	if err != nil {
 		return fmt.Sprintf("%s: cannot build a session to explain it: %v", name, err)
 	}

@@ -48,7 +48,11 @@ type gateway struct {
 	failures map[string]string // each unavailable server's last failure (why)
 
 	ids    atomic.Uint64
-	askKey [32]byte // binds a user's answer to its call (askToken)
+	askKey []byte // binds a user's answer to its call (askToken)
+
+	// store, when set, keeps the HTTP sessions' state (replicas share it).
+	store  request.Store
+	secret []byte // signs stored records; nil: checksums only
 }
 
 // gatewayOptions configures newGateway.
@@ -58,6 +62,12 @@ type gatewayOptions struct {
 	log   io.Writer // connection events and server stderr; nil discards
 	// connectTimeout bounds one connection attempt of a server.
 	connectTimeout time.Duration
+	// store, when set, keeps the state of HTTP sessions, so that replicas
+	// sharing it serve one client session (see storeHandler).
+	store request.Store
+	// secret, when set (at least 16 bytes, the same on every replica),
+	// signs stored records and the Ask answers' tokens.
+	secret []byte
 }
 
 // newGateway returns a gateway for servers, started in the background.
@@ -68,7 +78,12 @@ func newGateway(servers []mcp.Server, o gatewayOptions) (*gateway, error) {
 		procs: map[string]*process{}, groupKey: map[string]string{}, failures: map[string]string{}, followers: map[*request.Session]bool{},
 	}
 	g.ctx, g.cancel = context.WithCancel(context.Background())
-	_, _ = rand.Read(g.askKey[:])
+	g.askKey = o.secret
+	if len(g.askKey) == 0 {
+		g.askKey = make([]byte, 32)
+		_, _ = rand.Read(g.askKey)
+	}
+	g.store, g.secret = o.store, o.secret
 	g.m = mcp.New(g.up, &mcp.Options{
 		OnToolsChanged: func(mcp.Change) { g.refresh() },
 		ConnectTimeout: o.connectTimeout,
@@ -185,10 +200,25 @@ func (g *gateway) follow(s *request.Session) func() {
 
 // newSession returns a session for one downstream client of profile p: the
 // core's session, dispatcher and policy, as a Go harness builds them.
-func (g *gateway) newSession(p *profile, ask execute.Approver) (*request.Session, error) {
+func (g *gateway) newSession(p *profile, ask execute.Approver) (*request.Session, string, error) {
+	id := "gateway-" + strconv.FormatUint(g.ids.Add(1), 10)
+	if p.name != "" {
+		id += "-" + p.name
+	}
+	cfg, err := g.sessionConfig(p, ask, id)
+	if err != nil {
+		return nil, "", err
+	}
+	s, err := request.NewSession(cfg)
+	return s, id, err
+}
+
+// sessionConfig is the configuration of a session of profile p: the same
+// on every replica for the same servers and rules.
+func (g *gateway) sessionConfig(p *profile, ask execute.Approver, id string) (request.Config, error) {
 	disp, err := execute.New(&execute.Options{Permissions: p.perms, Ask: ask})
 	if err != nil {
-		return nil, err
+		return request.Config{}, err
 	}
 	pol := &deferral.Policy{Default: deferral.DefaultDefer, Denied: profileDenied(p, disp)}
 	if len(p.layer.Rules) > 0 {
@@ -198,11 +228,7 @@ func (g *gateway) newSession(p *profile, ask execute.Approver) (*request.Session
 	if len(p.mode.Allow) > 0 {
 		view.Mode = deferral.Mode{Name: "gateway", Allow: p.mode.Allow}
 	}
-	id := "gateway-" + strconv.FormatUint(g.ids.Add(1), 10)
-	if p.name != "" {
-		id += "-" + p.name
-	}
-	return request.NewSession(request.Config{
+	return request.Config{
 		ID:       id,
 		Snapshot: g.served.Snapshot(),
 		Policy:   pol,
@@ -216,7 +242,7 @@ func (g *gateway) newSession(p *profile, ask execute.Approver) (*request.Session
 		Pending:       g.m.Pending(),
 		SelfBuilt:     true, // tool_search and defer_execute, even with nothing deferred
 		AcceptChanges: true, // the served registry holds approved definitions only
-	})
+	}, nil
 }
 
 // profileDenied hides the tools of servers outside p and the tools the

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/toolshelf/toolshelf/registry"
 )
@@ -49,9 +48,9 @@ type pinFile struct {
 type pinStore struct {
 	path string
 
-	mu    sync.Mutex
-	f     pinFile
-	mtime time.Time
+	mu   sync.Mutex
+	f    pinFile
+	seen os.FileInfo // the file as last read or written
 }
 
 // maxPinFile bounds the pins file; a pin is the size of a tool definition.
@@ -81,14 +80,16 @@ func (p *pinStore) reloadLocked() (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("pins: %w", err)
 	}
-	if st.ModTime().Equal(p.mtime) {
+	if p.seen != nil && os.SameFile(p.seen, st) && st.ModTime().Equal(p.seen.ModTime()) && st.Size() == p.seen.Size() {
+		// Every write renames a new file over the path: another file is
+		// another write, even within one tick of the clock.
 		return false, nil
 	}
 	f, err := readPinFile(p.path)
 	if err != nil {
 		return false, err
 	}
-	p.f, p.mtime = f, st.ModTime()
+	p.f, p.seen = f, st
 	return true, nil
 }
 
@@ -214,7 +215,7 @@ func (p *pinStore) observe(snap *registry.Snapshot) (map[string]quarantine, erro
 			return held, err
 		}
 		if st, err := os.Stat(p.path); err == nil {
-			p.mtime = st.ModTime()
+			p.seen = st
 		}
 	}
 	return held, nil

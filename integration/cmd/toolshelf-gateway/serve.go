@@ -29,20 +29,12 @@ const listTTL = 24 * time.Hour
 // loaded set, and defer_execute's validation, permission rules and hooks.
 // The session stops following the servers when the client session ends.
 func (g *gateway) server(p *profile) (*sdk.Server, error) {
-	s, err := g.newSession(p, g.approve)
+	s, sid, err := g.newSession(p, g.approve)
 	if err != nil {
 		return nil, err
 	}
 	stop := g.follow(s)
-	srv := sdk.NewServer(&sdk.Implementation{Name: "toolshelf-gateway", Version: version}, &sdk.ServerOptions{
-		Instructions: g.instructions(p),
-		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
-		SetCacheable: func(_ context.Context, req sdk.Request, c *sdk.Cacheable) {
-			if _, ok := req.(*sdk.ListToolsRequest); ok {
-				c.TTLMs, c.CacheScope = int(listTTL/time.Millisecond), "private"
-			}
-		},
-	})
+	srv := g.mcpServer(p, s, sid, nil)
 	// The session stops following when its client session ends: the first
 	// request names the client session (a client of protocol 2026-07-28
 	// sends no notifications/initialized to wait on).
@@ -60,10 +52,26 @@ func (g *gateway) server(p *profile) (*sdk.Server, error) {
 			return next(ctx, method, req)
 		}
 	})
-	for _, t := range s.Frozen().Tools {
-		srv.AddTool(&sdk.Tool{Name: t.Name, Description: t.Description, InputSchema: json.RawMessage(t.Schema)}, g.callHandler(s, t.Name))
-	}
 	return srv, nil
+}
+
+// mcpServer returns the MCP server of session s (whose ID is sid): its
+// frozen tools, each call run by s; after, when set, runs after each call
+// (a stored session commits there).
+func (g *gateway) mcpServer(p *profile, s *request.Session, sid string, after func(context.Context)) *sdk.Server {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "toolshelf-gateway", Version: version}, &sdk.ServerOptions{
+		Instructions: g.instructions(p),
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
+		SetCacheable: func(_ context.Context, req sdk.Request, c *sdk.Cacheable) {
+			if _, ok := req.(*sdk.ListToolsRequest); ok {
+				c.TTLMs, c.CacheScope = int(listTTL/time.Millisecond), "private"
+			}
+		},
+	})
+	for _, t := range s.Frozen().Tools {
+		srv.AddTool(&sdk.Tool{Name: t.Name, Description: t.Description, InputSchema: json.RawMessage(t.Schema)}, g.callHandler(s, sid, t.Name, after))
+	}
+	return srv
 }
 
 // askKey carries a call's link to its client to the approver.
@@ -90,18 +98,21 @@ type askState struct {
 }
 
 // callHandler runs a call of name through s.
-func (g *gateway) callHandler(s *request.Session, name string) sdk.ToolHandler {
+func (g *gateway) callHandler(s *request.Session, sid, name string, after func(context.Context)) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		var args json.RawMessage
 		if req.Params != nil {
 			args = req.Params.Arguments
 		}
 		a := &askState{canAsk: canElicit(req.ClientCapabilities())}
-		state := g.askToken(s, name, args)
+		state := g.askToken(sid, name, args)
 		if req.Params != nil && req.Params.RequestState == state {
 			a.answer, _ = req.Params.InputResponses[askID].(*sdk.ElicitResult)
 		}
 		r := s.Call(context.WithValue(ctx, askKey{}, a), name, args)
+		if after != nil {
+			after(ctx)
+		}
 		if a.need != nil {
 			// Nothing ran: the approver said no until the user answers.
 			return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{askID: a.need}, RequestState: state}, nil
@@ -115,11 +126,12 @@ func (g *gateway) callHandler(s *request.Session, name string) sdk.ToolHandler {
 }
 
 // askToken binds a user's answer to one call: the session, the tool and
-// the arguments, keyed by a secret of this process, so that an answer the
-// client sends back cannot approve another call.
-func (g *gateway) askToken(s *request.Session, name string, args json.RawMessage) string {
-	h := hmac.New(sha256.New, g.askKey[:])
-	fmt.Fprintf(h, "%p\x00%s\x00", s, name)
+// the arguments, keyed by the gateway's secret (random per process unless
+// set), so that an answer the client sends back cannot approve another
+// call.
+func (g *gateway) askToken(sid, name string, args json.RawMessage) string {
+	h := hmac.New(sha256.New, g.askKey)
+	fmt.Fprintf(h, "%s\x00%s\x00", sid, name)
 	h.Write(args)
 	return hex.EncodeToString(h.Sum(nil))
 }
