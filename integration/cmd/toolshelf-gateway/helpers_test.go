@@ -70,13 +70,19 @@ const msgSchema = `{"type":"object","properties":{"message":{"type":"string"}},"
 // testGateway starts a gateway over servers with the rules text and a pins
 // file in a temp dir, waits for the servers, and closes it at the end.
 func testGateway(t testing.TB, rules string, servers ...mcp.Server) *gateway {
+	return testGatewayWith(t, rules, gatewayOptions{}, servers...)
+}
+
+// testGatewayWith is testGateway with options (a store, a secret).
+func testGatewayWith(t testing.TB, rules string, o gatewayOptions, servers ...mcp.Server) *gateway {
 	t.Helper()
 	dir := t.TempDir()
 	rf := &rulesFile{path: filepath.Join(dir, "rules"), profiles: map[string]*profile{}}
 	require.NoError(t, rf.parse(rules))
 	pins, err := newPinStore(filepath.Join(dir, "pins.json"))
 	require.NoError(t, err)
-	g, err := newGateway(servers, gatewayOptions{rules: rf, pins: pins, log: testLog{t}, connectTimeout: 10 * time.Second})
+	o.rules, o.pins, o.log, o.connectTimeout = rf, pins, testLog{t}, 10*time.Second
+	g, err := newGateway(servers, o)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = g.close() })
 	g.waitReady(10 * time.Second)

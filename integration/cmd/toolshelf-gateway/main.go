@@ -38,9 +38,15 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/toolshelf/toolshelf/integration/mcp"
+	"github.com/toolshelf/toolshelf/integration/redisstore"
 )
+
+// secretEnv names the environment variable holding the replicas' shared
+// secret (--redis).
+const secretEnv = "TOOLSHELF_GATEWAY_SECRET"
 
 // version is the gateway's serverInfo and clientInfo version.
 const version = "0.1.0"
@@ -59,7 +65,7 @@ func main() {
 }
 
 var errUsage = errors.New(`usage:
-  toolshelf-gateway serve --mcp-config FILE [--rules FILE] [--pins FILE] [--profile NAME] [--http ADDR] [--wait 10s]
+  toolshelf-gateway serve --mcp-config FILE [--rules FILE] [--pins FILE] [--profile NAME] [--http ADDR [--redis ADDR]] [--wait 10s]
   toolshelf-gateway explain --mcp-config FILE [--rules FILE] [--pins FILE] [--profile NAME] TOOL
   toolshelf-gateway approve --pins FILE (TOOL... | --all)
   toolshelf-gateway pins --pins FILE`)
@@ -67,6 +73,7 @@ var errUsage = errors.New(`usage:
 // flags are the options the commands share.
 type flags struct {
 	mcpConfig, rules, pins, profile, http string
+	redis                                 string
 	wait, connectTimeout                  time.Duration
 	all, quiet                            bool
 }
@@ -80,6 +87,7 @@ func parse(cmd string, args []string, stderr io.Writer) (*flags, []string, error
 	fs.StringVar(&f.pins, "pins", "", "pins `FILE`: the definitions accepted; a changed or renamed tool is quarantined there until approved (empty: in memory)")
 	fs.StringVar(&f.profile, "profile", "", "the profile served over stdio (a [profile NAME] section of the rules file)")
 	fs.StringVar(&f.http, "http", "", "serve streamable HTTP on `ADDR` (/mcp, /mcp/PROFILE) instead of stdio")
+	fs.StringVar(&f.redis, "redis", "", "with --http: keep the sessions' state in the Redis at `ADDR` (host:port), so that replicas behind one load balancer serve one client session; every replica needs the same TOOLSHELF_GATEWAY_SECRET (at least 16 bytes)")
 	fs.DurationVar(&f.wait, "wait", 10*time.Second, "how long the first session waits for servers still connecting, so their tools are in its index (later ones are still found by tool_search)")
 	fs.DurationVar(&f.connectTimeout, "connect-timeout", 60*time.Second, "bound on one connection attempt of a server")
 	fs.BoolVar(&f.all, "all", false, "approve: every quarantined tool")
@@ -161,7 +169,18 @@ func start(f *flags, log io.Writer) (*gateway, *profile, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	g, err := newGateway(servers, gatewayOptions{rules: rules, pins: pins, log: log, connectTimeout: f.connectTimeout})
+	o := gatewayOptions{rules: rules, pins: pins, log: log, connectTimeout: f.connectTimeout}
+	if f.redis != "" {
+		if f.http == "" {
+			return nil, nil, fmt.Errorf("%w\n--redis needs --http: a stdio session has one client and one process", errUsage)
+		}
+		o.secret = []byte(os.Getenv(secretEnv))
+		if len(o.secret) < 16 {
+			return nil, nil, fmt.Errorf("--redis: set %s to the same secret of at least 16 bytes on every replica (it signs the stored sessions and the users' answers)", secretEnv)
+		}
+		o.store = redisstore.New(redis.NewClient(&redis.Options{Addr: f.redis}), nil)
+	}
+	g, err := newGateway(servers, o)
 	if err != nil {
 		return nil, nil, err
 	}

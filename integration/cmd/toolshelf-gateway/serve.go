@@ -213,6 +213,9 @@ func (g *gateway) httpHandler() http.Handler {
 			return srv
 		}, nil)
 	}
+	if g.store != nil {
+		h = g.storeHandler
+	}
 	mux.Handle("/mcp", h(""))
 	for _, n := range g.rules.names() {
 		mux.Handle("/mcp/"+n, h(n))
