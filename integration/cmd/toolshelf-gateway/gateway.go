@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -51,8 +52,14 @@ type gateway struct {
 	askKey []byte // binds a user's answer to its call (askToken)
 
 	// store, when set, keeps the HTTP sessions' state (replicas share it).
-	store  request.Store
-	secret []byte // signs stored records; nil: checksums only
+	store    request.Store
+	secret   []byte // signs stored records; nil: checksums only
+	observer execute.Observer
+
+	closers []func() error // run by close, after the servers (a trace file)
+
+	accMu    sync.Mutex
+	accounts []savings // the ended sessions' savings, oldest first (the last 100)
 }
 
 // gatewayOptions configures newGateway.
@@ -68,6 +75,8 @@ type gatewayOptions struct {
 	// secret, when set (at least 16 bytes, the same on every replica),
 	// signs stored records and the Ask answers' tokens.
 	secret []byte
+	// observer receives every dispatch of every session (spans, logs).
+	observer execute.Observer
 }
 
 // newGateway returns a gateway for servers, started in the background.
@@ -83,7 +92,7 @@ func newGateway(servers []mcp.Server, o gatewayOptions) (*gateway, error) {
 		g.askKey = make([]byte, 32)
 		_, _ = rand.Read(g.askKey)
 	}
-	g.store, g.secret = o.store, o.secret
+	g.store, g.secret, g.observer = o.store, o.secret, o.observer
 	g.m = mcp.New(g.up, &mcp.Options{
 		OnToolsChanged: func(mcp.Change) { g.refresh() },
 		ConnectTimeout: o.connectTimeout,
@@ -117,7 +126,11 @@ func (g *gateway) waitReady(d time.Duration) {
 // close stops the servers.
 func (g *gateway) close() error {
 	g.cancel()
-	return g.m.Close()
+	errs := []error{g.m.Close()}
+	for _, c := range g.closers {
+		errs = append(errs, c())
+	}
+	return errors.Join(errs...)
 }
 
 // refresh makes the served registry the upstream one minus the quarantined
@@ -216,7 +229,7 @@ func (g *gateway) newSession(p *profile, ask execute.Approver) (*request.Session
 // sessionConfig is the configuration of a session of profile p: the same
 // on every replica for the same servers and rules.
 func (g *gateway) sessionConfig(p *profile, ask execute.Approver, id string) (request.Config, error) {
-	disp, err := execute.New(&execute.Options{Permissions: p.perms, Ask: ask})
+	disp, err := execute.New(&execute.Options{Permissions: p.perms, Ask: ask, Observer: g.observer})
 	if err != nil {
 		return request.Config{}, err
 	}

@@ -29,6 +29,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -40,6 +41,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/integration/mcp"
 	"github.com/toolshelf/toolshelf/integration/redisstore"
 )
@@ -73,7 +75,8 @@ var errUsage = errors.New(`usage:
 // flags are the options the commands share.
 type flags struct {
 	mcpConfig, rules, pins, profile, http string
-	redis                                 string
+	redis, trace                          string
+	logEvents                             bool
 	wait, connectTimeout                  time.Duration
 	all, quiet                            bool
 }
@@ -88,6 +91,8 @@ func parse(cmd string, args []string, stderr io.Writer) (*flags, []string, error
 	fs.StringVar(&f.profile, "profile", "", "the profile served over stdio (a [profile NAME] section of the rules file)")
 	fs.StringVar(&f.http, "http", "", "serve streamable HTTP on `ADDR` (/mcp, /mcp/PROFILE) instead of stdio")
 	fs.StringVar(&f.redis, "redis", "", "with --http: keep the sessions' state in the Redis at `ADDR` (host:port), so that replicas behind one load balancer serve one client session; every replica needs the same TOOLSHELF_GATEWAY_SECRET (at least 16 bytes)")
+	fs.StringVar(&f.trace, "trace", "", "write an OpenTelemetry span per search and per call (integration/otel) to `FILE`, one JSON line each")
+	fs.BoolVar(&f.logEvents, "log-events", false, "log every decision of the dispatcher (allowed, denied, asked …) to stderr as JSON (execute.LogEvents)")
 	fs.DurationVar(&f.wait, "wait", 10*time.Second, "how long the first session waits for servers still connecting, so their tools are in its index (later ones are still found by tool_search)")
 	fs.DurationVar(&f.connectTimeout, "connect-timeout", 60*time.Second, "bound on one connection attempt of a server")
 	fs.BoolVar(&f.all, "all", false, "approve: every quarantined tool")
@@ -180,10 +185,31 @@ func start(f *flags, log io.Writer) (*gateway, *profile, error) {
 		}
 		o.store = redisstore.New(redis.NewClient(&redis.Options{Addr: f.redis}), nil)
 	}
+	var closers []func() error
+	if f.trace != "" {
+		tf, err := os.Create(f.trace)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--trace: %w", err)
+		}
+		obs, shutdown, err := traceObserver(tf)
+		if err != nil {
+			tf.Close()
+			return nil, nil, err
+		}
+		o.observer = obs
+		closers = append(closers, func() error { return shutdown(context.Background()) }, tf.Close)
+	}
+	if f.logEvents && log != nil {
+		o.observer = execute.MultiObserver(o.observer, execute.LogEvents(slog.New(slog.NewJSONHandler(log, nil))))
+	}
 	g, err := newGateway(servers, o)
 	if err != nil {
+		for _, c := range closers {
+			_ = c()
+		}
 		return nil, nil, err
 	}
+	g.closers = closers
 	return g, p, nil
 }
 

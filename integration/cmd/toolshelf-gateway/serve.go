@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -37,15 +38,26 @@ func (g *gateway) server(p *profile) (*sdk.Server, error) {
 	srv := g.mcpServer(p, s, sid, nil)
 	// The session stops following when its client session ends: the first
 	// request names the client session (a client of protocol 2026-07-28
-	// sends no notifications/initialized to wait on).
+	// sends no notifications/initialized to wait on). Its savings are
+	// logged then.
 	var once sync.Once
+	var lists atomic.Int64
+	var client atomic.Value
 	srv.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
 		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+			if method == "tools/list" {
+				lists.Add(1)
+			}
 			if ss, ok := req.GetSession().(*sdk.ServerSession); ok {
+				if ip := ss.InitializeParams(); ip != nil && ip.ClientInfo != nil {
+					client.Store(ip.ClientInfo.Name)
+				}
 				once.Do(func() {
 					go func() {
 						_ = ss.Wait()
 						stop()
+						name, _ := client.Load().(string)
+						g.recordSavings(s, sid, name, p.name, int(lists.Load()))
 					}()
 				})
 			}
@@ -53,6 +65,23 @@ func (g *gateway) server(p *profile) (*sdk.Server, error) {
 		}
 	})
 	return srv, nil
+}
+
+// recordSavings logs a session's savings account and keeps the last 100.
+func (g *gateway) recordSavings(s *request.Session, sid, client, profile string, lists int) {
+	a, err := account(s, sid, client, profile, lists)
+	if err != nil {
+		g.logf("session %s: savings: %v", sid, err)
+		return
+	}
+	b, _ := json.Marshal(a)
+	g.logf("savings %s", b)
+	g.accMu.Lock()
+	defer g.accMu.Unlock()
+	g.accounts = append(g.accounts, a)
+	if len(g.accounts) > 100 {
+		g.accounts = g.accounts[len(g.accounts)-100:]
+	}
 }
 
 // mcpServer returns the MCP server of session s (whose ID is sid): its
