@@ -41,6 +41,7 @@ type gateway struct {
 
 	refreshMu sync.Mutex
 	groupKey  map[string]string     // canonical key of each served group's tools
+	twinWhy   map[string]string     // why each Twins line is not folded, if it is not
 	held      map[string]quarantine // quarantined upstream tools
 	followMu  sync.Mutex
 	followers map[*request.Session]bool // sessions synced on each change
@@ -84,7 +85,7 @@ func newGateway(servers []mcp.Server, o gatewayOptions) (*gateway, error) {
 	g := &gateway{
 		rules: o.rules, pins: o.pins, log: o.log,
 		up: registry.New(nil), served: registry.New(nil),
-		procs: map[string]*process{}, groupKey: map[string]string{}, failures: map[string]string{}, followers: map[*request.Session]bool{},
+		procs: map[string]*process{}, groupKey: map[string]string{}, failures: map[string]string{}, twinWhy: map[string]string{}, followers: map[*request.Session]bool{},
 	}
 	g.ctx, g.cancel = context.WithCancel(context.Background())
 	g.askKey = o.secret
@@ -149,37 +150,75 @@ func (g *gateway) refresh() {
 		}
 	}
 	g.held = held
-	changed := false
+	groups := map[string]servedGroup{}
 	for _, grp := range snap.Groups() {
 		if grp.Source != registry.SourceMCP {
 			continue
 		}
-		var tools []registry.Tool
-		var key bytes.Buffer
+		sg := servedGroup{group: *grp}
 		for _, t := range snap.Tools() {
 			if t.Group != grp.Name || held[t.Name].Reason != "" {
 				continue
 			}
 			c := *t
 			c.Name, c.Group, c.Warnings = t.OriginalName, "", nil
-			tools = append(tools, c)
-			key.Write(t.CanonicalDefinition())
-			key.WriteByte(0)
+			sg.tools = append(sg.tools, c)
 		}
-		k := grp.Description + "\x00" + key.String()
-		if g.groupKey[grp.Name] == k {
-			continue
-		}
-		if err := g.served.ReplaceGroup(*grp, tools); err != nil {
-			g.logf("server %s: %v", grp.Name, err)
-			continue
-		}
-		g.groupKey[grp.Name] = k
-		changed = true
+		groups[grp.Name] = sg
 	}
-	if changed {
+	g.foldTwins(groups)
+	if g.applyServed(groups) {
 		g.syncFollowers()
 	}
+}
+
+// servedGroup is one group of the served registry: a server's, or twins
+// folded into one.
+type servedGroup struct {
+	group registry.Group
+	tools []registry.Tool
+}
+
+// applyServed makes the served registry hold groups, replacing a group
+// only when its tools or description changed, and removing the groups it
+// no longer holds (twins folded since). It reports whether anything changed.
+func (g *gateway) applyServed(groups map[string]servedGroup) bool {
+	changed := false
+	for name := range g.groupKey {
+		if _, ok := groups[name]; !ok {
+			if err := g.served.RemoveGroup(name); err != nil {
+				g.logf("server %s: %v", name, err)
+			}
+			delete(g.groupKey, name)
+			changed = true
+		}
+	}
+	names := make([]string, 0, len(groups))
+	for n := range groups {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		sg := groups[name]
+		var key bytes.Buffer
+		key.WriteString(sg.group.Description)
+		for i := range sg.tools {
+			key.WriteByte(0)
+			key.WriteString(sg.tools[i].Name)
+			key.WriteByte(0)
+			key.Write(sg.tools[i].CanonicalDefinition())
+		}
+		if g.groupKey[name] == key.String() {
+			continue
+		}
+		if err := g.served.ReplaceGroup(sg.group, sg.tools); err != nil {
+			g.logf("server %s: %v", name, err)
+			continue
+		}
+		g.groupKey[name] = key.String()
+		changed = true
+	}
+	return changed
 }
 
 func (g *gateway) syncFollowers() {

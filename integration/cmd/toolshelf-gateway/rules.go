@@ -32,6 +32,15 @@ type rulesFile struct {
 	path     string
 	base     profile
 	profiles map[string]*profile
+	// twins are the Twins(name: a, b) lines: servers with one tool set,
+	// offered once (see twins.go).
+	twins []twinSet
+}
+
+// twinSet is one Twins line: the folded group's name and its members.
+type twinSet struct {
+	name    string
+	members []string
 }
 
 // readRules reads the rules file at path; "" is no rules.
@@ -87,6 +96,15 @@ func (rf *rulesFile) parse(text string) error {
 					cur.servers = append(cur.servers, s)
 				}
 			}
+		case strings.HasPrefix(t, "Twins(") && strings.HasSuffix(t, ")"):
+			ts, err := parseTwins(t[len("Twins(") : len(t)-1])
+			if err != nil {
+				return fmt.Errorf("%s: %s: %w", where, t, err)
+			}
+			if cur != &rf.base {
+				return fmt.Errorf("%s: Twins(...) belongs before the first [profile NAME] section", where)
+			}
+			rf.twins = append(rf.twins, ts)
 		case strings.HasPrefix(t, "Mode(") && strings.HasSuffix(t, ")"):
 			p := strings.TrimSpace(t[len("Mode(") : len(t)-1])
 			if p == "" {
@@ -168,4 +186,24 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
+}
+
+// parseTwins parses "name: a, b, c".
+func parseTwins(s string) (twinSet, error) {
+	name, list, ok := strings.Cut(s, ":")
+	ts := twinSet{name: strings.TrimSpace(name)}
+	if !ok || !validProfile(ts.name) || strings.Contains(ts.name, "__") {
+		return ts, fmt.Errorf("want Twins(name: server, server, ...) with a name of letters, digits, - and _")
+	}
+	for m := range strings.SplitSeq(list, ",") {
+		if m = strings.TrimSpace(m); m != "" {
+			ts.members = append(ts.members, m)
+		}
+	}
+	slices.Sort(ts.members)
+	ts.members = slices.Compact(ts.members)
+	if len(ts.members) < 2 {
+		return ts, fmt.Errorf("twins are two servers or more")
+	}
+	return ts, nil
 }
