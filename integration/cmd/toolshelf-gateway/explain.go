@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -55,6 +56,16 @@ func (g *gateway) explain(p *profile, name string) string {
 	}
 	if !ok {
 		return g.explainMissing(name)
+	}
+	g.refreshMu.Lock()
+	twinWhy := maps.Clone(g.twinWhy)
+	g.refreshMu.Unlock()
+	for _, ts := range g.rules.twins {
+		if slices.Contains(ts.members, t.Group) && twinWhy[ts.name] == "" {
+			if _, folded := g.served.Snapshot().Group(ts.name); folded {
+				return fmt.Sprintf("%s is listed folded: as mcp__%s__%s with target %q (Twins(%s: %s)).", name, ts.name, t.OriginalName, t.Group, ts.name, strings.Join(ts.members, ", "))
+			}
+		}
 	}
 	if !p.serves(t.Group) {
 		return fmt.Sprintf("%s is not listed: profile %s serves only %s.", name, p.name, strings.Join(p.servers, ", "))

@@ -268,7 +268,7 @@ func (g *gateway) newSession(p *profile, ask execute.Approver) (*request.Session
 // sessionConfig is the configuration of a session of profile p: the same
 // on every replica for the same servers and rules.
 func (g *gateway) sessionConfig(p *profile, ask execute.Approver, id string) (request.Config, error) {
-	disp, err := execute.New(&execute.Options{Permissions: p.perms, Ask: ask, Observer: g.observer})
+	disp, err := execute.New(&execute.Options{Permissions: p.perms, Ask: ask, Hooks: p.hooks, Observer: g.observer})
 	if err != nil {
 		return request.Config{}, err
 	}

@@ -20,6 +20,7 @@ type profile struct {
 	layer   deferral.Layer
 	perms   []execute.Permission
 	mode    deferral.Mode
+	hooks   []execute.Hook
 }
 
 // rulesFile is the --rules file: the CLI's rules (Defer, NoDefer, Allow,
@@ -96,6 +97,13 @@ func (rf *rulesFile) parse(text string) error {
 					cur.servers = append(cur.servers, s)
 				}
 			}
+		case strings.HasPrefix(t, "Hook(") && strings.Contains(t, ")"):
+			pattern, command, _ := strings.Cut(t[len("Hook("):], ")")
+			h, err := parseHook(strings.TrimSpace(pattern), command)
+			if err != nil {
+				return fmt.Errorf("%s: %w", where, err)
+			}
+			cur.hooks = append(cur.hooks, h)
 		case strings.HasPrefix(t, "Twins(") && strings.HasSuffix(t, ")"):
 			ts, err := parseTwins(t[len("Twins(") : len(t)-1])
 			if err != nil {
@@ -150,6 +158,7 @@ func (rf *rulesFile) profile(name string) (*profile, error) {
 	p := &profile{name: name, servers: sec.servers}
 	p.layer = deferral.Layer{Name: rf.base.layer.Name, Rules: slices.Concat(rf.base.layer.Rules, sec.layer.Rules)}
 	p.perms = slices.Concat(rf.base.perms, sec.perms)
+	p.hooks = slices.Concat(rf.base.hooks, sec.hooks)
 	p.mode.Allow = slices.Concat(rf.base.mode.Allow, sec.mode.Allow)
 	return p, nil
 }

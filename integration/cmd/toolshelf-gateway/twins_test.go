@@ -48,4 +48,5 @@ func TestTwinsFolded(t *testing.T) {
 	assert.True(t, isErr, text)
 	assert.Contains(t, text, "target")
 	assert.Equal(t, []string{"get_pods"}, us.called())
+	assert.Contains(t, g.explain(mustProfile(t, g, ""), "mcp__eu__restart"), `listed folded: as mcp__k8s__restart with target "eu"`)
 }
