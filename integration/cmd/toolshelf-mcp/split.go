@@ -1,8 +1,8 @@
 package main
 
 // The command splitter and group naming of the core CLI's stdio lister
-// (internal/mcpstdio), copied: the integration module uses the core's
-// public API only (internal/apicount TestIntegrationPublicOnly), and
+// (internal/engine/mcpstdio), copied: the integration module uses the core's
+// public API only (internal/cmd/apicount TestIntegrationPublicOnly), and
 // `toolshelf budget --mcp-stdio LINE` and `toolshelf-mcp catalog --mcp-stdio
 // LINE` must read a line the same way (TestSplitCommandAsCore checks it).
 
