@@ -156,7 +156,7 @@ func (g *gateway) why(server string) string {
 	}
 	s := err.Error()
 	if p := g.procs[server]; p != nil {
-		if st := p.status(time.Second); st != "" {
+		if st := p.status(200 * time.Millisecond); st != "" {
 			s += "; the process ended: " + st
 		}
 		if ls := p.stderr.summary(); len(ls) > 0 {
