@@ -45,8 +45,13 @@
 // The other half of the loop: [DecodeReply] (a whole response body) and
 // [DecodeStream] or [Stream] (server-sent events) turn a provider's reply
 // into the [Message] the next turn sends back — text, tool calls, native
-// parts verbatim — with the stop reason and the [Usage] (cache reads and
-// writes included) that budget.Ledger records.
+// parts verbatim — with the stop reason, the provider's response id
+// ([Reply.ID]) and the [Usage] (cache reads and writes included, and the
+// provider's [CacheDiagnosis] when [Config.Diagnostics] asked for one)
+// that budget.Ledger records. The session's [ChangeLog] — view changes,
+// arrivals, updates and removals, what the harness declares
+// ([Session.Declare]), and when each request was built — is what a
+// ledger explains a cache miss with.
 //
 // Memory: sessions with equal inputs share one frozen prefix and searcher
 // through a [Cache] (search options compared by value). A session holds its

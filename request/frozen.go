@@ -98,6 +98,9 @@ func checkConfig(cfg *Config) error {
 	if cfg.Model == "" {
 		return fmt.Errorf("%w: Config.Model is required", ErrConfig)
 	}
+	if err := checkDiagnostics(cfg); err != nil {
+		return err
+	}
 	if cfg.Snapshot == nil {
 		return fmt.Errorf("%w: Config.Snapshot is required", ErrConfig)
 	}

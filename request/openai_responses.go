@@ -18,6 +18,9 @@ import (
 type responsesEncoder struct{}
 
 var responsesTraits = traits{
+	// developers.openai.com/api/docs/guides/prompt-caching/diagnostics
+	diagnosticsField:         "prompt_cache_options",
+	diagnostics:              `,"prompt_cache_options":{"comparison_response_id":`,
 	native:                   true,
 	capsDescriptions:         true,
 	strictFunctions:          true,

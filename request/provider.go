@@ -81,6 +81,12 @@ type traits struct {
 	// nameOK, when set, is the provider's own rule on a function name,
 	// stricter than the registry's; nil accepts every registry name.
 	nameOK func(name string) bool
+	// diagnostics is the top-level field that asks for a cache diagnosis
+	// ([Config.Diagnostics]) and its opening up to the previous reply's
+	// id, "" when the provider has none; diagnosticsFirst: the field is
+	// sent on the first turn too, with a null id.
+	diagnosticsField, diagnostics string
+	diagnosticsFirst              bool
 }
 
 // searchTool returns the provider's own search tool for a native mode as

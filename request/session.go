@@ -51,6 +51,8 @@ type Session struct {
 	turnPass *syncPass
 	// liveSent holds the Sync announcements placed so far (LiveTools).
 	liveSent []string
+	// log is the change log (changelog.go).
+	log changeLog
 }
 
 // dispatchSession is the session as the dispatcher sees it: it adds the
@@ -146,8 +148,10 @@ func (s *Session) SetView(v deferral.View) error {
 	if err != nil {
 		return err
 	}
+	old := s.frozen
 	s.view, s.frozen = v, f
 	s.rebuildView() // withdrawing a tier or a mode withdraws what it admitted
+	s.logView(old, v)
 	return nil
 }
 
@@ -322,6 +326,7 @@ func (s *Session) build(ctx context.Context, dst []byte, turn Turn, alloc bool) 
 		s.countSent()
 		s.notes, s.turnPass = nil, nil
 	}
+	s.sent(msgs)
 	if alloc {
 		dst = make([]byte, 0, s.outputLen())
 	}
@@ -364,7 +369,7 @@ func (s *Session) place(turn Turn) ([]Message, bool, error) {
 }
 
 func (s *Session) outputLen() int {
-	return len(s.frozen.prefix) + 1 + len(s.hist.buf) + len(ephemeral) + 2
+	return len(s.frozen.prefix) + 1 + len(s.hist.buf) + len(ephemeral) + 2 + diagnosticsLen(s.log.prevReply)
 }
 
 func (s *Session) appendOutput(dst []byte) []byte {
@@ -375,6 +380,9 @@ func (s *Session) appendOutput(dst []byte) []byte {
 			dst = append(dst, ',')
 		}
 		dst = s.hist.enc.appendHistory(dst, h)
+	}
+	if s.cfg.Diagnostics {
+		return append(appendDiagnostics(append(dst, ']'), s.hist.enc.traits(), s.log.prevReply), '}')
 	}
 	return append(dst, "]}"...)
 }

@@ -30,6 +30,9 @@ type state struct {
 	Messages  []Message       `json:"messages,omitempty"`
 	Encoded   *encodedHistory `json:"encoded_history,omitempty"`
 	Live      *liveState      `json:"live,omitempty"` // what Sync adopted (live_state.go)
+	// PreviousReply is the reply id the next request names for the
+	// provider's cache diagnosis (Config.Diagnostics); absent before.
+	PreviousReply string `json:"previous_reply_id,omitempty"`
 }
 
 // encodedHistory is the history of a session that dropped its messages:
@@ -95,6 +98,7 @@ func (s *Session) saved() (state, error) {
 		st.Notes = notesData(s.notes)
 	}
 	st.SelfBuilt, st.Live = savedTools(s.tools.selfBuilt), s.savedLive()
+	st.PreviousReply = s.log.prevReply
 	return st, nil
 }
 
@@ -210,6 +214,9 @@ func restoreState(ctx context.Context, cfg Config, st *state, handlers map[strin
 		s.hist.add(st.Messages)
 	}
 	if err := s.restoreNotes(st.Notes); err != nil {
+		return nil, wrapErr(ErrState, err, "")
+	}
+	if err := s.restorePreviousReply(st); err != nil {
 		return nil, wrapErr(ErrState, err, "")
 	}
 	if drop {

@@ -87,6 +87,7 @@ type committed struct {
 	live                int      // Session.liveGen: a Sync change writes a whole record
 	notes               []string // the blocks, as sent
 	view                viewState
+	prevReply           string
 	snapBytes, logBytes int
 }
 
@@ -232,6 +233,9 @@ func (c *Conversation) record(turn string) (Record, committed, error) {
 			notes := notesData(s.notes)
 			dm.Notes = &notes
 		}
+		if next.prevReply != b.prevReply {
+			dm.PrevReply = &next.prevReply
+		}
 		if !equalView(next.view, b.view) {
 			dm.View = &next.view
 		}
@@ -271,6 +275,7 @@ func (c *Conversation) capture(turn string) committed {
 		live:      s.tools.liveGen(),
 		notes:     notesText(s.notes),
 		view:      viewOf(s.view),
+		prevReply: s.log.prevReply,
 	}
 	return b
 }

@@ -118,6 +118,7 @@ type deltaMeta struct {
 	SelfBuilt []selfBuiltTool `json:"self_built,omitempty"`
 	Notes     *[]noteState    `json:"pending_announcements,omitempty"`
 	View      *viewState      `json:"view,omitempty"`
+	PrevReply *string         `json:"previous_reply_id,omitempty"`
 }
 
 // recordPlace is where a record belongs: its conversation and the version
@@ -392,6 +393,9 @@ func (st *state) apply(dm *deltaMeta) {
 	}
 	if dm.View != nil {
 		st.View = *dm.View
+	}
+	if dm.PrevReply != nil {
+		st.PreviousReply = *dm.PrevReply
 	}
 }
 
