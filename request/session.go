@@ -51,6 +51,17 @@ type Session struct {
 	turnPass *syncPass
 	// liveSent holds the Sync announcements placed so far (LiveTools).
 	liveSent []string
+
+	// viewExtra are the tools a view change made resident that tools[]
+	// does not carry, choice the native narrowing sent after the messages
+	// (viewchange.go).
+	viewExtra []*registry.Tool
+	choice    []byte
+	// edited is the send check's refusal of a restored body that does not
+	// extend what was sent; rewrites counts declared rewrites
+	// (sendcheck.go).
+	edited   error
+	rewrites int
 }
 
 // dispatchSession is the session as the dispatcher sees it: it adds the
@@ -132,19 +143,21 @@ func (s *Session) View() deferral.View {
 }
 
 // SetView switches the session's mode, tier or elevation (set the View's
-// Elevated to grant the full tier). It changes the
-// prefix (the next request misses the provider's cache once); history,
-// loaded tools and self-built tools stay.
+// Elevated to grant the full tier). It is a message, not a new prefix:
+// system and tools[] stay byte-identical, the next request tells the model
+// at the end what it may call now (a <view_changed> block), the
+// dispatcher enforces the new view, and OpenAI's allowed_tools or
+// Gemini's allowedFunctionNames narrow tools[] natively. A tool the view
+// shows that tools[] does not carry is loaded with tool_search and called
+// with defer_execute. Only a prefix without tool_search and defer_execute
+// (nothing deferred, no [Config.SelfBuilt]) or in a provider search mode
+// is rebuilt when the view shows such a tool: a declared restart of the
+// cache (docs/stability.md). History, loaded tools and self-built tools
+// stay.
 func (s *Session) SetView(v deferral.View) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	f, err := s.cfg.Cache.get(&s.cfg, v)
-	if err != nil {
-		return err
-	}
-	s.view, s.frozen = v, f
-	s.rebuildView() // withdrawing a tier or a mode withdraws what it admitted
-	return nil
+	return s.applyView(v, true)
 }
 
 // Lookup returns a tool the session can see: resident, deferred, an entry
@@ -179,6 +192,9 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) r
 		// are the same for every session sharing the prefix, which shares
 		// their overlay too; a session with its own tools keeps its own.
 		scope := toolsearch.Scope{Loaded: s.loaded, Announced: f.shortened, Overlay: &f.overlay, Pending: pending, Removed: removed}
+		if f.base != nil {
+			announced = slices.Concat(announced, s.viewExtraShown())
+		}
 		if len(announced) > 0 {
 			scope.Announced, scope.Overlay = append(announced, f.shortened...), &s.overlay
 		}
@@ -289,6 +305,9 @@ func (s *Session) build(dst []byte, turn Turn, alloc bool) ([]byte, error) {
 	sure, searched := s.preloadSearch(turn)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.edited != nil {
+		return dst, s.edited
+	}
 	block, preloaded := s.preload(sure, searched)
 	if block != "" {
 		turn.Inject = append(slices.Clip(turn.Inject), block)
@@ -353,7 +372,7 @@ func (s *Session) place(turn Turn) ([]Message, bool, error) {
 }
 
 func (s *Session) outputLen() int {
-	return len(s.frozen.prefix) + 1 + len(s.hist.buf) + len(ephemeral) + 2
+	return len(s.frozen.prefix) + 1 + len(s.hist.buf) + len(ephemeral) + 2 + len(s.choice)
 }
 
 func (s *Session) appendOutput(dst []byte) []byte {
@@ -364,6 +383,11 @@ func (s *Session) appendOutput(dst []byte) []byte {
 			dst = append(dst, ',')
 		}
 		dst = s.hist.enc.appendHistory(dst, h)
+	}
+	if len(s.choice) > 0 {
+		dst = append(dst, ']')
+		dst = append(dst, s.choice...)
+		return append(dst, '}')
 	}
 	return append(dst, "]}"...)
 }

@@ -30,6 +30,7 @@ type state struct {
 	Messages  []Message       `json:"messages,omitempty"`
 	Encoded   *encodedHistory `json:"encoded_history,omitempty"`
 	Live      *liveState      `json:"live,omitempty"` // what Sync adopted (live_state.go)
+	Sent      *sentState      `json:"sent,omitempty"` // the digest chain of what was sent (sendcheck.go)
 }
 
 // encodedHistory is the history of a session that dropped its messages:
@@ -95,6 +96,11 @@ func (s *Session) saved() (state, error) {
 		st.Notes = notesData(s.notes)
 	}
 	st.SelfBuilt, st.Live = savedTools(s.selfBuilt), s.savedLive()
+	c, err := chainOf(s.frozen.sent(), s.hist.buf)
+	if err != nil {
+		return state{}, errs.Wrap(ErrState, err, "")
+	}
+	st.Sent = &c.sentState
 	return st, nil
 }
 
@@ -155,7 +161,6 @@ func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, s
 	if err != nil {
 		return nil, errs.Wrap(ErrState, err, "")
 	}
-	cfg.View = view
 	if st.Live != nil && st.Live.Frozen != nil {
 		snap, err := frozenSnapshot(cfg.Snapshot, st.Live.Frozen)
 		if err != nil {
@@ -195,7 +200,11 @@ func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, s
 	if err := s.restoreLive(st.Live); err != nil {
 		return nil, fmt.Errorf("%w: live: %w", ErrState, err)
 	}
-	s.rebuildView()
+	// The prefix is the one the session froze on (Config.View) and kept
+	// through its view changes; the view is the restored one.
+	if err := s.applyView(view, false); err != nil {
+		return nil, err
+	}
 	s.restoreLoaded(st.Loaded)
 	switch {
 	case st.Encoded != nil:
@@ -213,6 +222,9 @@ func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, s
 		s.hist.add(st.Messages)
 	}
 	if err := s.restoreNotes(st.Notes); err != nil {
+		return nil, errs.Wrap(ErrState, err, "")
+	}
+	if err := s.checkRestored(st.Sent); err != nil {
 		return nil, errs.Wrap(ErrState, err, "")
 	}
 	if drop {
