@@ -55,9 +55,9 @@ func AppendOnly(p string, prev, next []byte) string {
 	if PrefixLen(prev) < 0 || PrefixLen(next) < 0 {
 		return "AssertAppendOnly: a body is not a request body (no messages, input or contents array)"
 	}
-	head, ok := bytes.CutSuffix(pv, []byte("]}"))
+	head, ok := historyHead(pv)
 	if !ok {
-		return "AssertAppendOnly: the previous body does not end its messages array with \"]}\""
+		return "AssertAppendOnly: the previous body does not end its messages array with \"]\""
 	}
 	if bytes.HasPrefix(n, head) {
 		return ""
@@ -75,6 +75,25 @@ func AppendOnly(p string, prev, next []byte) string {
 		return fmt.Sprintf("the next body (%d bytes) is shorter than the previous one (%d bytes): it does not extend it", len(next), len(prev))
 	}
 	return fmt.Sprintf("the next body does not extend the previous one: %s", d)
+}
+
+// historyHead returns body up to the last message: without the "]" that
+// closes its messages (input, contents) array and the members after it —
+// "}", or a native narrowing of tools[] such as OpenAI's tool_choice or
+// Gemini's toolConfig, which a view change moves (a moving part).
+func historyHead(body []byte) ([]byte, bool) {
+	end := -1
+	eachMember(body, skipWS(body, 0), func(key string, _, v, e int) bool {
+		if key == "messages" || key == "input" || key == "contents" {
+			end = e
+			return false
+		}
+		return true
+	})
+	if end < 1 || body[end-1] != ']' {
+		return nil, false
+	}
+	return body[:end-1], true
 }
 
 // dropLastBreakpoint removes the last cache_control member after the
