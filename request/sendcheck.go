@@ -306,7 +306,7 @@ func (s *Session) checkRestored(saved *sentState) error {
 	if saved == nil {
 		return nil
 	}
-	if err := checkSentState(saved, len(s.frozen.sent().prefix)+len(s.hist.buf)+len(saved.Prefix)*32); err != nil {
+	if err := checkSentState(saved, len(s.frozen.sent().prefix)+len(s.hist.buf)); err != nil {
 		return err
 	}
 	now, err := chainOf(s.frozen.sent(), s.hist.buf)
