@@ -108,3 +108,23 @@ func dropLastBreakpoint(b []byte) []byte {
 	out = append(out, b[:i]...)
 	return append(out, b[i+len(anthropicBreakpoint):]...)
 }
+
+// Conversation returns "" when every body of bodies, the request bodies of
+// one conversation of provider p in order, extends the one before it with
+// the prefix unchanged, and else the first violation: which body, and the
+// first differing byte with its JSON path.
+func Conversation(p string, bodies ...[]byte) string {
+	for i := 1; i < len(bodies); i++ {
+		a, b := PrefixLen(bodies[i-1]), PrefixLen(bodies[i])
+		if a < 0 || b < 0 {
+			return fmt.Sprintf("body %d or %d is not a request body (no messages, input or contents array)", i-1, i)
+		}
+		if d := Diff(bodies[i-1][:a], bodies[i][:b]); d != nil {
+			return fmt.Sprintf("body %d changes the prefix (system, tools) of body %d: %s", i, i-1, d)
+		}
+		if msg := AppendOnly(p, bodies[i-1], bodies[i]); msg != "" {
+			return fmt.Sprintf("body %d does not extend body %d: %s", i, i-1, msg)
+		}
+	}
+	return ""
+}
