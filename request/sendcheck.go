@@ -80,19 +80,11 @@ func chainOf(f *frozenPrefix, buf []byte) (*sentChain, error) {
 	if len(buf) == 0 {
 		return c, nil
 	}
-	var parts []string
 	var line []byte
 	okAll := eachElem(append(append([]byte{'['}, buf...), ']'), func(m []byte) {
 		line = line[:0]
-		if !eachMember(m, func(k, v []byte) {
-			for _, p := range memberParts(parts[:0], string(k), v) {
-				if len(line) > 0 {
-					line = append(line, ' ')
-				}
-				line = append(line, p...)
-			}
-		}) {
-			line = append(line[:0], "="+digest(m)...)
+		if !eachMember(m, func(k, v []byte) { line = appendParts(line, k, v) }) {
+			line = appendDigest(append(line[:0], '='), m)
 		}
 		c.Messages = append(c.Messages, string(line))
 	})
@@ -100,6 +92,38 @@ func chainOf(f *frozenPrefix, buf []byte) (*sentChain, error) {
 		return nil, errors.New("the history is not a list of messages")
 	}
 	return c, nil
+}
+
+// appendParts appends a message member's parts to line, space-separated:
+// "key=digest", or "key[i]=digest" per element of a non-empty array.
+func appendParts(line, key, v []byte) []byte {
+	sep := func() {
+		if len(line) > 0 {
+			line = append(line, ' ')
+		}
+	}
+	if len(v) > 0 && v[0] == '[' {
+		i, n := 0, len(line)
+		eachElem(v, func(e []byte) {
+			sep()
+			line = append(append(line, key...), '[')
+			line = strconv.AppendInt(line, int64(i), 10)
+			line = appendDigest(append(line, ']', '='), e)
+			i++
+		})
+		if i > 0 {
+			return line
+		}
+		line = line[:n]
+	}
+	sep()
+	return appendDigest(append(append(line, key...), '='), v)
+}
+
+// appendDigest appends the chain's digest of b, in hex.
+func appendDigest(dst, b []byte) []byte {
+	s := sha256.Sum256(b)
+	return hex.AppendEncode(dst, s[:8])
 }
 
 // memberParts appends the parts of a member to dst: one per element of a

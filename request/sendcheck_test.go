@@ -221,3 +221,70 @@ func TestSendCheckForgedChain(t *testing.T) {
 	_, err = r.BuildRequest(nextTurn)
 	require.ErrorIs(t, err, ErrEdited)
 }
+
+// TestViewChangeSteadyTurnAllocs: after a view change that narrows
+// tools[] natively, a steady turn into a reused buffer still allocates
+// nothing: the narrowing is built once, by SetView.
+func TestViewChangeSteadyTurnAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts differ under -race")
+	}
+	for _, p := range providers {
+		t.Run(string(p), func(t *testing.T) {
+			s := viewSession(t, p, vcAgent)
+			_, err := s.BuildRequest(Turn{Messages: []Message{userMsg("hi")}})
+			require.NoError(t, err)
+			require.NoError(t, s.SetView(vcAsk))
+			_, err = s.BuildRequest(Turn{Messages: []Message{{Role: RoleAssistant, Text: "ok"}, userMsg("go")}})
+			require.NoError(t, err)
+			turn := Turn{Messages: []Message{{Role: RoleAssistant, Text: "ok"}, userMsg("more")}}
+			base := s.hist.mark()
+			buf, err := s.AppendRequest(nil, turn)
+			require.NoError(t, err)
+			s.hist.rewind(base)
+			allocs := testing.AllocsPerRun(20, func() {
+				if buf, err = s.AppendRequest(buf[:0], turn); err != nil {
+					t.Fatal(err)
+				}
+				s.hist.rewind(base)
+			})
+			assert.Zero(t, allocs)
+		})
+	}
+}
+
+// BenchmarkSendChain measures what the send check adds to saving a
+// session: MarshalState of a 200-message session with and without the
+// digest chain (chainOf alone), and the restore's comparison. Read the
+// ratios, not the times (the machine is shared).
+func BenchmarkSendChain(b *testing.B) {
+	reg, _ := loadCatalogs(b, 0, harnessFile, githubFile)
+	s, err := NewSession(testConfig(reg.Snapshot(), Anthropic, githubPolicy(), nil))
+	require.NoError(b, err)
+	_, err = s.BuildRequest(Turn{Messages: []Message{userMsg("start")}})
+	require.NoError(b, err)
+	for i := range 100 {
+		_, err = s.BuildRequest(Turn{Messages: []Message{{Role: RoleAssistant, Text: strings.Repeat("word ", 40+i%20)}, userMsg("next")}})
+		require.NoError(b, err)
+	}
+	saved, err := s.MarshalState()
+	require.NoError(b, err)
+	b.Run("MarshalState", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_, _ = s.MarshalState()
+		}
+	})
+	b.Run("chain", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_, _ = chainOf(s.frozen.sent(), s.hist.buf)
+		}
+	})
+	b.Run("RestoreSession", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_, _ = RestoreSession(s.cfg, saved, nil)
+		}
+	})
+}

@@ -132,7 +132,9 @@ func (s *Session) current() *frozenPrefix {
 }
 
 // Prefix returns the encoded prefix (system and tools), shared and
-// read-only. It is byte-identical on every turn until [Session.SetView].
+// read-only. It is byte-identical on every turn, view changes included;
+// only a [Session.SetView] whose prefix cannot reach a tool the new view
+// shows rebuilds it (a declared restart of the cache).
 func (s *Session) Prefix() []byte { return s.current().prefix }
 
 // View returns the session's current view: its mode, tier and elevation.
