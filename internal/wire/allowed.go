@@ -8,15 +8,16 @@ import (
 // The native narrowing of tools[] a view change sends after the messages
 // (issue 44): every name it allows must be a tool the body declares.
 func init() {
-	for _, p := range []string{OpenAIChat, OpenAIResponses} {
+	for _, ps := range [][2]string{{OpenAIChat, "https://platform.openai.com/docs/api-reference/chat/create"}, {OpenAIResponses, "https://platform.openai.com/docs/api-reference/responses/create"}} {
+		p, src := ps[0], ps[1]
 		rules = append(rules, Rule{"allowed-tools", p, "tool_choice.allowed_tools", "each allowed tool is a tools[] entry",
 			"A list of tool definitions that the model should be allowed to call.",
-			"openai-go v3.99.0 ChatCompletionAllowedToolsParam, responses.ToolChoiceAllowedParam",
+			src,
 			"Session.SetView narrows tools[] with the names of its own tools[] entries the new view allows, built once per view change."})
 	}
 	rules = append(rules, Rule{"allowed-tools", Gemini, "toolConfig.functionCallingConfig.allowedFunctionNames", "each name a functionDeclarations name; mode ANY or VALIDATED",
 		"Function names should match [FunctionDeclaration.name]. … This should only be set when the Mode is ANY or VALIDATED.",
-		"google.golang.org/genai v1.77.0 FunctionCallingConfig (types.go)",
+		"https://hexdocs.pm/geminix/Geminix.V1beta.FunctionCallingConfig.html",
 		"Session.SetView narrows tools[] with mode VALIDATED (a call or text), never ANY (which forces a call every turn)."})
 }
 
