@@ -33,6 +33,9 @@ const minPartBytes = 8
 
 // sentState is the digest chain as saved.
 type sentState struct {
+	// Provider is the provider the chain was sent to: a session restored
+	// for another provider has sent it nothing yet.
+	Provider Provider `json:"provider,omitempty"`
 	// Prefix holds "path=digest" for each member of the prefix (each
 	// element of an array member: tools[3]).
 	Prefix []string `json:"prefix"`
@@ -327,7 +330,7 @@ func checkSentState(st *sentState, bodyLen int) error {
 // build until the harness declares it. s.mu need not be held: the session
 // is not shared yet.
 func (s *Session) checkRestored(saved *sentState) error {
-	if saved == nil {
+	if saved == nil || (saved.Provider != "" && saved.Provider != s.cfg.Provider) {
 		return nil
 	}
 	if err := checkSentState(saved, len(s.frozen.sent().prefix)+len(s.hist.buf)); err != nil {

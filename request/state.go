@@ -101,6 +101,7 @@ func (s *Session) saved() (state, error) {
 		return state{}, errs.Wrap(ErrState, err, "")
 	}
 	st.Sent = &c.sentState
+	st.Sent.Provider = s.cfg.Provider
 	return st, nil
 }
 
@@ -223,6 +224,9 @@ func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, s
 	}
 	if err := s.restoreNotes(st.Notes); err != nil {
 		return nil, errs.Wrap(ErrState, err, "")
+	}
+	if err := s.tellRestoredView(st.View, view); err != nil {
+		return nil, err
 	}
 	if err := s.checkRestored(st.Sent); err != nil {
 		return nil, errs.Wrap(ErrState, err, "")

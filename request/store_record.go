@@ -400,7 +400,7 @@ func (st *state) apply(dm *deltaMeta) {
 		if st.Sent == nil {
 			st.Sent = &sentState{}
 		}
-		st.Sent.Prefix = *dm.SentPrefix
+		st.Sent.Prefix, st.Sent.Provider = *dm.SentPrefix, dm.Encoding
 	}
 }
 

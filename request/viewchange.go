@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/internal/errs"
 	"github.com/toolshelf/toolshelf/internal/jsonx"
 	"github.com/toolshelf/toolshelf/internal/toolname"
 	"github.com/toolshelf/toolshelf/registry"
@@ -314,4 +315,25 @@ func (s *Session) viewExtraShown() []*registry.Tool {
 		}
 	}
 	return out
+}
+
+// tellRestoredView tells the model when the view a restore gives (the
+// Config's, view) is not the one the saved session had (saved: narrower,
+// or an elevation the Config does not restore), as SetView would have:
+// the saved view only says what the model was last told, it decides
+// nothing. s.mu need not be held: the session is not shared yet.
+func (s *Session) tellRestoredView(saved viewState, view deferral.View) error {
+	if equalView(saved, viewOf(view)) {
+		return nil
+	}
+	was := deferral.View{Mode: deferral.Mode{Name: saved.Mode, Allow: saved.Allow, ReadOnly: saved.ReadOnly}, Tier: saved.Tier, Elevated: saved.Elevated}
+	f, v, extra, choice, rewrites := s.frozen, s.view, s.viewExtra, s.choice, s.rewrites
+	if err := s.applyView(was, false); err != nil {
+		return errs.Wrap(ErrState, err, "saved view")
+	}
+	before := s.callable()
+	s.frozen, s.view, s.viewExtra, s.choice, s.rewrites = f, v, extra, choice, rewrites
+	s.rebuildView()
+	s.tellView(view, before)
+	return nil
 }

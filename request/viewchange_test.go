@@ -183,3 +183,41 @@ func TestViewChangeNativeNarrowing(t *testing.T) {
 		})
 	}
 }
+
+// TestViewRestoreTold: a restore gives the Config's view, which may not be
+// the one the saved session had told the model (a narrower mode, an
+// elevation the Config does not restore): the next request tells the
+// difference, as SetView would, and the prefix is the one sent.
+func TestViewRestoreTold(t *testing.T) {
+	for _, p := range providers {
+		t.Run(string(p), func(t *testing.T) {
+			s := viewSession(t, p, vcAgent)
+			first, err := s.BuildRequest(Turn{Messages: []Message{userMsg("hi")}})
+			require.NoError(t, err)
+			require.NoError(t, s.SetView(vcAsk))
+			_, err = s.BuildRequest(Turn{Messages: []Message{{Role: RoleAssistant, Text: "ok"}, userMsg("go")}})
+			require.NoError(t, err)
+			saved, err := s.MarshalState()
+			require.NoError(t, err)
+			r, err := RestoreSession(s.cfg, saved, nil)
+			require.NoError(t, err)
+			body, err := r.BuildRequest(Turn{Messages: []Message{{Role: RoleAssistant, Text: "ok"}, userMsg("again")}})
+			require.NoError(t, err)
+			assert.Empty(t, wire.StablePrefix(first, body))
+			assert.Contains(t, string(body), "Available (call them directly): Write", "the Config's wider view is told")
+
+			require.NoError(t, r.SetView(deferral.View{Elevated: true}))
+			_, err = r.BuildRequest(Turn{Messages: []Message{{Role: RoleAssistant, Text: "ok"}, userMsg("elevated")}})
+			require.NoError(t, err)
+			saved, err = r.MarshalState()
+			require.NoError(t, err)
+			r2, err := RestoreSession(s.cfg, saved, nil) // no RestoreElevation
+			require.NoError(t, err)
+			body, err = r2.BuildRequest(Turn{Messages: []Message{{Role: RoleAssistant, Text: "ok"}, userMsg("after")}})
+			require.NoError(t, err)
+			assert.Contains(t, string(body), "No longer available (calls are refused; do not call them): AdminPanel")
+			r3 := r2.Call(t.Context(), registry.DeferExecuteName, json.RawMessage(`{"tool_name":"AdminPanel","params":{"path":"a"}}`))
+			assert.True(t, r3.IsError)
+		})
+	}
+}
