@@ -5,8 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/toolshelf/toolshelf/internal/errs"
-	"github.com/toolshelf/toolshelf/internal/jsonx"
+	"github.com/toolshelf/toolshelf/internal/engine/jsonx"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -80,7 +79,7 @@ func (s *Session) MarshalState() ([]byte, error) {
 func (s *Session) saved() (state, error) {
 	msgs, err := s.hist.all()
 	if err != nil {
-		return state{}, errs.Wrap(ErrState, err, "")
+		return state{}, wrapErr(ErrState, err, "")
 	}
 	st := state{
 		Version:  stateVersion,
@@ -98,7 +97,7 @@ func (s *Session) saved() (state, error) {
 	st.SelfBuilt, st.Live = savedTools(s.selfBuilt), s.savedLive()
 	c, err := chainOf(s.frozen.sent(), s.hist.buf)
 	if err != nil {
-		return state{}, errs.Wrap(ErrState, err, "")
+		return state{}, wrapErr(ErrState, err, "")
 	}
 	st.Sent = &c.sentState
 	st.Sent.Provider = s.cfg.Provider
@@ -160,7 +159,7 @@ func RestoreSession(cfg Config, saved []byte, handlers map[string]registry.Handl
 func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, stored *storedHistory) (*Session, error) {
 	view, err := restoredView(&cfg, st.View)
 	if err != nil {
-		return nil, errs.Wrap(ErrState, err, "")
+		return nil, wrapErr(ErrState, err, "")
 	}
 	if st.Live != nil && st.Live.Frozen != nil {
 		snap, err := frozenSnapshot(cfg.Snapshot, st.Live.Frozen)
@@ -192,10 +191,10 @@ func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, s
 			Annotations: sb.Annotations, SearchHints: sb.SearchHints, Handler: handlers[sb.Name],
 		})
 		if err != nil {
-			return nil, errs.Wrap(ErrState, err, "")
+			return nil, wrapErr(ErrState, err, "")
 		}
 		if err := s.addSelfBuilt(&t); err != nil {
-			return nil, errs.Wrap(ErrState, err, "")
+			return nil, wrapErr(ErrState, err, "")
 		}
 	}
 	if err := s.restoreLive(st.Live); err != nil {
@@ -214,22 +213,22 @@ func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, s
 		}
 	case stored != nil:
 		if err := s.hist.adopt(stored); err != nil {
-			return nil, errs.Wrap(ErrState, err, "")
+			return nil, wrapErr(ErrState, err, "")
 		}
 	default:
 		if err := s.hist.check(st.Messages); err != nil {
-			return nil, errs.Wrap(ErrState, err, "")
+			return nil, wrapErr(ErrState, err, "")
 		}
 		s.hist.add(st.Messages)
 	}
 	if err := s.restoreNotes(st.Notes); err != nil {
-		return nil, errs.Wrap(ErrState, err, "")
+		return nil, wrapErr(ErrState, err, "")
 	}
 	if err := s.tellRestoredView(st.View, view); err != nil {
 		return nil, err
 	}
 	if err := s.checkRestored(st.Sent); err != nil {
-		return nil, errs.Wrap(ErrState, err, "")
+		return nil, wrapErr(ErrState, err, "")
 	}
 	if drop {
 		s.dropMessages()

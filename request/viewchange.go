@@ -6,9 +6,8 @@ import (
 	"strings"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
-	"github.com/toolshelf/toolshelf/internal/errs"
-	"github.com/toolshelf/toolshelf/internal/jsonx"
-	"github.com/toolshelf/toolshelf/internal/toolname"
+	"github.com/toolshelf/toolshelf/internal/engine/jsonx"
+	"github.com/toolshelf/toolshelf/internal/engine/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -329,7 +328,7 @@ func (s *Session) tellRestoredView(saved viewState, view deferral.View) error {
 	was := deferral.View{Mode: deferral.Mode{Name: saved.Mode, Allow: saved.Allow, ReadOnly: saved.ReadOnly}, Tier: saved.Tier, Elevated: saved.Elevated}
 	f, v, extra, choice, rewrites := s.frozen, s.view, s.viewExtra, s.choice, s.rewrites
 	if err := s.applyView(was, false); err != nil {
-		return errs.Wrap(ErrState, err, "saved view")
+		return wrapErr(ErrState, err, "saved view")
 	}
 	before := s.callable()
 	s.frozen, s.view, s.viewExtra, s.choice, s.rewrites = f, v, extra, choice, rewrites
