@@ -221,3 +221,34 @@ func TestViewRestoreTold(t *testing.T) {
 		})
 	}
 }
+
+// TestViewChangeRebuildsWhenUnreachable: a session whose prefix has no
+// tool_search and defer_execute (nothing deferred, no Config.SelfBuilt)
+// cannot reach a tool a wider view shows append-only: SetView rebuilds the
+// prefix, a restart it declares itself (the next build is not refused),
+// and the bodies after it are stable again. With Config.SelfBuilt the same
+// change is a message.
+func TestViewChangeRebuildsWhenUnreachable(t *testing.T) {
+	for _, selfBuilt := range []bool{false, true} {
+		reg := viewRegistry(t)
+		cfg := testConfig(reg.Snapshot(), Anthropic, nil, nil)
+		cfg.View, cfg.SelfBuilt = deferral.View{Mode: deferral.Mode{Name: "read", Allow: []string{"Read"}}}, selfBuilt
+		s, err := NewSession(cfg)
+		require.NoError(t, err)
+		first, err := s.BuildRequest(Turn{Messages: []Message{userMsg("hi")}})
+		require.NoError(t, err)
+		require.NoError(t, s.SetView(vcAgent))
+		second, err := s.BuildRequest(Turn{Messages: []Message{{Role: RoleAssistant, Text: "ok"}, userMsg("go")}})
+		require.NoError(t, err, "a restart SetView declared itself is built")
+		third, err := s.BuildRequest(Turn{Messages: []Message{{Role: RoleAssistant, Text: "ok"}, userMsg("more")}})
+		require.NoError(t, err)
+		assert.Empty(t, wire.AppendOnly(string(Anthropic), second, third))
+		if selfBuilt {
+			assert.Empty(t, wire.StablePrefix(first, second), "with tool_search and defer_execute the view change is a message")
+			assert.Contains(t, string(second), "Available (deferred: load the schema with tool_search, then call with defer_execute): Write")
+		} else {
+			assert.NotEmpty(t, wire.StablePrefix(first, second), "the prefix was rebuilt")
+			assert.Contains(t, string(second[:len(s.Prefix())]), `"name":"Write"`)
+		}
+	}
+}
