@@ -1,6 +1,7 @@
 package request
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -84,7 +85,7 @@ func (s *Session) saved() (state, error) {
 	st := state{
 		Version:  stateVersion,
 		View:     viewOf(s.view),
-		Loaded:   s.loaded.Names(),
+		Loaded:   s.tools.loadedNames(),
 		Messages: msgs,
 	}
 	if s.hist.dropped {
@@ -94,7 +95,7 @@ func (s *Session) saved() (state, error) {
 	if len(s.notes) > 0 {
 		st.Notes = notesData(s.notes)
 	}
-	st.SelfBuilt, st.Live = savedTools(s.selfBuilt), s.savedLive()
+	st.SelfBuilt, st.Live = savedTools(s.tools.selfBuilt), s.savedLive()
 	c, err := chainOf(s.frozen.sent(), s.hist.buf)
 	if err != nil {
 		return state{}, wrapErr(ErrState, err, "")
@@ -108,9 +109,6 @@ func (s *Session) saved() (state, error) {
 func savedTools(ts []*registry.Tool) []selfBuiltTool {
 	var out []selfBuiltTool
 	for _, t := range ts {
-		if t.Source != registry.SourceSelfBuilt {
-			continue // a tool that arrived (Sync): saved in live
-		}
 		out = append(out, selfBuiltTool{
 			Name: t.Name, Description: t.Description, InputSchema: t.RawSchema,
 			Annotations: t.Annotations, SearchHints: t.SearchHints,
@@ -150,13 +148,13 @@ func RestoreSession(cfg Config, saved []byte, handlers map[string]registry.Handl
 	if st.Version == stateVersionEncoded && (st.Encoded == nil || len(st.Messages) > 0) {
 		return nil, fmt.Errorf("%w: version %d saves an encoded history and no messages", ErrState, stateVersionEncoded)
 	}
-	return restoreState(cfg, &st, handlers, nil)
+	return restoreState(context.Background(), cfg, &st, handlers, nil)
 }
 
 // restoreState creates a session from cfg and saved state. stored, when
 // not nil, is the history as a [Store] kept it, encoded for cfg.Provider:
 // it is adopted instead of st.Messages, which is then empty.
-func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, stored *storedHistory) (*Session, error) {
+func restoreState(ctx context.Context, cfg Config, st *state, handlers map[string]registry.Handler, stored *storedHistory) (*Session, error) {
 	view, err := restoredView(&cfg, st.View)
 	if err != nil {
 		return nil, wrapErr(ErrState, err, "")
@@ -193,7 +191,7 @@ func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, s
 		if err != nil {
 			return nil, wrapErr(ErrState, err, "")
 		}
-		if err := s.addSelfBuilt(&t); err != nil {
+		if err := s.addOwn(&t, originSelfBuilt); err != nil {
 			return nil, wrapErr(ErrState, err, "")
 		}
 	}
@@ -205,7 +203,7 @@ func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, s
 	if err := s.applyView(view, false); err != nil {
 		return nil, err
 	}
-	s.restoreLoaded(st.Loaded)
+	s.restoreLoaded(ctx, st.Loaded)
 	switch {
 	case st.Encoded != nil:
 		if err := s.restoreEncoded(st.Encoded); err != nil {

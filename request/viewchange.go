@@ -236,7 +236,7 @@ func namesLine(names []string) string {
 // checkViewNote validates a saved <view_changed> announcement: every name
 // a tool name, every list bounded by the session's tools.
 func (s *Session) checkViewNote(d *viewNoteState) error {
-	limit := len(s.cfg.Snapshot.Tools()) + len(s.selfBuilt) + 2
+	limit := len(s.cfg.Snapshot.Tools()) + len(s.tools.selfBuilt) + 2
 	for _, l := range [][]string{d.From, d.Withdrawn, d.Direct, d.Deferred} {
 		if len(l) > limit {
 			return fmt.Errorf("view note: %d names, the session has %d tools", len(l), limit)

@@ -213,15 +213,33 @@ func (s *Searcher) checkLanguages(queries []string) *registry.Result {
 }
 
 // Call answers one tool_search call. Errors are model-facing results; Call
-// never panics on any input and never returns a Go error.
+// never panics on any input and never returns a Go error. It is [Searcher.Load]
+// for a caller that keeps no loaded set.
 func (s *Searcher) Call(ctx context.Context, args json.RawMessage, sc Scope) registry.Result {
+	res, _ := s.Load(ctx, args, sc)
+	return res
+}
+
+// Load answers one tool_search call, as [Searcher.Call] does, and returns
+// the names whose full schemas the answer carries: what the call loaded.
+// It writes nothing of the caller's: the session that keeps the loaded set
+// adds them (issue 42: the set has one writer).
+func (s *Searcher) Load(ctx context.Context, args json.RawMessage, sc Scope) (registry.Result, []string) {
+	res, w := s.call(ctx, args, sc)
+	if w == nil {
+		return res, nil
+	}
+	return res, w.loaded
+}
+
+func (s *Searcher) call(ctx context.Context, args json.RawMessage, sc Scope) (registry.Result, *writer) {
 	a, bad := s.parseArgs(args)
 	if bad != nil {
-		return *bad
+		return *bad, nil
 	}
 	v, err := s.view(ctx, sc)
 	if err != nil {
-		return registry.Result{Text: "tool_search failed: " + err.Error() + ". Try again.", IsError: true}
+		return registry.Result{Text: "tool_search failed: " + err.Error() + ". Try again.", IsError: true}, nil
 	}
 	var exact, fuzzy []string
 	exact = a.names
@@ -233,20 +251,20 @@ func (s *Searcher) Call(ctx context.Context, args json.RawMessage, sc Scope) reg
 		fuzzy = append(fuzzy, q)
 	}
 	if len(a.queries) > 0 && len(exact) > s.opts.MaxNames {
-		return invalid("select: lists %d names; load at most %d per call.", len(exact), s.opts.MaxNames)
+		return invalid("select: lists %d names; load at most %d per call.", len(exact), s.opts.MaxNames), nil
 	}
 	if len(a.queries) > 0 && len(exact) == 0 && len(fuzzy) == 0 {
 		// "select:" with nothing after it: the word may have been meant
 		// literally, so it is searched as text before the call is refused.
 		hits, _, err := rank(ctx, v.index, a.queries, 1)
 		if err != nil || len(hits) == 0 {
-			return invalid("select: needs names after it, e.g. \"select:mcp__github__create_issue\".")
+			return invalid("select: needs names after it, e.g. \"select:mcp__github__create_issue\"."), nil
 		}
 		fuzzy = a.queries
 	}
 	if len(fuzzy) > 0 {
 		if r := s.checkLanguages(fuzzy); r != nil {
-			return *r
+			return *r, nil
 		}
 	}
 	limit := s.opts.MaxResults
@@ -256,7 +274,7 @@ func (s *Searcher) Call(ctx context.Context, args json.RawMessage, sc Scope) reg
 	w := &writer{s: s, sc: sc, cap: s.opts.ResponseCap}
 	if len(exact) > 0 {
 		if err := s.exact(ctx, w, v, exact, limit); err != nil {
-			return registry.Result{Text: "tool_search was interrupted: " + err.Error(), IsError: true}
+			return registry.Result{Text: "tool_search was interrupted: " + err.Error(), IsError: true}, nil
 		}
 	}
 	if len(fuzzy) > 0 {
@@ -264,10 +282,10 @@ func (s *Searcher) Call(ctx context.Context, args json.RawMessage, sc Scope) reg
 			w.b.WriteByte('\n')
 		}
 		if err := s.fuzzy(ctx, w, v, fuzzy, limit, "", !a.hasLimit); err != nil {
-			return registry.Result{Text: "tool_search was interrupted: " + err.Error(), IsError: true}
+			return registry.Result{Text: "tool_search was interrupted: " + err.Error(), IsError: true}, nil
 		}
 	}
-	return registry.Result{Text: strings.TrimRight(w.b.String(), "\n"), IsError: w.unsure && len(fuzzy) == 0}
+	return registry.Result{Text: strings.TrimRight(w.b.String(), "\n"), IsError: w.unsure && len(fuzzy) == 0}, w
 }
 
 // cutSelect recognises "select:A,B", the exact-load form Claude Code's
@@ -490,6 +508,15 @@ type writer struct {
 	// index firstMore on (for the evaluation's budget curve).
 	candidates []string
 	firstMore  int
+	// loaded are the names whose full schemas the answer carries, in the
+	// order written ([Searcher.Load]).
+	loaded []string
+}
+
+// isLoaded reports whether name's schema is loaded: before the call (the
+// scope's set) or earlier in this answer.
+func (w *writer) isLoaded(name string) bool {
+	return w.sc.Loaded != nil && w.sc.Loaded.Has(name) || slices.Contains(w.loaded, name)
 }
 
 // hits writes tools in their shapes (an exact load: no candidate list).
@@ -523,7 +550,7 @@ func (w *writer) answer(tools []*registry.Tool, shapes []Shape, more []*registry
 	}
 	for i, t := range tools {
 		shape := shapes[i]
-		if shape == ShapeFull && w.sc.Loaded != nil && w.sc.Loaded.Has(t.Name) {
+		if shape == ShapeFull && w.isLoaded(t.Name) {
 			already = append(already, t.Name)
 			continue
 		}
@@ -570,11 +597,7 @@ func (w *writer) answer(tools []*registry.Tool, shapes []Shape, more []*registry
 			w.b.WriteString(b)
 			w.b.WriteByte('\n')
 		}
-		for _, n := range loadedNow {
-			if w.sc.Loaded != nil {
-				w.sc.Loaded.Add(n)
-			}
-		}
+		w.loaded = append(w.loaded, loadedNow...)
 	}
 	for _, n := range already {
 		fmt.Fprintf(&w.b, "%s is already loaded (its schema is earlier in this conversation): call it with defer_execute.\n", n)

@@ -242,12 +242,11 @@ func (s *Searcher) answerFor(ctx context.Context, queries []string) (anAnswer, e
 	if err != nil {
 		return anAnswer{}, err
 	}
-	loaded := NewLoadedSet()
-	w := &writer{s: s, sc: Scope{Loaded: loaded}, cap: s.opts.ResponseCap}
+	w := &writer{s: s, cap: s.opts.ResponseCap}
 	if err := s.fuzzy(ctx, w, v, queries, s.opts.MaxResults, "", true); err != nil {
 		return anAnswer{}, err
 	}
-	return anAnswer{text: strings.TrimRight(w.b.String(), "\n"), loaded: loaded.Names(), listed: w.listed, abstained: w.abstained, notSure: w.notSure}, nil
+	return anAnswer{text: strings.TrimRight(w.b.String(), "\n"), loaded: slices.Sorted(slices.Values(w.loaded)), listed: w.listed, abstained: w.abstained, notSure: w.notSure}, nil
 }
 
 // evalRun is one query's search: its ranking, the schemas its answer
