@@ -204,6 +204,9 @@ func (s *Session) Declare(kind ChangeKind, detail string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.log.add(kind, detail, true)
+	if kind == ChangeCompaction || kind == ChangeHistoryEdit {
+		s.allowRewrite() // the send check takes the declared change
+	}
 	return nil
 }
 

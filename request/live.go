@@ -591,11 +591,5 @@ func compareStrings(a, b string) int {
 // tool, or a deferred one in a native mode. Its change cannot be shown
 // without moving the prefix. s.mu must be held.
 func (s *Session) inPrefix(name string) bool {
-	switch s.frozen.plan.State(name) {
-	case deferral.Resident:
-		return true
-	case deferral.Deferred:
-		return s.frozen.search.native()
-	}
-	return false
+	return s.frozen.carries(name)
 }

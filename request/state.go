@@ -32,7 +32,8 @@ type state struct {
 	Live      *liveState      `json:"live,omitempty"` // what Sync adopted (live_state.go)
 	// PreviousReply is the reply id the next request names for the
 	// provider's cache diagnosis (Config.Diagnostics); absent before.
-	PreviousReply string `json:"previous_reply_id,omitempty"`
+	PreviousReply string     `json:"previous_reply_id,omitempty"`
+	Sent          *sentState `json:"sent,omitempty"` // the digest chain of what was sent (sendcheck.go)
 }
 
 // encodedHistory is the history of a session that dropped its messages:
@@ -99,6 +100,12 @@ func (s *Session) saved() (state, error) {
 	}
 	st.SelfBuilt, st.Live = savedTools(s.tools.selfBuilt), s.savedLive()
 	st.PreviousReply = s.log.prevReply
+	c, err := chainOf(s.frozen.sent(), s.hist.buf)
+	if err != nil {
+		return state{}, wrapErr(ErrState, err, "")
+	}
+	st.Sent = &c.sentState
+	st.Sent.Provider = s.cfg.Provider
 	return st, nil
 }
 
@@ -156,7 +163,6 @@ func restoreState(ctx context.Context, cfg Config, st *state, handlers map[strin
 	if err != nil {
 		return nil, wrapErr(ErrState, err, "")
 	}
-	cfg.View = view
 	if st.Live != nil && st.Live.Frozen != nil {
 		snap, err := frozenSnapshot(cfg.Snapshot, st.Live.Frozen)
 		if err != nil {
@@ -196,7 +202,11 @@ func restoreState(ctx context.Context, cfg Config, st *state, handlers map[strin
 	if err := s.restoreLive(st.Live); err != nil {
 		return nil, fmt.Errorf("%w: live: %w", ErrState, err)
 	}
-	s.rebuildView()
+	// The prefix is the one the session froze on (Config.View) and kept
+	// through its view changes; the view is the restored one.
+	if err := s.applyView(view, false); err != nil {
+		return nil, err
+	}
 	s.restoreLoaded(ctx, st.Loaded)
 	switch {
 	case st.Encoded != nil:
@@ -217,6 +227,12 @@ func restoreState(ctx context.Context, cfg Config, st *state, handlers map[strin
 		return nil, wrapErr(ErrState, err, "")
 	}
 	if err := s.restorePreviousReply(st); err != nil {
+		return nil, wrapErr(ErrState, err, "")
+	}
+	if err := s.tellRestoredView(st.View, view); err != nil {
+		return nil, err
+	}
+	if err := s.checkRestored(st.Sent); err != nil {
 		return nil, wrapErr(ErrState, err, "")
 	}
 	if drop {

@@ -119,6 +119,9 @@ type deltaMeta struct {
 	Notes     *[]noteState    `json:"pending_announcements,omitempty"`
 	View      *viewState      `json:"view,omitempty"`
 	PrevReply *string         `json:"previous_reply_id,omitempty"`
+	// SentPrefix is the digest chain of the prefix sent (sendcheck.go),
+	// in the first record that holds one.
+	SentPrefix *[]string `json:"sent_prefix,omitempty"`
 }
 
 // recordPlace is where a record belongs: its conversation and the version
@@ -396,6 +399,12 @@ func (st *state) apply(dm *deltaMeta) {
 	}
 	if dm.PrevReply != nil {
 		st.PreviousReply = *dm.PrevReply
+	}
+	if dm.SentPrefix != nil {
+		if st.Sent == nil {
+			st.Sent = &sentState{}
+		}
+		st.Sent.Prefix, st.Sent.Provider = *dm.SentPrefix, dm.Encoding
 	}
 }
 
