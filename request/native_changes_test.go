@@ -1,0 +1,128 @@
+package request
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/toolshelf/toolshelf/registry"
+)
+
+// nativeWant is, per provider, the native form of the late server's
+// arrival (tool_addition with the definition inline; additional_tools)
+// and of its leaving ("" where the provider has no removal form).
+var nativeWant = map[Provider]struct{ added, left string }{
+	Anthropic: {
+		added: `{"role":"system","content":[{"type":"tool_addition","tool":{"type":"tool_definition","definition":{"name":"mcp__late__sum","description":"Add two numbers and return their sum.","input_schema":{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"]}}}`,
+		left:  `{"role":"system","content":[{"type":"tool_removal","tool":{"type":"tool_reference","name":"mcp__late__sum"}`,
+	},
+	OpenAIResponses: {
+		added: `{"type":"additional_tools","role":"developer","tools":[{"type":"function","name":"mcp__late__sum","description":"Add two numbers and return their sum.","parameters":{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"]},"strict":false}]}`,
+	},
+}
+
+// TestNativeToolChanges: with Config.NativeToolChanges, a late server's
+// tool is added in the provider's native form at the end of the
+// conversation (besides the announcement) and called directly by its
+// name — validated, its rules and hooks applied as through defer_execute;
+// the body passes the rule book, extends the one before it, survives a
+// restore byte for byte, and the tool's leaving is a native removal on
+// Anthropic. The betas are reported.
+func TestNativeToolChanges(t *testing.T) {
+	for p, want := range nativeWant {
+		t.Run(string(p), func(t *testing.T) {
+			reg := liveRegistry(t)
+			start := reg.Snapshot()
+			f := newLiveFixture(t, reg, p, func(c *Config) { c.NativeToolChanges = true })
+			b1 := f.turn(t, userMsg("add 2 and 3"))
+			assert.NotContains(t, b1, "tool_addition")
+			assert.NotContains(t, b1, "additional_tools")
+
+			require.NoError(t, reg.ReplaceGroup(registry.Group{Name: "late"}, []registry.Tool{
+				mcpTool("sum", "Add two numbers and return their sum.", sumSchema),
+				mcpTool("forbidden", "A tool the harness denies.", echoSchema),
+			}))
+			_, err := f.s.Sync(context.Background(), reg.Snapshot())
+			require.NoError(t, err)
+			b2 := f.turn(t, Message{Role: RoleAssistant, Text: "Waiting for the server."}, userMsg("try again"))
+			assert.Contains(t, b2, want.added, "the arrival in native form")
+			assert.Contains(t, b2, "<new_deferred_tool>", "the announcement stays")
+			assert.NotContains(t, b2, "mcp__late__forbidden", "a denied tool is neither adopted nor added")
+			checkRules(t, p, []byte(b2))
+			assertStablePrefix(t, []byte(b1), []byte(b2))
+
+			// Called directly, governed as through defer_execute.
+			r := f.s.Call(context.Background(), "mcp__late__sum", json.RawMessage(`{"a":"two","b":3}`))
+			assert.True(t, r.IsError)
+			assert.Contains(t, r.Text, "/a", "validated against the arrived schema")
+			r = f.s.Call(context.Background(), "mcp__late__sum", json.RawMessage(`{"a":2,"b":3}`))
+			require.False(t, r.IsError, r.Text)
+			assert.Equal(t, `sum ran with {"a":2,"b":3}`, r.Text)
+			assert.Equal(t, []string{"mcp__late__sum"}, f.hooked, "hooks see the direct call (the invalid one was refused before them)")
+			sum := r.Text
+			r = f.s.Call(context.Background(), "mcp__late__forbidden", json.RawMessage(`{"text":"x"}`))
+			assert.True(t, r.IsError, "the deny rule holds")
+
+			call := Message{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "call_1", Name: "mcp__late__sum", Arguments: json.RawMessage(`{"a":2,"b":3}`)}}}
+			b3 := f.turn(t, call, Message{Role: RoleTool, CallID: "call_1", Text: sum})
+			assertStablePrefix(t, []byte(b2), []byte(b3))
+			checkRules(t, p, []byte(b3))
+
+			// A restored replica sends the same bytes.
+			saved, err := f.s.MarshalState()
+			require.NoError(t, err)
+			cfg := f.s.cfg
+			r2, err := RestoreSession(cfg, saved, nil)
+			require.NoError(t, err)
+			_, err = r2.Sync(context.Background(), reg.Snapshot())
+			require.NoError(t, err)
+			next := Message{Role: RoleAssistant, Text: "5"}
+			a, err := f.s.BuildRequest(Turn{Messages: []Message{next, userMsg("thanks")}})
+			require.NoError(t, err)
+			b, err := r2.BuildRequest(Turn{Messages: []Message{next, userMsg("thanks")}})
+			require.NoError(t, err)
+			assert.Equal(t, string(a), string(b), "the restored session sends the same bytes")
+
+			// The server leaves: a native removal where the provider has one.
+			_, err = f.s.Sync(context.Background(), start)
+			require.NoError(t, err)
+			b5 := f.turn(t, Message{Role: RoleAssistant, Text: "ok"}, userMsg("again"))
+			if want.left != "" {
+				assert.Contains(t, b5, want.left)
+			}
+			checkRules(t, p, []byte(b5))
+			r = f.s.Call(context.Background(), "mcp__late__sum", json.RawMessage(`{"a":2,"b":3}`))
+			assert.True(t, r.IsError, "a removed tool is refused")
+		})
+	}
+}
+
+// TestNativeToolChangesOff: without the option, and on the providers
+// without a native form, the bodies carry no native change, a direct call
+// of an arrived tool is answered with its schema first (the defer path),
+// and no beta is reported.
+func TestNativeToolChangesOff(t *testing.T) {
+	for _, p := range providers {
+		for _, on := range []bool{false, true} {
+			reg := liveRegistry(t)
+			f := newLiveFixture(t, reg, p, func(c *Config) { c.NativeToolChanges = on })
+			f.turn(t, userMsg("add 2 and 3"))
+			require.NoError(t, reg.ReplaceGroup(registry.Group{Name: "late"}, []registry.Tool{mcpTool("sum", "Add two numbers and return their sum.", sumSchema)}))
+			_, err := f.s.Sync(context.Background(), reg.Snapshot())
+			require.NoError(t, err)
+			body := f.turn(t, Message{Role: RoleAssistant, Text: "Waiting."}, userMsg("try again"))
+			native := on && (p == Anthropic || p == OpenAIResponses)
+			assert.Equal(t, native, strings.Contains(body, "tool_addition") || strings.Contains(body, "additional_tools"), "%s on=%v", p, on)
+			r := f.s.Call(context.Background(), "mcp__late__sum", json.RawMessage(`{"a":2,"b":3}`))
+			assert.Equal(t, !native, r.IsError, "%s on=%v: %s", p, on, r.Text)
+			wantBetas := 0
+			if on && p == Anthropic {
+				wantBetas = 2
+			}
+			assert.Len(t, f.s.NativeBetas(), wantBetas)
+		}
+	}
+}
