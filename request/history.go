@@ -15,9 +15,12 @@ import (
 // form kept for saving and restoring the session.
 type history struct {
 	provider Provider
-	enc      encoder   // provider's
-	buf      []byte    // encoded messages (or input items)
-	entries  []Message // the neutral form of what buf holds, unless dropped
+	enc      encoder // provider's
+	// userNative: a user message may carry native parts, a live-set
+	// change (Config.NativeToolChanges on a provider with a native form).
+	userNative bool
+	buf        []byte    // encoded messages (or input items)
+	entries    []Message // the neutral form of what buf holds, unless dropped
 	// stored are JSON arrays of the first nStored messages, as a [Store]
 	// kept them, decoded on first need (see all); entries follow them.
 	stored  [][]byte
@@ -83,8 +86,8 @@ func (h *history) check(msgs []Message) error {
 // with the calls of pending still unanswered.
 func (h *history) checkUser(m *Message, last Role, at int, pending []string) error {
 	if len(m.Native) > 0 {
-		if h.enc.traits().changes == nil {
-			return fmt.Errorf("%w: messages[%d]: native parts belong to assistant messages", ErrInvalidMessage, at)
+		if !h.userNative {
+			return fmt.Errorf("%w: messages[%d]: native parts belong to assistant messages (on a user message only with Config.NativeToolChanges on Anthropic and OpenAI Responses)", ErrInvalidMessage, at)
 		}
 		if err := h.checkNative(m.Native); err != nil {
 			return fmt.Errorf("%w: messages[%d].native%v", ErrInvalidMessage, at, err)

@@ -110,7 +110,7 @@ func NewSession(cfg Config) (*Session, error) {
 		tools:  newToolState(),
 		view:   cfg.View,
 		frozen: f,
-		hist:   history{provider: cfg.Provider, enc: enc},
+		hist:   history{provider: cfg.Provider, enc: enc, userNative: cfg.NativeToolChanges && enc.traits().changes != nil},
 	}
 	s.deny = denial(&s.cfg)
 	if cfg.Dispatcher != nil {
