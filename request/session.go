@@ -297,6 +297,9 @@ func (s *Session) build(dst []byte, turn Turn, alloc bool) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
+	if err := s.hist.checkTurnStart(msgs); err != nil {
+		return dst, err
+	}
 	if err := s.hist.check(msgs); err != nil {
 		return dst, err
 	}
