@@ -101,6 +101,10 @@ type Annotations struct {
 	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
 }
 
+// Hint returns a pointer to b, for a hint of [Annotations] written in code:
+// Annotations{ReadOnlyHint: registry.Hint(true)}. A nil hint is "not said".
+func Hint(b bool) *bool { return &b }
+
 // Result is what a [Handler] returns to the model.
 type Result struct {
 	// Text is the content the model reads.

@@ -32,15 +32,15 @@ type StartError struct {
 	// Status is how the process ended, as os.ProcessState says it ("exit
 	// status 1", "signal: killed"); empty while it runs.
 	Status string
-	// Stderr is the last [StderrTail] bytes of the server's stderr.
+	// Stderr is the last 4 KiB of the server's stderr.
 	Stderr string
 	// Err is the client's error.
 	Err error
 }
 
-// StderrTail is how many of a stdio server's last stderr bytes a
+// stderrTail is how many of a stdio server's last stderr bytes a
 // [StartError] keeps.
-const StderrTail = 4 << 10
+const stderrTail = 4 << 10
 
 // maxQuoted bounds the stderr a StartError quotes in its message, in runes.
 const maxQuoted = 300
@@ -127,7 +127,7 @@ type stdioProcess struct {
 func newStdioProcess(s *Server) *stdioProcess {
 	p := &stdioProcess{
 		cmd:    exec.Command(s.Command[0], s.Command[1:]...),
-		stderr: &tail{max: StderrTail},
+		stderr: &tail{max: stderrTail},
 		exited: make(chan struct{}),
 	}
 	p.cmd.Env = append(os.Environ(), s.Env...)

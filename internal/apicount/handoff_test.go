@@ -127,7 +127,7 @@ func TestScanUsersClassifies(t *testing.T) {
 // adapters (36), rule warnings, a scripted provider server and a
 // self-rendering account (37): 366, each justified in docs/api.md. The
 // ceiling is a tripwire for growth nobody justified, not a target.
-const maxPublic = 370
+const maxPublic = 380
 
 // TestPublicCount keeps the public surface at or under maxPublic, counted as
 // go run ./internal/apicount counts it.
