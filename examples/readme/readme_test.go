@@ -193,3 +193,20 @@ func TestReadmeMatches(t *testing.T) {
 	start, end := codeBlock(t, string(readme), "## The loop", "```go")
 	assert.Equal(t, want.String(), string(readme[start:end]), "README.md's ## The loop differs from newChat in examples/readme/readme_test.go")
 }
+
+// TestKeylessServerNamed: a newcomer without an API key finds the scripted
+// provider server where they look first — the README's loop and the
+// quickstart's page — not only in a paragraph on the SDK bridges; and the
+// name they find exists (server_test.go runs the loop against it).
+func TestKeylessServerNamed(t *testing.T) {
+	for _, path := range []string{filepath.Join("..", "..", "README.md"), filepath.Join("..", "..", "docs", "quickstart.md")} {
+		doc, err := os.ReadFile(path)
+		require.NoError(t, err)
+		assert.Contains(t, string(doc), "`replytest.NewServer", path)
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	require.NoError(t, err)
+	loop := string(readme[strings.Index(string(readme), "\n## The loop\n"):])
+	loop = loop[:strings.Index(loop, "```go")]
+	assert.Contains(t, loop, "replytest.NewServer", "named next to the loop")
+}
