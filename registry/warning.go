@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/toolshelf/toolshelf/internal/schemacheck"
+	"github.com/toolshelf/toolshelf/internal/engine/schemacheck"
 )
 
 // A Warning is one part of a tool's input schema that the dispatcher does

@@ -9,11 +9,11 @@ import (
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
-	"github.com/toolshelf/toolshelf/internal/jsonx"
-	"github.com/toolshelf/toolshelf/internal/render"
-	"github.com/toolshelf/toolshelf/internal/tagsafe"
-	"github.com/toolshelf/toolshelf/internal/toolsearch"
+	"github.com/toolshelf/toolshelf/internal/engine/jsonx"
+	"github.com/toolshelf/toolshelf/internal/engine/tagsafe"
+	"github.com/toolshelf/toolshelf/internal/engine/toolsearch"
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/render"
 )
 
 // clientSearchHead and clientSearchRules make tool_search's description in
@@ -51,7 +51,7 @@ func (f *frozenPrefix) clientTools(cfg *Config, vars render.Vars, caps bool) err
 	if caps {
 		tmpl = clientSearchHead + "in the system instructions" + rules
 	}
-	d, err := render.Render(registry.ToolSearchName, tmpl, render.Vars{Static: vars.Static, Session: session})
+	d, err := render.Description(&registry.Tool{Name: registry.ToolSearchName, Description: tmpl, Template: true}, render.Vars{Static: vars.Static, Session: session})
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,7 @@
 package request
 
 import (
-	"github.com/toolshelf/toolshelf/internal/toolsearch"
+	"github.com/toolshelf/toolshelf/internal/engine/toolsearch"
 )
 
 // Test-only access to what is not request's API.

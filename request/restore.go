@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
-	"github.com/toolshelf/toolshelf/internal/visibility"
+	"github.com/toolshelf/toolshelf/internal/engine/visibility"
 	"github.com/toolshelf/toolshelf/registry"
 )
 

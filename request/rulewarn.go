@@ -6,9 +6,8 @@ import (
 	"strings"
 
 	"github.com/toolshelf/toolshelf/execute"
-	"github.com/toolshelf/toolshelf/internal/regview"
-	"github.com/toolshelf/toolshelf/internal/rulecheck"
-	"github.com/toolshelf/toolshelf/internal/toolname"
+	"github.com/toolshelf/toolshelf/internal/engine/rulecheck"
+	"github.com/toolshelf/toolshelf/internal/engine/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -123,7 +122,7 @@ func ruleNames(snap *registry.Snapshot) []string {
 	names := make([]string, 0, len(tools)+2)
 	for _, t := range tools {
 		names = append(names, t.Name)
-		if regview.Aliased(t) {
+		if t.Aliased() {
 			names = append(names, toolname.MCPPrefix+t.Group+"__"+t.OriginalName)
 		}
 	}

@@ -5,8 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/toolshelf/toolshelf/internal/errs"
-	"github.com/toolshelf/toolshelf/internal/jsonx"
+	"github.com/toolshelf/toolshelf/internal/engine/jsonx"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -79,7 +78,7 @@ func (s *Session) MarshalState() ([]byte, error) {
 func (s *Session) saved() (state, error) {
 	msgs, err := s.hist.all()
 	if err != nil {
-		return state{}, errs.Wrap(ErrState, err, "")
+		return state{}, wrapErr(ErrState, err, "")
 	}
 	st := state{
 		Version:  stateVersion,
@@ -153,7 +152,7 @@ func RestoreSession(cfg Config, saved []byte, handlers map[string]registry.Handl
 func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, stored *storedHistory) (*Session, error) {
 	view, err := restoredView(&cfg, st.View)
 	if err != nil {
-		return nil, errs.Wrap(ErrState, err, "")
+		return nil, wrapErr(ErrState, err, "")
 	}
 	cfg.View = view
 	if st.Live != nil && st.Live.Frozen != nil {
@@ -186,10 +185,10 @@ func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, s
 			Annotations: sb.Annotations, SearchHints: sb.SearchHints, Handler: handlers[sb.Name],
 		})
 		if err != nil {
-			return nil, errs.Wrap(ErrState, err, "")
+			return nil, wrapErr(ErrState, err, "")
 		}
 		if err := s.addSelfBuilt(&t); err != nil {
-			return nil, errs.Wrap(ErrState, err, "")
+			return nil, wrapErr(ErrState, err, "")
 		}
 	}
 	if err := s.restoreLive(st.Live); err != nil {
@@ -204,16 +203,16 @@ func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, s
 		}
 	case stored != nil:
 		if err := s.hist.adopt(stored); err != nil {
-			return nil, errs.Wrap(ErrState, err, "")
+			return nil, wrapErr(ErrState, err, "")
 		}
 	default:
 		if err := s.hist.check(st.Messages); err != nil {
-			return nil, errs.Wrap(ErrState, err, "")
+			return nil, wrapErr(ErrState, err, "")
 		}
 		s.hist.add(st.Messages)
 	}
 	if err := s.restoreNotes(st.Notes); err != nil {
-		return nil, errs.Wrap(ErrState, err, "")
+		return nil, wrapErr(ErrState, err, "")
 	}
 	if drop {
 		s.dropMessages()

@@ -5,8 +5,7 @@ import (
 	"strings"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
-	"github.com/toolshelf/toolshelf/internal/regview"
-	"github.com/toolshelf/toolshelf/internal/visibility"
+	"github.com/toolshelf/toolshelf/internal/engine/visibility"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -101,7 +100,7 @@ func (s *Session) decide(t *registry.Tool, o origin, snap *registry.Snapshot) st
 			return standingHidden
 		}
 	case originArrived, originRestored:
-		if visibility.Tier(s.view.Tier, s.view.Elevated) != registry.TierFull && regview.EffectiveTier(t, regview.GroupOf(snap, t)) == registry.TierFull {
+		if visibility.Tier(s.view.Tier, s.view.Elevated) != registry.TierFull && snap.TierOf(t) == registry.TierFull {
 			return standingHidden
 		}
 	}

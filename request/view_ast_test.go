@@ -102,7 +102,7 @@ func TestEveryPathReadsTheView(t *testing.T) {
 	// only for an error's wording once decide said "denied").
 	for name, fn := range funcs {
 		u := uses(fn)
-		for _, ingredient := range []string{"visibility.Allows", "regview.EffectiveTier", "denied"} {
+		for _, ingredient := range []string{"visibility.Allows", "TierOf", "denied"} {
 			if u[ingredient] && name != "Session.decide" && name != "Session.denied" {
 				t.Errorf("%s reads %s: only Session.decide decides what the model may see", name, ingredient)
 			}

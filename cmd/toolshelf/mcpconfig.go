@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolshelf/toolshelf/internal/jsonx"
+	"github.com/toolshelf/toolshelf/internal/engine/jsonx"
 	"github.com/toolshelf/toolshelf/registry"
 )
 

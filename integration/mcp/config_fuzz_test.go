@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/toolshelf/toolshelf/internal/jsonx"
+	"github.com/toolshelf/toolshelf/internal/engine/jsonx"
 )
 
 // FuzzParseConfig: whatever the bytes, ParseConfig returns servers or an
@@ -70,7 +70,7 @@ func FuzzParseConfig(f *testing.F) {
 }
 
 // dupFree reports whether every object of data has distinct keys: the
-// members internal/jsonx's scanner walks, against the entries
+// members internal/engine/jsonx's scanner walks, against the entries
 // encoding/json's maps keep (a duplicate, however spelled, is one entry).
 // It is nil when data is not JSON.
 func dupFree(data []byte) *bool {

@@ -17,9 +17,9 @@ import (
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
-	"github.com/toolshelf/toolshelf/internal/longtest"
-	"github.com/toolshelf/toolshelf/internal/toolname"
-	"github.com/toolshelf/toolshelf/internal/toolsearch"
+	"github.com/toolshelf/toolshelf/internal/engine/toolname"
+	"github.com/toolshelf/toolshelf/internal/engine/toolsearch"
+	"github.com/toolshelf/toolshelf/internal/testkit/longtest"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -27,7 +27,7 @@ import (
 const serversDir = "../../testdata/mcp-servers"
 
 // npmServer returns the argv that starts an installed npm MCP server over
-// stdio: a long run (see internal/longtest), skipped without TOOLSHELF_LONG=1.
+// stdio: a long run (see internal/testkit/longtest), skipped without TOOLSHELF_LONG=1.
 func npmServer(t *testing.T, bin string, args ...string) []string {
 	t.Helper()
 	return longtest.NPMServer(t, serversDir, bin, args...)
