@@ -275,6 +275,15 @@ func announce(t *registry.Tool) string {
 // re-encoded. On error nothing changes. To retry a request that failed in
 // transit, resend the returned body: calling BuildRequest again with the
 // same turn would add its messages a second time.
+//
+// A turn that opens with the user's text right after tool results is
+// refused ([ErrInvalidMessage]): the model's reply to those results — its
+// answer, when it made no calls — is missing, the sign of a loop that
+// returned on the answer without keeping it. Every provider would take
+// the body (Anthropic and Gemini merge the text into the results'
+// message), so it is an error rather than a warning nobody reads; a user
+// message in the results' own turn (the user spoke while the tools ran)
+// is accepted.
 func (s *Session) BuildRequest(turn Turn) ([]byte, error) {
 	return s.build(nil, turn, true)
 }
