@@ -19,7 +19,10 @@ import (
 // "searched" reports the queries and the names the search loaded.
 // Like [Dispatcher.callTool] it never panics and answers every failure with a
 // model-facing error result.
-func (d *Dispatcher) search(ctx context.Context, s Session, args json.RawMessage, run SearchFunc) (res registry.Result) {
+//
+// reason is empty for the model's call, and names the session's own loads
+// otherwise ([Dispatcher.Load]): the event's Detail starts with it.
+func (d *Dispatcher) search(ctx context.Context, s Session, args json.RawMessage, run SearchFunc, reason string) (res registry.Result) {
 	name := registry.ToolSearchName
 	c := &call{s: s, target: name, id: clip(callID(ctx), 200)}
 	ctx = d.begin(ctx, s, name, c.id)
@@ -48,11 +51,15 @@ func (d *Dispatcher) search(ctx context.Context, s Session, args json.RawMessage
 		}
 	}
 	res, loaded := run(ctx, cl.Params)
+	detail := fmt.Sprintf("is_error=%t bytes=%d", res.IsError, len(res.Text))
+	if reason != "" {
+		detail = reason + " " + detail
+	}
 	d.report(ctx, c, Event{
 		Kind:    EventSearched,
 		Queries: searchQueries(cl.Params),
 		Loaded:  slices.Sorted(slices.Values(loaded)),
-		Detail:  fmt.Sprintf("is_error=%t bytes=%d", res.IsError, len(res.Text)),
+		Detail:  detail,
 	})
 	for _, h := range hooks {
 		if h.After != nil {

@@ -69,8 +69,8 @@ func (s *Session) RuleWarnings() []RuleWarning {
 }
 
 // unmatchedRules finds the rules of cfg that select no tool of its snapshot
-// and reports each to the dispatcher.
-func unmatchedRules(cfg *Config) []RuleWarning {
+// and reports each to obs, the harness's Observer (nil: none).
+func unmatchedRules(cfg *Config, obs execute.Observer) []RuleWarning {
 	var rules []rulecheck.Rule
 	d := cfg.Dispatcher
 	if d != nil {
@@ -106,8 +106,8 @@ func unmatchedRules(cfg *Config) []RuleWarning {
 	out := make([]RuleWarning, len(found))
 	for i, f := range found {
 		out[i] = RuleWarning{Rule: f.Rule.Text, Source: f.Rule.Source, DidYouMean: f.Suggestions}
-		if d != nil && d.Options().Observer != nil {
-			d.Options().Observer.Event(context.Background(), execute.Event{Kind: execute.EventRuleUnmatched, Session: cfg.ID, Rule: f.Rule.Text, Detail: out[i].String()})
+		if obs != nil {
+			obs.Event(context.Background(), execute.Event{Kind: execute.EventRuleUnmatched, Session: cfg.ID, Rule: f.Rule.Text, Detail: out[i].String()})
 		}
 	}
 	return out

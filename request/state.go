@@ -1,6 +1,7 @@
 package request
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -83,7 +84,7 @@ func (s *Session) saved() (state, error) {
 	st := state{
 		Version:  stateVersion,
 		View:     viewOf(s.view),
-		Loaded:   s.loaded.Names(),
+		Loaded:   s.tools.loadedNames(),
 		Messages: msgs,
 	}
 	if s.hist.dropped {
@@ -93,7 +94,7 @@ func (s *Session) saved() (state, error) {
 	if len(s.notes) > 0 {
 		st.Notes = notesData(s.notes)
 	}
-	st.SelfBuilt, st.Live = savedTools(s.selfBuilt), s.savedLive()
+	st.SelfBuilt, st.Live = savedTools(s.tools.selfBuilt), s.savedLive()
 	return st, nil
 }
 
@@ -101,9 +102,6 @@ func (s *Session) saved() (state, error) {
 func savedTools(ts []*registry.Tool) []selfBuiltTool {
 	var out []selfBuiltTool
 	for _, t := range ts {
-		if t.Source != registry.SourceSelfBuilt {
-			continue // a tool that arrived (Sync): saved in live
-		}
 		out = append(out, selfBuiltTool{
 			Name: t.Name, Description: t.Description, InputSchema: t.RawSchema,
 			Annotations: t.Annotations, SearchHints: t.SearchHints,
@@ -143,13 +141,13 @@ func RestoreSession(cfg Config, saved []byte, handlers map[string]registry.Handl
 	if st.Version == stateVersionEncoded && (st.Encoded == nil || len(st.Messages) > 0) {
 		return nil, fmt.Errorf("%w: version %d saves an encoded history and no messages", ErrState, stateVersionEncoded)
 	}
-	return restoreState(cfg, &st, handlers, nil)
+	return restoreState(context.Background(), cfg, &st, handlers, nil)
 }
 
 // restoreState creates a session from cfg and saved state. stored, when
 // not nil, is the history as a [Store] kept it, encoded for cfg.Provider:
 // it is adopted instead of st.Messages, which is then empty.
-func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, stored *storedHistory) (*Session, error) {
+func restoreState(ctx context.Context, cfg Config, st *state, handlers map[string]registry.Handler, stored *storedHistory) (*Session, error) {
 	view, err := restoredView(&cfg, st.View)
 	if err != nil {
 		return nil, wrapErr(ErrState, err, "")
@@ -187,7 +185,7 @@ func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, s
 		if err != nil {
 			return nil, wrapErr(ErrState, err, "")
 		}
-		if err := s.addSelfBuilt(&t); err != nil {
+		if err := s.addOwn(&t, originSelfBuilt); err != nil {
 			return nil, wrapErr(ErrState, err, "")
 		}
 	}
@@ -195,7 +193,7 @@ func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, s
 		return nil, fmt.Errorf("%w: live: %w", ErrState, err)
 	}
 	s.rebuildView()
-	s.restoreLoaded(st.Loaded)
+	s.restoreLoaded(ctx, st.Loaded)
 	switch {
 	case st.Encoded != nil:
 		if err := s.restoreEncoded(st.Encoded); err != nil {

@@ -2,6 +2,7 @@ package toolsearch
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/internal/engine/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/search"
 )
@@ -213,15 +215,33 @@ func (s *Searcher) checkLanguages(queries []string) *registry.Result {
 }
 
 // Call answers one tool_search call. Errors are model-facing results; Call
-// never panics on any input and never returns a Go error.
+// never panics on any input and never returns a Go error. It is [Searcher.Load]
+// for a caller that keeps no loaded set.
 func (s *Searcher) Call(ctx context.Context, args json.RawMessage, sc Scope) registry.Result {
+	res, _ := s.Load(ctx, args, sc)
+	return res
+}
+
+// Load answers one tool_search call, as [Searcher.Call] does, and returns
+// the names whose full schemas the answer carries: what the call loaded.
+// It writes nothing of the caller's: the session that keeps the loaded set
+// adds them (issue 42: the set has one writer).
+func (s *Searcher) Load(ctx context.Context, args json.RawMessage, sc Scope) (registry.Result, []string) {
+	res, w := s.call(ctx, args, sc)
+	if w == nil {
+		return res, nil
+	}
+	return res, w.loaded
+}
+
+func (s *Searcher) call(ctx context.Context, args json.RawMessage, sc Scope) (registry.Result, *writer) {
 	a, bad := s.parseArgs(args)
 	if bad != nil {
-		return *bad
+		return *bad, nil
 	}
 	v, err := s.view(ctx, sc)
 	if err != nil {
-		return registry.Result{Text: "tool_search failed: " + err.Error() + ". Try again.", IsError: true}
+		return registry.Result{Text: "tool_search failed: " + err.Error() + ". Try again.", IsError: true}, nil
 	}
 	var exact, fuzzy []string
 	exact = a.names
@@ -233,20 +253,20 @@ func (s *Searcher) Call(ctx context.Context, args json.RawMessage, sc Scope) reg
 		fuzzy = append(fuzzy, q)
 	}
 	if len(a.queries) > 0 && len(exact) > s.opts.MaxNames {
-		return invalid("select: lists %d names; load at most %d per call.", len(exact), s.opts.MaxNames)
+		return invalid("select: lists %d names; load at most %d per call.", len(exact), s.opts.MaxNames), nil
 	}
 	if len(a.queries) > 0 && len(exact) == 0 && len(fuzzy) == 0 {
 		// "select:" with nothing after it: the word may have been meant
 		// literally, so it is searched as text before the call is refused.
 		hits, _, err := rank(ctx, v.index, a.queries, 1)
 		if err != nil || len(hits) == 0 {
-			return invalid("select: needs names after it, e.g. \"select:mcp__github__create_issue\".")
+			return invalid("select: needs names after it, e.g. \"select:mcp__github__create_issue\"."), nil
 		}
 		fuzzy = a.queries
 	}
 	if len(fuzzy) > 0 {
 		if r := s.checkLanguages(fuzzy); r != nil {
-			return *r
+			return *r, nil
 		}
 	}
 	limit := s.opts.MaxResults
@@ -256,7 +276,7 @@ func (s *Searcher) Call(ctx context.Context, args json.RawMessage, sc Scope) reg
 	w := &writer{s: s, sc: sc, cap: s.opts.ResponseCap}
 	if len(exact) > 0 {
 		if err := s.exact(ctx, w, v, exact, limit); err != nil {
-			return registry.Result{Text: "tool_search was interrupted: " + err.Error(), IsError: true}
+			return registry.Result{Text: "tool_search was interrupted: " + err.Error(), IsError: true}, nil
 		}
 	}
 	if len(fuzzy) > 0 {
@@ -264,10 +284,10 @@ func (s *Searcher) Call(ctx context.Context, args json.RawMessage, sc Scope) reg
 			w.b.WriteByte('\n')
 		}
 		if err := s.fuzzy(ctx, w, v, fuzzy, limit, "", !a.hasLimit); err != nil {
-			return registry.Result{Text: "tool_search was interrupted: " + err.Error(), IsError: true}
+			return registry.Result{Text: "tool_search was interrupted: " + err.Error(), IsError: true}, nil
 		}
 	}
-	return registry.Result{Text: strings.TrimRight(w.b.String(), "\n"), IsError: w.unsure && len(fuzzy) == 0}
+	return registry.Result{Text: strings.TrimRight(w.b.String(), "\n"), IsError: w.unsure && len(fuzzy) == 0}, w
 }
 
 // cutSelect recognises "select:A,B", the exact-load form Claude Code's
@@ -416,6 +436,7 @@ func (s *Searcher) fuzzy(ctx context.Context, w *writer, v view, queries []strin
 		// the floor. Nothing is loaded; the candidates are listed, and the
 		// model picks one by name or searches again.
 		w.notSure = true
+		tools = closestServerFirst(kept, tools)
 		for i := range shapes {
 			shapes[i] = ShapeShort
 		}
@@ -445,6 +466,49 @@ func (s *Searcher) fuzzy(ctx context.Context, w *writer, v view, queries []strin
 		fmt.Fprintf(&w.b, "Near twins, told apart by: %s.\n", strings.Join(twins, "; "))
 	}
 	return nil
+}
+
+// closestServerFirst orders the candidates of a search that is not sure
+// by server: the tools of the server with the most evidence for the query
+// ([search.Fit.Group], its best tool's) first, each server's tools in
+// ranking order; servers tie by their best tool's rank. A tool without a
+// server is a server of its own.
+func closestServerFirst(hits []search.Hit, tools []*registry.Tool) []*registry.Tool {
+	type server struct {
+		name  string
+		best  float64
+		first int
+	}
+	var servers []server
+	key := make([]string, len(tools))
+	for i, t := range tools {
+		k, _, ok := toolname.SplitMCP(t.Name)
+		if !ok {
+			k = "\x00" + t.Name
+		}
+		key[i] = k
+		j := slices.IndexFunc(servers, func(s server) bool { return s.name == k })
+		if j < 0 {
+			servers = append(servers, server{k, hits[i].Fit.Group, i})
+			continue
+		}
+		servers[j].best = max(servers[j].best, hits[i].Fit.Group)
+	}
+	slices.SortStableFunc(servers, func(a, b server) int {
+		if a.best != b.best {
+			return cmp.Compare(b.best, a.best)
+		}
+		return a.first - b.first
+	})
+	out := make([]*registry.Tool, 0, len(tools))
+	for _, sv := range servers {
+		for i, t := range tools {
+			if key[i] == sv.name {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
 }
 
 // abstain writes the one line of a search that found no credible match:
@@ -490,6 +554,15 @@ type writer struct {
 	// index firstMore on (for the evaluation's budget curve).
 	candidates []string
 	firstMore  int
+	// loaded are the names whose full schemas the answer carries, in the
+	// order written ([Searcher.Load]).
+	loaded []string
+}
+
+// isLoaded reports whether name's schema is loaded: before the call (the
+// scope's set) or earlier in this answer.
+func (w *writer) isLoaded(name string) bool {
+	return w.sc.Loaded != nil && w.sc.Loaded.Has(name) || slices.Contains(w.loaded, name)
 }
 
 // hits writes tools in their shapes (an exact load: no candidate list).
@@ -523,7 +596,7 @@ func (w *writer) answer(tools []*registry.Tool, shapes []Shape, more []*registry
 	}
 	for i, t := range tools {
 		shape := shapes[i]
-		if shape == ShapeFull && w.sc.Loaded != nil && w.sc.Loaded.Has(t.Name) {
+		if shape == ShapeFull && w.isLoaded(t.Name) {
 			already = append(already, t.Name)
 			continue
 		}
@@ -570,11 +643,7 @@ func (w *writer) answer(tools []*registry.Tool, shapes []Shape, more []*registry
 			w.b.WriteString(b)
 			w.b.WriteByte('\n')
 		}
-		for _, n := range loadedNow {
-			if w.sc.Loaded != nil {
-				w.sc.Loaded.Add(n)
-			}
-		}
+		w.loaded = append(w.loaded, loadedNow...)
 	}
 	for _, n := range already {
 		fmt.Fprintf(&w.b, "%s is already loaded (its schema is earlier in this conversation): call it with defer_execute.\n", n)

@@ -21,7 +21,14 @@ import (
 func call(t *testing.T, s *Searcher, args string, sc Scope) registry.Result {
 	t.Helper()
 	var r registry.Result
-	require.NotPanics(t, func() { r = s.Call(context.Background(), []byte(args), sc) })
+	var loaded []string
+	require.NotPanics(t, func() { r, loaded = s.Load(context.Background(), []byte(args), sc) })
+	if set, ok := sc.Loaded.(*LoadedSet); ok {
+		// The test keeps the loaded set, as a session does.
+		for _, n := range loaded {
+			set.Add(n)
+		}
+	}
 	return r
 }
 

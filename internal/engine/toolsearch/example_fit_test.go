@@ -24,7 +24,11 @@ func ExampleSearcher_Call_nothingFits() {
 	plan, _ := (&deferral.Policy{Default: deferral.DefaultDefer}).Plan(reg.Snapshot(), deferral.View{})
 	s, _ := toolsearch.New(plan, nil)
 	loaded := toolsearch.NewLoadedSet()
-	fmt.Println(s.Call(context.Background(), []byte(`{"queries": ["any good name for my cat?"]}`), toolsearch.Scope{Loaded: loaded}).Text)
+	res, names := s.Load(context.Background(), []byte(`{"queries": ["any good name for my cat?"]}`), toolsearch.Scope{Loaded: loaded})
+	for _, n := range names {
+		loaded.Add(n) // the caller keeps its loaded set
+	}
+	fmt.Println(res.Text)
 	fmt.Println(loaded.Names())
 	// Output:
 	// Not sure which tool fits: none matches clearly. Load one of these by name, or search again with other words.

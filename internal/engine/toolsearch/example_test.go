@@ -23,7 +23,10 @@ func Example() {
 	fmt.Println(s.IndexText())
 
 	loaded := toolsearch.NewLoadedSet()
-	res := s.Call(context.Background(), []byte(`{"queries": ["open a PR"]}`), toolsearch.Scope{Loaded: loaded})
+	res, names := s.Load(context.Background(), []byte(`{"queries": ["open a PR"]}`), toolsearch.Scope{Loaded: loaded})
+	for _, n := range names {
+		loaded.Add(n) // the caller keeps its loaded set
+	}
 	fmt.Println(res.Text)
 	fmt.Println(loaded.Names())
 	// Output:
@@ -49,8 +52,12 @@ func ExampleSearcher_Call_exact() {
 	_ = reg.Register(registry.Tool{Name: "Screenshot", Description: "Capture the screen."})
 	plan, _ := (&deferral.Policy{Default: deferral.DefaultDefer}).Plan(reg.Snapshot(), deferral.View{})
 	s, _ := toolsearch.New(plan, nil)
-	sc := toolsearch.Scope{Loaded: toolsearch.NewLoadedSet()}
-	s.Call(context.Background(), []byte(`{"tool_names": ["Screenshot"]}`), sc)
+	loaded := toolsearch.NewLoadedSet()
+	sc := toolsearch.Scope{Loaded: loaded}
+	_, names := s.Load(context.Background(), []byte(`{"tool_names": ["Screenshot"]}`), sc)
+	for _, n := range names {
+		loaded.Add(n) // the caller keeps its loaded set
+	}
 	fmt.Println(s.Call(context.Background(), []byte(`{"queries": ["select:Screenshot"]}`), sc).Text)
 	fmt.Println(s.Call(context.Background(), []byte(`{"queries": []}`), sc).Text)
 	// Output:

@@ -168,8 +168,7 @@ func FuzzToolSearch(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, args []byte) {
-		loaded := NewLoadedSet()
-		r := s.Call(context.Background(), args, Scope{Loaded: loaded, Announced: []*registry.Tool{&self}, Pending: []string{"slack"}})
+		r, loaded := s.Load(context.Background(), args, Scope{Announced: []*registry.Tool{&self}, Pending: []string{"slack"}})
 		if r.Text == "" {
 			t.Fatalf("empty result for %q", args)
 		}
@@ -212,7 +211,7 @@ func FuzzToolSearch(f *testing.F) {
 				t.Fatalf("%q came back without a tool, but its words without operators match %v:\n%s", args, hits, r.Text)
 			}
 		}
-		for _, n := range loaded.Names() {
+		for _, n := range loaded {
 			if plan.State(n) != deferral.Deferred && n != self.Name {
 				t.Fatalf("%q was loaded by %q but is %v", n, args, plan.State(n))
 			}

@@ -22,16 +22,19 @@ import (
 // not sure which one the model needs, and preloads nothing.
 const MaxPreload = 2
 
-// MaxPreloadChars bounds the text of a preload block (the schemas'
-// text): about 1,000 o200k_base tokens. A tool whose schema would pass
+// MaxPreloadChars bounds the text of a preload block (the schemas' text,
+// as the model reads it: neutralised): about 1,000 o200k_base tokens. A tool whose schema would pass
 // it is not preloaded; the model loads it with tool_search as before.
 const MaxPreloadChars = 4000
 
 // The preload gate on the ranking, chosen on the tune halves
 // (docs/search-quality.md): of a grid of coverage 0–0.8 × margin 0.3–1 ×
 // evidence 0–4, the gate firing most often (mean over the four positive
-// sets) while precision is at least 0.94 on every tune half, the no-match
-// set's included, leaving 4 points for the check halves under the 90% bar.
+// sets) while precision is at least 0.94 on every tune half — the no-match
+// set's, and since issue 47 the small catalogs' (unions of 2–4 servers,
+// the everyday set over 23 tools, whose tasks of several steps it never
+// fires on) included — leaving 4 points for the check halves under the
+// 90% bar.
 const (
 	preloadCoverage = 0.3
 	preloadMargin   = 0.75
@@ -123,11 +126,12 @@ func (s *Searcher) sure(ctx context.Context, text string, sc Scope) (sureCase, e
 }
 
 // bounded drops c's tools when there are more than [MaxPreload] or their
-// text passes [MaxPreloadChars].
+// text passes [MaxPreloadChars]: the text the block carries, neutralised
+// (issue 43: a description dense with tag-like text grows by it).
 func (c sureCase) bounded(s *Searcher) sureCase {
 	size := 0
 	for _, t := range c.tools {
-		size += len(s.fullText(t))
+		size += len(s.preloadText(t))
 	}
 	if len(c.tools) > MaxPreload || size > MaxPreloadChars {
 		c.tools = nil
@@ -183,6 +187,11 @@ func dropLoaded(tools []*registry.Tool, loaded LoadedTools) []*registry.Tool {
 	return out
 }
 
+// preloadText is t's schema text as a preload block carries it: catalog
+// text, which must not close the block or open another, neutralised. The
+// bound ([MaxPreloadChars]) is measured on it.
+func (s *Searcher) preloadText(t *registry.Tool) string { return tagsafe.Text(s.fullText(t)) }
+
 // PreloadBlock is the host block that carries preloaded schemas: the same
 // text a tool_search answer loads them with, marked as the host's, so the
 // model knows it did not ask for them and calls them with defer_execute.
@@ -195,8 +204,7 @@ func (s *Searcher) PreloadBlock(tools []*registry.Tool) string {
 	b.WriteString(plural(len(tools), "it", "them"))
 	b.WriteString(" with defer_execute {\"tool_name\": \"<name>\", \"params\": {...}}, or use tool_search for others.\n\n")
 	for _, t := range tools {
-		// Catalog text: it must not close the block or open another.
-		b.WriteString(tagsafe.Text(s.fullText(t)))
+		b.WriteString(s.preloadText(t))
 	}
 	b.WriteString("</preloaded_tools>")
 	return b.String()

@@ -82,18 +82,18 @@ func withDefaults(o *search.Options) (search.Options, error) {
 	return c, nil
 }
 
-// LoadedTools is the set a search marks the schemas it returns in:
-// [LoadedSet], which a session keeps.
+// LoadedTools is the session's loaded set as a search reads it (a
+// [LoadedSet]): a search never writes it, and returns what it loaded
+// instead ([Searcher.Load]).
 type LoadedTools interface {
 	Has(name string) bool
-	Add(name string) bool
 }
 
 // Scope is one session's side of a search call. A Searcher is shared by
 // every session with the same plan; what differs per session lives here.
 type Scope struct {
-	// Loaded is the session's loaded set (a *[LoadedSet]); schemas
-	// returned are marked in it. Nil marks nothing.
+	// Loaded is the session's loaded set (a *[LoadedSet]), read only:
+	// a schema already loaded is not sent again. Nil: nothing is.
 	Loaded LoadedTools
 	// Announced are self-built tools announced mid-session: searchable, but
 	// not in the frozen index.

@@ -92,8 +92,7 @@ func TestShortNameResolution(t *testing.T) {
 		{"an mcp__ name is only ever a full name", `{"tool_names":["mcp__github__list_issues"]}`, []string{"mcp__github__list_issues"}, false, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			loaded := NewLoadedSet()
-			r := s.Call(t.Context(), []byte(tc.args), Scope{Loaded: loaded})
+			r, loaded := s.Load(t.Context(), []byte(tc.args), Scope{})
 			assert.Equal(t, tc.error, r.IsError, r.Text)
 			for _, c := range tc.contains {
 				assert.Contains(t, r.Text, c)
@@ -102,7 +101,7 @@ func TestShortNameResolution(t *testing.T) {
 			for _, l := range strings.Split(r.Text, "\n") {
 				if n, ok := strings.CutPrefix(l, "## "); ok {
 					got = append(got, n)
-					assert.True(t, loaded.Has(n), "%s is loaded under its full name", n)
+					assert.Contains(t, loaded, n, "%s is loaded under its full name", n)
 				}
 			}
 			assert.Equal(t, tc.loads, got, "results show full names")
