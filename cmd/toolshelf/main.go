@@ -40,7 +40,7 @@ commands:
          what tool_search answers over the catalogs' deferred tools;
          --explain: how TOOL scores for the query, term by term and field by field
   eval --catalog FILE... [--server NAME] --queries FILE.jsonl [--min-recall1 X] [--min-recall5 X]
-       [--baseline bm25] [--json]
+       [--baseline bm25] [--sizes N] [--json]
          recall@1, recall@5 and MRR of tool_search on a query set (tune and check
          halves), with --baseline the same for plain BM25 as a second row
   misses --provider PROVIDER [--ttl D] [--tolerance N] [--json] RUN.json
