@@ -14,7 +14,7 @@ var synopses = map[string]string{
 	"budget": "toolshelf budget --catalog FILE... [--server NAME] [--rules FILE] [--window N] [--encoding NAME | --model NAME] [--json] [--color]\n" +
 		"       [--mcp-stdio 'COMMAND ARGS' [--name NAME]]... [--mcp-config FILE] [--timeout 30s] [--usage FILE --turns N [--round-trip N]]\n\n" +
 		"The savings account of deferral and the context bar, of catalogs or of a live stdio MCP server.",
-	"request": "toolshelf request --catalog FILE... [--server NAME] [--mcp-config FILE] --provider openai-chat|openai-responses|anthropic --model NAME\n" +
+	"request": "toolshelf request --catalog FILE... [--server NAME] [--mcp-config FILE] --provider openai-chat|openai-responses|anthropic|gemini --model NAME\n" +
 		"       [--rules FILE] [--system TEXT] (--user TEXT | --transcript FILE) [--max-tokens N] [--tool-search MODE] [--json] [--check]\n" +
 		"       toolshelf request --check --body FILE --provider PROVIDER\n\n" +
 		"The exact request body BuildRequest returns; --check checks it (or --body FILE) against the provider's rule book.",

@@ -30,7 +30,7 @@ commands:
          [--mcp-stdio 'COMMAND ARGS' [--name NAME]]... [--mcp-config FILE] [--timeout 30s]
          the savings account of deferral and the context bar (of catalogs, or of a live
          stdio MCP server it starts and lists)
-  request --catalog FILE... [--server NAME] [--mcp-config FILE] --provider openai-chat|openai-responses|anthropic --model NAME
+  request --catalog FILE... [--server NAME] [--mcp-config FILE] --provider openai-chat|openai-responses|anthropic|gemini --model NAME
           [--rules FILE] [--system TEXT] (--user TEXT | --transcript FILE) [--max-tokens N] [--check] [--json]
          the exact request body BuildRequest returns (--max-tokens: default 4096, required by
          anthropic; --check: exit 1 if the body breaks the provider's rule book)
