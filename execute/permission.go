@@ -87,15 +87,27 @@ func ParsePermission(s string) (Permission, error) {
 	return r, nil
 }
 
-// MustPermissions parses rules written in code; it panics on a bad rule.
-func MustPermissions(rules ...string) []Permission {
+// ParsePermissions parses rules read at run time (a settings file, a
+// flag), each as [ParsePermission] does. A bad rule is an error wrapping
+// [ErrPermission] that names its index; nothing is returned with it.
+func ParsePermissions(rules ...string) ([]Permission, error) {
 	out := make([]Permission, len(rules))
 	for i, s := range rules {
 		r, err := ParsePermission(s)
 		if err != nil {
-			panic(err)
+			return nil, fmt.Errorf("%w (rules[%d])", err, i)
 		}
 		out[i] = r
+	}
+	return out, nil
+}
+
+// MustPermissions parses rules written in code, as [ParsePermissions]
+// does; it panics on a bad rule.
+func MustPermissions(rules ...string) []Permission {
+	out, err := ParsePermissions(rules...)
+	if err != nil {
+		panic(err)
 	}
 	return out
 }

@@ -29,6 +29,12 @@ var (
 	// a bad name, a clash) and registered the rest: the message names
 	// the tools left out, [Registry.Rejected] lists them.
 	ErrRejected = errors.New("registry: tools rejected")
+	// ErrSchemaRefused reports a tool [Registry.Register] refuses because
+	// its schema breaks JSON Schema's own rules (a type that names no JSON
+	// type, a keyword whose value has the wrong type), which providers
+	// refuse: the message gives the JSON path of the keyword; the harness
+	// fixes its schema.
+	ErrSchemaRefused = errors.New("registry: schema a provider refuses")
 )
 
 // The library's own sentinels: those other stages match live in

@@ -55,3 +55,19 @@ func ExampleParseCatalog() {
 	// builtin/x: tool 0: registry: invalid input schema: tool "x": the schema must be a JSON object, got [1]
 	// builtin/y: tool 1: registry: invalid input schema: tool "y": unusable schema: at the root: a reference cycle that never moves into a member or element: validating it would recurse forever (the root reaches itself through $ref, allOf, anyOf, oneOf, not, if/then/else or dependentSchemas)
 }
+
+// A tool's MCP hints written in code: Hint gives the *bool each takes, and
+// the registry reads them back as a tool's own claims.
+func ExampleHint() {
+	r := registry.New(nil)
+	err := r.Register(registry.Tool{
+		Name: "read_log", Description: "Read the service log.",
+		Annotations: &registry.Annotations{ReadOnlyHint: registry.Hint(true), DestructiveHint: registry.Hint(false)},
+	})
+	if err != nil {
+		panic(err)
+	}
+	t, _ := r.Snapshot().Tool("read_log")
+	fmt.Println(*t.Annotations.ReadOnlyHint, *t.Annotations.DestructiveHint, t.Annotations.OpenWorldHint == nil)
+	// Output: true false true
+}

@@ -161,7 +161,11 @@ func (r *Registry) SetGroup(g Group) error {
 	return nil
 }
 
-// Register adds tools, all or none. A tool's Group selects its group (empty
+// Register adds tools, all or none. A schema that breaks JSON Schema's
+// own rules — a type that is none ("integr"), a keyword's value of the
+// wrong type ("required": "path") — is refused with its JSON path,
+// wrapping [ErrSchemaRefused]: providers refuse such a tool (Import takes
+// it from the wild, leaving the keyword out of validation with a warning). A tool's Group selects its group (empty
 // means built-in); an MCP server's tools are given with the server's own names
 // and exposed as mcp__<server>__<tool>. A self-built tool (one the model
 // wrote) is registered registry-wide as [Registry.CheckSelfBuilt] returns
@@ -197,6 +201,11 @@ func (r *Registry) Register(tools ...Tool) error {
 	prepared, err := r.prepare(tools, selfBuilt)
 	if err != nil {
 		return err
+	}
+	for _, t := range prepared {
+		if t.refused != "" {
+			return fmt.Errorf("%w: tool %q: %s (fix the schema: every request carrying it would be refused)", ErrSchemaRefused, t.Name, t.refused)
+		}
 	}
 	for _, t := range prepared {
 		r.tools[t.Name] = t

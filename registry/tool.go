@@ -101,6 +101,10 @@ type Annotations struct {
 	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
 }
 
+// Hint returns a pointer to b, for a hint of [Annotations] written in code:
+// Annotations{ReadOnlyHint: registry.Hint(true)}. A nil hint is "not said".
+func Hint(b bool) *bool { return &b }
+
 // Result is what a [Handler] returns to the model.
 type Result struct {
 	// Text is the content the model reads.
@@ -166,6 +170,10 @@ type Tool struct {
 	checked *jsonschema.Schema
 	// trustedHints is its MCP group's TrustAnnotations, set by the registry.
 	trustedHints bool
+	// refused says where RawSchema breaks JSON Schema's own rules, which
+	// providers refuse ("" when it does not): Register refuses the tool,
+	// Import takes it with its warnings (see refusedSchema).
+	refused string
 }
 
 // ModelSchema returns the compact JSON schema the model sees: RawSchema with
@@ -230,8 +238,9 @@ func (t Tool) normalize(maxBytes int, bound string) (Tool, error) {
 			return t, fmt.Errorf("%w: tool %q: %w", errInvalidSchema, t.Name, err)
 		}
 		t.InputSchema, t.checked, t.Warnings = s, s, warningsOf(notes)
+		t.refused = refusedSchema(notes)
 	} else if t.checked != t.InputSchema {
-		t.Warnings = nil // a schema given in Go is validated as given
+		t.Warnings, t.refused = nil, "" // a schema given in Go is validated as given
 	}
 	t.Warnings = slices.Clone(t.Warnings)
 	for i := range t.Warnings {

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/toolshelf/toolshelf/internal/engine/schemacheck"
 )
@@ -37,6 +38,24 @@ func (w Warning) String() string {
 		s += w.Keyword + ": "
 	}
 	return s + w.Reason
+}
+
+// refusedSchema is the JSON pointer and reason of the first note that
+// breaks JSON Schema's own rules, or "". A provider refuses such a
+// schema: Anthropic answers "input_schema: JSON schema is invalid. It must
+// match JSON Schema draft 2020-12", OpenAI "Invalid schema for function".
+// [Registry.Register] refuses the tool, as the harness's own tool can be
+// fixed; [Registry.Import] keeps today's rule for what comes from the
+// wild (a tool is left out only for what would crash or hang the library,
+// the keyword at fault is left out of validation and listed as a warning).
+func refusedSchema(notes []schemacheck.Note) string {
+	for _, n := range notes {
+		if n.Invalid {
+			reason, _, _ := strings.Cut(n.Reason, "; left out of validation")
+			return n.Path + "/" + n.Keyword + ": " + reason
+		}
+	}
+	return ""
 }
 
 func warningsOf(notes []schemacheck.Note) []Warning {

@@ -16,10 +16,12 @@ func mustTool(t *testing.T, s *Snapshot, name string) *Tool {
 	return tool
 }
 
-// Schemas issue 11 refused, which no provider refuses and which cannot
-// crash or hang a call: each is registered, the keyword at fault is left
-// out of validation and listed as a warning, and the provider is sent the
-// schema as written.
+// Schemas issue 11 refused, which cannot crash or hang a call: each is
+// imported, the keyword at fault is left out of validation and listed as a
+// warning, and the provider is sent the schema as written. Those that
+// break JSON Schema's own rules (a misspelt type, draft-03's boolean
+// required), which a provider refuses, Register refuses (issue 48) with
+// the keyword's JSON path; Import keeps taking them from the wild.
 func TestUnvalidatableKeywordsAreWarnings(t *testing.T) {
 	cases := []struct {
 		name, schema string
@@ -39,13 +41,48 @@ func TestUnvalidatableKeywordsAreWarnings(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r := New(nil)
-			require.NoError(t, r.Register(Tool{Name: "x", RawSchema: json.RawMessage(c.schema)}))
+			refused := c.want.Keyword == "type" || c.want.Keyword == "required"
+			err := r.Register(Tool{Name: "x", RawSchema: json.RawMessage(c.schema)})
+			if refused {
+				require.ErrorIs(t, err, ErrSchemaRefused)
+				assert.Contains(t, err.Error(), `tool "x": `+c.want.Path+"/"+c.want.Keyword+": ")
+				cat, err := ParseCatalog([]byte(`[{"name":"x","description":"d","input_schema":` + c.schema + `}]`))
+				require.NoError(t, err)
+				require.NoError(t, r.Import(cat), "Import takes it from the wild")
+			} else {
+				require.NoError(t, err)
+			}
 			want := c.want
 			want.Tool = "x"
 			assert.Equal(t, []Warning{want}, r.Warnings())
 			assert.Equal(t, c.schema, string(mustTool(t, r.Snapshot(), "x").RawSchema), "sent as written")
 			assert.NotContains(t, want.String(), "jsonschema")
 		})
+	}
+}
+
+// TestRegisterRefusesSchemasProvidersRefuse: the issue's two schemas, and
+// a keyword value of the wrong type deep in the schema, are refused at
+// Register with the keyword's JSON path, nothing registered; the same
+// tools in a catalog import with a warning.
+func TestRegisterRefusesSchemasProvidersRefuse(t *testing.T) {
+	for schema, path := range map[string]string{
+		`{"type":"object","properties":{"n":{"type":"integr"}}}`:                                        "/properties/n/type",
+		`{"type":"object","properties":{"path":{"type":"string"}},"required":"path"}`:                   "/required",
+		`{"type":"object","properties":{"l":{"type":"array","items":{"type":"number","minimum":"0"}}}}`: "/properties/l/items/minimum",
+		`{"type":"object","properties":{"e":{"enum":"a"}}}`:                                             "/properties/e/enum",
+	} {
+		r := New(nil)
+		err := r.Register(Tool{Name: "ok", RawSchema: json.RawMessage(`{"type":"object"}`)}, Tool{Name: "bad", RawSchema: json.RawMessage(schema)})
+		require.Error(t, err, schema)
+		assert.ErrorIs(t, err, ErrSchemaRefused)
+		assert.Contains(t, err.Error(), `tool "bad": `+path+": ")
+		assert.Empty(t, r.Snapshot().Tools(), "all or none")
+
+		cat, err := ParseCatalog([]byte(`{"server":"wild","tools":[{"name":"bad","inputSchema":` + schema + `}]}`))
+		require.NoError(t, err)
+		require.NoError(t, r.Import(cat))
+		assert.Len(t, r.Warnings(), 1, schema)
 	}
 }
 

@@ -82,6 +82,22 @@ func (h *history) check(msgs []Message) error {
 	return nil
 }
 
+// checkTurnStart refuses a turn that opens with a user's text right after
+// tool results: the request that carried those results asked the model to
+// go on, and its reply — the answer, when it made no calls — is missing. A
+// loop that returns on a reply without tool calls and does not add that
+// reply to the next turn drops the answer this way, and every provider
+// takes the body (Anthropic and Gemini merge the text into the results'
+// message), so the model sees the new question with its own answer gone.
+// A user message in the same turn as the results (the user spoke while
+// the tools ran) is accepted, and so is a block-only one (announcements).
+func (h *history) checkTurnStart(msgs []Message) error {
+	if h.last != RoleTool || len(msgs) == 0 || msgs[0].Role != RoleUser || msgs[0].Text == "" {
+		return nil
+	}
+	return fmt.Errorf("%w: messages[%d]: user message right after tool results: the model's reply to those results is missing; add the reply (reply.Message, role assistant) to the turn before the user message — a loop that returns on a reply without tool calls must keep it", errSequence, h.count())
+}
+
 // checkUser checks user message at (m), after a message of role last,
 // with the calls of pending still unanswered.
 func (h *history) checkUser(m *Message, last Role, at int, pending []string) error {

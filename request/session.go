@@ -299,6 +299,15 @@ func announce(t *registry.Tool) string {
 // transit, resend the returned body: calling BuildRequest again with the
 // same turn would add its messages a second time.
 //
+// A turn that opens with the user's text right after tool results is
+// refused ([ErrInvalidMessage]): the model's reply to those results — its
+// answer, when it made no calls — is missing, the sign of a loop that
+// returned on the answer without keeping it. Every provider would take
+// the body (Anthropic and Gemini merge the text into the results'
+// message), so it is an error rather than a warning nobody reads; a user
+// message in the results' own turn (the user spoke while the tools ran)
+// is accepted.
+//
 // With [Config.Preload] the build may search the catalog and run the
 // dispatcher's guard on tool_search (its rules, hooks and events) under
 // context.Background(): a harness whose ranker or hooks block (an HTTP
@@ -334,6 +343,9 @@ func (s *Session) build(ctx context.Context, dst []byte, turn Turn, alloc bool) 
 	_, nativeNames := s.nativeParts()
 	msgs, consumed, err := s.place(turn)
 	if err != nil {
+		return dst, err
+	}
+	if err := s.hist.checkTurnStart(msgs); err != nil {
 		return dst, err
 	}
 	if err := s.hist.check(msgs); err != nil {

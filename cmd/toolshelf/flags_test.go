@@ -67,3 +67,19 @@ func TestUsageLinesListEveryFlag(t *testing.T) {
 		})
 	}
 }
+
+// TestUsageLinesNameEveryProvider: the request usage lines (toolshelf help
+// and toolshelf help request) list every provider --provider takes; they
+// left out gemini.
+func TestUsageLinesNameEveryProvider(t *testing.T) {
+	var accepted []string
+	for _, p := range []string{"openai-chat", "openai-responses", "anthropic", "gemini", "vertex", "bedrock"} {
+		if providerError(p) == nil {
+			accepted = append(accepted, p)
+		}
+	}
+	require.Len(t, accepted, 4)
+	want := "--provider " + strings.Join(accepted, "|") + " "
+	assert.Contains(t, usage, want)
+	assert.Contains(t, synopses["request"], want)
+}

@@ -30,7 +30,7 @@ commands:
          [--mcp-stdio 'COMMAND ARGS' [--name NAME]]... [--mcp-config FILE] [--timeout 30s]
          the savings account of deferral and the context bar (of catalogs, or of a live
          stdio MCP server it starts and lists)
-  request --catalog FILE... [--server NAME] [--mcp-config FILE] --provider openai-chat|openai-responses|anthropic --model NAME
+  request --catalog FILE... [--server NAME] [--mcp-config FILE] --provider openai-chat|openai-responses|anthropic|gemini --model NAME
           [--rules FILE] [--system TEXT] (--user TEXT | --transcript FILE) [--max-tokens N] [--check] [--json]
          the exact request body BuildRequest returns (--max-tokens: default 4096, required by
          anthropic; --check: exit 1 if the body breaks the provider's rule book)
@@ -40,7 +40,7 @@ commands:
          what tool_search answers over the catalogs' deferred tools;
          --explain: how TOOL scores for the query, term by term and field by field
   eval --catalog FILE... [--server NAME] --queries FILE.jsonl [--min-recall1 X] [--min-recall5 X]
-       [--baseline bm25] [--json]
+       [--baseline bm25] [--sizes N] [--json]
          recall@1, recall@5 and MRR of tool_search on a query set (tune and check
          halves), with --baseline the same for plain BM25 as a second row
   misses --provider PROVIDER [--ttl D] [--tolerance N] [--json] RUN.json

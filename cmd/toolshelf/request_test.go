@@ -241,3 +241,19 @@ func TestRequestToolSearchCheck(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, errOut, `"bogus"`)
 }
+
+// TestRequestCheckGeminiTopLevel: request --check --body refuses a Gemini
+// body with generation settings at the top level, naming
+// generationConfig.<field>; the same settings in generationConfig pass.
+func TestRequestCheckGeminiTopLevel(t *testing.T) {
+	bad := writeFile(t, "gemini.json", `{"contents":[{"role":"user","parts":[{"text":"hi"}]}],"maxOutputTokens":512,"temperature":0.2,"top_p":0.9}`)
+	code, out, errOut := runCLI("request", "--check", "--provider", "gemini", "--body", bad)
+	assert.Equal(t, exitFinding, code)
+	assert.Empty(t, out)
+	for _, w := range []string{"generationConfig.maxOutputTokens", "generationConfig.temperature", "generationConfig.topP"} {
+		assert.Contains(t, errOut, w)
+	}
+	good := writeFile(t, "gemini-ok.json", `{"contents":[{"role":"user","parts":[{"text":"hi"}]}],"generationConfig":{"maxOutputTokens":512,"temperature":0.2,"topP":0.9}}`)
+	code, _, errOut = runCLI("request", "--check", "--provider", "gemini", "--body", good)
+	assert.Equal(t, exitOK, code, errOut)
+}

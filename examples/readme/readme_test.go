@@ -21,44 +21,53 @@ import (
 	"github.com/toolshelf/toolshelf/request"
 )
 
-// chat runs one user request to its answer: the README's code sample.
-func chat(ctx context.Context, reg *registry.Registry, disp *execute.Dispatcher,
-	callModel func(context.Context, []byte) ([]byte, error), user string) (string, error) {
+// newChat is the README's code sample: it opens a session and returns
+// chat, which runs one user message to the model's answer; call it for each
+// message of the conversation.
+func newChat(reg *registry.Registry, disp *execute.Dispatcher,
+	callModel func(context.Context, []byte) ([]byte, error)) (func(context.Context, string) (string, error), error) {
 	// README:begin
 	s, err := request.NewSession(request.Config{
 		Snapshot:   reg.Snapshot(), // your built-in tools and MCP servers' tools
 		Policy:     &deferral.Policy{Layers: []deferral.Layer{deferral.MustLayer("harness", "Defer(mcp__*)")}},
-		Provider:   request.Anthropic, // or request.OpenAIChat, request.OpenAIResponses
+		Provider:   request.Anthropic, // or request.OpenAIChat, request.OpenAIResponses, request.Gemini
 		Model:      "claude-sonnet-4-5",
 		Dispatcher: disp, // execute.New: permission rules and hooks for every call
 		// Anthropic requires max_tokens; the OpenAI APIs have a default.
 		Extra: map[string]json.RawMessage{"max_tokens": json.RawMessage("4096")},
 	})
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	turn := request.Turn{Messages: []request.Message{{Role: request.RoleUser, Text: user}}}
-	var buf []byte // reused each turn: a steady turn then allocates nothing
-	for {
-		body, err := s.AppendRequest(buf[:0], turn) // the frozen prefix, then the history: append-only
-		if err != nil {
-			return "", err
-		}
-		buf = body                       // callModel must be done with body when it returns
-		raw, err := callModel(ctx, body) // your HTTP client: the provider's response body
-		if err != nil {
-			return "", err
-		}
-		reply, err := request.DecodeReply(request.Anthropic, raw) // request.DecodeStream for SSE
-		if err != nil || len(reply.Message.ToolCalls) == 0 {
-			return reply.Message.Text, err
-		}
-		turn = request.Turn{Messages: []request.Message{reply.Message}}
-		for _, c := range reply.Message.ToolCalls { // tool_search, defer_execute or a resident tool
-			res := s.Call(execute.WithCallID(ctx, c.ID), c.Name, c.Arguments) // hooks and events see c.ID
-			turn.Messages = append(turn.Messages, request.Message{Role: request.RoleTool, CallID: c.ID, Text: res.Text, IsError: res.IsError})
+	var turn request.Turn // the messages not sent yet
+	var buf []byte        // reused each request: a steady turn then allocates nothing
+	chat := func(ctx context.Context, user string) (string, error) {
+		turn.Messages = append(turn.Messages, request.Message{Role: request.RoleUser, Text: user})
+		for {
+			body, err := s.AppendRequest(buf[:0], turn) // the frozen prefix, then the history: append-only
+			if err != nil {
+				return "", err
+			}
+			buf, turn = body, request.Turn{} // callModel must be done with body when it returns
+			raw, err := callModel(ctx, body) // your HTTP client: the provider's response body
+			if err != nil {
+				return "", err
+			}
+			reply, err := request.DecodeReply(request.Anthropic, raw) // request.DecodeStream for SSE
+			if err != nil {
+				return "", err
+			}
+			turn.Messages = []request.Message{reply.Message} // the reply opens the next request
+			if len(reply.Message.ToolCalls) == 0 {
+				return reply.Message.Text, nil // the answer; the next user message follows it
+			}
+			for _, c := range reply.Message.ToolCalls { // tool_search, defer_execute or a resident tool
+				res := s.Call(execute.WithCallID(ctx, c.ID), c.Name, c.Arguments) // hooks and events see c.ID
+				turn.Messages = append(turn.Messages, request.Message{Role: request.RoleTool, CallID: c.ID, Text: res.Text, IsError: res.IsError})
+			}
 		}
 	}
+	return chat, nil
 	// README:end
 }
 
@@ -117,7 +126,11 @@ func Example() {
 		replies = replies[1:]
 		return []byte(m), nil
 	}
-	answer, err := chat(ctx, reg, disp, callModel, "Open a PR from fix into main in acme/app.")
+	chat, err := newChat(reg, disp, callModel)
+	if err != nil {
+		panic(err)
+	}
+	answer, err := chat(ctx, "Open a PR from fix into main in acme/app.")
 	fmt.Println(answer, err)
 	// Output:
 	// request: the same 2-tool prefix: true
@@ -162,7 +175,7 @@ func TestQuickstartOutput(t *testing.T) {
 		"docs/quickstart.md's Output differs from examples/quickstart/testdata/output.golden; run TOOLSHELF_UPDATE=1 go test ./examples/readme")
 }
 
-// TestReadmeMatches keeps README.md's sample identical to chat's body.
+// TestReadmeMatches keeps README.md's sample identical to newChat's body.
 func TestReadmeMatches(t *testing.T) {
 	src, err := os.ReadFile("readme_test.go")
 	require.NoError(t, err)
@@ -178,5 +191,22 @@ func TestReadmeMatches(t *testing.T) {
 	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	require.NoError(t, err)
 	start, end := codeBlock(t, string(readme), "## The loop", "```go")
-	assert.Equal(t, want.String(), string(readme[start:end]), "README.md's ## The loop differs from chat in examples/readme/readme_test.go")
+	assert.Equal(t, want.String(), string(readme[start:end]), "README.md's ## The loop differs from newChat in examples/readme/readme_test.go")
+}
+
+// TestKeylessServerNamed: a newcomer without an API key finds the scripted
+// provider server where they look first — the README's loop and the
+// quickstart's page — not only in a paragraph on the SDK bridges; and the
+// name they find exists (server_test.go runs the loop against it).
+func TestKeylessServerNamed(t *testing.T) {
+	for _, path := range []string{filepath.Join("..", "..", "README.md"), filepath.Join("..", "..", "docs", "quickstart.md")} {
+		doc, err := os.ReadFile(path)
+		require.NoError(t, err)
+		assert.Contains(t, string(doc), "`replytest.NewServer", path)
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	require.NoError(t, err)
+	loop := string(readme[strings.Index(string(readme), "\n## The loop\n"):])
+	loop = loop[:strings.Index(loop, "```go")]
+	assert.Contains(t, loop, "replytest.NewServer", "named next to the loop")
 }

@@ -29,6 +29,9 @@
 // server or all of an mcpServers file ([LoadConfig], [ParseConfig]). A
 // server's state is what [Manager.Pending] and [Manager.Err] say:
 // connecting while pending, unavailable while Err is not nil, else ready.
+// A stdio server that fails to start says why: the error holds a
+// [StartError] with its exit status and the tail of its stderr (an npx
+// server's npm 404, say); [Server.Stderr] receives the whole stderr.
 //
 // The package lives in the nested integration module so that the core
 // library never imports the go-sdk.

@@ -26,6 +26,10 @@ func TestMain(m *testing.M) {
 		runRugServer()
 		return
 	}
+	if mode := os.Getenv(failServerEnv); mode != "" {
+		runFailingServer(mode)
+		return
+	}
 	os.Exit(m.Run())
 }
 

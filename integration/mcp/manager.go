@@ -395,15 +395,40 @@ func (m *Manager) attempt(ctx context.Context, c *conn) (err error) {
 				m.refreshLater(name)
 			},
 		})
-	cs, err = client.Connect(ctx, c.srv.transport(), nil)
+	t, proc := c.srv.transport()
+	cs, err = client.Connect(ctx, t, nil)
 	if err != nil {
+		if proc != nil {
+			err = proc.startError(name, err)
+		}
 		return fmt.Errorf("%w: server %q: connect: %w", ErrUnavailable, name, err)
 	}
 	if err := m.list(ctx, c, cs); err != nil {
+		var le *listError
+		if proc != nil && errors.As(err, &le) {
+			// The server failed while listing: close it now, so that its
+			// exit status and last words are in the error.
+			closed := cs
+			cs = nil
+			closed.Close()
+			return fmt.Errorf("%w: server %q: tools/list: %w", ErrUnavailable, name, proc.startError(name, le.err))
+		}
 		return err
 	}
 	return nil
 }
+
+// listError is tools/list failing: the client's error.
+type listError struct {
+	name string
+	err  error
+}
+
+func (e *listError) Error() string {
+	return fmt.Sprintf("%s: server %q: tools/list: %s", ErrUnavailable, e.name, e.err)
+}
+
+func (e *listError) Unwrap() []error { return []error{ErrUnavailable, e.err} }
 
 // list lists every tool of cs and applies the listing to the registry.
 func (m *Manager) list(ctx context.Context, c *conn, cs *sdk.ClientSession) error {
@@ -411,7 +436,7 @@ func (m *Manager) list(ctx context.Context, c *conn, cs *sdk.ClientSession) erro
 	var tools []registry.Tool
 	for t, err := range cs.Tools(ctx, nil) {
 		if err != nil {
-			return fmt.Errorf("%w: server %q: tools/list: %w", ErrUnavailable, name, err)
+			return &listError{name: name, err: err}
 		}
 		rt, err := convertTool(t)
 		if err != nil {

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"os/exec"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -46,7 +44,8 @@ type Server struct {
 	Env []string
 	// Dir is the working directory of a stdio server; empty is the current one.
 	Dir string
-	// Stderr receives a stdio server's standard error; nil discards it.
+	// Stderr receives the whole of a stdio server's standard error; nil
+	// keeps only its tail, which a failed attempt's [StartError] quotes.
 	Stderr io.Writer
 	// URL is the endpoint of a streamable HTTP server.
 	URL string
@@ -85,17 +84,15 @@ func (s *Server) check() error {
 	return nil
 }
 
-// transport returns a fresh transport for one connection attempt.
-func (s *Server) transport() sdk.Transport {
+// transport returns a fresh transport for one connection attempt, and for
+// a stdio server its process, which explains a failed attempt.
+func (s *Server) transport() (sdk.Transport, *stdioProcess) {
 	switch {
 	case s.Transport != nil:
-		return s.Transport()
+		return s.Transport(), nil
 	case s.URL != "":
-		return &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: s.HTTPClient}
+		return &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: s.HTTPClient}, nil
 	}
-	cmd := exec.Command(s.Command[0], s.Command[1:]...)
-	cmd.Env = append(os.Environ(), s.Env...)
-	cmd.Dir = s.Dir
-	cmd.Stderr = s.Stderr
-	return &sdk.CommandTransport{Command: cmd}
+	p := newStdioProcess(s)
+	return p, p
 }

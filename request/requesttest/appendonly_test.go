@@ -48,8 +48,10 @@ func conversation(t *testing.T, p request.Provider) [][]byte {
 			{Role: request.RoleTool, CallID: "c2", Text: "package b"},
 		}},
 		// A user message right after a tool result: on Anthropic it joins
-		// the tool result's user message.
-		{Messages: []request.Message{{Role: request.RoleUser, Text: "and c.go?"}}},
+		// the tool result's user message. A session takes only the
+		// harness's blocks there (the user's text would follow the model's
+		// answer to the result).
+		{Messages: []request.Message{{Role: request.RoleUser, Blocks: []string{"<system-reminder>c.go changed.</system-reminder>"}}}},
 	}
 	var bodies [][]byte
 	for _, turn := range turns {

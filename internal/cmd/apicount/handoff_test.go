@@ -133,11 +133,13 @@ func TestScanUsersClassifies(t *testing.T) {
 // 44's send check and conversation assertion three (ErrEdited,
 // Session.DeclareRewrite, requesttest.AssertConversation): 376; issue 45
 // the cache-miss explanation a harness alerts on (the typed causes, the
-// change log, the diagnosis): 34 more, 410; issue 44's native live tools
-// the betas a harness sends with them (Session.NativeBetas, sdkbridge.Betas):
-// 412. The ceiling is a tripwire for
-// growth nobody justified, not a target.
-const maxPublic = 412
+// change log, the diagnosis): 34 more, 410; issue 48 ten a newcomer lacked
+// (mcp.StartError, sdkbridge.Call and its three constructors,
+// registry.ErrSchemaRefused and Hint, execute.ParsePermissions): 420; issue
+// 44's native live tools the betas a harness sends with them
+// (Session.NativeBetas, sdkbridge.Betas): 422. The ceiling is a tripwire
+// for growth nobody justified, not a target.
+const maxPublic = 422
 
 // TestPublicCount keeps the public surface at or under maxPublic, counted as
 // go run ./internal/cmd/apicount counts it.

@@ -21,6 +21,12 @@ type Note struct {
 	Keyword string
 	// Reason says what was done and why, in a sentence.
 	Reason string
+	// Invalid reports a keyword that breaks JSON Schema's own rules (its
+	// metaschema): a value of the wrong type, a type name that is none.
+	// Providers that check tool schemas refuse such a schema (Anthropic:
+	// "input_schema: JSON schema is invalid. It must match JSON Schema
+	// draft 2020-12").
+	Invalid bool
 }
 
 func (n Note) String() string {
@@ -171,6 +177,11 @@ type prep struct {
 
 func (p *prep) note(path, kw, reason string) {
 	p.notes = append(p.notes, Note{Path: path, Keyword: kw, Reason: reason})
+}
+
+// invalid is note for a keyword that breaks the metaschema.
+func (p *prep) invalid(path, kw, reason string) {
+	p.notes = append(p.notes, Note{Path: path, Keyword: kw, Reason: reason, Invalid: true})
 }
 
 // pointerFragment writes a JSON pointer as a URI fragment.

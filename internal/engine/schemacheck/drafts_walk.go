@@ -241,7 +241,7 @@ func (p *prep) dependencies(s map[string]any, path string) {
 // keyword, and makes the numbers of the rest exact (exactNumbers).
 func (p *prep) types(s map[string]any, path string) {
 	bad := func(k, want string) {
-		p.note(path, k, "the value is not "+want+"; left out of validation")
+		p.invalid(path, k, "the value is not "+want+"; left out of validation")
 		delete(s, k)
 	}
 	for _, k := range oneSchema {
@@ -360,7 +360,7 @@ func (p *prep) typeNames(s map[string]any, path string) {
 		}
 	}
 	if !good {
-		p.note(path, "type", "not a JSON Schema type (null, boolean, object, array, number, integer, string); left out of validation")
+		p.invalid(path, "type", "not a JSON Schema type (null, boolean, object, array, number, integer, string); left out of validation")
 		delete(s, "type")
 	}
 }

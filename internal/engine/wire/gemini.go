@@ -21,6 +21,7 @@ var openAPIKeys = map[string]bool{
 
 // gemini checks a generateContent body.
 func (c *checker) gemini(req map[string]json.RawMessage) {
+	c.checkTokens(req)
 	if si, ok := req["systemInstruction"]; ok {
 		c.geminiParts(object(si), "systemInstruction")
 	}

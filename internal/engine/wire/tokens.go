@@ -27,7 +27,9 @@ var tokenFields = map[string]struct {
 
 // TokenFields checks the output-token fields among a request's top-level
 // fields for provider p: the provider's own name for the field, a JSON
-// integer, at least the provider's minimum. Each violation says the fix.
+// integer, at least the provider's minimum; for Gemini, which takes its
+// generation settings in generationConfig, every top-level name (see
+// geminiFields). Each violation says the fix.
 // Providers it does not know have no violations.
 func TokenFields(p string, fields map[string]json.RawMessage) []Violation {
 	tf, ok := tokenFields[p]
@@ -43,6 +45,9 @@ func TokenFields(p string, fields map[string]json.RawMessage) []Violation {
 		if _, ok := fields[w]; ok {
 			c.add("token-field", w, "provider %q does not take %s: name the field %s", p, w, want)
 		}
+	}
+	if p == Gemini {
+		c.out = append(c.out, geminiFields(fields, tf.wrong)...)
 	}
 	for _, f := range tf.fields {
 		raw, ok := fields[f]
