@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/toolshelf/toolshelf/internal/engine/wire"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -124,5 +125,42 @@ func TestNativeToolChangesOff(t *testing.T) {
 			}
 			assert.Len(t, f.s.NativeBetas(), wantBetas)
 		}
+	}
+}
+
+// TestNativeToolChangesRestoreEncoded: a session that keeps only its
+// encoded history (Config.DropMessages), saved right after the native
+// change was sent — its last message a user message followed by the
+// native parts — restores on another replica, which sends the same bytes
+// next, the change not joined with the next user message.
+func TestNativeToolChangesRestoreEncoded(t *testing.T) {
+	for p := range nativeWant {
+		t.Run(string(p), func(t *testing.T) {
+			reg := liveRegistry(t)
+			f := newLiveFixture(t, reg, p, func(c *Config) { c.NativeToolChanges, c.DropMessages = true, true })
+			f.turn(t, userMsg("add 2 and 3"))
+			require.NoError(t, reg.ReplaceGroup(registry.Group{Name: "late"}, []registry.Tool{mcpTool("sum", "Add two numbers and return their sum.", sumSchema)}))
+			_, err := f.s.Sync(context.Background(), reg.Snapshot())
+			require.NoError(t, err)
+			b2 := f.turn(t, Message{Role: RoleAssistant, Text: "Waiting."}, userMsg("try again"))
+			saved, err := f.s.MarshalState()
+			require.NoError(t, err)
+			r, err := RestoreSession(f.s.cfg, saved, nil)
+			require.NoError(t, err)
+			_, err = r.Sync(context.Background(), reg.Snapshot())
+			require.NoError(t, err)
+			// A user message right after the change (a harness retrying).
+			next := []Message{userMsg("still there?")}
+			a, err := f.s.BuildRequest(Turn{Messages: next})
+			require.NoError(t, err)
+			b, err := r.BuildRequest(Turn{Messages: next})
+			require.NoError(t, err)
+			assert.Equal(t, string(a), string(b))
+			checkRules(t, p, a)
+			assert.Empty(t, wire.AppendOnly(string(p), []byte(b2), a))
+			if p == Anthropic {
+				assert.Contains(t, string(a), `}]},{"role":"user","content":[{"type":"text","text":"<user_query>still there?</user_query>"`, "a new user message after the system message")
+			}
+		})
 	}
 }
