@@ -34,18 +34,26 @@ const (
 
 // nativeChanges is a provider's native form of a live-set change.
 type nativeChanges struct {
-	// parts renders added tools (their definitions) and removed names as
-	// the native parts of the user message that carries the change.
-	parts func(added []frozenTool, removed []string) []json.RawMessage
+	// parts renders added tools (their definitions), tools of tools[]
+	// added again (by reference) and removed names as the native parts of
+	// the user message that carries the change.
+	parts func(added []frozenTool, readded, removed []string) []json.RawMessage
+	// views: a view change's withdrawals and returns of tools[] entries
+	// are sent natively too (Anthropic; OpenAI narrows with allowed_tools).
+	views bool
 	// betas are the beta names the form needs, in the order sent.
 	betas []string
 }
 
 var anthropicChanges = &nativeChanges{
-	parts: func(added []frozenTool, removed []string) []json.RawMessage {
+	parts: func(added []frozenTool, readded, removed []string) []json.RawMessage {
 		var out []json.RawMessage
 		for _, n := range removed {
 			b := append([]byte(`{"type":"tool_removal","tool":{"type":"tool_reference","name":`), jsonx.AppendString(nil, n)...)
+			out = append(out, append(b, "}}"...))
+		}
+		for _, n := range readded {
+			b := append([]byte(`{"type":"tool_addition","tool":{"type":"tool_reference","name":`), jsonx.AppendString(nil, n)...)
 			out = append(out, append(b, "}}"...))
 		}
 		for i := range added {
@@ -60,12 +68,13 @@ var anthropicChanges = &nativeChanges{
 		return out
 	},
 	betas: []string{betaToolChanges, betaInlineTools},
+	views: true,
 }
 
 var responsesChanges = &nativeChanges{
 	// The Responses API has no removal item: a removed tool is told by
 	// the announcement and refused by the dispatcher.
-	parts: func(added []frozenTool, _ []string) []json.RawMessage {
+	parts: func(added []frozenTool, _, _ []string) []json.RawMessage {
 		if len(added) == 0 {
 			return nil
 		}
@@ -110,9 +119,14 @@ func (s *Session) nativeParts() ([]json.RawMessage, []string) {
 	if f == nil {
 		return nil, nil
 	}
-	var add, drop, upd []string
+	var add, drop, upd, back, withdrawn []string
 	for _, n := range s.notes {
 		switch d := n.data; {
+		case d.View != nil && f.views:
+			// A view change: tools[] entries it withdraws are removed,
+			// those it gives back added again, by reference.
+			withdrawn = append(withdrawn, d.View.Withdrawn...)
+			back = append(back, d.View.Direct...)
 		case d.SelfBuilt != "":
 			add = append(add, d.SelfBuilt)
 		case d.Live != nil:
@@ -126,7 +140,17 @@ func (s *Session) nativeParts() ([]json.RawMessage, []string) {
 	slices.Sort(add)
 	slices.Sort(drop)
 	add, drop = slices.Compact(add), slices.Compact(drop)
-	var removed []string
+	var removed, readded []string
+	for _, n := range withdrawn {
+		if s.frozen.carries(n) {
+			removed = append(removed, n)
+		}
+	}
+	for _, n := range back {
+		if s.frozen.carries(n) {
+			readded = append(readded, n)
+		}
+	}
 	for _, n := range drop {
 		// Only a name the provider knows is removed by reference: a tool
 		// of tools[], or one that arrived (added natively when it came).
@@ -154,10 +178,11 @@ func (s *Session) nativeParts() ([]json.RawMessage, []string) {
 		}
 	}
 	slices.Sort(removed)
+	removed = slices.Compact(removed)
 	if capsDescriptions(s.cfg.Provider) {
 		capDescriptions(added, true)
 	}
-	return f.parts(added, removed), names
+	return f.parts(added, readded, removed), names
 }
 
 // nativeTool returns t's definition as tools[] would carry it.

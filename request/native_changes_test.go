@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/execute"
 	"github.com/toolshelf/toolshelf/internal/engine/wire"
 	"github.com/toolshelf/toolshelf/registry"
 )
@@ -160,6 +162,50 @@ func TestNativeToolChangesRestoreEncoded(t *testing.T) {
 			assert.Empty(t, wire.AppendOnly(string(p), []byte(b2), a))
 			if p == Anthropic {
 				assert.Contains(t, string(a), `}]},{"role":"user","content":[{"type":"text","text":"<user_query>still there?</user_query>"`, "a new user message after the system message")
+			}
+		})
+	}
+}
+
+// TestNativeViewChanges: with Config.NativeToolChanges on Anthropic a view
+// change that withdraws tools[] entries removes them natively (by
+// reference) besides the <view_changed> block, and one that gives them
+// back adds them again by reference; tools[] and system never change, the
+// bodies pass the rule book, and the dispatcher still enforces. OpenAI
+// keeps its allowed_tools narrowing and sends nothing more.
+func TestNativeViewChanges(t *testing.T) {
+	for _, p := range []Provider{Anthropic, OpenAIResponses} {
+		t.Run(string(p), func(t *testing.T) {
+			d, err := execute.New(&execute.Options{})
+			require.NoError(t, err)
+			cfg := testConfig(viewRegistry(t).Snapshot(), p, &deferral.Policy{Layers: []deferral.Layer{deferral.MustLayer("p", "Defer(mcp__*)")}}, nil)
+			cfg.Dispatcher, cfg.View, cfg.NativeToolChanges = d, vcAgent, true
+			s, err := NewSession(cfg)
+			require.NoError(t, err)
+			first, err := s.BuildRequest(Turn{Messages: []Message{userMsg("hi")}})
+			require.NoError(t, err)
+			require.NoError(t, s.SetView(deferral.View{Mode: deferral.Mode{Name: "search only", Allow: []string{"mcp__gh__*"}}}))
+			narrow, err := s.BuildRequest(Turn{Messages: []Message{{Role: RoleAssistant, Text: "ok"}, userMsg("go on")}})
+			require.NoError(t, err)
+			assert.True(t, s.Call(t.Context(), "Read", json.RawMessage(`{"path":"a"}`)).IsError, "the dispatcher enforces")
+			require.NoError(t, s.SetView(vcAgent))
+			wide, err := s.BuildRequest(Turn{Messages: []Message{{Role: RoleAssistant, Text: "ok"}, userMsg("again")}})
+			require.NoError(t, err)
+			for _, b := range [][]byte{narrow, wide} {
+				assert.Empty(t, wire.StablePrefix(first, b))
+				checkRules(t, p, b)
+				assert.Contains(t, string(b), "<view_changed>")
+			}
+			assert.Empty(t, wire.AppendOnly(string(p), narrow, wide))
+			removal := `{"role":"system","content":[{"type":"tool_removal","tool":{"type":"tool_reference","name":"Read"}},{"type":"tool_removal","tool":{"type":"tool_reference","name":"Write"}`
+			readd := `{"role":"system","content":[{"type":"tool_addition","tool":{"type":"tool_reference","name":"Read"}},{"type":"tool_addition","tool":{"type":"tool_reference","name":"Write"}`
+			if p == Anthropic {
+				assert.Contains(t, string(narrow), removal)
+				assert.NotContains(t, string(narrow), `"tool_addition"`)
+				assert.Contains(t, string(wide), readd)
+			} else {
+				assert.NotContains(t, string(wide), "additional_tools")
+				assert.NotContains(t, string(wide), `"role":"system"`)
 			}
 		})
 	}

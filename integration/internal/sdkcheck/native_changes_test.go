@@ -24,7 +24,8 @@ import (
 // API's additional_tools item (openai-go's ResponseNewParams) — is called
 // directly, and leaves (Anthropic's tool_removal): every body is one the
 // SDK decodes and re-encodes without losing or changing a field, and
-// extends the one before it (issue 44).
+// extends the one before it; on Anthropic a view change's withdrawals
+// and returns are native too (issue 44).
 func TestNativeToolChangesDecodeInTheSDKs(t *testing.T) {
 	for _, p := range []request.Provider{request.Anthropic, request.OpenAIResponses} {
 		t.Run(string(p), func(t *testing.T) {
@@ -69,6 +70,14 @@ func TestNativeToolChangesDecodeInTheSDKs(t *testing.T) {
 					require.NoError(t, err)
 					return []request.Message{{Role: request.RoleAssistant, Text: "It is 5."}, {Role: request.RoleUser, Text: "thanks"}}
 				},
+				func() []request.Message {
+					require.NoError(t, s.SetView(deferral.View{Mode: deferral.Mode{Name: "ask", ReadOnly: true}, Tier: registry.TierFull}))
+					return []request.Message{{Role: request.RoleAssistant, Text: "ok"}, {Role: request.RoleUser, Text: "just look"}}
+				},
+				func() []request.Message {
+					require.NoError(t, s.SetView(deferral.View{Tier: registry.TierFull}))
+					return []request.Message{{Role: request.RoleAssistant, Text: "ok"}, {Role: request.RoleUser, Text: "go on"}}
+				},
 			}
 			var prev []byte
 			native := 0
@@ -102,6 +111,7 @@ func TestNativeToolChangesDecodeInTheSDKs(t *testing.T) {
 			assert.Positive(t, native)
 			if p == request.Anthropic {
 				assert.Contains(t, string(prev), `{"type":"tool_removal","tool":{"type":"tool_reference","name":"mcp__late__sum"}`)
+				assert.Contains(t, string(prev), `{"type":"tool_addition","tool":{"type":"tool_reference","name":`, "the view change's return of tools[] entries")
 				assert.Equal(t, []string{"mid-conversation-tool-changes-2026-07-01", "inline-tools-2026-09-15"}, s.NativeBetas())
 			}
 		})
