@@ -125,9 +125,11 @@ func TestScanUsersClassifies(t *testing.T) {
 // round's issues asked for 24 exported event kinds and the observer
 // adapters (35), a fourth provider, the genai bridge and two framework
 // adapters (36), rule warnings, a scripted provider server and a
-// self-rendering account (37): 366, each justified in docs/api.md. The
-// ceiling is a tripwire for growth nobody justified, not a target.
-const maxPublic = 370
+// self-rendering account (37): 366, each justified in docs/api.md. Issue
+// 43 added mcpconfig, the one reader of mcpServers files (five), under a
+// ceiling of 375. The ceiling is a tripwire for growth nobody justified,
+// not a target.
+const maxPublic = 375
 
 // TestPublicCount keeps the public surface at or under maxPublic, counted as
 // go run ./internal/apicount counts it.
