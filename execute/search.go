@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/toolshelf/toolshelf/internal/searchnote"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -47,12 +48,17 @@ func (d *Dispatcher) search(ctx context.Context, s Session, args json.RawMessage
 			return res
 		}
 	}
-	res, loaded := run(ctx, cl.Params)
+	rctx, notes := searchnote.With(ctx)
+	res, loaded := run(rctx, cl.Params)
+	detail := fmt.Sprintf("is_error=%t bytes=%d", res.IsError, len(res.Text))
+	if n := notes.String(); n != "" {
+		detail += "; " + n // a ranking degraded (search.Hybrid's second one failed)
+	}
 	d.report(ctx, c, Event{
 		Kind:    EventSearched,
 		Queries: searchQueries(cl.Params),
 		Loaded:  slices.Sorted(slices.Values(loaded)),
-		Detail:  fmt.Sprintf("is_error=%t bytes=%d", res.IsError, len(res.Text)),
+		Detail:  detail,
 	})
 	for _, h := range hooks {
 		if h.After != nil {
