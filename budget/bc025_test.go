@@ -11,12 +11,11 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/toolshelf/toolshelf/budget"
 	deferral "github.com/toolshelf/toolshelf/defer"
-	"github.com/toolshelf/toolshelf/internal/dispatch"
-	"github.com/toolshelf/toolshelf/internal/goldenfile"
-	"github.com/toolshelf/toolshelf/internal/jsonx"
-	"github.com/toolshelf/toolshelf/internal/render"
-	"github.com/toolshelf/toolshelf/internal/toolsearch"
+	"github.com/toolshelf/toolshelf/internal/engine/jsonx"
+	"github.com/toolshelf/toolshelf/internal/engine/toolsearch"
+	"github.com/toolshelf/toolshelf/internal/testkit/goldenfile"
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/render"
 )
 
 // bc025Suite is the part of task-suite.json the replay needs.
@@ -157,9 +156,9 @@ func bc025Prefixes(t *testing.T) (snap *registry.Snapshot, alwaysOn, deferred []
 	s, err := toolsearch.New(plan, nil)
 	require.NoError(t, err)
 	// Rendered as package request renders it for a session.
-	desc, err := render.Render(registry.ToolSearchName, toolsearch.DescriptionTemplate, render.Vars{Session: map[string]string{"index": s.IndexText()}})
+	desc, err := render.Description(&registry.Tool{Name: registry.ToolSearchName, Description: toolsearch.DescriptionTemplate, Template: true}, render.Vars{Session: map[string]string{"index": s.IndexText()}})
 	require.NoError(t, err)
-	ts, de := toolsearch.Definition(desc), dispatch.Definition()
+	ts, de := toolsearch.Definition(desc), toolsearch.ExecuteDefinition()
 	deferred = append(budget.ToolSections(&ts, budget.ClassEntry), budget.ToolSections(&de, budget.ClassEntry)...)
 	return snap, alwaysOn, deferred
 }

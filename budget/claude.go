@@ -1,6 +1,6 @@
 package budget
 
-import "github.com/toolshelf/toolshelf/internal/claudeest"
+import "github.com/toolshelf/toolshelf/internal/engine/estimate"
 
 // claudeEstimate estimates Claude's tokens from an exact o200k_base count,
 // scaled per kind of text by ratios calibrated against the legacy Claude
@@ -15,7 +15,7 @@ const claudeEstimate Encoding = "claude_estimate"
 func (c *Counter) Method() string {
 	switch c.enc {
 	case claudeEstimate:
-		return claudeest.Get().Method()
+		return estimate.Get().Method()
 	case encodingEstimate:
 		return "character estimate: prose at 4 chars/token, JSON at 1.3"
 	}
@@ -30,10 +30,10 @@ func (c *Counter) scale(kind Kind, t Tokens) Tokens {
 	if c.enc != claudeEstimate || t.Estimate {
 		return t
 	}
-	cal := claudeest.Get()
+	cal := estimate.Get()
 	ratio := cal.ProseRatio
 	if kind == KindJSON {
 		ratio = cal.JSONRatio
 	}
-	return Tokens{N: claudeest.Scale(t.N, ratio), Estimate: true}
+	return Tokens{N: estimate.Scale(t.N, ratio), Estimate: true}
 }

@@ -12,13 +12,13 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/toolshelf/toolshelf/budget"
 	deferral "github.com/toolshelf/toolshelf/defer"
-	"github.com/toolshelf/toolshelf/internal/claudeest"
-	"github.com/toolshelf/toolshelf/internal/textfmt"
+	"github.com/toolshelf/toolshelf/internal/engine/estimate"
+	"github.com/toolshelf/toolshelf/internal/engine/textfmt"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 )
 
-// calibrationTools loads a calibration catalog the way internal/claudecal
+// calibrationTools loads a calibration catalog the way internal/cmd/claudecal
 // does: an MCP tools/list takes its file name as its server.
 func calibrationTools(t *testing.T, name string) []*registry.Tool {
 	t.Helper()
@@ -41,7 +41,7 @@ func calibrationTools(t *testing.T, name string) []*registry.Tool {
 // is current), the estimate is marked, reproduces the calibrated figure,
 // and is within the stated band of the Claude tokenizer's count.
 func TestClaudeCounterOnCalibrationCatalogs(t *testing.T) {
-	cal := claudeest.Get()
+	cal := estimate.Get()
 	claude := budget.CounterForModel("claude-sonnet-4-5")
 	o200k, err := budget.NewCounter(budget.O200kBase)
 	require.NoError(t, err)
@@ -55,7 +55,7 @@ func TestClaudeCounterOnCalibrationCatalogs(t *testing.T) {
 			prose += o200k.Count(budget.KindProse, tool.Description).N
 			js += o200k.Count(budget.KindJSON, string(tool.ModelSchema())).N
 		}
-		require.Equal(t, [2]int{c.ProseO200k, c.JSONO200k}, [2]int{prose, js}, "%s: stale data, run go run ./internal/claudecal", c.Name)
+		require.Equal(t, [2]int{c.ProseO200k, c.JSONO200k}, [2]int{prose, js}, "%s: stale data, run go run ./internal/cmd/claudecal", c.Name)
 
 		got := budget.CountTools(claude, tools)
 		assert.True(t, got.Estimate, c.Name)
@@ -68,7 +68,7 @@ func TestClaudeCounterOnCalibrationCatalogs(t *testing.T) {
 // TestClaudeCount checks Count and the cached path scale an exact o200k
 // count by the kind's ratio and mark it.
 func TestClaudeCount(t *testing.T) {
-	cal := claudeest.Get()
+	cal := estimate.Get()
 	claude := budget.CounterForModel("anthropic/claude-opus-4-1")
 	assert.False(t, claude.Loaded(), "o200k loads on the first count, not before")
 	o200k, _ := budget.NewCounter(budget.O200kBase)
@@ -87,7 +87,7 @@ func TestClaudeCount(t *testing.T) {
 // TestClaudeDoc keeps the calibration table of docs/budget.md: per
 // catalog, the Claude tokenizer's count, the estimate and its error.
 func TestClaudeDoc(t *testing.T) {
-	cal := claudeest.Get()
+	cal := estimate.Get()
 	var b strings.Builder
 	fmt.Fprintf(&b, "`%s`\n\n", cal.Method())
 	fmt.Fprintf(&b, "Ratios: prose × %.3f, JSON × %.3f, over %d texts (%d tools in %d catalogs); error band ±%.1f%% per catalog.\n\n",

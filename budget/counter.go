@@ -10,8 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/tiktoken-go/tokenizer"
-	"github.com/toolshelf/toolshelf/internal/estimate"
-	"github.com/toolshelf/toolshelf/internal/textfmt"
+	"github.com/toolshelf/toolshelf/internal/engine/estimate"
+	"github.com/toolshelf/toolshelf/internal/engine/textfmt"
 )
 
 // Encoding names how a [Counter] counts: "o200k_base" (gpt-4o, gpt-4.1,

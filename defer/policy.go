@@ -3,8 +3,7 @@ package deferral
 import (
 	"fmt"
 
-	"github.com/toolshelf/toolshelf/internal/estimate"
-	"github.com/toolshelf/toolshelf/internal/regview"
+	"github.com/toolshelf/toolshelf/internal/engine/estimate"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -92,16 +91,16 @@ func (p *Policy) Plan(snap *registry.Snapshot, view View) (*Plan, error) {
 	visibleSize := 0
 	for _, t := range snap.Tools() {
 		d := Decision{Name: t.Name}
-		if regview.Aliased(t) {
+		if t.Aliased() {
 			d.AliasOf = t.OriginalName
 		}
-		g := regview.GroupOf(snap, t)
+		g, _ := snap.Group(t.Group)
 		soft := false
 		switch {
 		case !mode.allows(t):
 			d.State, d.Reason = Hidden, fmt.Sprintf("hidden: outside mode %q", modeName(mode))
 		case p.denies(t, &d):
-		case tier == registry.TierCore && regview.EffectiveTier(t, g) == registry.TierFull:
+		case tier == registry.TierCore && snap.TierOf(t) == registry.TierFull:
 			d.State, d.Reason = Hidden, "hidden: full-tier tool in a core-tier session (elevate to see it)"
 		case t.Source == registry.SourceSelfBuilt:
 			d.State, d.Reason = Deferred, "self-built tools are always deferred"

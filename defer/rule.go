@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/toolshelf/toolshelf/internal/pattern"
+	"github.com/toolshelf/toolshelf/internal/engine/toolname"
 )
 
 // errRule reports a rule string that cannot be parsed. The message quotes
@@ -38,7 +38,7 @@ type rule struct {
 func (r rule) String() string { return r.verb.String() + "(" + r.pattern + ")" }
 
 // matches reports whether the rule's pattern matches name.
-func (r rule) matches(name string) bool { return pattern.Match(r.pattern, name) }
+func (r rule) matches(name string) bool { return toolname.MatchPattern(r.pattern, name) }
 
 // parseRule parses "Defer(pattern)" or "NoDefer(pattern)". Patterns match the
 // whole tool name and may use * for any run of characters. Other characters
@@ -60,7 +60,7 @@ func parseRule(s string) (rule, error) {
 	default:
 		return rule{}, fmt.Errorf("%w %q: unknown verb %q: want Defer or NoDefer", errRule, clip(src), clip(name))
 	}
-	if err := pattern.Check(pat); err != nil {
+	if err := toolname.CheckPattern(pat); err != nil {
 		return rule{}, fmt.Errorf("%w %q: %v", errRule, clip(src), err)
 	}
 	r.pattern = pat

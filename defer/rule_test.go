@@ -8,11 +8,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/toolshelf/toolshelf/internal/pattern"
+	"github.com/toolshelf/toolshelf/internal/engine/toolname"
 )
 
 // match is the pattern matcher every rule uses, under test here.
-var match = pattern.Match
+var match = toolname.MatchPattern
 
 func TestMatch(t *testing.T) {
 	tests := []struct {

@@ -14,8 +14,7 @@ import (
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
-	"github.com/toolshelf/toolshelf/internal/regview"
-	"github.com/toolshelf/toolshelf/internal/toolname"
+	"github.com/toolshelf/toolshelf/internal/engine/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -63,7 +62,7 @@ func aliasedTools(t *testing.T, c *counter) (*registry.Registry, []*registry.Too
 	}
 	var out []*registry.Tool
 	for _, tl := range reg.Snapshot().Tools() {
-		if regview.Aliased(tl) {
+		if tl.Aliased() {
 			out = append(out, tl)
 		}
 	}

@@ -4,9 +4,9 @@ import (
 	"context"
 	"strings"
 
-	"github.com/toolshelf/toolshelf/internal/pattern"
-	"github.com/toolshelf/toolshelf/internal/registryx"
-	"github.com/toolshelf/toolshelf/internal/visibility"
+	"github.com/toolshelf/toolshelf/internal/engine/registryx"
+	"github.com/toolshelf/toolshelf/internal/engine/toolname"
+	"github.com/toolshelf/toolshelf/internal/engine/visibility"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -18,7 +18,7 @@ func selects(p, name string, t *registry.Tool) bool {
 		hint, err := registryx.ParseHint(h)
 		return err == nil && t != nil && visibility.HasHint(t, hint)
 	}
-	return pattern.Match(p, name)
+	return toolname.MatchPattern(p, name)
 }
 
 // deniesAll reports whether the dispatcher's rules deny every call of t — a

@@ -11,9 +11,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/toolshelf/toolshelf/internal/jsonx"
-	"github.com/toolshelf/toolshelf/internal/tagsafe"
-	"github.com/toolshelf/toolshelf/internal/toolname"
+	"github.com/toolshelf/toolshelf/internal/engine/jsonx"
+	"github.com/toolshelf/toolshelf/internal/engine/tagsafe"
+	"github.com/toolshelf/toolshelf/internal/engine/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -179,16 +179,19 @@ func (d *Dispatcher) badInput(ctx context.Context, c *call, problem string) regi
 }
 
 func (d *Dispatcher) dispatch(ctx context.Context, c *call, params json.RawMessage, shape string) registry.Result {
-	// 1. Lookup and visibility: unknown and hidden are one answer.
+	// The steps are the package doc's. A name no tool can have gets step
+	// 2's "unknown tool" answer before anything else.
 	if !toolname.Valid(c.target) {
 		return d.unknown(ctx, c)
 	}
-	// 2. Permission first: a name a Deny rule matches is denied before
+	// 1. Permission by name: a name a Deny rule matches is denied before
 	// anything about the tool is looked up, so the answer is the same
 	// whether it exists or not, and carries nothing of its schema.
 	if vd := d.permit(c.target, nil); vd.action == Deny && vd.rule != "default" {
 		return d.denied(ctx, c, vd)
 	}
+	// 2. Lookup and visibility: unknown and hidden are one answer (a short
+	// name through defer_execute resolves first; a tool Sync removed says so).
 	t, deferred, ok := c.s.Lookup(c.target)
 	if (!ok || t == nil) && c.via != "" {
 		if res, stop := d.resolveShort(ctx, c); stop {
@@ -202,7 +205,8 @@ func (d *Dispatcher) dispatch(ctx context.Context, c *call, params json.RawMessa
 		}
 		return d.unknown(ctx, c)
 	}
-	// Rules by annotation, and a Deny default, need the tool.
+	// 3. Permission by tool: rules by annotation, and a Deny default, need
+	// the tool.
 	if vd := d.permit(c.target, t); vd.action == Deny {
 		return d.denied(ctx, c, vd)
 	}
@@ -210,7 +214,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, c *call, params json.RawMessa
 	if shape == "" {
 		shape = shapeProblem(params)
 	}
-	// 2. Loaded? Refused, answered with the schema, and loaded from now on.
+	// 4. Loaded? Refused, answered with the schema, and loaded from now on.
 	if deferred && !c.s.Loaded(c.target) {
 		// The answer carries the schema: it loads the tool as tool_search
 		// would, so rules that deny tool_search deny this load too.
@@ -220,6 +224,9 @@ func (d *Dispatcher) dispatch(ctx context.Context, c *call, params json.RawMessa
 		c.s.MarkLoaded(c.target)
 		return d.unloaded(ctx, c, params, shape)
 	}
+	// 5. Schema validation: params that are not a JSON object and a schema
+	// that cannot be used are answered first; then validation, defaults and
+	// injected fields.
 	if shape != "" {
 		d.report(ctx, c, Event{Kind: EventBadInput, Detail: shape})
 		return errResult(textBadParams(c.target, shape, d.correctCall(c)))
@@ -227,16 +234,16 @@ func (d *Dispatcher) dispatch(ctx context.Context, c *call, params json.RawMessa
 	if c.v.err != nil {
 		return d.hostError(ctx, c, hostSchemaUnusable, "schema: "+c.v.err.Error())
 	}
-	// 3 and 4. Validation, defaults and injected fields.
 	full, visible, res, ok := d.prepare(ctx, c, params)
 	if !ok {
 		return res
 	}
-	// 5. Permission, on the target's name.
+	// 6. Permission rules that allow or ask (deny over ask over allow), on
+	// the target's name.
 	if res, ok := d.permission(ctx, c, visible); !ok {
 		return res
 	}
-	// 6. Before-call hooks.
+	// 7. Before-call hooks, the handler, after-call hooks.
 	cl := &Call{Session: c.sid, Tool: t, Name: c.target, Via: c.via, ID: callID(ctx), Params: full}
 	hooks := d.hooksFor(c.target, t)
 	for _, h := range hooks {
@@ -247,15 +254,14 @@ func (d *Dispatcher) dispatch(ctx context.Context, c *call, params json.RawMessa
 			return res
 		}
 	}
-	// 7. The handler.
 	res = d.run(ctx, c, cl)
 	for _, h := range hooks {
 		if h.After != nil {
 			res = d.after(ctx, c, h, cl, res)
 		}
 	}
-	// 8. UTF-8 and tags, then the size bound, then guidance, which is
-	// never cut.
+	// 8. The result: UTF-8 and tags, then the size bound, then guidance,
+	// which is never cut.
 	if !utf8.ValidString(res.Text) {
 		d.report(ctx, c, Event{Kind: EventReplaced, Detail: "the result is not valid UTF-8; invalid bytes replaced with U+FFFD"})
 	}

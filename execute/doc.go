@@ -11,7 +11,8 @@
 //  3. permission by tool: rules by annotation (Deny(@destructive)) and a
 //     Deny default;
 //  4. loaded?: a deferred tool whose schema the model has not loaded gets
-//     its schema back in a validation error and counts as loaded from then on;
+//     its schema back in a validation error and counts as loaded from then on
+//     (unless the rules deny tool_search, which would have loaded it);
 //  5. schema validation of params, parsed once (duplicate keys refused,
 //     integers exact) and checked against schemas resolved once and cached
 //     (defaults applied), every violation listed with its JSON pointer;

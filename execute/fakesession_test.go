@@ -1,7 +1,7 @@
 package execute_test
 
 import (
-	"github.com/toolshelf/toolshelf/internal/toolsearch"
+	"github.com/toolshelf/toolshelf/internal/engine/toolsearch"
 	"slices"
 
 	deferral "github.com/toolshelf/toolshelf/defer"

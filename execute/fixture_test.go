@@ -3,7 +3,7 @@ package execute_test
 import (
 	"context"
 	"encoding/json"
-	"github.com/toolshelf/toolshelf/internal/toolsearch"
+	"github.com/toolshelf/toolshelf/internal/engine/toolsearch"
 	"sync"
 	"testing"
 

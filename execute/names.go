@@ -1,8 +1,7 @@
 package execute
 
 import (
-	"github.com/toolshelf/toolshelf/internal/regview"
-	"github.com/toolshelf/toolshelf/internal/toolname"
+	"github.com/toolshelf/toolshelf/internal/engine/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -17,7 +16,7 @@ import (
 // alias the model calls, and the handler ran.
 func guardNames(target string, t *registry.Tool) (names [2]string, n int) {
 	names[0] = target
-	if t == nil || !regview.Aliased(t) {
+	if t == nil || !t.Aliased() {
 		return names, 1
 	}
 	names[1] = toolname.MCPPrefix + t.Group + "__" + t.OriginalName

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/toolshelf/toolshelf/internal/pattern"
-	"github.com/toolshelf/toolshelf/internal/registryx"
+	"github.com/toolshelf/toolshelf/internal/engine/registryx"
+	"github.com/toolshelf/toolshelf/internal/engine/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -110,7 +110,7 @@ func (r Permission) check() error {
 		}
 		return nil
 	}
-	if err := pattern.Check(r.Pattern); err != nil {
+	if err := toolname.CheckPattern(r.Pattern); err != nil {
 		return fmt.Errorf("%w %q: %v", ErrPermission, clip(r.String(), 120), err)
 	}
 	return nil

@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolshelf/toolshelf/execute"
-	"github.com/toolshelf/toolshelf/internal/registryx"
-	"github.com/toolshelf/toolshelf/internal/schemacheck"
-	"github.com/toolshelf/toolshelf/internal/textfmt"
+	"github.com/toolshelf/toolshelf/internal/engine/registryx"
+	"github.com/toolshelf/toolshelf/internal/engine/schemacheck"
+	"github.com/toolshelf/toolshelf/internal/engine/textfmt"
 )
 
 // TestReliabilityDocBounds keeps the bounds table of docs/reliability.md

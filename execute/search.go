@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/toolshelf/toolshelf/internal/searchnote"
+	"github.com/toolshelf/toolshelf/internal/engine/searchnote"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -20,7 +20,10 @@ import (
 // "searched" reports the queries and the names the search loaded.
 // Like [Dispatcher.callTool] it never panics and answers every failure with a
 // model-facing error result.
-func (d *Dispatcher) search(ctx context.Context, s Session, args json.RawMessage, run SearchFunc) (res registry.Result) {
+//
+// reason is empty for the model's call, and names the session's own loads
+// otherwise ([Dispatcher.Load]): the event's Detail starts with it.
+func (d *Dispatcher) search(ctx context.Context, s Session, args json.RawMessage, run SearchFunc, reason string) (res registry.Result) {
 	name := registry.ToolSearchName
 	c := &call{s: s, target: name, id: clip(callID(ctx), 200)}
 	ctx = d.begin(ctx, s, name, c.id)
@@ -51,6 +54,9 @@ func (d *Dispatcher) search(ctx context.Context, s Session, args json.RawMessage
 	rctx, notes := searchnote.With(ctx)
 	res, loaded := run(rctx, cl.Params)
 	detail := fmt.Sprintf("is_error=%t bytes=%d", res.IsError, len(res.Text))
+	if reason != "" {
+		detail = reason + " " + detail
+	}
 	if n := notes.String(); n != "" {
 		detail += "; " + n // a ranking degraded (search.Hybrid's second one failed)
 	}

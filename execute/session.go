@@ -64,7 +64,27 @@ func (d *Dispatcher) Call(ctx context.Context, s Session, name string, args json
 // (permission rules on the name tool_search, hooks, an event with its
 // queries and the names it loaded); run does the search.
 func (d *Dispatcher) Search(ctx context.Context, s Session, args json.RawMessage, run SearchFunc) registry.Result {
-	return d.search(ctx, s, args, run)
+	return d.search(ctx, s, args, run, "")
+}
+
+// Load runs a load of schemas that the session makes on its own, not a
+// call of the model — a preload of the tools a user message names, the
+// loaded set of a restored conversation — through the same guards as a
+// tool_search call: the permission rules on the name tool_search
+// (Deny(tool_search) refuses it), the hooks whose pattern matches
+// tool_search, which see the arguments {"tool_names": names} and may block
+// or narrow them, and the "searched" event, whose Detail starts with
+// reason ("preload", "restore") so that the harness can tell it from the
+// model's search. run does the load with the arguments the hooks left; a
+// result with IsError set means nothing was loaded.
+func (d *Dispatcher) Load(ctx context.Context, s Session, reason string, names []string, run SearchFunc) registry.Result {
+	args, err := json.Marshal(struct {
+		ToolNames []string `json:"tool_names"`
+	}{names})
+	if err != nil { // a []string always marshals
+		return errResult(textSearchNoSession)
+	}
+	return d.search(ctx, s, args, run, reason)
 }
 
 // Denied reports whether the rules deny every call of t, and names the

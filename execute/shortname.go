@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/toolshelf/toolshelf/internal/shortname"
+	"github.com/toolshelf/toolshelf/internal/engine/shortname"
 	"github.com/toolshelf/toolshelf/registry"
 )
 

@@ -2,7 +2,7 @@ package execute_test
 
 import (
 	"encoding/json"
-	"github.com/toolshelf/toolshelf/internal/toolsearch"
+	"github.com/toolshelf/toolshelf/internal/engine/toolsearch"
 	"testing"
 
 	"github.com/stretchr/testify/assert"

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/toolshelf/toolshelf/internal/jsonx"
+	"github.com/toolshelf/toolshelf/internal/engine/jsonx"
 )
 
 // FuzzParse: whatever the bytes, Parse returns servers or an error

@@ -9,8 +9,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/toolshelf/toolshelf/internal/jsonx"
-	"github.com/toolshelf/toolshelf/internal/wire"
+	"github.com/toolshelf/toolshelf/internal/engine/jsonx"
+	"github.com/toolshelf/toolshelf/internal/engine/wire"
 )
 
 // FormatMCP is the [Catalog.Format] of an MCP tools/list result, or a bare

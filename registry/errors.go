@@ -3,7 +3,7 @@ package registry
 import (
 	"errors"
 
-	"github.com/toolshelf/toolshelf/internal/registryx"
+	"github.com/toolshelf/toolshelf/internal/engine/registryx"
 )
 
 // Sentinel errors a harness matches with [errors.Is]. Every error returned
@@ -32,7 +32,7 @@ var (
 )
 
 // The library's own sentinels: those other stages match live in
-// internal/registryx.
+// internal/engine/registryx.
 var (
 	errInvalidName   = registryx.ErrInvalidName
 	errInvalidSchema = registryx.ErrInvalidSchema

@@ -3,7 +3,7 @@ package registry
 import (
 	"fmt"
 
-	"github.com/toolshelf/toolshelf/internal/toolname"
+	"github.com/toolshelf/toolshelf/internal/engine/toolname"
 )
 
 // Names the library reserves for its entry tools. No registered tool may use
@@ -16,7 +16,7 @@ const (
 
 // The naming rules themselves (the providers' name rule, MCP exposed names
 // and their aliases, canonical server names, the fixed group names "builtin"
-// and "self-built") are internal/toolname's.
+// and "self-built") are internal/engine/toolname's.
 const (
 	builtinGroup   = toolname.BuiltinGroup
 	selfBuiltGroup = toolname.SelfBuiltGroup
@@ -41,4 +41,14 @@ func checkGroupName(name string) error {
 		return fmt.Errorf("%w: group %q is the library's own", errReservedName, name)
 	}
 	return nil
+}
+
+// Aliased reports whether t's exposed name is an alias of its MCP server's
+// own name: an MCP tool whose mcp__<server>__<tool> name broke the
+// providers' name rule, so that the registry gave it a shorter one.
+// OriginalName then holds the server's name. A rule or a log line written
+// with the mcp__<server>__<tool> form does not reach an aliased tool; a
+// harness that shows tools to a user shows both names.
+func (t *Tool) Aliased() bool {
+	return t.Source == SourceMCP && t.Name != toolname.MCPPrefix+t.Group+"__"+t.OriginalName
 }

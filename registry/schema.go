@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/toolshelf/toolshelf/internal/jsonx"
+	"github.com/toolshelf/toolshelf/internal/engine/jsonx"
 )
 
 // stripProperties removes the named top-level properties (and their entries

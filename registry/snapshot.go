@@ -43,6 +43,18 @@ func (s *Snapshot) Group(name string) (*Group, bool) {
 	return g, ok
 }
 
+// TierOf returns the tier t is in within s: its own Tier, else its group's,
+// else [TierCore]. A view below [TierFull] leaves the full-tier tools out.
+func (s *Snapshot) TierOf(t *Tool) Tier {
+	if t.Tier != "" {
+		return t.Tier
+	}
+	if g, ok := s.Group(t.Group); ok && g.Tier != "" {
+		return g.Tier
+	}
+	return TierCore
+}
+
 // compareGroups orders groups by kind, then name.
 func compareGroups(a, b *Group) int {
 	if c := cmp.Compare(a.rank(), b.rank()); c != 0 {

@@ -8,8 +8,8 @@ import (
 	"slices"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/toolshelf/toolshelf/internal/jsonx"
-	"github.com/toolshelf/toolshelf/internal/schemacheck"
+	"github.com/toolshelf/toolshelf/internal/engine/jsonx"
+	"github.com/toolshelf/toolshelf/internal/engine/schemacheck"
 )
 
 // DeferLoading is a tool's three-state defer flag: [DeferUnset] falls to the

@@ -3,7 +3,7 @@ package registry
 import (
 	"slices"
 
-	"github.com/toolshelf/toolshelf/internal/schemacheck"
+	"github.com/toolshelf/toolshelf/internal/engine/schemacheck"
 )
 
 // A Warning is one part of a tool's input schema that the dispatcher does

@@ -25,8 +25,11 @@
 //
 // API: a harness writes templates (registry.Tool.Template and Description)
 // and their variables (request.Config.StaticVars and SessionVars); request
-// renders them in request.NewSession, which returns a failed render's
-// [*Error] — naming the tool, the template line and the function or
-// variable to fix — and every failure matches [ErrTemplate] (messages start
-// with "render:"). Nothing else is exported: the engine is not public.
+// renders them in request.NewSession with [Description], which returns a
+// failed render's [*Error] — naming the tool, the template line and the
+// function or variable to fix — and every failure matches [ErrTemplate]
+// (messages start with "render:"). A harness checks a template before any
+// session freezes it by calling [Description] itself with the [Vars] its
+// Config will declare ([Vars.Check] checks the declaration alone). The
+// engine is this package itself.
 package render

@@ -48,3 +48,31 @@ func (e *Error) Error() string {
 
 // Unwrap returns what failed, Err.
 func (e *Error) Unwrap() error { return e.Err }
+
+// kind is what failed in a render, more precisely than ErrTemplate, which
+// every kind matches: a harness matches ErrTemplate and reads the message;
+// this package's tests match the kind.
+type kind string
+
+func (k kind) Error() string { return string(k) }
+
+// Is reports that every kind is a [ErrTemplate].
+func (k kind) Is(target error) bool { return target == ErrTemplate }
+
+// The kinds. Every error of a failed render is an [*Error] whose Err is
+// one of them or ErrTemplate.
+var (
+	// errForbiddenFunction reports a call of a non-deterministic function
+	// (time, random, uuid, fs, exec, http, env).
+	errForbiddenFunction error = kind("render: forbidden function")
+	// errForbiddenVariable reports the use of a per-turn or random variable.
+	errForbiddenVariable error = kind("render: forbidden variable")
+	// errUndeclaredVariable reports a variable declared in no tier.
+	errUndeclaredVariable error = kind("render: undeclared variable")
+	// errUnknownPart reports a part or section name that does not exist.
+	errUnknownPart error = kind("render: unknown part")
+	// errVariables reports a bad variable declaration: a session variable
+	// with a forbidden name, or one declared in two tiers. It is not an
+	// [*Error]: no tool and no line are at fault.
+	errVariables error = kind("render: invalid variables")
+)

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/toolshelf/toolshelf/internal/jsonx"
-	"github.com/toolshelf/toolshelf/internal/toolname"
+	"github.com/toolshelf/toolshelf/internal/engine/jsonx"
+	"github.com/toolshelf/toolshelf/internal/engine/toolname"
 )
 
 // anthropicEncoder is Anthropic Messages: system blocks and tools with cache

@@ -9,11 +9,11 @@ import (
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
-	"github.com/toolshelf/toolshelf/internal/jsonx"
-	"github.com/toolshelf/toolshelf/internal/render"
-	"github.com/toolshelf/toolshelf/internal/tagsafe"
-	"github.com/toolshelf/toolshelf/internal/toolsearch"
+	"github.com/toolshelf/toolshelf/internal/engine/jsonx"
+	"github.com/toolshelf/toolshelf/internal/engine/tagsafe"
+	"github.com/toolshelf/toolshelf/internal/engine/toolsearch"
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/render"
 )
 
 // clientSearchHead and clientSearchRules make tool_search's description in
@@ -51,7 +51,7 @@ func (f *frozenPrefix) clientTools(cfg *Config, vars render.Vars, caps bool) err
 	if caps {
 		tmpl = clientSearchHead + "in the system instructions" + rules
 	}
-	d, err := render.Render(registry.ToolSearchName, tmpl, render.Vars{Static: vars.Static, Session: session})
+	d, err := render.Description(&registry.Tool{Name: registry.ToolSearchName, Description: tmpl, Template: true}, render.Vars{Static: vars.Static, Session: session})
 	if err != nil {
 		return err
 	}
@@ -99,34 +99,30 @@ func (s *Session) Answer(ctx context.Context, c ToolCall) Message {
 	}
 	s.mu.Lock()
 	f := s.frozen
-	announced := s.vw.shown
-	withLive, pending, removed := s.liveScope()
+	announced := s.tools.std.shown
+	client := f.search == Client && c.Name == registry.ToolSearchName && f.entry[c.Name] != nil
+	var scope toolsearch.Scope
+	if client {
+		scope = s.searchScope(f)
+		// The answer references every tool this search returns in full,
+		// whether or not an earlier search loaded it already.
+		scope.Loaded = nil
+	}
 	s.mu.Unlock()
-	if f.search != Client || c.Name != registry.ToolSearchName || f.entry[c.Name] == nil {
+	if !client {
 		res := s.Call(ctx, c.Name, c.Arguments)
 		m.Text, m.IsError = res.Text, res.IsError
 		return m
 	}
-	// A fresh loaded set collects what this search returned in full,
-	// whether or not an earlier search loaded it already.
-	found := toolsearch.NewLoadedSet()
-	scope := toolsearch.Scope{Loaded: found, Announced: f.shortened, Overlay: &f.overlay, Pending: pending, Removed: removed}
-	if len(withLive) > 0 {
-		scope.Announced, scope.Overlay = append(withLive, f.shortened...), &s.overlay
-	}
 	// The search is a call like the others (issue 26): the dispatcher's
 	// permission rules, hooks and events decide it, as in Session.Call.
 	run := func(ctx context.Context, args json.RawMessage) (registry.Result, []string) {
-		return f.searcher.Call(ctx, args, scope), found.Names()
+		return f.searcher.Load(ctx, args, scope)
 	}
-	var res registry.Result
-	if s.cfg.Dispatcher == nil {
-		res, _ = run(ctx, c.Arguments)
-	} else {
-		res = s.cfg.Dispatcher.Search(ctx, dispatchSession{s}, c.Arguments, run)
-	}
+	res, found, _ := s.guardLoad(ctx, "", c.Arguments, nil, run)
+	slices.Sort(found)
 	var refs, own []string
-	for _, n := range found.Names() {
+	for _, n := range found {
 		switch {
 		case f.plan.State(n) == deferral.Deferred:
 			refs = append(refs, n)
@@ -134,9 +130,8 @@ func (s *Session) Answer(ctx context.Context, c ToolCall) Message {
 			own = append(own, n)
 		}
 	}
-	for _, n := range append(slices.Clone(refs), own...) {
-		s.loaded.Add(n)
-	}
+	s.tools.markLoaded(refs...)
+	s.tools.markLoaded(own...)
 	if s.hist.enc.traits().searchOutputCarriesTools {
 		refs = append(refs, own...)
 		own = nil
@@ -230,7 +225,7 @@ func newClientHistory(s *Session) *clientHistory {
 	// holds it; a denied or hidden one is none of the provider's to load.
 	// A removed or restored one may be referenced by history read back.
 	own := func(name string) *registry.Tool {
-		if e, ok := s.vw.entries[name]; ok && e.origin != originFrozen {
+		if e, ok := s.tools.std.entries[name]; ok && e.origin != originFrozen {
 			switch e.standing {
 			case standingShown, standingRemoved, standingPending:
 				return e.t
@@ -242,7 +237,7 @@ func newClientHistory(s *Session) *clientHistory {
 	// what the session validates, and so what a tool_search_output
 	// carries.
 	updated := func(name string) *registry.Tool {
-		if e, ok := s.vw.entries[name]; ok && e.origin == originFrozen && e.standing == standingShown {
+		if e, ok := s.tools.std.entries[name]; ok && e.origin == originFrozen && e.standing == standingShown {
 			return e.t
 		}
 		return nil

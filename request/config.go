@@ -6,7 +6,7 @@ import (
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
-	"github.com/toolshelf/toolshelf/internal/wire"
+	"github.com/toolshelf/toolshelf/internal/engine/wire"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/search"
 )
@@ -142,10 +142,16 @@ type Config struct {
 	// go in a <preloaded_tools> block at the front of that message — never
 	// in the prefix — and join the loaded set. Only tools the session's
 	// view shows are preloaded (a hidden or denied tool never is), at most
-	// two and 4,000 characters of schema per message. The block is part of
-	// the message, so a restored session sends the same bytes. Portable
-	// tool search only: other modes ignore it. docs/search-quality.md
-	// ("Preload when sure") has its precision and how often it fires.
+	// two and 4,000 characters of schema (as the model reads it) per
+	// message. A preload loads schemas as tool_search does, so it answers
+	// to the dispatcher's guard on tool_search: Deny(tool_search) or a
+	// hook that blocks tool_search stops it, and it raises a "searched"
+	// event whose Detail starts with "preload" (docs/governance.md). Its
+	// search runs under the build's context
+	// ([Session.AppendRequestContext]). The block is part of the message,
+	// so a restored session sends the same bytes. Portable tool search
+	// only: other modes ignore it. docs/search-quality.md ("Preload when
+	// sure") has its precision and how often it fires.
 	Preload bool
 }
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/toolshelf/toolshelf/internal/jsonx"
+	"github.com/toolshelf/toolshelf/internal/engine/jsonx"
 )
 
 // unmarshalExact decodes data into v (a pointer to a struct) as

@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/toolshelf/toolshelf/internal/jsonx"
+	"github.com/toolshelf/toolshelf/internal/engine/jsonx"
 )
 
 // Stream accumulates a streamed reply, event by event, into the same

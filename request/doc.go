@@ -70,5 +70,8 @@
 // message starts with "request:". The methods execute's dispatcher needs
 // ([execute.Session]: ID, Loaded, MarkLoaded, VisibleNames, Removed) are on
 // an unexported adapter, not on Session; the provider rule book is
-// docs/providers.md.
+// docs/providers.md. Every load of a schema — tool_search, Client mode's
+// search, a preload, a restored loaded set — passes the dispatcher's
+// guard on tool_search (its rules, hooks and "searched" event) before it
+// joins the loaded set (docs/governance.md).
 package request

@@ -6,7 +6,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/toolshelf/toolshelf/internal/jsonx"
+	"github.com/toolshelf/toolshelf/internal/engine/jsonx"
 )
 
 // Tags around a user's own text.

@@ -1,7 +1,7 @@
 package request
 
 import (
-	"github.com/toolshelf/toolshelf/internal/toolsearch"
+	"github.com/toolshelf/toolshelf/internal/engine/toolsearch"
 )
 
 // Test-only access to what is not request's API.
@@ -10,7 +10,7 @@ import (
 func NewCache() *Cache { return &Cache{} }
 
 // LoadedSet returns the session's set of loaded deferred tools.
-func (s *Session) LoadedSet() *toolsearch.LoadedSet { return s.loaded }
+func (s *Session) LoadedSet() *toolsearch.LoadedSet { return s.tools.loaded }
 
 // Elevate grants the full tier.
 func (s *Session) Elevate() error {
@@ -40,4 +40,4 @@ var (
 func (s *Session) DropMessages() { s.dropMessages() }
 
 // Loaded reports whether a deferred tool's schema was loaded.
-func (s *Session) Loaded(name string) bool { return s.loaded.Has(name) }
+func (s *Session) Loaded(name string) bool { return s.tools.isLoaded(name) }

@@ -7,15 +7,13 @@ import (
 	"slices"
 	"unicode/utf8"
 
-	"github.com/toolshelf/toolshelf/internal/dispatch"
-	"github.com/toolshelf/toolshelf/internal/errs"
-	"github.com/toolshelf/toolshelf/internal/jsonx"
-	"github.com/toolshelf/toolshelf/internal/openai"
+	"github.com/toolshelf/toolshelf/internal/engine/jsonx"
+	"github.com/toolshelf/toolshelf/internal/engine/openai"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
-	"github.com/toolshelf/toolshelf/internal/render"
-	"github.com/toolshelf/toolshelf/internal/toolsearch"
+	"github.com/toolshelf/toolshelf/internal/engine/toolsearch"
 	"github.com/toolshelf/toolshelf/registry"
+	"github.com/toolshelf/toolshelf/render"
 	"github.com/toolshelf/toolshelf/search"
 )
 
@@ -89,9 +87,9 @@ func (f *frozenPrefix) ToolSearch() ToolSearch { return f.search }
 func checkConfig(cfg *Config) error {
 	if _, ok := encoderFor(cfg.Provider); !ok {
 		if cfg.Provider == "" {
-			return errs.Wrap(ErrConfig, ErrUnknownProvider, "Config.Provider is empty: want %q, %q, %q or %q", OpenAIChat, OpenAIResponses, Anthropic, Gemini)
+			return wrapErr(ErrConfig, ErrUnknownProvider, "Config.Provider is empty: want %q, %q, %q or %q", OpenAIChat, OpenAIResponses, Anthropic, Gemini)
 		}
-		return errs.Wrap(ErrConfig, ErrUnknownProvider, "%q: want %q, %q, %q or %q", cfg.Provider, OpenAIChat, OpenAIResponses, Anthropic, Gemini)
+		return wrapErr(ErrConfig, ErrUnknownProvider, "%q: want %q, %q, %q or %q", cfg.Provider, OpenAIChat, OpenAIResponses, Anthropic, Gemini)
 	}
 	if err := checkToolSearch(cfg.ToolSearch, cfg.Provider); err != nil {
 		return err
@@ -129,7 +127,7 @@ func checkConfig(cfg *Config) error {
 	}
 	vars := render.Vars{Static: cfg.StaticVars, Session: cfg.SessionVars}
 	if err := vars.Check(); err != nil {
-		return errs.Wrap(ErrConfig, err, "")
+		return wrapErr(ErrConfig, err, "")
 	}
 	return checkProviderRules(cfg)
 }
@@ -139,7 +137,7 @@ func checkConfig(cfg *Config) error {
 func freeze(cfg *Config, view deferral.View) (*frozenPrefix, error) {
 	plan, err := governedPolicy(cfg).Plan(cfg.Snapshot, view)
 	if err != nil {
-		return nil, errs.Wrap(ErrConfig, err, "")
+		return nil, wrapErr(ErrConfig, err, "")
 	}
 	searcher, err := toolsearch.New(plan, cfg.Search)
 	if err != nil {
@@ -241,7 +239,7 @@ func checkToolCount(cfg *Config, f *frozenPrefix) error {
 		// Deferring anything adds tool_search and defer_execute.
 		more += 2
 	}
-	return errs.Wrap(ErrConfig, errTooManyTools, "tools[] would hold %d tools (%d resident, %d deferred) and %s accepts at most %d: defer at least %d more in Config.Policy (e.g. Defer(mcp__<server>__*)) or narrow Config.View",
+	return wrapErr(ErrConfig, errTooManyTools, "tools[] would hold %d tools (%d resident, %d deferred) and %s accepts at most %d: defer at least %d more in Config.Policy (e.g. Defer(mcp__<server>__*)) or narrow Config.View",
 		n, len(f.plan.Resident()), len(f.plan.Deferred()), cfg.Provider, limit, more)
 }
 
@@ -302,12 +300,12 @@ func entryTools(index string, vars render.Vars, indexInSystem, shortNames bool) 
 	if shortNames {
 		tmpl = toolsearch.WithShortNames(tmpl)
 	}
-	d, err := render.Render(registry.ToolSearchName, tmpl, render.Vars{Static: vars.Static, Session: session})
+	d, err := render.Description(&registry.Tool{Name: registry.ToolSearchName, Description: tmpl, Template: true}, render.Vars{Static: vars.Static, Session: session})
 	if err != nil {
 		return nil, nil, err
 	}
 	st := toolsearch.Definition(d)
-	et := dispatch.Definition()
+	et := toolsearch.ExecuteDefinition()
 	if et.Description, err = render.Description(&et, vars); err != nil {
 		return nil, nil, err
 	}

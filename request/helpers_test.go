@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
-	"github.com/toolshelf/toolshelf/internal/toolname"
-	"github.com/toolshelf/toolshelf/internal/wire"
+	"github.com/toolshelf/toolshelf/internal/engine/toolname"
+	"github.com/toolshelf/toolshelf/internal/engine/wire"
 	"github.com/toolshelf/toolshelf/registry"
 )
 

@@ -3,7 +3,7 @@ package request
 import (
 	"unsafe"
 
-	"github.com/toolshelf/toolshelf/internal/jsonx"
+	"github.com/toolshelf/toolshelf/internal/engine/jsonx"
 )
 
 // appendBytesString appends b as a JSON string without copying it to a

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolshelf/toolshelf/internal/toolname"
+	"github.com/toolshelf/toolshelf/internal/engine/toolname"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

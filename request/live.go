@@ -138,15 +138,14 @@ func (s *Session) Sync(ctx context.Context, snap *registry.Snapshot) (ToolsChang
 	change := s.adopt(snap, &p)
 	s.synced, s.syncedGen = snap, s.stateGen()
 	raised, squatted := p.raised, p.squatted
-	d := s.cfg.Dispatcher
 	s.mu.Unlock()
-	if d != nil && d.Options().Observer != nil {
+	if obs := s.obs; obs != nil {
 		for _, c := range raised {
-			d.Options().Observer.Event(ctx, execute.Event{Kind: execute.EventToolChanged, Session: s.cfg.ID, Tool: c.Tool,
+			obs.Event(ctx, execute.Event{Kind: execute.EventToolChanged, Session: s.cfg.ID, Tool: c.Tool,
 				Detail: fmt.Sprintf("definition changed on server %q (sha256 %s → %s); the session keeps the one it showed until the change is approved", c.Server, c.OldSHA256, c.NewSHA256)})
 		}
 		for _, q := range squatted {
-			d.Options().Observer.Event(ctx, execute.Event{Kind: execute.EventToolChanged, Session: s.cfg.ID, Tool: q.tool,
+			obs.Event(ctx, execute.Event{Kind: execute.EventToolChanged, Session: s.cfg.ID, Tool: q.tool,
 				Detail: fmt.Sprintf("server %q arrived with a tool named like the session's self-built tool; neither runs under that name in this session (the self-built tool is withdrawn, the server's is not adopted): start a new session to use the server's tool", q.server)})
 		}
 	}
@@ -163,14 +162,14 @@ func (s *Session) Sync(ctx context.Context, snap *registry.Snapshot) (ToolsChang
 // s.mu must be held.
 func (s *Session) syncNoop(snap *registry.Snapshot) bool {
 	switch {
-	case s.synced == nil && s.live == nil:
+	case s.synced == nil && s.tools.live == nil:
 		if !snap.SameTools(s.cfg.Snapshot) {
 			return false
 		}
 	case !snap.SameTools(s.synced) || s.syncedGen == 0 || s.syncedGen != s.stateGen():
 		return false
 	}
-	if s.live != nil && s.live.hasServers || len(s.cfg.Pending) > 0 {
+	if s.tools.live != nil && s.tools.live.hasServers || len(s.cfg.Pending) > 0 {
 		for _, name := range s.pendingServers() {
 			if _, ok := snap.Group(name); ok {
 				return false
@@ -185,7 +184,7 @@ func (s *Session) syncNoop(snap *registry.Snapshot) bool {
 // live set. Both only grow, so their sum changes whenever either does; it
 // is never 0. s.mu must be held.
 func (s *Session) stateGen() uint64 {
-	return 1 + s.viewGen + uint64(s.liveGen())
+	return 1 + s.viewGen + uint64(s.tools.liveGen())
 }
 
 // takesArrivals reports whether the model could load and call a tool
@@ -212,35 +211,18 @@ func (s *Session) whyNoArrivals() string {
 	return "its tools[] has no tool_search and defer_execute"
 }
 
-// live returns the session's live set, creating it. s.mu must be held.
-func (s *Session) liveSet() *liveSet {
-	if s.live == nil {
-		s.live = &liveSet{
-			removed: map[string]bool{}, updated: map[string]*registry.Tool{},
-			pending: map[string]*pendingChange{}, rejected: map[string]*registry.Tool{},
-			unconfirmed: map[string]bool{},
-		}
-	}
-	return s.live
-}
-
 // shownTool returns the definition the session shows for name: the
 // view's entry (an approved update, a tool added during the session), or
 // the frozen snapshot's tool when the session's plan shows it. One map
 // lookup: a Sync over n tools is O(n). s.mu must be held, the view built.
 func (s *Session) shownTool(name string) (*registry.Tool, bool) {
-	if e, ok := s.vw.entries[name]; ok {
+	if e, ok := s.tools.std.entries[name]; ok {
 		return e.t, true
 	}
 	if t, ok := s.cfg.Snapshot.Tool(name); ok && s.frozen.plan.State(name) != deferral.Hidden {
 		return t, true
 	}
 	return nil, false
-}
-
-// removedTool reports whether name left the session. s.mu must be held.
-func (s *Session) removedTool(name string) bool {
-	return s.live != nil && s.live.removed[name]
 }
 
 // admits reports whether the session would show t, a tool of snap that is
@@ -262,7 +244,7 @@ func (s *Session) reconcile(snap *registry.Snapshot, p *syncPass) {
 		}
 	}
 	for _, name := range s.frozen.visible {
-		if s.frozen.entry[name] != nil || s.removedTool(name) {
+		if s.frozen.entry[name] != nil || s.tools.removed(name) {
 			continue
 		}
 		if _, ok := snap.Tool(name); !ok {
@@ -273,8 +255,8 @@ func (s *Session) reconcile(snap *registry.Snapshot, p *syncPass) {
 			p.left = append(p.left, t)
 		}
 	}
-	for _, t := range s.selfBuilt {
-		if t.Source == registry.SourceSelfBuilt || s.removedTool(t.Name) {
+	for _, t := range s.tools.arrived {
+		if s.tools.removed(t.Name) {
 			continue
 		}
 		if _, ok := snap.Tool(t.Name); !ok {
@@ -285,7 +267,7 @@ func (s *Session) reconcile(snap *registry.Snapshot, p *syncPass) {
 			p.left = append(p.left, shown)
 		}
 	}
-	if s.live != nil && s.live.hasServers || len(s.cfg.Pending) > 0 {
+	if s.tools.live != nil && s.tools.live.hasServers || len(s.cfg.Pending) > 0 {
 		for _, name := range s.pendingServers() {
 			if _, ok := snap.Group(name); ok {
 				p.changed = true
@@ -309,8 +291,8 @@ func (s *Session) reconcileTool(snap *registry.Snapshot, t *registry.Tool, p *sy
 		}
 		return true
 	}
-	if shown.Source == registry.SourceSelfBuilt {
-		if t.Source == registry.SourceSelfBuilt || s.removedTool(t.Name) {
+	if s.tools.std.entries[t.Name].origin == originSelfBuilt {
+		if t.Source == registry.SourceSelfBuilt || s.tools.removed(t.Name) {
 			return false // the model's own tool keeps its name
 		}
 		// A server's tool arrived under a name the model's own tool took
@@ -326,7 +308,7 @@ func (s *Session) reconcileTool(snap *registry.Snapshot, t *registry.Tool, p *sy
 		}
 		return true
 	}
-	if s.removedTool(t.Name) {
+	if s.tools.removed(t.Name) {
 		p.changed = true
 		if p.apply {
 			p.back = append(p.back, t)
@@ -334,17 +316,17 @@ func (s *Session) reconcileTool(snap *registry.Snapshot, t *registry.Tool, p *sy
 		}
 		return true
 	}
-	if s.live != nil && s.live.unconfirmed[t.Name] {
+	if s.tools.live != nil && s.tools.live.unconfirmed[t.Name] {
 		if !sameDefinition(shown, t) {
 			// The harness rejected this very definition, or holds it
 			// pending (the record's decisions, re-checked by content):
 			// the arrival is not confirmed with it. It stays hidden
 			// (standing pending) until the registry lists what the
 			// session showed, or the harness approves the change.
-			if r := s.live.rejected[t.Name]; r != nil && sameDefinition(r, t) {
+			if r := s.tools.live.rejected[t.Name]; r != nil && sameDefinition(r, t) {
 				return false
 			}
-			if c := s.live.pending[t.Name]; c != nil && sameDefinition(c.def, t) {
+			if c := s.tools.live.pending[t.Name]; c != nil && sameDefinition(c.def, t) {
 				if c.def.Handler != nil || t.Handler == nil {
 					return false
 				}
@@ -360,7 +342,7 @@ func (s *Session) reconcileTool(snap *registry.Snapshot, t *registry.Tool, p *sy
 			// A stored definition is a claim (issue 34): the registry's
 			// is the one the view decides on and shows. One that differs
 			// from what the record says was shown is announced as updated.
-			s.confirm(shown, t)
+			s.tools.confirm(shown, t)
 			if !sameDefinition(shown, t) {
 				p.updated = append(p.updated, t)
 			}
@@ -382,22 +364,22 @@ func (s *Session) compareDefinition(snap *registry.Snapshot, shown, t *registry.
 			// definition, brings the handler back.
 			p.changed = true
 			if p.apply {
-				s.attach(shown, t)
+				s.tools.attach(shown, t)
 			}
 			return true
 		}
-		if s.live != nil && s.live.pending[t.Name] != nil {
+		if s.tools.live != nil && s.tools.live.pending[t.Name] != nil {
 			p.changed = true // the server went back to what the session shows
 			if p.apply {
-				delete(s.live.pending, t.Name)
+				delete(s.tools.live.pending, t.Name)
 				p.dropped = true
 			}
 			return true
 		}
 		return false
 	}
-	if s.live != nil {
-		if c := s.live.pending[t.Name]; c != nil && sameDefinition(c.def, t) {
+	if s.tools.live != nil {
+		if c := s.tools.live.pending[t.Name]; c != nil && sameDefinition(c.def, t) {
 			if c.def.Handler == nil && t.Handler != nil {
 				p.changed = true
 				if p.apply {
@@ -407,7 +389,7 @@ func (s *Session) compareDefinition(snap *registry.Snapshot, shown, t *registry.
 			}
 			return false
 		}
-		if r := s.live.rejected[t.Name]; r != nil && sameDefinition(r, t) {
+		if r := s.tools.live.rejected[t.Name]; r != nil && sameDefinition(r, t) {
 			return false
 		}
 	}
@@ -427,35 +409,9 @@ func (s *Session) compareDefinition(snap *registry.Snapshot, shown, t *registry.
 		OldSHA256: canonicalSHA256(oc), NewSHA256: canonicalSHA256(nc),
 		Diff: canonicalDiff(oc, nc),
 	}}
-	s.liveSet().pending[t.Name] = c
+	s.tools.liveSet().pending[t.Name] = c
 	p.raised = append(p.raised, c)
 	return true
-}
-
-// attach gives a tool restored from stored state the registry's tool of
-// the same definition, handler included.
-func (s *Session) attach(shown, t *registry.Tool) {
-	if s.live != nil && s.live.updated[t.Name] == shown {
-		s.live.updated[t.Name] = t
-		return
-	}
-	for i, o := range s.selfBuilt {
-		if o == shown {
-			s.selfBuilt[i] = t
-		}
-	}
-}
-
-// confirm makes a restored arrived tool the session's again, now that the
-// harness's registry holds it: the registry's tool, whatever the stored
-// definition claimed. s.mu must be held.
-func (s *Session) confirm(shown, t *registry.Tool) {
-	delete(s.live.unconfirmed, t.Name)
-	for i, o := range s.selfBuilt {
-		if o == shown {
-			s.selfBuilt[i] = t
-		}
-	}
 }
 
 // sameDefinition reports whether a and b, two definitions of one name,
@@ -485,8 +441,8 @@ func sameAnnotations(a, b *registry.Annotations) bool {
 // pendingServers returns the MCP servers still connecting, for
 // tool_search's misses. s.mu must be held.
 func (s *Session) pendingServers() []string {
-	if s.live != nil && s.live.hasServers {
-		return s.live.servers
+	if s.tools.live != nil && s.tools.live.hasServers {
+		return s.tools.live.servers
 	}
 	return s.cfg.Pending
 }
@@ -494,10 +450,10 @@ func (s *Session) pendingServers() []string {
 // adopt applies a reconciliation and queues its announcements. s.mu must
 // be held.
 func (s *Session) adopt(snap *registry.Snapshot, p *syncPass) ToolsChange {
-	l := s.liveSet()
+	l := s.tools.liveSet()
 	var c ToolsChange
 	for _, t := range p.arrived {
-		s.selfBuilt = append(s.selfBuilt, t)
+		s.tools.arrived = append(s.tools.arrived, t)
 		c.Added = append(c.Added, t.Name)
 	}
 	for _, t := range p.back {
@@ -510,7 +466,7 @@ func (s *Session) adopt(snap *registry.Snapshot, p *syncPass) ToolsChange {
 		c.Removed = append(c.Removed, t.Name)
 	}
 	for _, t := range p.updated {
-		s.takeUpdate(t)
+		s.tools.takeUpdate(t)
 		c.Changed = append(c.Changed, t.Name)
 	}
 	for _, pc := range p.raised {
@@ -539,28 +495,16 @@ func (s *Session) adopt(snap *registry.Snapshot, p *syncPass) ToolsChange {
 	return c
 }
 
-// takeUpdate makes t the definition the session shows for its name: the
-// next load returns it, and the model must load it again before a call.
-// s.mu must be held.
-func (s *Session) takeUpdate(t *registry.Tool) {
-	l := s.liveSet()
-	l.gen++
-	l.updated[t.Name] = t
-	delete(l.pending, t.Name)
-	delete(l.rejected, t.Name)
-	s.loaded.Forget(t.Name)
-}
-
 // PendingChanges returns the changes the session holds back, sorted by
 // tool name.
 func (s *Session) PendingChanges() []PendingChange {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.live == nil {
+	if s.tools.live == nil {
 		return nil
 	}
-	out := make([]PendingChange, 0, len(s.live.pending))
-	for _, c := range s.live.pending {
+	out := make([]PendingChange, 0, len(s.tools.live.pending))
+	for _, c := range s.tools.live.pending {
 		out = append(out, c.PendingChange)
 	}
 	slices.SortFunc(out, func(a, b PendingChange) int { return compareStrings(a.Tool, b.Tool) })
@@ -584,13 +528,13 @@ func (s *Session) ApproveChange(tool, newSHA256 string) error {
 	if s.inPrefix(tool) {
 		return fmt.Errorf("%w: ApproveChange %q: the tool's definition is in the frozen prefix (resident, or deferred in a native tool search mode); the change reaches the next session (RejectChange keeps this one as it is)", ErrConfig, tool)
 	}
-	if s.live.unconfirmed[tool] {
+	if s.tools.live.unconfirmed[tool] {
 		// A restored arrival held back by this change: approving it
 		// confirms the tool with the registry's definition.
 		shown, _ := s.shownTool(tool)
-		s.confirm(shown, c.def)
+		s.tools.confirm(shown, c.def)
 	}
-	s.takeUpdate(c.def)
+	s.tools.takeUpdate(c.def)
 	s.rebuildView()
 	s.announceTurn(&syncPass{updated: []*registry.Tool{c.def}})
 	return nil
@@ -605,17 +549,17 @@ func (s *Session) RejectChange(tool, newSHA256 string) error {
 	if err != nil {
 		return err
 	}
-	delete(s.live.pending, tool)
-	s.live.rejected[tool] = c.def
-	s.live.gen++
+	delete(s.tools.live.pending, tool)
+	s.tools.live.rejected[tool] = c.def
+	s.tools.live.gen++
 	return nil
 }
 
 func (s *Session) pendingOf(tool, sum string) (*pendingChange, error) {
-	if s.live == nil || s.live.pending[tool] == nil {
+	if s.tools.live == nil || s.tools.live.pending[tool] == nil {
 		return nil, fmt.Errorf("%w: tool %q has no pending change", errNoPendingChange, tool)
 	}
-	c := s.live.pending[tool]
+	c := s.tools.live.pending[tool]
 	if c.NewSHA256 != sum {
 		return nil, fmt.Errorf("%w: tool %q: the pending change is %s, not %s (the tool changed again; review the new one)", errNoPendingChange, tool, c.NewSHA256, sum)
 	}
@@ -655,13 +599,4 @@ func (s *Session) inPrefix(name string) bool {
 		return s.frozen.search.native()
 	}
 	return false
-}
-
-// liveGen counts the changes of the session's live set, so that a
-// Conversation stores a whole record after one. s.mu must be held.
-func (s *Session) liveGen() int {
-	if s.live == nil {
-		return 0
-	}
-	return s.live.gen
 }

@@ -21,20 +21,6 @@ func announcedOrigin(t *registry.Tool) string {
 	return " (new from " + t.Group + ")"
 }
 
-// liveScope returns what a tool_search call's scope takes from the view:
-// the shown self-built and arrived tools with the updated definitions of
-// frozen deferred tools (the overlay replaces the shared index's entry),
-// the removed names the model may hear of and the servers still pending.
-// The slices are the view's, read-only; announced has no spare capacity,
-// so that appending to it copies. s.mu must be held.
-func (s *Session) liveScope() (announced []*registry.Tool, pending, removed []string) {
-	announced = slices.Clip(s.vw.shown)
-	if len(s.vw.updated) > 0 {
-		announced = slices.Concat(announced, s.vw.updated)
-	}
-	return announced, s.pendingServers(), s.vw.gone
-}
-
 // liveNotes renders the announcements of one reconciliation: a
 // <new_deferred_tool> block per arrived tool (the self-built path, with the
 // server named), and per server one <tools_changed> block for the tools

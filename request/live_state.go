@@ -6,7 +6,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/toolshelf/toolshelf/internal/toolname"
+	"github.com/toolshelf/toolshelf/internal/engine/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -65,15 +65,13 @@ func savedLiveTool(t *registry.Tool) liveTool {
 // savedLive returns the saved form of the session's live set, nil when
 // Sync never changed anything. s.mu must be held.
 func (s *Session) savedLive() *liveState {
-	l := s.live
+	l := s.tools.live
 	if l == nil {
 		return nil
 	}
 	st := &liveState{Removed: slices.Sorted(maps.Keys(l.removed)), Frozen: savedFrozen(s.cfg.Snapshot)}
-	for _, t := range s.selfBuilt {
-		if t.Source != registry.SourceSelfBuilt {
-			st.Arrived = append(st.Arrived, savedLiveTool(t))
-		}
+	for _, t := range s.tools.arrived {
+		st.Arrived = append(st.Arrived, savedLiveTool(t))
 	}
 	for _, name := range sortedKeys(l.updated) {
 		st.Updated = append(st.Updated, savedLiveTool(l.updated[name]))
@@ -135,13 +133,13 @@ func (s *Session) restoreLive(st *liveState) error {
 	if s.frozen.search.native() && len(st.Arrived) > 0 {
 		return fmt.Errorf("arrived tools in a session with native tool search, which cannot take them")
 	}
-	l := s.liveSet()
+	l := s.tools.liveSet()
 	for _, lt := range st.Arrived {
 		t, err := restoreLiveTool(lt)
 		if err != nil {
 			return fmt.Errorf("arrived: %w", err)
 		}
-		if err := s.addSelfBuilt(t); err != nil {
+		if err := s.addOwn(t, originArrived); err != nil {
 			return fmt.Errorf("arrived: %w", err)
 		}
 		l.unconfirmed[t.Name] = true
@@ -202,7 +200,7 @@ func (s *Session) restoreUpdate(lt liveTool) error {
 	if s.inPrefix(t.Name) {
 		return fmt.Errorf("%q: its definition is in the frozen prefix", t.Name)
 	}
-	s.live.updated[t.Name] = t
+	s.tools.live.updated[t.Name] = t
 	return nil
 }
 
@@ -221,7 +219,7 @@ func (s *Session) restorePending(ps pendingState) error {
 	if got := definitionSHA256(t); got != ps.NewSHA256 {
 		return fmt.Errorf("tool %q: new_sha256 %s is not its definition's %s", t.Name, ps.NewSHA256, got)
 	}
-	s.live.pending[t.Name] = &pendingChange{def: t, PendingChange: PendingChange{
+	s.tools.live.pending[t.Name] = &pendingChange{def: t, PendingChange: PendingChange{
 		Tool: t.Name, Server: t.Group, OldSHA256: ps.OldSHA256, NewSHA256: ps.NewSHA256, Diff: definitionDiff(shown, t),
 	}}
 	return nil

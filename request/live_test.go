@@ -180,7 +180,7 @@ func TestSyncNothingChanged(t *testing.T) {
 	c, err := f.s.Sync(context.Background(), same)
 	require.NoError(t, err)
 	assert.Zero(t, c)
-	assert.Nil(t, f.s.live, "nothing changed: nothing kept")
+	assert.Nil(t, f.s.tools.live, "nothing changed: nothing kept")
 
 	require.NoError(t, reg.ReplaceGroup(registry.Group{Name: "late"}, []registry.Tool{mcpTool("sum", "Add two numbers.", sumSchema)}))
 	_, err = f.s.Sync(context.Background(), reg.Snapshot())

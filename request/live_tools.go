@@ -28,7 +28,7 @@ import (
 func (s *Session) LiveTools() (arrived, removed []*registry.Tool, announced []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, e := range s.vw.entries {
+	for _, e := range s.tools.std.entries {
 		switch {
 		case e.origin == originArrived && e.standing == standingShown:
 			arrived = append(arrived, e.t)

@@ -1,7 +1,7 @@
 package request
 
 import (
-	"github.com/toolshelf/toolshelf/internal/toolname"
+	"github.com/toolshelf/toolshelf/internal/engine/toolname"
 )
 
 // An encoder is one provider's wire shape, in one file per provider

@@ -2,6 +2,7 @@ package request
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,7 +10,7 @@ import (
 	"unicode/utf8"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
-	"github.com/toolshelf/toolshelf/internal/visibility"
+	"github.com/toolshelf/toolshelf/internal/engine/visibility"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -84,11 +85,11 @@ func (s *Session) restoreNotes(saved []noteState) error {
 		case kinds != 1:
 			return fmt.Errorf("pending_announcements[%d]: want one of self_built, tools_changed and live", i)
 		case d.SelfBuilt != "":
-			k := slices.IndexFunc(s.selfBuilt, func(t *registry.Tool) bool { return t.Name == d.SelfBuilt })
+			k := slices.IndexFunc(s.tools.selfBuilt, func(t *registry.Tool) bool { return t.Name == d.SelfBuilt })
 			if k < 0 {
 				return fmt.Errorf("pending_announcements[%d]: self-built tool %.80q is not one of the session's", i, d.SelfBuilt)
 			}
-			text = announce(s.selfBuilt[k])
+			text = announce(s.tools.selfBuilt[k])
 		case d.Live != nil:
 			t, err := s.renderLiveNote(d.Live)
 			if err != nil {
@@ -151,15 +152,39 @@ func restoredView(cfg *Config, saved viewState) (deferral.View, error) {
 // gone from the snapshot, unknown — are left out: a saved loaded set
 // saves the model a search, never lets it call what a search under this
 // Config would not load, and never passes a guard (validation,
-// permission and hooks run on every call).
-func (s *Session) restoreLoaded(names []string) {
+// permission and hooks run on every call). The load itself answers to
+// the dispatcher's guard on tool_search, as a search's does
+// ([Session.guardLoad], reason "restore"): under Deny(tool_search), or a
+// hook that blocks it, nothing is restored loaded, and a hook may narrow
+// the names. ctx is the caller's (context.Background() for
+// [RestoreSession]).
+func (s *Session) restoreLoaded(ctx context.Context, names []string) {
+	var keep []string
+	s.mu.Lock()
 	for _, n := range names {
 		// A tool that arrived through Sync stays hidden until Sync with
 		// the harness's snapshot confirms it; it keeps its loaded mark if
 		// the view would show it then.
 		if _, _, st := s.see(n); st == standingShown || st == standingPending {
-			s.loaded.Add(n)
+			keep = append(keep, n)
 		}
+	}
+	s.mu.Unlock()
+	if len(keep) == 0 {
+		return
+	}
+	run := func(_ context.Context, args json.RawMessage) (registry.Result, []string) {
+		var out []string
+		for _, n := range toolNames(args) {
+			if slices.Contains(keep, n) && !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+		return registry.Result{Text: fmt.Sprintf("restored %d loaded schemas", len(out))}, out
+	}
+	res, loaded, ok := s.guardLoad(ctx, "restore", nil, keep, run)
+	if ok && !res.IsError {
+		s.tools.markLoaded(loaded...)
 	}
 }
 

@@ -66,7 +66,7 @@ func TestViewRestoredRejectionHolds(t *testing.T) {
 			def, _, ok := r.Lookup("mcp__late__sum")
 			require.True(t, ok, "approved: confirmed with the registry's definition")
 			assert.Contains(t, def.Description, "evil.example")
-			r.loaded.Add("mcp__late__sum")
+			r.tools.markLoaded("mcp__late__sum")
 			res := r.Call(ctx, registry.DeferExecuteName, []byte(`{"tool_name":"mcp__late__sum","params":{"a":1,"b":2}}`))
 			assert.False(t, res.IsError, res.Text)
 			assert.Contains(t, res.Text, "sum ran with")

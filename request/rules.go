@@ -5,11 +5,11 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/toolshelf/toolshelf/internal/wire"
+	"github.com/toolshelf/toolshelf/internal/engine/wire"
 )
 
 // This file applies the providers' rule book ([wire.Rules], kept in
-// internal/wire with the checker): for each rule the session either makes
+// internal/engine/wire with the checker): for each rule the session either makes
 // the body conform by a deterministic transformation, decided once when
 // the prefix is frozen or when a message is encoded, or refuses at
 // NewSession/BuildRequest with an error naming the field and the fix.

@@ -6,9 +6,8 @@ import (
 	"strings"
 
 	"github.com/toolshelf/toolshelf/execute"
-	"github.com/toolshelf/toolshelf/internal/regview"
-	"github.com/toolshelf/toolshelf/internal/rulecheck"
-	"github.com/toolshelf/toolshelf/internal/toolname"
+	"github.com/toolshelf/toolshelf/internal/engine/rulecheck"
+	"github.com/toolshelf/toolshelf/internal/engine/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -70,8 +69,8 @@ func (s *Session) RuleWarnings() []RuleWarning {
 }
 
 // unmatchedRules finds the rules of cfg that select no tool of its snapshot
-// and reports each to the dispatcher.
-func unmatchedRules(cfg *Config) []RuleWarning {
+// and reports each to obs, the harness's Observer (nil: none).
+func unmatchedRules(cfg *Config, obs execute.Observer) []RuleWarning {
 	var rules []rulecheck.Rule
 	d := cfg.Dispatcher
 	if d != nil {
@@ -107,8 +106,8 @@ func unmatchedRules(cfg *Config) []RuleWarning {
 	out := make([]RuleWarning, len(found))
 	for i, f := range found {
 		out[i] = RuleWarning{Rule: f.Rule.Text, Source: f.Rule.Source, DidYouMean: f.Suggestions}
-		if d != nil && d.Options().Observer != nil {
-			d.Options().Observer.Event(context.Background(), execute.Event{Kind: execute.EventRuleUnmatched, Session: cfg.ID, Rule: f.Rule.Text, Detail: out[i].String()})
+		if obs != nil {
+			obs.Event(context.Background(), execute.Event{Kind: execute.EventRuleUnmatched, Session: cfg.ID, Rule: f.Rule.Text, Detail: out[i].String()})
 		}
 	}
 	return out
@@ -123,7 +122,7 @@ func ruleNames(snap *registry.Snapshot) []string {
 	names := make([]string, 0, len(tools)+2)
 	for _, t := range tools {
 		names = append(names, t.Name)
-		if regview.Aliased(t) {
+		if t.Aliased() {
 			names = append(names, toolname.MCPPrefix+t.Group+"__"+t.OriginalName)
 		}
 	}

@@ -4,16 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/toolshelf/toolshelf/internal/shortname"
-	"github.com/toolshelf/toolshelf/internal/toolname"
+	"github.com/toolshelf/toolshelf/internal/engine/shortname"
+	"github.com/toolshelf/toolshelf/internal/engine/toolname"
 	"slices"
 	"strings"
 	"sync"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
-	"github.com/toolshelf/toolshelf/internal/registryx"
-	"github.com/toolshelf/toolshelf/internal/toolsearch"
+	"github.com/toolshelf/toolshelf/internal/engine/registryx"
+	"github.com/toolshelf/toolshelf/internal/engine/toolsearch"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -21,31 +21,31 @@ import (
 // of equal inputs, plus what is its own — the loaded set, self-built tools,
 // elevation and the encoded history. Its methods are safe for concurrent use.
 type Session struct {
-	cfg    Config
-	loaded *toolsearch.LoadedSet
+	cfg Config
+	// deny is the rules' answer on a tool, resolved once (governance.go);
+	// obs is the harness's Observer (the dispatcher's), taken once, for
+	// the events the session raises itself: tool changes, unmatched rules.
+	deny func(*registry.Tool) (string, bool)
+	obs  execute.Observer
 
-	mu        sync.Mutex
-	view      deferral.View
-	frozen    *frozenPrefix
-	selfBuilt []*registry.Tool // in registration order
-	notes     []note           // announcements not yet sent
-	hist      history
-	overlay   toolsearch.Overlay // tool_search's index over selfBuilt
+	mu sync.Mutex
+	// view is the session's deferral view (mode, tier, elevation): what
+	// the frozen plan was computed for. The session's own tools and the
+	// loaded set are in tools.
+	view   deferral.View
+	frozen *frozenPrefix
+	tools  toolState // toolstate.go
+	notes  []note    // announcements not yet sent
+	hist   history
 
-	// synced is the registry snapshot last adopted by Sync, live what it
-	// adopted (nil until a change; see live.go). selfBuilt also holds the
-	// tools that arrived: they take the self-built path.
+	// synced is the registry snapshot last adopted by Sync; what it
+	// adopted is tools.live.
 	synced *registry.Snapshot
-	live   *liveSet
 	// syncedGen is stateGen when synced was compared (0: not yet);
 	// viewGen counts rebuildView's runs (see syncNoop).
 	syncedGen, viewGen uint64
 
 	ruleWarnings []RuleWarning // see rulewarn.go
-
-	// vw is the session's one tool view (view.go): every path reads it
-	// through see.
-	vw toolView
 	// turnPass merges what Sync and approvals changed since the notes were
 	// last placed: announced as one set of blocks per turn (live_turn.go).
 	turnPass *syncPass
@@ -65,7 +65,7 @@ var _ execute.Session = dispatchSession{}
 func (d dispatchSession) ID() string { return d.cfg.ID }
 
 // MarkLoaded records that the model has seen name's schema.
-func (d dispatchSession) MarkLoaded(name string) { d.loaded.Add(name) }
+func (d dispatchSession) MarkLoaded(name string) { d.tools.markLoaded(name) }
 
 // VisibleNames returns every name the session can see, sorted.
 func (d dispatchSession) VisibleNames() []string {
@@ -75,7 +75,7 @@ func (d dispatchSession) VisibleNames() []string {
 }
 
 // Loaded reports whether a deferred tool's schema was loaded.
-func (d dispatchSession) Loaded(name string) bool { return d.loaded.Has(name) }
+func (d dispatchSession) Loaded(name string) bool { return d.tools.isLoaded(name) }
 
 // NewSession validates cfg, computes the plan, renders the descriptions once
 // and freezes the prefix — or, when cfg.Cache already holds a prefix for
@@ -94,12 +94,16 @@ func NewSession(cfg Config) (*Session, error) {
 	enc, _ := encoderFor(cfg.Provider) // checkConfig accepted the provider
 	s := &Session{
 		cfg:    cfg,
-		loaded: toolsearch.NewLoadedSet(),
+		tools:  newToolState(),
 		view:   cfg.View,
 		frozen: f,
 		hist:   history{provider: cfg.Provider, enc: enc},
 	}
-	s.ruleWarnings = unmatchedRules(&s.cfg)
+	s.deny = denial(&s.cfg)
+	if cfg.Dispatcher != nil {
+		s.obs = cfg.Dispatcher.Options().Observer
+	}
+	s.ruleWarnings = unmatchedRules(&s.cfg, s.obs)
 	s.hist.msg.client = newClientHistory(s)
 	if cfg.DropMessages {
 		s.dropMessages()
@@ -163,7 +167,7 @@ func (s *Session) Lookup(name string) (t *registry.Tool, deferred bool, ok bool)
 // LoadedNames returns the deferred tools whose schemas were loaded (by
 // tool_search, or by an answer in [Client] mode), self-built ones
 // included, sorted.
-func (s *Session) LoadedNames() []string { return s.loaded.Names() }
+func (s *Session) LoadedNames() []string { return s.tools.loadedNames() }
 
 // Call runs one tool call of the model: tool_search goes to the shared
 // searcher with this session's scope, everything else to the dispatcher.
@@ -171,17 +175,12 @@ func (s *Session) LoadedNames() []string { return s.loaded.Names() }
 func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) registry.Result {
 	s.mu.Lock()
 	f := s.frozen
-	announced, pending, removed := s.liveScope()
+	var scope toolsearch.Scope
+	if name == registry.ToolSearchName && f.entry[name] != nil {
+		scope = s.searchScope(f)
+	}
 	s.mu.Unlock()
 	if name == registry.ToolSearchName && f.entry[name] != nil {
-		// Tools whose description was cut to the provider's cap are
-		// searchable too: their note points here for the full text. They
-		// are the same for every session sharing the prefix, which shares
-		// their overlay too; a session with its own tools keeps its own.
-		scope := toolsearch.Scope{Loaded: s.loaded, Announced: f.shortened, Overlay: &f.overlay, Pending: pending, Removed: removed}
-		if len(announced) > 0 {
-			scope.Announced, scope.Overlay = append(announced, f.shortened...), &s.overlay
-		}
 		return s.search(ctx, f, scope, args)
 	}
 	if f.search.native() && (name == registry.DeferExecuteName || name == registry.ToolSearchName) {
@@ -233,7 +232,7 @@ func (s *Session) RegisterSelfBuilt(t registry.Tool) error {
 	if s.frozen.entry[registry.ToolSearchName] == nil {
 		return fmt.Errorf("%w: self-built tool %q: this session's tools[] has no tool_search and defer_execute (nothing was deferred when it started), so the model could never load or call it; create sessions that take self-built tools with Config.SelfBuilt", ErrConfig, nt.Name)
 	}
-	if err := s.addSelfBuilt(&nt); err != nil {
+	if err := s.addOwn(&nt, originSelfBuilt); err != nil {
 		return err
 	}
 	s.rebuildView()
@@ -241,22 +240,24 @@ func (s *Session) RegisterSelfBuilt(t registry.Tool) error {
 	return nil
 }
 
-func (s *Session) addSelfBuilt(t *registry.Tool) error {
+// addOwn adds a tool of the session's own, of kind o (originSelfBuilt or
+// originArrived), after checking its name is free.
+func (s *Session) addOwn(t *registry.Tool, o origin) error {
 	// One answer whoever holds the name, hidden or not (registryx.NameTaken).
 	if _, ok := s.cfg.Snapshot.Tool(t.Name); ok || t.Name == registry.ToolSearchName || t.Name == registry.DeferExecuteName {
 		return registryx.NameTaken(registry.ErrDuplicateTool, t.Name)
 	}
-	for _, o := range s.selfBuilt {
-		if o.Name == t.Name {
-			return registryx.NameTaken(registry.ErrDuplicateTool, t.Name)
-		}
+	if _, ok := s.tools.ownTool(t.Name); ok {
+		return registryx.NameTaken(registry.ErrDuplicateTool, t.Name)
 	}
-	if t.Source == registry.SourceSelfBuilt {
-		if server, ok := s.serverOf(t.Name); ok {
-			return fmt.Errorf("%w: self-built tool %q: the name is in MCP server %q's namespace (mcp__%s__…), which a self-built tool cannot take; choose a name without the mcp__ prefix", ErrConfig, t.Name, server, server)
-		}
+	if o == originArrived {
+		s.tools.arrived = append(s.tools.arrived, t)
+		return nil
 	}
-	s.selfBuilt = append(s.selfBuilt, t)
+	if server, ok := s.serverOf(t.Name); ok {
+		return fmt.Errorf("%w: self-built tool %q: the name is in MCP server %q's namespace (mcp__%s__…), which a self-built tool cannot take; choose a name without the mcp__ prefix", ErrConfig, t.Name, server, server)
+	}
+	s.tools.selfBuilt = append(s.tools.selfBuilt, t)
 	return nil
 }
 
@@ -275,21 +276,33 @@ func announce(t *registry.Tool) string {
 // re-encoded. On error nothing changes. To retry a request that failed in
 // transit, resend the returned body: calling BuildRequest again with the
 // same turn would add its messages a second time.
+//
+// With [Config.Preload] the build may search the catalog and run the
+// dispatcher's guard on tool_search (its rules, hooks and events) under
+// context.Background(): a harness whose ranker or hooks block (an HTTP
+// embedder) builds with [Session.AppendRequestContext] instead.
 func (s *Session) BuildRequest(turn Turn) ([]byte, error) {
-	return s.build(nil, turn, true)
+	return s.build(context.Background(), nil, turn, true)
 }
 
 // AppendRequest is [Session.BuildRequest] appending to dst: with a buffer
 // of enough capacity a steady turn does not allocate.
 func (s *Session) AppendRequest(dst []byte, turn Turn) ([]byte, error) {
-	return s.build(dst, turn, false)
+	return s.build(context.Background(), dst, turn, false)
 }
 
-func (s *Session) build(dst []byte, turn Turn, alloc bool) ([]byte, error) {
-	sure, searched := s.preloadSearch(turn)
+// AppendRequestContext is [Session.AppendRequest] under ctx, the caller's:
+// a preload ([Config.Preload]) searches with it — the ranker, the
+// dispatcher's hooks and observer receive it — and a preload whose search
+// ctx ends attaches nothing, while the request is built as without it.
+func (s *Session) AppendRequestContext(ctx context.Context, dst []byte, turn Turn) ([]byte, error) {
+	return s.build(ctx, dst, turn, false)
+}
+
+func (s *Session) build(ctx context.Context, dst []byte, turn Turn, alloc bool) ([]byte, error) {
+	block, preloaded := s.preload(ctx, turn)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	block, preloaded := s.preload(sure, searched)
 	if block != "" {
 		turn.Inject = append(slices.Clip(turn.Inject), block)
 	}
@@ -304,9 +317,7 @@ func (s *Session) build(dst []byte, turn Turn, alloc bool) ([]byte, error) {
 		return dst, fmt.Errorf("%w: the conversation has no messages yet; add a user message", errSequence)
 	}
 	s.hist.add(msgs)
-	for _, n := range preloaded {
-		s.loaded.Add(n)
-	}
+	s.tools.markLoaded(preloaded...)
 	if consumed {
 		s.countSent()
 		s.notes, s.turnPass = nil, nil

@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/toolshelf/toolshelf/internal/toolsearch"
+	"github.com/toolshelf/toolshelf/internal/engine/toolsearch"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/search"
 )
@@ -98,6 +98,6 @@ func TestShortenedToolsShareOneOverlay(t *testing.T) {
 	assert.Contains(t, r.Text, "## mine")
 	assert.Contains(t, r.Text, long+" is already loaded")
 	assert.Equal(t, 1, f.overlay.Builds())
-	assert.Equal(t, 1, own.overlay.Builds())
-	assert.Zero(t, sessions[1].overlay.Builds())
+	assert.Equal(t, 1, own.tools.overlay.Builds())
+	assert.Zero(t, sessions[1].tools.overlay.Builds())
 }

@@ -175,7 +175,7 @@ func TestViewForgedStoreTrust(t *testing.T) {
 			require.NoError(t, err)
 			_, _, ok := s.Lookup("mcp__late__wipe")
 			assert.False(t, ok)
-			s.loaded.Add("mcp__late__wipe")
+			s.tools.markLoaded("mcp__late__wipe")
 			r := s.Call(ctx, registry.DeferExecuteName, json.RawMessage(`{"tool_name":"mcp__late__wipe","params":{"text":"x"}}`))
 			assert.True(t, r.IsError)
 			assert.NotContains(t, r.Text, "wipe ran")

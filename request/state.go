@@ -1,12 +1,12 @@
 package request
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
 
-	"github.com/toolshelf/toolshelf/internal/errs"
-	"github.com/toolshelf/toolshelf/internal/jsonx"
+	"github.com/toolshelf/toolshelf/internal/engine/jsonx"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -79,12 +79,12 @@ func (s *Session) MarshalState() ([]byte, error) {
 func (s *Session) saved() (state, error) {
 	msgs, err := s.hist.all()
 	if err != nil {
-		return state{}, errs.Wrap(ErrState, err, "")
+		return state{}, wrapErr(ErrState, err, "")
 	}
 	st := state{
 		Version:  stateVersion,
 		View:     viewOf(s.view),
-		Loaded:   s.loaded.Names(),
+		Loaded:   s.tools.loadedNames(),
 		Messages: msgs,
 	}
 	if s.hist.dropped {
@@ -94,7 +94,7 @@ func (s *Session) saved() (state, error) {
 	if len(s.notes) > 0 {
 		st.Notes = notesData(s.notes)
 	}
-	st.SelfBuilt, st.Live = savedTools(s.selfBuilt), s.savedLive()
+	st.SelfBuilt, st.Live = savedTools(s.tools.selfBuilt), s.savedLive()
 	return st, nil
 }
 
@@ -102,9 +102,6 @@ func (s *Session) saved() (state, error) {
 func savedTools(ts []*registry.Tool) []selfBuiltTool {
 	var out []selfBuiltTool
 	for _, t := range ts {
-		if t.Source != registry.SourceSelfBuilt {
-			continue // a tool that arrived (Sync): saved in live
-		}
 		out = append(out, selfBuiltTool{
 			Name: t.Name, Description: t.Description, InputSchema: t.RawSchema,
 			Annotations: t.Annotations, SearchHints: t.SearchHints,
@@ -144,16 +141,16 @@ func RestoreSession(cfg Config, saved []byte, handlers map[string]registry.Handl
 	if st.Version == stateVersionEncoded && (st.Encoded == nil || len(st.Messages) > 0) {
 		return nil, fmt.Errorf("%w: version %d saves an encoded history and no messages", ErrState, stateVersionEncoded)
 	}
-	return restoreState(cfg, &st, handlers, nil)
+	return restoreState(context.Background(), cfg, &st, handlers, nil)
 }
 
 // restoreState creates a session from cfg and saved state. stored, when
 // not nil, is the history as a [Store] kept it, encoded for cfg.Provider:
 // it is adopted instead of st.Messages, which is then empty.
-func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, stored *storedHistory) (*Session, error) {
+func restoreState(ctx context.Context, cfg Config, st *state, handlers map[string]registry.Handler, stored *storedHistory) (*Session, error) {
 	view, err := restoredView(&cfg, st.View)
 	if err != nil {
-		return nil, errs.Wrap(ErrState, err, "")
+		return nil, wrapErr(ErrState, err, "")
 	}
 	cfg.View = view
 	if st.Live != nil && st.Live.Frozen != nil {
@@ -186,17 +183,17 @@ func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, s
 			Annotations: sb.Annotations, SearchHints: sb.SearchHints, Handler: handlers[sb.Name],
 		})
 		if err != nil {
-			return nil, errs.Wrap(ErrState, err, "")
+			return nil, wrapErr(ErrState, err, "")
 		}
-		if err := s.addSelfBuilt(&t); err != nil {
-			return nil, errs.Wrap(ErrState, err, "")
+		if err := s.addOwn(&t, originSelfBuilt); err != nil {
+			return nil, wrapErr(ErrState, err, "")
 		}
 	}
 	if err := s.restoreLive(st.Live); err != nil {
 		return nil, fmt.Errorf("%w: live: %w", ErrState, err)
 	}
 	s.rebuildView()
-	s.restoreLoaded(st.Loaded)
+	s.restoreLoaded(ctx, st.Loaded)
 	switch {
 	case st.Encoded != nil:
 		if err := s.restoreEncoded(st.Encoded); err != nil {
@@ -204,16 +201,16 @@ func restoreState(cfg Config, st *state, handlers map[string]registry.Handler, s
 		}
 	case stored != nil:
 		if err := s.hist.adopt(stored); err != nil {
-			return nil, errs.Wrap(ErrState, err, "")
+			return nil, wrapErr(ErrState, err, "")
 		}
 	default:
 		if err := s.hist.check(st.Messages); err != nil {
-			return nil, errs.Wrap(ErrState, err, "")
+			return nil, wrapErr(ErrState, err, "")
 		}
 		s.hist.add(st.Messages)
 	}
 	if err := s.restoreNotes(st.Notes); err != nil {
-		return nil, errs.Wrap(ErrState, err, "")
+		return nil, wrapErr(ErrState, err, "")
 	}
 	if drop {
 		s.dropMessages()

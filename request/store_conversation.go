@@ -141,7 +141,7 @@ func OpenConversation(ctx context.Context, store Store, id string, cfg Config, o
 	if err != nil {
 		return nil, fmt.Errorf("%w: conversation %q: %w", ErrState, id, err)
 	}
-	if c.s, err = restoreState(cfg, &r.st, opts.Handlers, r.hist); err != nil {
+	if c.s, err = restoreState(ctx, cfg, &r.st, opts.Handlers, r.hist); err != nil {
 		return nil, fmt.Errorf("conversation %q: %w", id, err)
 	}
 	if r.encoded != nil {
@@ -216,7 +216,7 @@ func (c *Conversation) record(turn string) (Record, committed, error) {
 		return Record{}, next, fmt.Errorf("%w: the session dropped its messages (Config.DropMessages), and a Conversation stores them: keep them in a session a Store holds", ErrConfig)
 	}
 	next.snapBytes, next.logBytes = b.snapBytes, b.logBytes
-	whole := c.reencoded || h.count() < b.entries || h.nStored > b.entries || len(h.buf) < b.bufLen || len(s.selfBuilt) < b.selfBuilt || next.live != b.live
+	whole := c.reencoded || h.count() < b.entries || h.nStored > b.entries || len(h.buf) < b.bufLen || len(s.tools.selfBuilt) < b.selfBuilt || next.live != b.live
 	if !whole {
 		at := b.bufLen
 		if at >= 2 && !bytes.Equal(h.buf[at-2:at], b.last2) {
@@ -227,7 +227,7 @@ func (c *Conversation) record(turn string) (Record, committed, error) {
 		if !slices.Equal(next.loaded, b.loaded) {
 			dm.Loaded = &next.loaded
 		}
-		dm.SelfBuilt = savedTools(s.selfBuilt[b.selfBuilt:])
+		dm.SelfBuilt = savedTools(s.tools.selfBuilt[b.selfBuilt:])
 		if !slices.Equal(next.notes, b.notes) {
 			notes := notesData(s.notes)
 			dm.Notes = &notes
@@ -266,9 +266,9 @@ func (c *Conversation) capture(turn string) committed {
 	b := committed{
 		turn: turn, entries: h.count(), bufLen: len(h.buf),
 		last2:     slices.Clone(h.buf[max(0, len(h.buf)-2):]),
-		loaded:    s.loaded.Names(),
-		selfBuilt: len(s.selfBuilt),
-		live:      s.liveGen(),
+		loaded:    s.tools.loadedNames(),
+		selfBuilt: len(s.tools.selfBuilt),
+		live:      s.tools.liveGen(),
 		notes:     notesText(s.notes),
 		view:      viewOf(s.view),
 	}

@@ -12,7 +12,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/toolshelf/toolshelf/internal/jsonx"
+	"github.com/toolshelf/toolshelf/internal/engine/jsonx"
 )
 
 // A record, as a [Store] keeps it:

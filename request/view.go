@@ -5,8 +5,7 @@ import (
 	"strings"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
-	"github.com/toolshelf/toolshelf/internal/regview"
-	"github.com/toolshelf/toolshelf/internal/visibility"
+	"github.com/toolshelf/toolshelf/internal/engine/visibility"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -48,12 +47,14 @@ type viewEntry struct {
 	standing standing
 }
 
-// toolView is the session's decisions on the tools beyond its frozen plan.
-// Its slices are replaced on every change, never written in place: a
-// tool_search reads them after the session's lock is released.
-type toolView struct {
+// standings are the session's decisions on the tools beyond its frozen
+// plan (the tool state's std; the session's deferral view, its mode and
+// tier, is Session.view). Its slices are replaced on every change, never
+// written in place: a tool_search reads them after the session's lock is
+// released.
+type standings struct {
 	entries map[string]viewEntry
-	shown   []*registry.Tool // shown self-built and arrived tools, in registration order
+	shown   []*registry.Tool // shown self-built tools, then shown arrived tools, each in entry order
 	updated []*registry.Tool // shown frozen deferred tools with an approved update, sorted
 	gone    []string         // removed tools the model may be told about, sorted
 }
@@ -67,7 +68,7 @@ func (s *Session) see(name string) (t *registry.Tool, deferred bool, st standing
 	if et := s.frozen.entry[name]; et != nil {
 		return et, false, standingShown
 	}
-	if e, ok := s.vw.entries[name]; ok {
+	if e, ok := s.tools.std.entries[name]; ok {
 		return e.t, true, e.standing
 	}
 	switch s.frozen.plan.State(name) {
@@ -101,7 +102,7 @@ func (s *Session) decide(t *registry.Tool, o origin, snap *registry.Snapshot) st
 			return standingHidden
 		}
 	case originArrived, originRestored:
-		if visibility.Tier(s.view.Tier, s.view.Elevated) != registry.TierFull && regview.EffectiveTier(t, regview.GroupOf(snap, t)) == registry.TierFull {
+		if visibility.Tier(s.view.Tier, s.view.Elevated) != registry.TierFull && snap.TierOf(t) == registry.TierFull {
 			return standingHidden
 		}
 	}
@@ -111,11 +112,11 @@ func (s *Session) decide(t *registry.Tool, o origin, snap *registry.Snapshot) st
 	if s.denied(t) {
 		return standingDenied
 	}
-	if s.live != nil {
-		if s.live.removed[t.Name] {
+	if s.tools.live != nil {
+		if s.tools.live.removed[t.Name] {
 			return standingRemoved
 		}
-		if s.live.unconfirmed[t.Name] {
+		if s.tools.live.unconfirmed[t.Name] {
 			return standingPending
 		}
 	}
@@ -136,23 +137,23 @@ func (s *Session) tierSnapshot() *registry.Snapshot {
 // tools; a session without any keeps the frozen names. s.mu must be held.
 func (s *Session) rebuildView() {
 	s.viewGen++
-	if len(s.selfBuilt) == 0 && s.live == nil {
-		s.vw = toolView{}
+	if !s.tools.own() && s.tools.live == nil {
+		s.tools.std = standings{}
 		return
 	}
 	snap := s.tierSnapshot()
-	v := toolView{entries: make(map[string]viewEntry, len(s.selfBuilt))}
-	for _, t := range s.selfBuilt {
+	v := standings{entries: make(map[string]viewEntry, len(s.tools.selfBuilt)+len(s.tools.arrived))}
+	for i, t := range slices.Concat(s.tools.selfBuilt, s.tools.arrived) {
 		o := originSelfBuilt
-		if t.Source != registry.SourceSelfBuilt {
+		if i >= len(s.tools.selfBuilt) {
 			o = originArrived
-			if s.live != nil && s.live.unconfirmed[t.Name] {
+			if s.tools.live != nil && s.tools.live.unconfirmed[t.Name] {
 				o = originRestored
 			}
 		}
 		def := t
-		if s.live != nil && s.live.updated[t.Name] != nil {
-			def = s.live.updated[t.Name]
+		if s.tools.live != nil && s.tools.live.updated[t.Name] != nil {
+			def = s.tools.live.updated[t.Name]
 		}
 		st := s.decide(def, o, snap)
 		v.entries[t.Name] = viewEntry{t: def, origin: o, standing: st}
@@ -160,8 +161,8 @@ func (s *Session) rebuildView() {
 			v.shown = append(v.shown, def)
 		}
 	}
-	if s.live != nil {
-		for name, u := range s.live.updated {
+	if s.tools.live != nil {
+		for name, u := range s.tools.live.updated {
 			if _, ok := v.entries[name]; ok {
 				continue
 			}
@@ -171,7 +172,7 @@ func (s *Session) rebuildView() {
 				v.updated = append(v.updated, u)
 			}
 		}
-		for name := range s.live.removed {
+		for name := range s.tools.live.removed {
 			if _, ok := v.entries[name]; ok {
 				continue
 			}
@@ -187,7 +188,7 @@ func (s *Session) rebuildView() {
 		}
 	}
 	slices.Sort(v.gone)
-	s.vw = v
+	s.tools.std = v
 }
 
 // visibleNames returns every name the model can see, sorted: the frozen
@@ -196,12 +197,12 @@ func (s *Session) rebuildView() {
 // would cost every session with a tool of its own the whole list. The
 // frozen names alone are shared, read-only. s.mu must be held.
 func (s *Session) visibleNames() []string {
-	if len(s.vw.shown) == 0 {
+	if len(s.tools.std.shown) == 0 {
 		return s.frozen.visible
 	}
-	out := make([]string, 0, len(s.frozen.visible)+len(s.vw.shown))
+	out := make([]string, 0, len(s.frozen.visible)+len(s.tools.std.shown))
 	out = append(out, s.frozen.visible...)
-	for _, t := range s.vw.shown {
+	for _, t := range s.tools.std.shown {
 		out = append(out, t.Name)
 	}
 	slices.Sort(out)

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
-	"github.com/toolshelf/toolshelf/internal/longtest"
+	"github.com/toolshelf/toolshelf/internal/testkit/longtest"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -436,7 +436,7 @@ func TestViewForgedLiveState(t *testing.T) {
 			require.NoError(t, err)
 			_, _, ok := s.Lookup("mcp__late__wipe")
 			assert.False(t, ok)
-			s.loaded.Add("mcp__late__wipe")
+			s.tools.markLoaded("mcp__late__wipe")
 			r := s.Call(context.Background(), registry.DeferExecuteName, json.RawMessage(`{"tool_name":"mcp__late__wipe","params":{"text":"x"}}`))
 			assert.True(t, r.IsError)
 			assert.NotContains(t, r.Text, "wipe ran")
@@ -736,7 +736,7 @@ func TestViewForgedStoreRecord(t *testing.T) {
 	require.NoError(t, err)
 	_, _, ok := s.Lookup("mcp__late__wipe")
 	assert.False(t, ok)
-	s.loaded.Add("mcp__late__wipe")
+	s.tools.markLoaded("mcp__late__wipe")
 	r := s.Call(ctx, registry.DeferExecuteName, json.RawMessage(`{"tool_name":"mcp__late__wipe","params":{"text":"x"}}`))
 	assert.True(t, r.IsError)
 	assert.NotContains(t, r.Text, "wipe ran")

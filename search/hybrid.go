@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/toolshelf/toolshelf/internal/searchnote"
+	"github.com/toolshelf/toolshelf/internal/engine/searchnote"
 	"github.com/toolshelf/toolshelf/registry"
 )
 

@@ -9,8 +9,8 @@ import (
 	"sort"
 
 	"github.com/toolshelf/toolshelf/budget"
-	"github.com/toolshelf/toolshelf/internal/advice"
-	"github.com/toolshelf/toolshelf/internal/textfmt"
+	"github.com/toolshelf/toolshelf/internal/engine/advice"
+	"github.com/toolshelf/toolshelf/internal/engine/textfmt"
 	"github.com/toolshelf/toolshelf/registry"
 )
 

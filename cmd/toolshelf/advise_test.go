@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/toolshelf/toolshelf/internal/advice"
+	"github.com/toolshelf/toolshelf/internal/engine/advice"
 )
 
 func TestBudgetAdvice(t *testing.T) {

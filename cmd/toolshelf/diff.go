@@ -7,7 +7,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/toolshelf/toolshelf/internal/wire"
+	"github.com/toolshelf/toolshelf/internal/engine/wire"
 )
 
 // diffJSON is diff's --json output.

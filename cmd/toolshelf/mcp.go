@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolshelf/toolshelf/internal/mcpstdio"
+	"github.com/toolshelf/toolshelf/internal/engine/mcpstdio"
 	"github.com/toolshelf/toolshelf/registry"
 )
 

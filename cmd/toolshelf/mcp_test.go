@@ -8,9 +8,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/toolshelf/toolshelf/internal/longtest"
-	"github.com/toolshelf/toolshelf/internal/mcpstdio"
-	"github.com/toolshelf/toolshelf/internal/mcpstdio/mcpstdiotest"
+	"github.com/toolshelf/toolshelf/internal/engine/mcpstdio"
+	"github.com/toolshelf/toolshelf/internal/engine/mcpstdio/mcpstdiotest"
+	"github.com/toolshelf/toolshelf/internal/testkit/longtest"
 )
 
 func TestMain(m *testing.M) {

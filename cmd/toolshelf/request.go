@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
-	"github.com/toolshelf/toolshelf/internal/wire"
+	"github.com/toolshelf/toolshelf/internal/engine/wire"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 )

@@ -9,12 +9,10 @@ import (
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
-	"github.com/toolshelf/toolshelf/internal/pattern"
-	"github.com/toolshelf/toolshelf/internal/registryx"
-	"github.com/toolshelf/toolshelf/internal/regview"
-	"github.com/toolshelf/toolshelf/internal/rulecheck"
-	"github.com/toolshelf/toolshelf/internal/toolname"
-	"github.com/toolshelf/toolshelf/internal/visibility"
+	"github.com/toolshelf/toolshelf/internal/engine/registryx"
+	"github.com/toolshelf/toolshelf/internal/engine/rulecheck"
+	"github.com/toolshelf/toolshelf/internal/engine/toolname"
+	"github.com/toolshelf/toolshelf/internal/engine/visibility"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -94,7 +92,7 @@ func (r *ruleSet) unmatched(snap *registry.Snapshot) []string {
 	var names []string
 	for _, t := range snap.Tools() {
 		names = append(names, t.Name)
-		if regview.Aliased(t) {
+		if t.Aliased() {
 			names = append(names, toolname.MCPPrefix+t.Group+"__"+t.OriginalName)
 		}
 	}
@@ -151,10 +149,10 @@ func selectsTool(p string, t *registry.Tool) bool {
 		hint, err := registryx.ParseHint(h)
 		return err == nil && visibility.HasHint(t, hint)
 	}
-	if pattern.Match(p, t.Name) {
+	if toolname.MatchPattern(p, t.Name) {
 		return true
 	}
-	return regview.Aliased(t) && pattern.Match(p, toolname.MCPPrefix+t.Group+"__"+t.OriginalName)
+	return t.Aliased() && toolname.MatchPattern(p, toolname.MCPPrefix+t.Group+"__"+t.OriginalName)
 }
 
 // writeEffect writes what the rules remove and what they ask about.

@@ -17,9 +17,9 @@ import (
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
-	"github.com/toolshelf/toolshelf/internal/longtest"
-	"github.com/toolshelf/toolshelf/internal/toolname"
-	"github.com/toolshelf/toolshelf/internal/toolsearch"
+	"github.com/toolshelf/toolshelf/internal/engine/toolname"
+	"github.com/toolshelf/toolshelf/internal/engine/toolsearch"
+	"github.com/toolshelf/toolshelf/internal/testkit/longtest"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -27,7 +27,7 @@ import (
 const serversDir = "../../testdata/mcp-servers"
 
 // npmServer returns the argv that starts an installed npm MCP server over
-// stdio: a long run (see internal/longtest), skipped without TOOLSHELF_LONG=1.
+// stdio: a long run (see internal/testkit/longtest), skipped without TOOLSHELF_LONG=1.
 func npmServer(t *testing.T, bin string, args ...string) []string {
 	t.Helper()
 	return longtest.NPMServer(t, serversDir, bin, args...)
@@ -100,7 +100,10 @@ func TestEverythingServerEndToEnd(t *testing.T) {
 	s, err := toolsearch.New(sess.plan, nil)
 	require.NoError(t, err)
 	assert.Regexp(t, `\nmcp__everything:.*\n(  .*\n)*  echo\n`, s.IndexText(), "echo by its short name under the server's header")
-	res := s.Call(ctx, json.RawMessage(`{"queries":["echo a message back"]}`), toolsearch.Scope{Loaded: sess.loaded, Pending: m.Pending()})
+	res, names := s.Load(ctx, json.RawMessage(`{"queries":["echo a message back"]}`), toolsearch.Scope{Loaded: sess.loaded, Pending: m.Pending()})
+	for _, n := range names {
+		sess.loaded.Add(n)
+	}
 	require.False(t, res.IsError, res.Text)
 	assert.Contains(t, res.Text, "mcp__everything__echo")
 	require.True(t, sess.loaded.Has("mcp__everything__echo"), "search loaded echo's schema:\n%s", res.Text)
@@ -161,7 +164,10 @@ func TestFilesystemServerEndToEnd(t *testing.T) {
 
 	s, err := toolsearch.New(sess.plan, nil)
 	require.NoError(t, err)
-	res := s.Call(ctx, json.RawMessage(`{"tool_names":["mcp__fs__list_directory","mcp__fs__read_text_file"]}`), toolsearch.Scope{Loaded: sess.loaded})
+	res, names := s.Load(ctx, json.RawMessage(`{"tool_names":["mcp__fs__list_directory","mcp__fs__read_text_file"]}`), toolsearch.Scope{Loaded: sess.loaded})
+	for _, n := range names {
+		sess.loaded.Add(n)
+	}
 	require.False(t, res.IsError, res.Text)
 	require.True(t, sess.loaded.Has("mcp__fs__list_directory"))
 	require.True(t, sess.loaded.Has("mcp__fs__read_text_file"))

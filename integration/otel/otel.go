@@ -161,11 +161,11 @@ func (o *Observer) Event(ctx context.Context, ev execute.Event) {
 	st.span.AddEvent(string(ev.Kind), trace.WithAttributes(attrs...))
 	st.outcome = ev.Kind
 	switch ev.Kind {
-	case "denied", "rejected", "blocked":
+	case execute.EventDenied, execute.EventRejected, execute.EventBlocked:
 		st.denied = ev.Kind
-	case "unloaded":
+	case execute.EventUnloaded:
 		o.load(ctx, ev.Tool, "call_before_load")
-	case "searched":
+	case execute.EventSearched:
 		st.span.SetAttributes(queriesKey.StringSlice(ev.Queries), loadedKey.StringSlice(ev.Loaded))
 		for _, n := range ev.Loaded {
 			o.load(ctx, n, "tool_search")

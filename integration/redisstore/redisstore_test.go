@@ -21,9 +21,9 @@ import (
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/integration/redisstore"
-	"github.com/toolshelf/toolshelf/internal/fleet"
-	"github.com/toolshelf/toolshelf/internal/toolname"
-	"github.com/toolshelf/toolshelf/internal/wire"
+	"github.com/toolshelf/toolshelf/internal/engine/toolname"
+	"github.com/toolshelf/toolshelf/internal/engine/wire"
+	"github.com/toolshelf/toolshelf/internal/testkit/fleet"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 	"github.com/toolshelf/toolshelf/request/storetest"

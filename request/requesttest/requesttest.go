@@ -15,7 +15,7 @@ package requesttest
 import (
 	"testing"
 
-	"github.com/toolshelf/toolshelf/internal/wire"
+	"github.com/toolshelf/toolshelf/internal/engine/wire"
 	"github.com/toolshelf/toolshelf/request"
 )
 

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/toolshelf/toolshelf/integration/mcp"
-	"github.com/toolshelf/toolshelf/internal/jsonx"
-	"github.com/toolshelf/toolshelf/internal/mcpstdio"
+	"github.com/toolshelf/toolshelf/internal/engine/jsonx"
+	"github.com/toolshelf/toolshelf/internal/engine/mcpstdio"
 	"github.com/toolshelf/toolshelf/registry"
 )
 

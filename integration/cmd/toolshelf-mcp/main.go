@@ -11,7 +11,7 @@
 //	toolshelf budget --catalog web.tools.json
 //
 // There is one budget command, `toolshelf budget`, and one stdio lister,
-// the core's internal/mcpstdio: `toolshelf budget --mcp-stdio LINE`
+// the core's internal/engine/mcpstdio: `toolshelf budget --mcp-stdio LINE`
 // measures a stdio server directly, and catalog --mcp-stdio lists it the
 // same way (same command splitting, same 30 s timeout, schema keys in the
 // server's order). catalog --mcp-http connects with the go-sdk client,

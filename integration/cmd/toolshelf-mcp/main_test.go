@@ -16,9 +16,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/toolshelf/toolshelf/budget"
 	deferral "github.com/toolshelf/toolshelf/defer"
-	"github.com/toolshelf/toolshelf/internal/longtest"
-	"github.com/toolshelf/toolshelf/internal/mcpstdio"
-	"github.com/toolshelf/toolshelf/internal/mcpstdio/mcpstdiotest"
+	"github.com/toolshelf/toolshelf/internal/engine/mcpstdio"
+	"github.com/toolshelf/toolshelf/internal/engine/mcpstdio/mcpstdiotest"
+	"github.com/toolshelf/toolshelf/internal/testkit/longtest"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 )
@@ -169,7 +169,7 @@ func TestCatalogUsageErrors(t *testing.T) {
 }
 
 // TestCatalogEverythingServer writes the catalog of the real reference
-// server (a long run: see internal/longtest) and imports it.
+// server (a long run: see internal/testkit/longtest) and imports it.
 func TestCatalogEverythingServer(t *testing.T) {
 	argv := longtest.NPMServer(t, "../../../testdata/mcp-servers", "mcp-server-everything", "stdio")
 	got := runCatalog(t, "--mcp-stdio", "'"+argv[0]+"' '"+argv[1]+"' "+argv[2])

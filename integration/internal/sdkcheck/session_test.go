@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
-	"github.com/toolshelf/toolshelf/internal/longtest"
-	"github.com/toolshelf/toolshelf/internal/toolname"
+	"github.com/toolshelf/toolshelf/internal/engine/toolname"
+	"github.com/toolshelf/toolshelf/internal/testkit/longtest"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/request"
 	"github.com/toolshelf/toolshelf/request/requesttest"
@@ -258,7 +258,7 @@ func TestCheckErrors(t *testing.T) {
 }
 
 // judged reports whether body i of n is handed to the SDK judge. A long run
-// (TOOLSHELF_LONG=1, see internal/longtest) judges every body. Otherwise:
+// (TOOLSHELF_LONG=1, see internal/testkit/longtest) judges every body. Otherwise:
 // the first ten (two rounds of every message shape, each ending shape
 // once), five from turn at (a change mid-session), every tenth, and the
 // last, which holds every message of the conversation. Judging re-decodes
