@@ -18,6 +18,10 @@
 // by name; [Counter.Method] says how its estimates are made) measures
 // [Section]s into a [Measurement] ([Counter.Measure]) that a [Bar] draws. [NewAccount] and
 // [AccountFor] give the savings [Account] of a deferral plan, and a
-// [Ledger] adds up the request.Usage a provider reports. The remaining
-// types are what those return.
+// [Ledger] adds up the request.Usage a provider reports. A ledger made by
+// [FollowSession] follows its session — the live account, without taking
+// it again — and gives every request whose cache read fell short a
+// [CacheMiss] with a typed [MissCause]: the provider's diagnosis
+// cross-checked with the session's change log, or the log alone. The
+// remaining types are what those return.
 package budget

@@ -3,6 +3,7 @@ package budget
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/toolshelf/toolshelf/internal/engine/textfmt"
 	"github.com/toolshelf/toolshelf/request"
@@ -29,6 +30,7 @@ type Ledger struct {
 	estimate bool
 	encoding Encoding
 	turns    []LedgerTurn
+	follow   *follower // the session followed (ledger_follow.go), or nil
 }
 
 // LedgerTurn is one request's line of the ledger.
@@ -49,6 +51,13 @@ type LedgerTurn struct {
 	ResidentCacheRead int `json:"all_resident_cache_read_tokens"`
 	// Saved is ResidentInput − InputTokens: the input tokens deferral saved.
 	Saved int `json:"saved_input_tokens"`
+	// Delta is the resident delta this line used (the account's saving
+	// when it was added); in a total, 0.
+	Delta int `json:"resident_delta,omitempty"`
+	// Miss explains a cache read that fell short of what the previous
+	// request wrote and read, on a ledger that follows a session
+	// ([FollowSession]); nil otherwise.
+	Miss *CacheMiss `json:"cache_miss,omitempty"`
 }
 
 // NewLedger returns an empty ledger whose counterfactual comes from the
@@ -80,13 +89,23 @@ func (l *Ledger) SetAccount(a *Account) {
 	}
 }
 
-// Add records one request's usage and returns its line.
+// Add records one request's usage and returns its line. On a ledger that
+// follows a session ([FollowSession]) the line uses the session's account
+// as it is now (tools that arrived or left, announcements sent), and a
+// cache miss gets its cause.
 func (l *Ledger) Add(u request.Usage) LedgerTurn {
+	if l.follow != nil {
+		l.follow.account(l)
+	}
 	t := line(u, l.delta, 1)
 	if u.CacheReadTokens > 0 {
 		t.ResidentCacheRead += l.delta
 	}
 	t.Turn = len(l.turns) + 1
+	t.Delta = l.delta
+	if l.follow != nil {
+		t.Miss = l.follow.attribute(l, t)
+	}
 	l.turns = append(l.turns, t)
 	return t
 }
@@ -130,12 +149,8 @@ func (l *Ledger) Write(w io.Writer) error {
 		mark, est = "~", " (estimate)"
 	}
 	ew := &errWriter{w: w}
-	sign, abs := "+", l.delta
-	if abs < 0 {
-		sign, abs = "-", -abs
-	}
-	ew.printf("Usage ledger (tokens as the provider counted them; all-resident = input %s%s%s tokens a request: every tool's definition instead of the deferred ones, the index and the entry tools, counted with %s)\n",
-		sign, tok(abs), est, l.encoding)
+	ew.printf("Usage ledger (tokens as the provider counted them; all-resident = input %s: every tool's definition instead of the deferred ones, the index and the entry tools, counted with %s)\n",
+		l.deltas(est), l.encoding)
 	ew.printf("  %-7s %9s %9s %9s %8s %6s %14s\n", "request", "input", "cache rd", "cache wr", "output", "hit", "all-resident")
 	for _, t := range l.turns {
 		ew.printf("  %-7d %9s %9s %9s %8s %5.0f%% %14s\n", t.Turn, tok(t.InputTokens), tok(t.CacheReadTokens), tok(t.CacheWriteTokens), tok(t.OutputTokens), t.HitRatio*100, mark+tok(t.ResidentInput))
@@ -147,7 +162,59 @@ func (l *Ledger) Write(w io.Writer) error {
 	} else {
 		ew.printf("  deferral cost %s%s more input tokens over %d requests than every tool resident: the entry tools outweigh what is deferred\n", mark, tok(-tt.Saved), len(l.turns))
 	}
+	for _, m := range l.Misses() {
+		ew.printf("  %s\n", m.Text)
+	}
 	return ew.err
+}
+
+// signed writes n with its sign.
+func signed(n int) string {
+	if n < 0 {
+		return "-" + textfmt.Thousands(-n)
+	}
+	return "+" + textfmt.Thousands(n)
+}
+
+// deltas writes the resident delta of the lines: one figure when they all
+// used the same (the header and the rows agree), else each figure with
+// the requests that used it.
+func (l *Ledger) deltas(est string) string {
+	if len(l.turns) == 0 {
+		return signed(l.delta) + est + " tokens a request"
+	}
+	type run struct{ delta, from, to int }
+	var runs []run
+	for _, t := range l.turns {
+		if n := len(runs); n > 0 && runs[n-1].delta == t.Delta {
+			runs[n-1].to = t.Turn
+			continue
+		}
+		runs = append(runs, run{t.Delta, t.Turn, t.Turn})
+	}
+	if len(runs) == 1 {
+		return signed(runs[0].delta) + est + " tokens a request"
+	}
+	parts := make([]string, len(runs))
+	for i, r := range runs {
+		span := fmt.Sprintf("request %d", r.from)
+		if r.to > r.from {
+			span = fmt.Sprintf("requests %d-%d", r.from, r.to)
+		}
+		parts[i] = signed(r.delta) + " (" + span + ")"
+	}
+	return "+ the delta of its request's tools" + est + ", " + strings.Join(parts, ", ")
+}
+
+// Misses returns the cache misses the ledger explained, in order.
+func (l *Ledger) Misses() []CacheMiss {
+	var out []CacheMiss
+	for _, t := range l.turns {
+		if t.Miss != nil {
+			out = append(out, *t.Miss)
+		}
+	}
+	return out
 }
 
 type errWriter struct {

@@ -59,6 +59,10 @@ import (
 //     pending server count as tools). Rule is the rule, Detail says
 //     which names are close. A misspelt Deny leaves the tool it meant
 //     callable: log it.
+//   - "cache_miss": a request read less from the provider's prompt cache
+//     than the previous one wrote and read; Detail gives the cause in
+//     words. Reported by a usage ledger that follows the session
+//     (budget.FollowSession), not by a call.
 //
 // Compare a kind with its constant: ev.Kind == execute.EventDenied. The
 // words are stable: logs and spans carry them.
@@ -91,6 +95,7 @@ const (
 	EventRemovedTool     EventKind = "removed_tool"
 	EventToolChanged     EventKind = "tool_changed"
 	EventRuleUnmatched   EventKind = "rule_unmatched"
+	EventCacheMiss       EventKind = "cache_miss"
 )
 
 // Event is one decision of the dispatcher, for audit: what the model tried,
@@ -129,7 +134,7 @@ func (k EventKind) level() slog.Level {
 		return slog.LevelDebug
 	case EventHostError, EventPanic:
 		return slog.LevelError
-	case EventDenied, EventRejected, EventBlocked, EventHandlerError, EventTimeout, EventToolChanged, EventRuleUnmatched:
+	case EventDenied, EventRejected, EventBlocked, EventHandlerError, EventTimeout, EventToolChanged, EventRuleUnmatched, EventCacheMiss:
 		return slog.LevelWarn
 	}
 	return slog.LevelInfo

@@ -46,7 +46,7 @@ func TestEventKindsDocumented(t *testing.T) {
 			}
 		}
 	}
-	require.Len(t, words, 24)
+	require.Len(t, words, 25) // 24 and cache_miss (issue 45)
 	var listed []string
 	for _, m := range regexp.MustCompile(`(?m)^  - "([a-z_]+)":`).FindAllStringSubmatch(doc, -1) {
 		listed = append(listed, m[1])

@@ -16,11 +16,15 @@ import (
 type anthropicEncoder struct{}
 
 var anthropicTraits = traits{
-	native:       true,
-	nativeSearch: `{"type":"tool_search_tool_bm25_20251119","name":"tool_search_tool_bm25"}`,
-	regexSearch:  `{"type":"tool_search_tool_regex_20251119","name":"tool_search_tool_regex"}`,
-	callIDOK:     toolname.AnthropicCallIDOK,
-	clientSearch: true,
+	// cache diagnostics: platform.claude.com/docs/en/build-with-claude/cache-diagnostics
+	diagnosticsField: "diagnostics",
+	diagnostics:      `,"diagnostics":{"previous_message_id":`,
+	diagnosticsFirst: true,
+	native:           true,
+	nativeSearch:     `{"type":"tool_search_tool_bm25_20251119","name":"tool_search_tool_bm25"}`,
+	regexSearch:      `{"type":"tool_search_tool_regex_20251119","name":"tool_search_tool_regex"}`,
+	callIDOK:         toolname.AnthropicCallIDOK,
+	clientSearch:     true,
 }
 
 // ephemeral is Anthropic's cache breakpoint member.

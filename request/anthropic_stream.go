@@ -11,7 +11,9 @@ import (
 func (s *Stream) anthropicEvent(name string, data []byte) error {
 	var ev struct {
 		Message *struct {
-			Usage *anthropicUsage `json:"usage"`
+			ID          string          `json:"id"`
+			Usage       *anthropicUsage `json:"usage"`
+			Diagnostics json.RawMessage `json:"diagnostics"`
 		} `json:"message"`
 		Index        *int            `json:"index"`
 		ContentBlock json.RawMessage `json:"content_block"`
@@ -40,6 +42,11 @@ func (s *Stream) anthropicEvent(name string, data []byte) error {
 			}
 			s.usage = u
 		}
+		d, err := anthropicDiagnosis("message_start.message", ev.Message.Diagnostics)
+		if err != nil {
+			return s.eventError(name, "%v", err)
+		}
+		s.id, s.diag = ev.Message.ID, d
 	case "content_block_start":
 		return s.startBlock(ev.Index, "index", name, ev.ContentBlock)
 	case "content_block_delta":
@@ -100,7 +107,8 @@ func (s *Stream) anthropicReply() (Reply, error) {
 			return Reply{}, err
 		}
 	}
-	return finishReply(&rb, "stream", s.stop, s.usage)
+	rep, err := finishReply(&rb, "stream", s.stop, s.usage)
+	return identified(rep, err, s.id, s.diag)
 }
 
 // anthropicBlock rebuilds the whole content block: the announced block with

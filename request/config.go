@@ -3,6 +3,7 @@ package request
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
 	"github.com/toolshelf/toolshelf/execute"
@@ -118,6 +119,21 @@ type Config struct {
 	// "strict": false on the Responses API (where an absent strict means
 	// strict) and without strict on Chat Completions. Anthropic ignores it.
 	Strict bool
+	// Diagnostics asks the provider to explain the session's cache misses:
+	// each request names the previous reply (the last assistant message's
+	// [Message.ReplyID] the harness passed back) — Anthropic's
+	// diagnostics.previous_message_id (null on the first turn), the
+	// Responses API's prompt_cache_options.comparison_response_id (from
+	// the second turn) — and the reply's [Usage.Diagnosis] carries the
+	// provider's answer. The fields go after the messages, so the prefix
+	// is the same with or without them. Chat Completions and Gemini have
+	// no such fields: NewSession refuses it there (the session's
+	// [ChangeLog] explains their misses). Off, the body is unchanged.
+	Diagnostics bool
+	// Clock tells the time of each request for the change log (the time
+	// between requests explains a cache entry that expired). Nil means
+	// time.Now; tests set their own.
+	Clock func() time.Time
 	// AcceptChanges makes [Session.Sync] take a changed deferred tool's new
 	// definition as is (announced; the next load returns it). Without it
 	// (the default) a changed tool is pinned to the definition the session

@@ -35,8 +35,15 @@ type Reply struct {
 	// incomplete ("max_output_tokens" ...), its status otherwise
 	// ("completed").
 	StopReason string
-	// Usage are the provider's token counts for this request.
+	// Usage are the provider's token counts for this request, with its
+	// cache diagnosis when the session asked for one.
 	Usage Usage
+	// ID is the provider's id of the response: Anthropic's message id
+	// (msg_…), the Chat Completions id (chatcmpl-…), the Responses API's
+	// response id (resp_…), Gemini's responseId. Message.ReplyID carries
+	// it too, so that the session can name the reply in its next request
+	// ([Config.Diagnostics]). Empty when the provider sent none.
+	ID string
 }
 
 // Usage are the token counts a provider reports for one request, in one
@@ -60,6 +67,10 @@ type Usage struct {
 	// cache_write_tokens where reported (OpenAI caches without charging a
 	// write, and usually reports none).
 	CacheWriteTokens int `json:"cache_write_tokens"`
+	// Diagnosis is the provider's explanation of the request's cache
+	// reuse, when the session asked for one ([Config.Diagnostics]) and the
+	// provider sent it; nil otherwise.
+	Diagnosis *CacheDiagnosis `json:"cache_diagnosis,omitempty"`
 }
 
 // DecodeReply decodes a whole (non-streamed) response body of provider p:
@@ -107,6 +118,10 @@ func providerError(where string, raw json.RawMessage) error {
 type openaiCache struct {
 	CachedTokens     int `json:"cached_tokens"`
 	CacheWriteTokens int `json:"cache_write_tokens"`
+	// Diagnosis is the provider's explanation of the request's cache
+	// reuse, when the session asked for one ([Config.Diagnostics]) and the
+	// provider sent it; nil otherwise.
+	Diagnosis *CacheDiagnosis `json:"cache_diagnosis,omitempty"`
 }
 
 // usage returns the usage of in input and out output tokens with d's cache
@@ -144,6 +159,7 @@ type chatCall struct {
 
 func decodeChat(body []byte) (Reply, error) {
 	var r struct {
+		ID      string          `json:"id"`
 		Error   json.RawMessage `json:"error"`
 		Choices []struct {
 			Message *struct {
@@ -184,7 +200,8 @@ func decodeChat(body []byte) (Reply, error) {
 		}
 		b.m.ToolCalls = append(b.m.ToolCalls, call)
 	}
-	return finishReply(&b, "chat.completion", c.FinishReason, r.Usage.usage())
+	rep, err := finishReply(&b, "chat.completion", c.FinishReason, r.Usage.usage())
+	return identified(rep, err, r.ID, nil)
 }
 
 // finishReply returns the reply b assembled, with its stop reason and its
@@ -240,13 +257,15 @@ func (u *responsesUsage) usage() Usage {
 }
 
 type responsesBody struct {
+	ID         string          `json:"id"`
 	Status     string          `json:"status"`
 	Error      json.RawMessage `json:"error"`
 	Incomplete *struct {
 		Reason string `json:"reason"`
 	} `json:"incomplete_details"`
-	Output []json.RawMessage `json:"output"`
-	Usage  *responsesUsage   `json:"usage"`
+	Output      []json.RawMessage `json:"output"`
+	Usage       *responsesUsage   `json:"usage"`
+	Diagnostics json.RawMessage   `json:"prompt_cache_diagnostics"`
 }
 
 func decodeResponses(body []byte) (Reply, error) {
@@ -274,7 +293,12 @@ func (r *responsesBody) reply(where string) (Reply, error) {
 	if r.Incomplete != nil && r.Incomplete.Reason != "" {
 		stop = r.Incomplete.Reason
 	}
-	return finishReply(&b, where, stop, r.Usage.usage())
+	d, err := responsesDiagnosis(where, r.Diagnostics)
+	if err != nil {
+		return Reply{}, err
+	}
+	rep, err := finishReply(&b, where, stop, r.Usage.usage())
+	return identified(rep, err, r.ID, d)
 }
 
 // addResponsesItem adds one output item to m: message text, a function
@@ -373,12 +397,14 @@ func (u *anthropicUsage) usage(where string) (Usage, error) {
 
 func decodeAnthropic(body []byte) (Reply, error) {
 	var r struct {
-		Type       string            `json:"type"`
-		Error      json.RawMessage   `json:"error"`
-		Role       string            `json:"role"`
-		Content    []json.RawMessage `json:"content"`
-		StopReason string            `json:"stop_reason"`
-		Usage      *anthropicUsage   `json:"usage"`
+		ID          string            `json:"id"`
+		Diagnostics json.RawMessage   `json:"diagnostics"`
+		Type        string            `json:"type"`
+		Error       json.RawMessage   `json:"error"`
+		Role        string            `json:"role"`
+		Content     []json.RawMessage `json:"content"`
+		StopReason  string            `json:"stop_reason"`
+		Usage       *anthropicUsage   `json:"usage"`
 	}
 	if err := unmarshalExact(body, &r); err != nil {
 		return Reply{}, replyError("message", "%v", err)
@@ -399,7 +425,12 @@ func decodeAnthropic(body []byte) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	return finishReply(&b, "message", r.StopReason, u)
+	d, err := anthropicDiagnosis("message", r.Diagnostics)
+	if err != nil {
+		return Reply{}, err
+	}
+	rep, err := finishReply(&b, "message", r.StopReason, u)
+	return identified(rep, err, r.ID, d)
 }
 
 // addAnthropicBlock adds one content block to m: text, a tool_use call, or

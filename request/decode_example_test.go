@@ -24,10 +24,10 @@ func ExampleDecodeReply() {
 	c := r.Message.ToolCalls[0]
 	fmt.Println(r.Message.Text, c.ID, c.Name, string(c.Arguments), r.StopReason)
 	u := r.Usage
-	fmt.Printf("%+v uncached=%d\n", u, u.InputTokens-u.CacheReadTokens-u.CacheWriteTokens)
+	fmt.Printf("in=%d out=%d read=%d write=%d uncached=%d\n", u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens, u.InputTokens-u.CacheReadTokens-u.CacheWriteTokens)
 	// Output:
 	// Checking. toolu_1 get_weather {"city":"Paris"} tool_use
-	// {InputTokens:2060 OutputTokens:30 CacheReadTokens:2048 CacheWriteTokens:0} uncached=12
+	// in=2060 out=30 read=2048 write=0 uncached=12
 }
 
 // ExampleDecodeStream accumulates a Chat Completions stream: the

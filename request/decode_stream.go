@@ -32,6 +32,8 @@ type Stream struct {
 	chatCalls []*streamCall
 	stop      string
 	usage     Usage
+	id        string          // the provider's response id
+	diag      *CacheDiagnosis // Anthropic: from message_start
 
 	// Anthropic: content blocks by index. Responses: output items by index.
 	blocks []*streamBlock

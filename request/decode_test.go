@@ -277,7 +277,7 @@ func TestDecodeUsageMapping(t *testing.T) {
 // of the blocks and items native_test.go sends back, pretty-printed as a
 // body is on the wire of some proxies.
 var nativeReplies = map[Provider]string{
-	Anthropic: `{"type":"message","role":"assistant","content":[
+	Anthropic: `{"id":"m","type":"message","role":"assistant","content":[
 	  {"type":"thinking","thinking":"The user wants issues.","signature":"EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds"},
 	  {"type":"server_tool_use", "id":"srvtoolu_1","name":"tool_search_tool_bm25","input":{"query":"list issues"}},
 	  {"type":"tool_search_tool_result","tool_use_id":"srvtoolu_1","content":{"type":"tool_search_tool_search_result","tool_references":[{"type":"tool_reference","tool_name":"mcp__github__list_issues"}]}},

@@ -34,6 +34,18 @@
 // the session showed until the harness approves ([Session.PendingChanges],
 // [Session.ApproveChange]). None of it moves the prefix.
 //
+// Append-only: what a conversation sent is never edited. [Session.SetView]
+// (a mode, tier or elevation change) keeps system and tools[] byte for
+// byte; the change is told at the end of the next request and enforced by
+// the dispatcher, with OpenAI's allowed_tools or Gemini's
+// allowedFunctionNames narrowing tools[] natively. A session's state
+// carries the digest chain of what it sent, so a restored session (another
+// replica too) refuses a body that would edit or drop something sent with
+// an error wrapping [ErrEdited], naming the first differing part, until the
+// harness declares the change with [Session.DeclareRewrite] (a compaction, a
+// new system prompt). Thinking blocks, reasoning items and signatures are
+// sent back byte for byte.
+//
 // Every body follows the providers' rule book (docs/providers.md, checked by
 // requesttest.CheckProviderRules): where OpenAI caps a tool description
 // at 1,024 characters, the name index rides in the system instructions
@@ -45,8 +57,13 @@
 // The other half of the loop: [DecodeReply] (a whole response body) and
 // [DecodeStream] or [Stream] (server-sent events) turn a provider's reply
 // into the [Message] the next turn sends back — text, tool calls, native
-// parts verbatim — with the stop reason and the [Usage] (cache reads and
-// writes included) that budget.Ledger records.
+// parts verbatim — with the stop reason, the provider's response id
+// ([Reply.ID]) and the [Usage] (cache reads and writes included, and the
+// provider's [CacheDiagnosis] when [Config.Diagnostics] asked for one)
+// that budget.Ledger records. The session's [ChangeLog] — view changes,
+// arrivals, updates and removals, what the harness declares
+// ([Session.Declare]), and when each request was built — is what a
+// ledger explains a cache miss with.
 //
 // Memory: sessions with equal inputs share one frozen prefix and searcher
 // through a [Cache] (search options compared by value). A session holds its

@@ -47,6 +47,12 @@ type frozenPrefix struct {
 	// prefixElem reports whether the messages array already holds an
 	// element (the Chat Completions system message).
 	prefixElem bool
+
+	// base, after a view change, is the prefix whose bytes, tools[],
+	// entry tools and index the session keeps sending, and carried the
+	// names in its tools[] (viewchange.go); nil otherwise.
+	base    *frozenPrefix
+	carried map[string]bool
 }
 
 // frozenTool is one exposed tool as the model sees it.
@@ -97,6 +103,9 @@ func checkConfig(cfg *Config) error {
 
 	if cfg.Model == "" {
 		return fmt.Errorf("%w: Config.Model is required", ErrConfig)
+	}
+	if err := checkDiagnostics(cfg); err != nil {
+		return err
 	}
 	if cfg.Snapshot == nil {
 		return fmt.Errorf("%w: Config.Snapshot is required", ErrConfig)

@@ -39,8 +39,9 @@ type FrozenTool struct {
 	Strict bool
 }
 
-// Frozen returns the session's current frozen prefix. It changes only
-// with [Session.SetView].
+// Frozen returns the session's frozen prefix: what it sends. A view
+// change keeps it; only a [Session.SetView] that must rebuild the prefix
+// changes it.
 func (s *Session) Frozen() FrozenPrefix {
 	f := s.current()
 	return FrozenPrefix{System: f.system, Tools: f.tools, Index: f.index}

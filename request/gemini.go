@@ -23,6 +23,18 @@ import (
 type geminiEncoder struct{}
 
 var geminiTraits = traits{
+	// genai v1.77.0 FunctionCallingConfig: allowedFunctionNames only with
+	// mode ANY (a call is forced) or VALIDATED (a call or text): VALIDATED.
+	narrow: &narrowing{key: "toolConfig", none: `{"functionCallingConfig":{"mode":"NONE"}}`, list: func(b []byte, names []string, _ bool) []byte {
+		b = append(b, `{"functionCallingConfig":{"mode":"VALIDATED","allowedFunctionNames":[`...)
+		for i, n := range names {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = jsonx.AppendString(b, n)
+		}
+		return append(b, "]}}"...)
+	}},
 	native:      true,
 	maxTools:    wire.MaxGeminiTools,
 	callIDOK:    toolname.GeminiCallIDOK,

@@ -252,5 +252,6 @@ func decodeGemini(body []byte) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	return finishReply(&g.b, "GenerateContentResponse", stop, u)
+	rep, err := finishReply(&g.b, "GenerateContentResponse", stop, u)
+	return identified(rep, err, g.id, nil)
 }

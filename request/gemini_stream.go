@@ -32,5 +32,6 @@ func (s *Stream) geminiEvent(name string, data []byte) error {
 }
 
 func (s *Stream) geminiReply() (Reply, error) {
-	return finishReply(&s.gemini.b, "stream", s.stop, s.usage)
+	rep, err := finishReply(&s.gemini.b, "stream", s.stop, s.usage)
+	return identified(rep, err, s.gemini.id, nil)
 }

@@ -136,6 +136,7 @@ func (s *Session) Sync(ctx context.Context, snap *registry.Snapshot) (ToolsChang
 		return ToolsChange{}, fmt.Errorf("%w: Sync: %d tools arrived (%s first), but this session cannot take tools after it started (%s); create sessions that follow a registry with Portable tool search and Config.SelfBuilt", ErrConfig, len(p.arrived), p.arrived[0].Name, s.whyNoArrivals())
 	}
 	change := s.adopt(snap, &p)
+	s.logTools(change, "Sync")
 	s.synced, s.syncedGen = snap, s.stateGen()
 	raised, squatted := p.raised, p.squatted
 	s.mu.Unlock()
@@ -537,6 +538,7 @@ func (s *Session) ApproveChange(tool, newSHA256 string) error {
 	s.tools.takeUpdate(c.def)
 	s.rebuildView()
 	s.announceTurn(&syncPass{updated: []*registry.Tool{c.def}})
+	s.logTools(ToolsChange{Changed: []string{tool}}, "ApproveChange")
 	return nil
 }
 
@@ -592,11 +594,5 @@ func compareStrings(a, b string) int {
 // tool, or a deferred one in a native mode. Its change cannot be shown
 // without moving the prefix. s.mu must be held.
 func (s *Session) inPrefix(name string) bool {
-	switch s.frozen.plan.State(name) {
-	case deferral.Resident:
-		return true
-	case deferral.Deferred:
-		return s.frozen.search.native()
-	}
-	return false
+	return s.frozen.carries(name)
 }

@@ -48,6 +48,11 @@ type Message struct {
 	// not text or a tool call here (thinking blocks and reasoning items
 	// too), in the order the provider sent them.
 	Native []json.RawMessage `json:"native,omitempty"`
+	// ReplyID is, on an assistant message decoded from a provider's reply,
+	// the provider's id of that response ([Reply.ID]). It is not sent: a
+	// session with [Config.Diagnostics] names the last one in its next
+	// request, and a recorded transcript keeps it.
+	ReplyID string `json:"reply_id,omitempty"`
 }
 
 // ToolCall is one tool call made by the assistant.

@@ -15,6 +15,18 @@ import (
 type chatEncoder struct{}
 
 var chatTraits = traits{
+	narrow: &narrowing{key: "tool_choice", none: `"none"`, list: func(b []byte, names []string, _ bool) []byte {
+		// openai-go v3.99.0 ChatCompletionAllowedToolChoiceParam.
+		b = append(b, `{"type":"allowed_tools","allowed_tools":{"mode":"auto","tools":[`...)
+		for i, n := range names {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"type":"function","function":{"name":`...)
+			b = append(jsonx.AppendString(b, n), "}}"...)
+		}
+		return append(b, "]}}"...)
+	}},
 	capsDescriptions: true,
 	strictFunctions:  true,
 	maxTools:         wire.MaxChatTools,

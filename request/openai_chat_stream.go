@@ -14,6 +14,7 @@ type streamCall struct {
 
 func (s *Stream) chatEvent(name string, data []byte) error {
 	var ch struct {
+		ID      string          `json:"id"`
 		Error   json.RawMessage `json:"error"`
 		Choices []struct {
 			Index int `json:"index"`
@@ -34,6 +35,9 @@ func (s *Stream) chatEvent(name string, data []byte) error {
 	}
 	if ch.Usage != nil {
 		s.usage = ch.Usage.usage()
+	}
+	if s.id == "" {
+		s.id = ch.ID
 	}
 	for _, c := range ch.Choices {
 		if c.Index != 0 {
@@ -108,5 +112,6 @@ func (s *Stream) chatReply() (Reply, error) {
 		}
 		b.m.ToolCalls = append(b.m.ToolCalls, call)
 	}
-	return finishReply(&b, "stream", s.stop, s.usage)
+	rep, err := finishReply(&b, "stream", s.stop, s.usage)
+	return identified(rep, err, s.id, nil)
 }

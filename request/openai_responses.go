@@ -18,6 +18,24 @@ import (
 type responsesEncoder struct{}
 
 var responsesTraits = traits{
+	// developers.openai.com/api/docs/guides/prompt-caching/diagnostics
+	diagnosticsField: "prompt_cache_options",
+	diagnostics:      `,"prompt_cache_options":{"comparison_response_id":`,
+	narrow: &narrowing{key: "tool_choice", none: `"none"`, list: func(b []byte, names []string, search bool) []byte {
+		// openai-go v3.99.0 responses.ToolChoiceAllowedParam.
+		b = append(b, `{"type":"allowed_tools","mode":"auto","tools":[`...)
+		for i, n := range names {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"type":"function","name":`...)
+			b = append(jsonx.AppendString(b, n), '}')
+		}
+		if search {
+			b = append(b, `,{"type":"tool_search"}`...)
+		}
+		return append(b, "]}"...)
+	}},
 	native:                   true,
 	capsDescriptions:         true,
 	strictFunctions:          true,

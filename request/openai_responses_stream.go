@@ -65,6 +65,7 @@ func (s *Stream) responsesEvent(name string, data []byte) error {
 			if err != nil {
 				return fmt.Errorf("event %d (%s): %w", s.n, name, err)
 			}
+			rep.Message.ReplyID = rep.ID
 		}
 		s.final = &rep
 		s.done = true

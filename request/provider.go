@@ -81,6 +81,26 @@ type traits struct {
 	// nameOK, when set, is the provider's own rule on a function name,
 	// stricter than the registry's; nil accepts every registry name.
 	nameOK func(name string) bool
+	// diagnostics is the top-level field that asks for a cache diagnosis
+	// ([Config.Diagnostics]) and its opening up to the previous reply's
+	// id, "" when the provider has none; diagnosticsFirst: the field is
+	// sent on the first turn too, with a null id.
+	diagnosticsField, diagnostics string
+	diagnosticsFirst              bool
+	// narrow is the provider's native narrowing of tools[], nil when it
+	// has none that keeps the cache (Anthropic: a changed tool_choice
+	// invalidates the cached messages).
+	narrow *narrowing
+}
+
+// A narrowing is a provider's native form of "the model may call only
+// these tools of tools[]" (viewchange.go): key is the top-level member it
+// sends after the messages, none its value when no tool is allowed, and
+// list appends its value for the allowed names (search: the provider's
+// own search tool stays allowed).
+type narrowing struct {
+	key, none string
+	list      func(b []byte, names []string, search bool) []byte
 }
 
 // searchTool returns the provider's own search tool for a native mode as

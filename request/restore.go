@@ -40,6 +40,8 @@ type noteState struct {
 	ToolsChanged *changeState `json:"tools_changed,omitempty"`
 	// Live is a block of what [Session.Sync] adopted ([liveNoteList]).
 	Live *liveNoteState `json:"live,omitempty"`
+	// View is a <view_changed> block ([Session.SetView], viewchange.go).
+	View *viewNoteState `json:"view,omitempty"`
 }
 
 // changeState is a [ToolsChange] as saved.
@@ -76,14 +78,19 @@ func (s *Session) restoreNotes(saved []noteState) error {
 	for i, d := range saved {
 		var text string
 		kinds := 0
-		for _, set := range []bool{d.SelfBuilt != "", d.ToolsChanged != nil, d.Live != nil} {
+		for _, set := range []bool{d.SelfBuilt != "", d.ToolsChanged != nil, d.Live != nil, d.View != nil} {
 			if set {
 				kinds++
 			}
 		}
 		switch {
 		case kinds != 1:
-			return fmt.Errorf("pending_announcements[%d]: want one of self_built, tools_changed and live", i)
+			return fmt.Errorf("pending_announcements[%d]: want one of self_built, tools_changed, live and view", i)
+		case d.View != nil:
+			if err := s.checkViewNote(d.View); err != nil {
+				return fmt.Errorf("pending_announcements[%d]: %w", i, err)
+			}
+			text = viewNote(d.View)
 		case d.SelfBuilt != "":
 			k := slices.IndexFunc(s.tools.selfBuilt, func(t *registry.Tool) bool { return t.Name == d.SelfBuilt })
 			if k < 0 {

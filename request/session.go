@@ -51,6 +51,19 @@ type Session struct {
 	turnPass *syncPass
 	// liveSent holds the Sync announcements placed so far (LiveTools).
 	liveSent []string
+	// log is the change log (changelog.go).
+	log changeLog
+
+	// viewExtra are the tools a view change made resident that tools[]
+	// does not carry, choice the native narrowing sent after the messages
+	// (viewchange.go).
+	viewExtra []*registry.Tool
+	choice    []byte
+	// edited is the send check's refusal of a restored body that does not
+	// extend what was sent; rewrites counts declared rewrites
+	// (sendcheck.go).
+	edited   error
+	rewrites int
 }
 
 // dispatchSession is the session as the dispatcher sees it: it adds the
@@ -125,7 +138,9 @@ func (s *Session) current() *frozenPrefix {
 }
 
 // Prefix returns the encoded prefix (system and tools), shared and
-// read-only. It is byte-identical on every turn until [Session.SetView].
+// read-only. It is byte-identical on every turn, view changes included;
+// only a [Session.SetView] whose prefix cannot reach a tool the new view
+// shows rebuilds it (a declared restart of the cache).
 func (s *Session) Prefix() []byte { return s.current().prefix }
 
 // View returns the session's current view: its mode, tier and elevation.
@@ -136,18 +151,25 @@ func (s *Session) View() deferral.View {
 }
 
 // SetView switches the session's mode, tier or elevation (set the View's
-// Elevated to grant the full tier). It changes the
-// prefix (the next request misses the provider's cache once); history,
-// loaded tools and self-built tools stay.
+// Elevated to grant the full tier). It is a message, not a new prefix:
+// system and tools[] stay byte-identical, the next request tells the model
+// at the end what it may call now (a <view_changed> block), the
+// dispatcher enforces the new view, and OpenAI's allowed_tools or
+// Gemini's allowedFunctionNames narrow tools[] natively. A tool the view
+// shows that tools[] does not carry is loaded with tool_search and called
+// with defer_execute. Only a prefix without tool_search and defer_execute
+// (nothing deferred, no [Config.SelfBuilt]) or in a provider search mode
+// is rebuilt when the view shows such a tool: a declared restart of the
+// cache (docs/stability.md). History, loaded tools and self-built tools
+// stay.
 func (s *Session) SetView(v deferral.View) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	f, err := s.cfg.Cache.get(&s.cfg, v)
-	if err != nil {
+	old := s.frozen
+	if err := s.applyView(v, true); err != nil {
 		return err
 	}
-	s.view, s.frozen = v, f
-	s.rebuildView() // withdrawing a tier or a mode withdraws what it admitted
+	s.logView(old, v)
 	return nil
 }
 
@@ -303,6 +325,9 @@ func (s *Session) build(ctx context.Context, dst []byte, turn Turn, alloc bool) 
 	block, preloaded := s.preload(ctx, turn)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.edited != nil {
+		return dst, s.edited
+	}
 	if block != "" {
 		turn.Inject = append(slices.Clip(turn.Inject), block)
 	}
@@ -322,6 +347,7 @@ func (s *Session) build(ctx context.Context, dst []byte, turn Turn, alloc bool) 
 		s.countSent()
 		s.notes, s.turnPass = nil, nil
 	}
+	s.sent(msgs)
 	if alloc {
 		dst = make([]byte, 0, s.outputLen())
 	}
@@ -364,7 +390,7 @@ func (s *Session) place(turn Turn) ([]Message, bool, error) {
 }
 
 func (s *Session) outputLen() int {
-	return len(s.frozen.prefix) + 1 + len(s.hist.buf) + len(ephemeral) + 2
+	return len(s.frozen.prefix) + 1 + len(s.hist.buf) + len(ephemeral) + 2 + len(s.choice) + diagnosticsLen(s.log.prevReply)
 }
 
 func (s *Session) appendOutput(dst []byte) []byte {
@@ -376,7 +402,15 @@ func (s *Session) appendOutput(dst []byte) []byte {
 		}
 		dst = s.hist.enc.appendHistory(dst, h)
 	}
-	return append(dst, "]}"...)
+	if len(s.choice) == 0 && !s.cfg.Diagnostics {
+		return append(dst, "]}"...)
+	}
+	dst = append(dst, ']')
+	dst = append(dst, s.choice...)
+	if s.cfg.Diagnostics {
+		dst = appendDiagnostics(dst, s.hist.enc.traits(), s.log.prevReply)
+	}
+	return append(dst, '}')
 }
 
 // Messages returns the conversation so far in neutral form, with the

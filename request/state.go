@@ -30,6 +30,10 @@ type state struct {
 	Messages  []Message       `json:"messages,omitempty"`
 	Encoded   *encodedHistory `json:"encoded_history,omitempty"`
 	Live      *liveState      `json:"live,omitempty"` // what Sync adopted (live_state.go)
+	// PreviousReply is the reply id the next request names for the
+	// provider's cache diagnosis (Config.Diagnostics); absent before.
+	PreviousReply string     `json:"previous_reply_id,omitempty"`
+	Sent          *sentState `json:"sent,omitempty"` // the digest chain of what was sent (sendcheck.go)
 }
 
 // encodedHistory is the history of a session that dropped its messages:
@@ -95,6 +99,13 @@ func (s *Session) saved() (state, error) {
 		st.Notes = notesData(s.notes)
 	}
 	st.SelfBuilt, st.Live = savedTools(s.tools.selfBuilt), s.savedLive()
+	st.PreviousReply = s.log.prevReply
+	c, err := chainOf(s.frozen.sent(), s.hist.buf)
+	if err != nil {
+		return state{}, wrapErr(ErrState, err, "")
+	}
+	st.Sent = &c.sentState
+	st.Sent.Provider = s.cfg.Provider
 	return st, nil
 }
 
@@ -152,7 +163,6 @@ func restoreState(ctx context.Context, cfg Config, st *state, handlers map[strin
 	if err != nil {
 		return nil, wrapErr(ErrState, err, "")
 	}
-	cfg.View = view
 	if st.Live != nil && st.Live.Frozen != nil {
 		snap, err := frozenSnapshot(cfg.Snapshot, st.Live.Frozen)
 		if err != nil {
@@ -192,7 +202,11 @@ func restoreState(ctx context.Context, cfg Config, st *state, handlers map[strin
 	if err := s.restoreLive(st.Live); err != nil {
 		return nil, fmt.Errorf("%w: live: %w", ErrState, err)
 	}
-	s.rebuildView()
+	// The prefix is the one the session froze on (Config.View) and kept
+	// through its view changes; the view is the restored one.
+	if err := s.applyView(view, false); err != nil {
+		return nil, err
+	}
 	s.restoreLoaded(ctx, st.Loaded)
 	switch {
 	case st.Encoded != nil:
@@ -210,6 +224,15 @@ func restoreState(ctx context.Context, cfg Config, st *state, handlers map[strin
 		s.hist.add(st.Messages)
 	}
 	if err := s.restoreNotes(st.Notes); err != nil {
+		return nil, wrapErr(ErrState, err, "")
+	}
+	if err := s.restorePreviousReply(st); err != nil {
+		return nil, wrapErr(ErrState, err, "")
+	}
+	if err := s.tellRestoredView(st.View, view); err != nil {
+		return nil, err
+	}
+	if err := s.checkRestored(st.Sent); err != nil {
 		return nil, wrapErr(ErrState, err, "")
 	}
 	if drop {

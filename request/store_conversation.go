@@ -87,7 +87,13 @@ type committed struct {
 	live                int      // Session.liveGen: a Sync change writes a whole record
 	notes               []string // the blocks, as sent
 	view                viewState
+	prevReply           string
 	snapBytes, logBytes int
+	// sent reports whether the store holds the digest chain of the
+	// prefix; rewrites is Session.rewrites (a declared rewrite writes a
+	// whole record, with the new chain).
+	sent     bool
+	rewrites int
 }
 
 // OpenConversation loads conversation id from store and restores its
@@ -157,6 +163,7 @@ func OpenConversation(ctx context.Context, store Store, id string, cfg Config, o
 	// narrowed or left an elevation out of: the next commit writes the
 	// session's, so that the store follows the Config.
 	c.base.view = r.st.View
+	c.base.sent = r.st.Sent != nil
 	c.base.snapBytes = len(got.Snapshot)
 	for _, d := range got.Deltas {
 		c.base.logBytes += len(d)
@@ -216,7 +223,8 @@ func (c *Conversation) record(turn string) (Record, committed, error) {
 		return Record{}, next, fmt.Errorf("%w: the session dropped its messages (Config.DropMessages), and a Conversation stores them: keep them in a session a Store holds", ErrConfig)
 	}
 	next.snapBytes, next.logBytes = b.snapBytes, b.logBytes
-	whole := c.reencoded || h.count() < b.entries || h.nStored > b.entries || len(h.buf) < b.bufLen || len(s.tools.selfBuilt) < b.selfBuilt || next.live != b.live
+	whole := c.reencoded || h.count() < b.entries || h.nStored > b.entries || len(h.buf) < b.bufLen || len(s.tools.selfBuilt) < b.selfBuilt || next.live != b.live || next.rewrites != b.rewrites
+	next.sent = true
 	if !whole {
 		at := b.bufLen
 		if at >= 2 && !bytes.Equal(h.buf[at-2:at], b.last2) {
@@ -232,8 +240,18 @@ func (c *Conversation) record(turn string) (Record, committed, error) {
 			notes := notesData(s.notes)
 			dm.Notes = &notes
 		}
+		if next.prevReply != b.prevReply {
+			dm.PrevReply = &next.prevReply
+		}
 		if !equalView(next.view, b.view) {
 			dm.View = &next.view
+		}
+		if !b.sent {
+			ch, err := chainOf(s.frozen.sent(), nil)
+			if err != nil {
+				return Record{}, next, err
+			}
+			dm.SentPrefix = &ch.Prefix
 		}
 		data, err := encodeRecord(c.key, recordPlace{c.id, c.version}, recordDelta, dm, msgs, h.buf[at:])
 		if err != nil {
@@ -271,6 +289,8 @@ func (c *Conversation) capture(turn string) committed {
 		live:      s.tools.liveGen(),
 		notes:     notesText(s.notes),
 		view:      viewOf(s.view),
+		prevReply: s.log.prevReply,
+		rewrites:  s.rewrites,
 	}
 	return b
 }

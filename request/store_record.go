@@ -118,6 +118,10 @@ type deltaMeta struct {
 	SelfBuilt []selfBuiltTool `json:"self_built,omitempty"`
 	Notes     *[]noteState    `json:"pending_announcements,omitempty"`
 	View      *viewState      `json:"view,omitempty"`
+	PrevReply *string         `json:"previous_reply_id,omitempty"`
+	// SentPrefix is the digest chain of the prefix sent (sendcheck.go),
+	// in the first record that holds one.
+	SentPrefix *[]string `json:"sent_prefix,omitempty"`
 }
 
 // recordPlace is where a record belongs: its conversation and the version
@@ -392,6 +396,15 @@ func (st *state) apply(dm *deltaMeta) {
 	}
 	if dm.View != nil {
 		st.View = *dm.View
+	}
+	if dm.PrevReply != nil {
+		st.PreviousReply = *dm.PrevReply
+	}
+	if dm.SentPrefix != nil {
+		if st.Sent == nil {
+			st.Sent = &sentState{}
+		}
+		st.Sent.Prefix, st.Sent.Provider = *dm.SentPrefix, dm.Encoding
 	}
 }
 

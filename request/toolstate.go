@@ -93,6 +93,10 @@ func (s *Session) searchScope(f *frozenPrefix) toolsearch.Scope {
 	// for every session sharing the prefix, which shares their overlay
 	// too; a session with its own tools keeps its own.
 	sc := toolsearch.Scope{Loaded: s.tools.loaded, Announced: f.shortened, Overlay: &f.overlay, Pending: pending, Removed: removed}
+	if f.base != nil {
+		// A view change's resident tools outside tools[] (viewchange.go).
+		announced = slices.Concat(announced, s.viewExtraShown())
+	}
 	if len(announced) > 0 {
 		sc.Announced, sc.Overlay = append(announced, f.shortened...), &s.tools.overlay
 	}

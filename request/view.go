@@ -72,16 +72,14 @@ func (s *Session) see(name string) (t *registry.Tool, deferred bool, st standing
 		return e.t, true, e.standing
 	}
 	switch s.frozen.plan.State(name) {
-	case deferral.Resident:
-		if t, ok := s.cfg.Snapshot.Tool(name); ok {
-			return t, false, standingShown
-		}
-	case deferral.Deferred:
+	case deferral.Resident, deferral.Deferred:
 		// In a native mode the deferred tool's schema is in tools[]: the
 		// provider loads it when its search finds it, and the model can
-		// only call it then, so the dispatcher treats it as loaded.
+		// only call it then, so the dispatcher treats it as loaded. After
+		// a view change a resident tool tools[] does not carry is
+		// deferred: loaded with tool_search (viewchange.go).
 		if t, ok := s.cfg.Snapshot.Tool(name); ok {
-			return t, !s.frozen.search.native(), standingShown
+			return t, !s.frozen.carries(name), standingShown
 		}
 	case deferral.Hidden:
 		return nil, false, standingHidden

@@ -94,7 +94,8 @@ func TestEveryPathReadsTheView(t *testing.T) {
 		"Session.admits":               "decide",      // an arrival enters
 		"Session.RegisterSelfBuilt":    "decide",      // a self-built tool enters
 		"Session.rebuildView":          "decide",      // SetView, Sync, restore, approval
-		"Session.SetView":              "rebuildView",
+		"Session.SetView":              "applyView",
+		"Session.applyView":            "rebuildView",
 	} {
 		fn, ok := funcs[path]
 		require.True(t, ok, "no function %s", path)

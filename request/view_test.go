@@ -266,8 +266,13 @@ func TestViewHiddenArrivedChanges(t *testing.T) {
 	}))
 	_, err := f.s.Sync(context.Background(), reg.Snapshot())
 	require.NoError(t, err)
-	seen := len(f.turn(t, Message{Role: RoleAssistant, Text: "ok"}, userMsg("next"))) - len("]}")
+	f.turn(t, Message{Role: RoleAssistant, Text: "ok"}, userMsg("next"))
 	require.NoError(t, f.s.SetView(deferral.View{Mode: deferral.Mode{Name: "narrow", Allow: []string{"Read", "mcp__files__*", "mcp__late__echo"}}}))
+	// The view change itself is told (the model had seen the tool); what
+	// happens to the hidden tool after it is not.
+	body := f.turn(t, Message{Role: RoleAssistant, Text: "ok"}, userMsg("next"))
+	require.Contains(t, body, "No longer available (calls are refused; do not call them): mcp__late__sum")
+	seen := len(body) - len("]}")
 
 	require.NoError(t, reg.ReplaceGroup(registry.Group{Name: "late"}, []registry.Tool{
 		mcpTool("sum", "Add two numbers, changed.", sumSchema), mcpTool("echo", "Echo the text.", echoSchema),
@@ -275,7 +280,7 @@ func TestViewHiddenArrivedChanges(t *testing.T) {
 	c, err := f.s.Sync(context.Background(), reg.Snapshot())
 	require.NoError(t, err)
 	require.Equal(t, []string{"mcp__late__sum"}, c.Changed, "the harness hears of it")
-	body := f.turn(t, Message{Role: RoleAssistant, Text: "ok"}, userMsg("next"))
+	body = f.turn(t, Message{Role: RoleAssistant, Text: "ok"}, userMsg("next"))
 	assert.NotContains(t, body[seen:], "mcp__late__sum", "the model does not")
 	seen = len(body) - len("]}")
 
@@ -732,6 +737,11 @@ func TestViewForgedStoreRecord(t *testing.T) {
 	o, err := OpenConversation(ctx, store, "c", hcfg, nil)
 	require.NoError(t, err)
 	s := o.Session()
+	// The harness's rules shape another prefix than the forger's: the
+	// send check refuses it until the harness declares the restart.
+	_, err = s.BuildRequest(Turn{Messages: []Message{{Role: RoleAssistant, Text: "ok"}, userMsg("next")}})
+	require.ErrorIs(t, err, ErrEdited)
+	s.DeclareRewrite()
 	_, err = s.Sync(ctx, harness.Snapshot())
 	require.NoError(t, err)
 	_, _, ok := s.Lookup("mcp__late__wipe")

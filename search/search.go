@@ -67,6 +67,15 @@ type Fit struct {
 	Coverage float64 `json:"coverage"`
 	// Name is the share of the tool's name (by IDF) the query covers.
 	Name float64 `json:"name"`
+	// Group is Evidence with the tool's server counted: each query word
+	// counts the larger of what the tool earned for it and what it is
+	// worth to the server — a word of the server's name, or one most of
+	// its tools share ("knowledge graph" in every memory tool), weighs 1
+	// when one server has it, in a catalog of one server or of fifty.
+	// Words every tool of a server shares tell servers apart, not tools:
+	// they say a request is for this server even when no one tool stands
+	// out. At least Evidence.
+	Group float64 `json:"group"`
 }
 
 // The abstention rule: a hit is credible unless its evidence is below

@@ -31,6 +31,7 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	baseline := fs.String("baseline", "", "also run the baseline ranker `NAME` on the same queries: bm25")
 	asJSON := fs.Bool("json", false, "print JSON")
 	server := fs.String("server", "", "the server `NAME` of a --catalog that is an MCP tools/list (it names none)")
+	unions := fs.Int("sizes", 0, "also draw `N` unions of 2–4 of the catalog files and report the figures per catalog size")
 	rest, err := parse(fs, args)
 	if err != nil {
 		return parseFailed(fs, err, stdout, stderr)
@@ -61,6 +62,11 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 		return status
 	}
 	writeEvalText(stdout, rep, base, tools)
+	if *unions > 0 {
+		if err := writeSizes(stdout, catalogs, *queries, *unions); err != nil {
+			return fail(stderr, "toolshelf eval: %v", err)
+		}
+	}
 	if status == exitFinding {
 		fmt.Fprintf(stderr, "toolshelf eval: below the bar (recall@1 %.3f, want ≥ %.3f; recall@5 %.3f, want ≥ %.3f)\n", rep.RecallAt1, *min1, rep.RecallAt5, *min5)
 	}
@@ -158,4 +164,38 @@ func writeEvalText(stdout io.Writer, rep, base *toolsearch.Report, tools int) {
 			fmt.Fprintf(stdout, "  %s %q: want %s, got %s\n", ms.ID, strings.Join(ms.Query, " | "), strings.Join(ms.Expect, " or "), strings.Join(ms.Got, ", "))
 		}
 	}
+}
+
+// writeSizes runs the queries over unions random unions of 2–4 of the
+// catalog files (toolsearch.EvalSizes, a fixed draw) and writes the figures
+// per catalog size and half.
+func writeSizes(stdout io.Writer, catalogs []string, queries string, unions int) error {
+	f, err := os.Open(queries)
+	if err != nil {
+		return err
+	}
+	qs, err := toolsearch.ReadQueries(f)
+	f.Close()
+	if err != nil {
+		return err
+	}
+	ranges, err := toolsearch.EvalSizes(context.Background(), catalogs, qs, unions, 47)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "by catalog size (%d unions of 2–4 catalogs; each query over the unions holding its tools):\n", unions)
+	for _, r := range ranges {
+		for _, h := range []string{toolsearch.HalfTune, toolsearch.HalfCheck} {
+			fmt.Fprintf(stdout, "%s (%d unions, %d–%d) half=%s", r.Label(), r.Unions, r.Smallest, r.Largest, h)
+			if fg := r.ByHalf[h]; fg != nil {
+				fmt.Fprintf(stdout, "  n=%d recall@1 %.3f  recall@5 %.3f  nothing-fits %d  not-sure %d  preloaded %d (right %d)", fg.Queries, fg.RecallAt1, fg.RecallAt5, fg.Abstained, fg.NotSure, fg.Preloaded, fg.PreloadRight)
+			}
+			if r.Abstention != nil && r.Abstention.ByHalf[h] != nil {
+				a := r.Abstention.ByHalf[h]
+				fmt.Fprintf(stdout, "  no-match n=%d nothing-fits %d (%.3f)  not-sure %d  preloaded %d", a.Queries, a.Abstained, a.Rate(), a.NotSure, a.Preloaded)
+			}
+			fmt.Fprintln(stdout)
+		}
+	}
+	return nil
 }

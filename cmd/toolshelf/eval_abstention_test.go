@@ -61,3 +61,28 @@ func TestRunEvalAbstention(t *testing.T) {
 	assert.Positive(t, got.MeanTokens)
 	assert.Contains(t, out.String(), "visible 1.000  tokens/answer ")
 }
+
+// TestRunEvalSizes: --sizes N reports the figures per catalog size, the
+// same counts toolsearch.EvalSizes computes for the same draw.
+func TestRunEvalSizes(t *testing.T) {
+	rows := `{"id": "n1", "query": "good night", "expect": []}
+{"id": "p1", "query": "what time is it in Tokyo", "expect": ["mcp__time__get_current_time"]}
+`
+	path := filepath.Join(t.TempDir(), "q.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(rows), 0o644))
+	paths, err := filepath.Glob("../../testdata/catalogs/*.tools.json")
+	require.NoError(t, err)
+	var out, errb bytes.Buffer
+	require.Equal(t, exitOK, runEval(append([]string{"--queries", path, "--sizes", "8", "--catalog"}, paths...), &out, &errb), errb.String())
+	ranges, err := toolsearch.EvalSizes(context.Background(), paths, []toolsearch.EvalQuery{
+		{ID: "n1", Query: []string{"good night"}, Expect: []string{}},
+		{ID: "p1", Query: []string{"what time is it in Tokyo"}, Expect: []string{"mcp__time__get_current_time"}},
+	}, 8, 47)
+	require.NoError(t, err)
+	require.NotEmpty(t, ranges)
+	assert.Contains(t, out.String(), "by catalog size (8 unions of 2–4 catalogs")
+	for _, r := range ranges {
+		assert.Contains(t, out.String(), r.Label(), out.String())
+		assert.Contains(t, out.String(), "no-match n=", out.String())
+	}
+}

@@ -20,7 +20,8 @@ var synopses = map[string]string{
 		"The exact request body BuildRequest returns; --check checks it (or --body FILE) against the provider's rule book.",
 	"diff":   "toolshelf diff A.json B.json [--json]\n\nThe first byte where two request bodies differ, and its JSON path.",
 	"search": "toolshelf search --catalog FILE... [--server NAME] [--mcp-config FILE] [--rules FILE] [--names NAMES] [--limit N] [--explain NAME] [--json] QUERY...\n\nWhat tool_search answers over the catalogs' deferred tools.",
-	"eval":   "toolshelf eval --catalog FILE... [--server NAME] --queries FILE.jsonl [--min-recall1 X] [--min-recall5 X] [--baseline NAME] [--json]\n\nrecall@1, recall@5 and MRR of tool_search on a query set (every tool deferred); rows with \"expect\": [] count how often it says no tool fits (\"abstention\" in --json).",
+	"misses": "toolshelf misses --provider PROVIDER [--ttl D] [--tolerance N] [--json] RUN.json\n\nEach cache miss of a recorded run and its cause. RUN.json is a JSON array of requests {\"at\": RFC 3339 time, \"body\": the request body, \"reply\": the response body, or \"reply_stream\": its server-sent events} compared body with body, or the lines of a budget.Ledger (json of Ledger.Turns) whose misses are printed as the ledger explained them. Exit 1 when a request missed.",
+	"eval":   "toolshelf eval --catalog FILE... [--server NAME] --queries FILE.jsonl [--min-recall1 X] [--min-recall5 X] [--baseline NAME] [--sizes N] [--json]\n\nrecall@1, recall@5 and MRR of tool_search on a query set (every tool deferred); rows with \"expect\": [] count how often it says no tool fits (\"abstention\" in --json).",
 }
 
 // policyHelp is the one default policy of the commands that read catalogs

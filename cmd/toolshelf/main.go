@@ -40,9 +40,12 @@ commands:
          what tool_search answers over the catalogs' deferred tools;
          --explain: how TOOL scores for the query, term by term and field by field
   eval --catalog FILE... [--server NAME] --queries FILE.jsonl [--min-recall1 X] [--min-recall5 X]
-       [--baseline bm25] [--json]
+       [--baseline bm25] [--sizes N] [--json]
          recall@1, recall@5 and MRR of tool_search on a query set (tune and check
          halves), with --baseline the same for plain BM25 as a second row
+  misses --provider PROVIDER [--ttl D] [--tolerance N] [--json] RUN.json
+         each cache miss of a recorded run and its cause: RUN.json is a JSON array of
+         {at, body, reply | reply_stream} (exit 1 when a request missed), or a ledger's lines
 
 catalogs (request, search, budget): an MCP server's tools are deferred, built-in tools resident,
 --rules FILE changes that; an MCP tools/list names no server: pass --server NAME with it.
@@ -70,11 +73,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runSearch(args[1:], stdout, stderr)
 	case "eval":
 		return runEval(args[1:], stdout, stderr)
+	case "misses":
+		return runMisses(args[1:], stdout, stderr)
 	case "help", "-h", "--help", "-help":
 		fmt.Fprintln(stdout, usage)
 		return exitOK
 	}
-	return fail(stderr, "toolshelf: unknown command %q (want budget, request, diff, search or eval; toolshelf help lists them)", args[0])
+	return fail(stderr, "toolshelf: unknown command %q (want budget, request, diff, search, eval or misses; toolshelf help lists them)", args[0])
 }
 
 // fail writes a one-line error and returns the usage status.

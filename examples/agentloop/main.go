@@ -15,7 +15,10 @@
 //
 // Replies are decoded by request.DecodeReply (whole bodies) or
 // request.DecodeStream (server-sent events); their usage feeds a
-// budget.Ledger, printed at the end.
+// budget.Ledger that follows the session (budget.FollowSession), printed
+// at the end. The user takes six minutes to answer the Deploy question:
+// on Anthropic, whose cache keeps an entry 5 minutes, the next request
+// misses the cache, and the ledger says why.
 //
 // Run it with:
 //
@@ -33,6 +36,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/toolshelf/toolshelf/budget"
 	"github.com/toolshelf/toolshelf/execute"
@@ -52,7 +56,20 @@ type Model interface {
 type Options struct {
 	Provider request.Provider
 	Stream   bool
+	// clock is the time the session and the user keep (nil: a
+	// simulated clock that starts at 09:00 and moves as the loop runs).
+	clock *simClock
 }
+
+// simClock is a simulated time: each request comes 15 seconds after the
+// previous one, and the user's answer to a question takes its own time.
+type simClock struct{ t time.Time }
+
+func newSimClock() *simClock { return &simClock{t: time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)} }
+
+func (c *simClock) now() time.Time { return c.t }
+
+func (c *simClock) advance(d time.Duration) { c.t = c.t.Add(d) }
 
 func main() {
 	var o Options
@@ -89,7 +106,10 @@ func run(w io.Writer, model Model, o Options) (*budget.Ledger, error) {
 	if err := reg.Register(tools(&ran)...); err != nil {
 		return nil, err
 	}
-	disp, err := newDispatcher(w)
+	if o.clock == nil {
+		o.clock = newSimClock()
+	}
+	disp, err := newDispatcher(w, o.clock)
 	if err != nil {
 		return nil, err
 	}
@@ -105,12 +125,15 @@ func run(w io.Writer, model Model, o Options) (*budget.Ledger, error) {
 		System:     "You are a release engineer. Use the tools; explain refusals to the user.",
 		Extra:      map[string]json.RawMessage{tokenField[o.Provider]: json.RawMessage("1024")},
 		Dispatcher: disp,
+		Clock:      o.clock.now,
 	})
 	if err != nil {
 		return nil, err
 	}
 	plan := s.Plan()
-	ledger, err := newLedger(s, models[o.Provider])
+	// The ledger follows the session: its account, and why a request
+	// missed the provider's cache.
+	ledger, err := budget.FollowSession(s, &budget.LedgerOptions{Counter: budget.CounterForModel(models[o.Provider])})
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +154,7 @@ func run(w io.Writer, model Model, o Options) (*budget.Ledger, error) {
 // newDispatcher returns the harness's dispatcher: its permission rules,
 // the user's answer to Ask(Deploy) and its hooks, printing what it asks
 // and what its guards do to w.
-func newDispatcher(w io.Writer) (*execute.Dispatcher, error) {
+func newDispatcher(w io.Writer, clock *simClock) (*execute.Dispatcher, error) {
 	return execute.New(&execute.Options{
 		Permissions: execute.MustPermissions("Deny(DropDatabase)", "Ask(Deploy)"),
 		Ask: func(ctx context.Context, req execute.AskRequest) (bool, error) {
@@ -140,7 +163,10 @@ func newDispatcher(w io.Writer) (*execute.Dispatcher, error) {
 			}
 			_ = json.Unmarshal(req.Params, &p)
 			yes := p.Env == "staging"
-			fmt.Fprintf(w, "      ask   %s %s? the user says %s\n", req.Tool, req.Params, map[bool]string{true: "yes", false: "no"}[yes])
+			if yes {
+				clock.advance(6 * time.Minute) // the user thinks it over
+			}
+			fmt.Fprintf(w, "      ask   %s %s? the user says %s\n", req.Tool, req.Params, map[bool]string{true: "yes (after 6 minutes)", false: "no"}[yes])
 			return yes, nil
 		},
 		Hooks: []execute.Hook{
@@ -168,6 +194,7 @@ func loop(w io.Writer, model Model, o Options, s *request.Session, ledger *budge
 		if n > maxTurns {
 			return fmt.Errorf("no answer after %d turns", maxTurns)
 		}
+		o.clock.advance(15 * time.Second)
 		body, err := s.BuildRequest(turn)
 		if err != nil {
 			return err
@@ -193,6 +220,9 @@ func loop(w io.Writer, model Model, o Options, s *request.Session, ledger *budge
 		line := ledger.Add(reply.Usage)
 		fmt.Fprintf(w, "  usage   input %d (cache read %d, write %d) · output %d · stop %s\n",
 			line.InputTokens, line.CacheReadTokens, line.CacheWriteTokens, line.OutputTokens, reply.StopReason)
+		if line.Miss != nil {
+			fmt.Fprintf(w, "  cache   %s\n", line.Miss.Text)
+		}
 		msg := reply.Message
 		if len(msg.ToolCalls) == 0 {
 			fmt.Fprintf(w, "model: %s\n", msg.Text)
@@ -237,25 +267,6 @@ func runCalls(ctx context.Context, w io.Writer, s *request.Session, msg request.
 		turn.Messages = append(turn.Messages, request.Message{Role: request.RoleTool, CallID: c.ID, Text: res.Text, IsError: res.IsError})
 	}
 	return turn
-}
-
-// newLedger returns a usage ledger whose all-resident counterfactual comes
-// from the session's own savings account, counted with the tokenizer of
-// the session's model (an estimate, marked, where none fits).
-func newLedger(s *request.Session, model string) (*budget.Ledger, error) {
-	plan := s.Plan()
-	entry, index, err := request.EntryDefinitions(plan, nil)
-	if err != nil {
-		return nil, err
-	}
-	acc, err := budget.NewAccount(plan, &budget.AccountOptions{
-		Counter: budget.CounterForModel(model),
-		Entry:   entry, Index: index,
-	})
-	if err != nil {
-		return nil, err
-	}
-	return budget.NewLedger(acc), nil
 }
 
 // tools are the harness's tools: three resident built-ins and two rare,

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -48,6 +49,8 @@ var scriptSteps = []scriptStep{
 type generator struct {
 	p        request.Provider
 	counter  *budget.Counter
+	clock    *simClock // the loop's: an entry older than the provider's TTL is gone
+	prevAt   time.Time
 	step     int
 	prev     []byte
 	whole    [][]byte
@@ -67,8 +70,12 @@ func (g *generator) Next(ctx context.Context, body []byte) ([]byte, error) {
 		output += c[0] + c[1]
 	}
 	count := func(s string) int { return g.counter.Count(budget.KindJSON, s).N }
-	u := replytest.Simulate(g.p, count, g.prev, body, output)
-	g.prev = body
+	prev := g.prev
+	if now := g.clock.now(); now.Sub(g.prevAt) > budget.DefaultTTL(g.p, nil) {
+		prev = nil // expired: Anthropic writes the whole body again
+	}
+	u := replytest.Simulate(g.p, count, prev, body, output)
+	g.prev, g.prevAt = body, g.clock.now()
 	w, s, err := replytest.Encode(g.p, g.step, m, u)
 	if err != nil {
 		return nil, err
@@ -91,8 +98,9 @@ var providers = []request.Provider{request.Anthropic, request.OpenAIChat, reques
 func TestRecordings(t *testing.T) {
 	for _, p := range providers {
 		t.Run(string(p), func(t *testing.T) {
-			g := &generator{p: p, counter: budget.CounterForModel(models[p])}
-			_, err := run(&bytes.Buffer{}, g, Options{Provider: p})
+			clock := newSimClock()
+			g := &generator{p: p, counter: budget.CounterForModel(models[p]), clock: clock}
+			_, err := run(&bytes.Buffer{}, g, Options{Provider: p, clock: clock})
 			require.NoError(t, err)
 			require.Len(t, g.whole, len(scriptSteps))
 			for i := range g.whole {

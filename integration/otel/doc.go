@@ -23,7 +23,13 @@
 //   - metrics: toolshelf.tool.calls and toolshelf.tool.denials (counters by
 //     tool and outcome), toolshelf.tool_search.duration (a histogram, in
 //     seconds), gen_ai.client.token.usage and toolshelf.cache.hit_ratio
-//     from the usage ledger's lines ([Observer.RecordTurn]).
+//     from the usage ledger's lines ([Observer.RecordTurn]);
+//   - on the harness's span of a request that missed the provider's cache
+//     (a line of a ledger made by budget.FollowSession, given to
+//     [Observer.RecordTurn] with the span's context):
+//     toolshelf.cache.miss.cause, toolshelf.cache.miss.tokens,
+//     toolshelf.cache.miss.provider_reason, toolshelf.cache.miss.text and
+//     a "cache_miss" span event.
 //
 // The spans and metrics carry the instrumentation scope
 // "github.com/toolshelf/toolshelf/integration/otel".

@@ -35,6 +35,12 @@ const (
 	// queriesKey and loadedKey are a search's queries and loaded names.
 	queriesKey = attribute.Key("toolshelf.search.queries")
 	loadedKey  = attribute.Key("toolshelf.search.loaded")
+	// The cache miss of a request (budget.CacheMiss), on the span of the
+	// request in RecordTurn's context.
+	missCauseKey    = attribute.Key("toolshelf.cache.miss.cause")
+	missTokensKey   = attribute.Key("toolshelf.cache.miss.tokens")
+	missProviderKey = attribute.Key("toolshelf.cache.miss.provider_reason")
+	missTextKey     = attribute.Key("toolshelf.cache.miss.text")
 )
 
 // Options configures an [Observer]. Nil means the global providers.
@@ -210,10 +216,21 @@ func (o *Observer) End(ctx context.Context, r registry.Result) {
 // [budget.Ledger] (the value [budget.Ledger.Add] returns): input and
 // output tokens in gen_ai.client.token.usage, and the cache reads behind
 // toolshelf.cache.hit_ratio, the ledger's hit ratio over every turn
-// recorded.
+// recorded. A line with a cache miss ([budget.FollowSession]) sets its
+// cause on the span of ctx — the harness's span of the request —
+// as toolshelf.cache.miss.cause (a [budget.MissCause]),
+// toolshelf.cache.miss.tokens, toolshelf.cache.miss.provider_reason and
+// toolshelf.cache.miss.text, with a "cache_miss" span event.
 func (o *Observer) RecordTurn(ctx context.Context, t budget.LedgerTurn) {
 	if t.InputTokens < 0 || t.CacheReadTokens < 0 || t.OutputTokens < 0 {
 		return // a reply's usage is untrusted; a negative count is nonsense
+	}
+	if m := t.Miss; m != nil {
+		attrs := []attribute.KeyValue{missCauseKey.String(string(m.Cause)), missTokensKey.Int(m.Missed),
+			missProviderKey.String(m.Provider), missTextKey.String(m.Text)}
+		sp := trace.SpanFromContext(ctx)
+		sp.SetAttributes(attrs...)
+		sp.AddEvent(string(execute.EventCacheMiss), trace.WithAttributes(attrs...))
 	}
 	o.tokens.Record(ctx, int64(t.InputTokens), metric.WithAttributes(semconv.GenAITokenTypeInput))
 	o.tokens.Record(ctx, int64(t.OutputTokens), metric.WithAttributes(semconv.GenAITokenTypeOutput))

@@ -253,3 +253,41 @@ func TestConcurrent(t *testing.T) {
 	}
 	assert.Len(t, ids, 80)
 }
+
+// TestCacheMissOnRequestSpan (issue 45): a ledger line that missed the
+// cache puts its cause on the harness's span of the request.
+func TestCacheMissOnRequestSpan(t *testing.T) {
+	rg := newRig(t)
+	ledger, err := budget.FollowSession(rg.s, nil)
+	require.NoError(t, err)
+	ask := func(text string, u request.Usage) budget.LedgerTurn {
+		_, err := rg.s.BuildRequest(request.Turn{Messages: []request.Message{{Role: request.RoleUser, Text: text}}})
+		require.NoError(t, err)
+		return ledger.Add(u)
+	}
+	ask("one", request.Usage{InputTokens: 2000})
+	_, err = rg.s.BuildRequest(request.Turn{Messages: []request.Message{{Role: request.RoleAssistant, Text: "ok"}}})
+	require.NoError(t, err)
+	ledger.Add(request.Usage{InputTokens: 2100, CacheReadTokens: 1920})
+	require.NoError(t, rg.s.Declare(request.ChangeCompaction, "summary"))
+	ctx, span := rg.tp.Tracer("harness").Start(context.Background(), "chat gpt-4o")
+	line := ask("two", request.Usage{InputTokens: 1000})
+	require.NotNil(t, line.Miss)
+	rg.obs.RecordTurn(ctx, line)
+	span.End()
+	var got map[attribute.Key]attribute.Value
+	for _, s := range rg.spans.GetSpans() {
+		if s.Name == "chat gpt-4o" {
+			got = map[attribute.Key]attribute.Value{}
+			for _, a := range s.Attributes {
+				got[a.Key] = a.Value
+			}
+			require.Len(t, s.Events, 1)
+			assert.Equal(t, "cache_miss", s.Events[0].Name)
+		}
+	}
+	require.NotNil(t, got, "the request's span")
+	assert.Equal(t, string(budget.CauseCompaction), got["toolshelf.cache.miss.cause"].AsString())
+	assert.Equal(t, int64(line.Miss.Missed), got["toolshelf.cache.miss.tokens"].AsInt64())
+	assert.Equal(t, line.Miss.Text, got["toolshelf.cache.miss.text"].AsString())
+}

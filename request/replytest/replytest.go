@@ -29,7 +29,10 @@ import (
 // Encode writes m, an assistant message, as provider p's reply number n
 // (which makes the reply's IDs unique): whole is the response body, stream
 // the same reply as a server-sent event stream, text and arguments cut
-// into small deltas. m's native parts come first, as the session sends
+// into small deltas. A u.Diagnosis is sent as the provider's cache
+// diagnosis (Anthropic's diagnostics, on message_start in the stream; the
+// Responses API's prompt_cache_diagnostics), so that a test plays a
+// provider that explains its misses; the other two have none. m's native parts come first, as the session sends
 // them back; Chat Completions has none, and Encode reports an error for
 // them. The stop reason is the provider's for tool calls or for a final
 // text.
@@ -162,12 +165,25 @@ func anthropic(n int, m request.Message, u request.Usage) ([]byte, []byte) {
 	}
 	id := fmt.Sprintf("msg_replytest_%02d", n)
 	const model = "claude-sonnet-4-5-20250929"
-	whole := obj("id", id, "type", "message", "role", "assistant", "model", model,
-		"content", arr(blocks...), "stop_reason", stop, "stop_sequence", nil, "usage", usage(u.OutputTokens))
+	diag := func(kv []any) []any { return kv }
+	if d := u.Diagnosis; d != nil {
+		reason := json.RawMessage("null")
+		switch d.Reason {
+		case "":
+		case "previous_message_not_found", "unavailable":
+			reason = obj("type", d.Reason)
+		default:
+			reason = obj("type", d.Reason, "cache_missed_input_tokens", d.MissedTokens)
+		}
+		diag = func(kv []any) []any { return append(kv, "diagnostics", obj("cache_miss_reason", reason)) }
+	}
+	whole := obj(diag([]any{"id", id, "type", "message", "role", "assistant", "model", model,
+		"content", arr(blocks...), "stop_reason", stop, "stop_sequence", nil, "usage", usage(u.OutputTokens)})...)
 
 	var s sse
-	s.event("message_start", obj("type", "message_start", "message", obj("id", id, "type", "message", "role", "assistant",
-		"model", model, "content", json.RawMessage("[]"), "stop_reason", nil, "stop_sequence", nil, "usage", usage(1))))
+	// A stream carries the diagnosis on message_start.
+	s.event("message_start", obj("type", "message_start", "message", obj(diag([]any{"id", id, "type", "message", "role", "assistant",
+		"model", model, "content", json.RawMessage("[]"), "stop_reason", nil, "stop_sequence", nil, "usage", usage(1)})...)))
 	i := 0
 	for _, part := range m.Native {
 		s.event("content_block_start", obj("type", "content_block_start", "index", i, "content_block", compact(part)))
@@ -278,8 +294,12 @@ func responses(n int, m request.Message, u request.Usage) ([]byte, []byte) {
 	usage := obj("input_tokens", u.InputTokens, "input_tokens_details", obj("cached_tokens", u.CacheReadTokens),
 		"output_tokens", u.OutputTokens, "output_tokens_details", obj("reasoning_tokens", 0), "total_tokens", u.InputTokens+u.OutputTokens)
 	resp := func(status string, output json.RawMessage, usage any) json.RawMessage {
-		return obj("id", id, "object", "response", "created_at", 1741290958, "status", status, "error", nil, "incomplete_details", nil,
-			"model", model, "output", output, "parallel_tool_calls", true, "usage", usage)
+		kv := []any{"id", id, "object", "response", "created_at", 1741290958, "status", status, "error", nil, "incomplete_details", nil,
+			"model", model, "output", output, "parallel_tool_calls", true}
+		if d := u.Diagnosis; d != nil && status == "completed" {
+			kv = append(kv, "prompt_cache_diagnostics", responsesDiagnosis(d))
+		}
+		return obj(append(kv, "usage", usage)...)
 	}
 	whole := resp("completed", arr(items...), usage)
 
@@ -313,4 +333,16 @@ func responses(n int, m request.Message, u request.Usage) ([]byte, []byte) {
 	}
 	ev("response.completed", "response", resp("completed", arr(items...), usage))
 	return whole, s.b.Bytes()
+}
+
+// responsesDiagnosis is d as the Responses API sends it: a cache_miss with
+// its reason, or the other types by name; null without a reason.
+func responsesDiagnosis(d *request.CacheDiagnosis) json.RawMessage {
+	switch d.Reason {
+	case "":
+		return json.RawMessage("null")
+	case "cache_hit", "comparison_response_not_found", "unavailable":
+		return obj("type", d.Reason)
+	}
+	return obj("type", "cache_miss", "reason", d.Reason, "cache_missed_tokens", d.MissedTokens)
 }

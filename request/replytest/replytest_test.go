@@ -78,6 +78,8 @@ func TestEncodeDecodes(t *testing.T) {
 				}
 				got, err := request.DecodeReply(p, whole)
 				require.NoError(t, err)
+				assert.NotEmpty(t, got.ID, "the reply's id")
+				want.ReplyID = got.ID
 				assert.Equal(t, want, got.Message)
 				assert.Equal(t, u, got.Usage)
 				streamed, err := request.DecodeStream(p, bytes.NewReader(stream))

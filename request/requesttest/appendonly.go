@@ -35,3 +35,21 @@ func AssertAppendOnly(t testing.TB, p request.Provider, prev, next []byte) bool 
 	}
 	return true
 }
+
+// AssertConversation checks the append-only contract over a whole
+// conversation: every body, in the order the session built them, keeps
+// the first one's prefix (system, tools[]) byte for byte and extends the
+// body before it — messages appended, nothing sent edited or dropped —
+// with each provider's moving parts set aside as in [AssertAppendOnly]
+// (and a native narrowing of tools[] after the messages, which a view
+// change moves). On failure it reports the first violation: the body, the
+// first differing byte and its JSON path (messages[2].content[0].text,
+// say), and returns false.
+func AssertConversation(t testing.TB, p request.Provider, bodies ...[]byte) bool {
+	t.Helper()
+	if msg := wire.Conversation(string(p), bodies...); msg != "" {
+		t.Errorf("requesttest: %s", msg)
+		return false
+	}
+	return true
+}

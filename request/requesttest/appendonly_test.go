@@ -65,7 +65,7 @@ func TestAssertAppendOnly(t *testing.T) {
 		t.Run(string(p), func(t *testing.T) {
 			bodies := conversation(t, p)
 			for i := 1; i < len(bodies); i++ {
-				f := &fakeT{}
+				f := &fakeT{TB: t}
 				assert.True(t, AssertAppendOnly(f, p, bodies[i-1], bodies[i]), "turn %d: %v", i, f.errs)
 				assert.Empty(t, f.errs)
 				naive := bytes.HasPrefix(bodies[i], bodies[i-1][:len(bodies[i-1])-2])
@@ -83,28 +83,28 @@ func TestAssertAppendOnly(t *testing.T) {
 			k := bytes.Index(bad, []byte("read a.go"))
 			require.Positive(t, k)
 			bad[k] = 'R'
-			f := &fakeT{}
+			f := &fakeT{TB: t}
 			assert.False(t, AssertAppendOnly(f, p, bodies[1], bad))
 			require.Len(t, f.errs, 1)
 			assert.Contains(t, f.errs[0], "does not extend")
 			assert.Regexp(t, `(messages|input|contents)\[`, f.errs[0])
 
 			// A body that drops the end of the previous one fails.
-			f = &fakeT{}
+			f = &fakeT{TB: t}
 			assert.False(t, AssertAppendOnly(f, p, bodies[2], bodies[1]))
 			assert.NotEmpty(t, f.errs)
 
 			// A different prefix fails too.
 			other := bytes.Replace(bodies[1], []byte("Be brief."), []byte("Be terse."), 1)
-			f = &fakeT{}
+			f = &fakeT{TB: t}
 			assert.False(t, AssertAppendOnly(f, p, bodies[0], other))
 			assert.NotEmpty(t, f.errs)
 		})
 	}
-	f := &fakeT{}
+	f := &fakeT{TB: t}
 	assert.False(t, AssertAppendOnly(f, request.Provider("vertex"), []byte(`{}`), []byte(`{}`)))
 	assert.Contains(t, f.errs[0], "unknown provider")
-	f = &fakeT{}
+	f = &fakeT{TB: t}
 	assert.False(t, AssertAppendOnly(f, request.OpenAIChat, []byte(`{"model":"m"}`), []byte(`{"model":"m"}`)))
 	assert.Contains(t, f.errs[0], "not a request body")
 }
@@ -115,7 +115,40 @@ func TestAssertAppendOnlyPrefixBreakpoint(t *testing.T) {
 	bodies := conversation(t, request.Anthropic)
 	moved := bytes.Replace(bodies[1], []byte(`,"cache_control":{"type":"ephemeral"}`), nil, 1) // the first: in system or tools
 	require.NotEqual(t, bodies[1], moved)
-	f := &fakeT{}
+	f := &fakeT{TB: t}
 	assert.False(t, AssertAppendOnly(f, request.Anthropic, bodies[0], moved))
 	assert.NotEmpty(t, f.errs)
+}
+
+// TestAssertConversation: a conversation whose every body extends the one
+// before it passes on every provider, across a view change (whose native
+// narrowing rides after the messages); an edited earlier message, a
+// dropped one and a changed tools[] are each reported as the first
+// violation, with the body and the JSON path.
+func TestAssertConversation(t *testing.T) {
+	for _, p := range []request.Provider{request.OpenAIChat, request.OpenAIResponses, request.Anthropic, request.Gemini} {
+		t.Run(string(p), func(t *testing.T) {
+			bodies := conversation(t, p)
+			assert.True(t, AssertConversation(t, p, bodies...))
+
+			edited := bytes.Replace(bodies[3], []byte("It is package a."), []byte("It is package z."), 1)
+			require.NotEqual(t, bodies[3], edited)
+			f := &fakeT{TB: t}
+			assert.False(t, AssertConversation(f, p, bodies[0], bodies[1], bodies[2], edited))
+			require.Len(t, f.errs, 1)
+			assert.Contains(t, f.errs[0], "body 3 does not extend body 2")
+			assert.Regexp(t, `(messages|input|contents)\[\d+\]`, f.errs[0], "the JSON path of the first difference")
+
+			dropped := bytes.Replace(bodies[2], []byte(`"package a"`), []byte(`"package"`), 1)
+			f = &fakeT{TB: t}
+			assert.False(t, AssertConversation(f, p, bodies[0], bodies[1], dropped, bodies[3]))
+			assert.Contains(t, f.errs[0], "body 2 does not extend body 1")
+
+			tools := bytes.Replace(bodies[2], []byte("Read a file."), []byte("Read a file!"), 1)
+			f = &fakeT{TB: t}
+			assert.False(t, AssertConversation(f, p, bodies[0], bodies[1], tools))
+			assert.Contains(t, f.errs[0], "body 2")
+			assert.Contains(t, f.errs[0], "tools")
+		})
+	}
 }

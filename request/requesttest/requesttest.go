@@ -8,8 +8,8 @@
 // The package registers no flags: importing it never collides with a test
 // package's own -update flag.
 //
-// API: [AssertStablePrefix], [AssertAppendOnly] and [CheckProviderRules]
-// are the assertions.
+// API: [AssertStablePrefix], [AssertAppendOnly], [AssertConversation] and
+// [CheckProviderRules] are the assertions.
 package requesttest
 
 import (

@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/toolshelf/toolshelf/integration/mcp"
-	"github.com/toolshelf/toolshelf/internal/engine/jsonx"
-	"github.com/toolshelf/toolshelf/internal/engine/mcpstdio"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -23,42 +25,33 @@ type catalogOptions struct {
 	resident bool
 }
 
-// deferMark is what marks a listed tool deferred in the catalog file.
-const deferMark = `,"defer_loading":true`
-
 // catalog lists one server and returns its catalog file, indented, ending
 // in a newline.
 func catalog(ctx context.Context, o catalogOptions) ([]byte, error) {
-	var raw []byte
+	var srv mcp.Server
+	var seen *serverInfo
 	switch {
 	case o.stdio != "" && o.url != "":
 		return nil, fmt.Errorf("%w: give --mcp-stdio or --mcp-http, not both", errUsage)
 	case o.stdio != "":
-		// The core's lister: the one command splitter and stdio client
-		// `toolshelf budget --mcp-stdio` uses.
-		argv, err := mcpstdio.SplitCommand(o.stdio)
+		argv, err := splitCommand(o.stdio)
 		if err != nil {
 			return nil, fmt.Errorf("--mcp-stdio: %w", err)
 		}
-		l, err := mcpstdio.List(ctx, argv, nil)
-		if err != nil {
-			return nil, fmt.Errorf("--mcp-stdio %q: %w", o.stdio, err)
-		}
-		if !o.resident {
-			// Each listed tool is one compact JSON object: the mark goes
-			// before its closing brace, after the server's own members.
-			for i, t := range l.Tools {
-				l.Tools[i] = append(append(t[:len(t)-1:len(t)-1], deferMark...), '}')
-			}
-		}
-		raw = l.Catalog(o.name, o.description)
+		// The go-sdk's stdio transport, as integration/mcp's Manager builds
+		// it for a Command, reached through Server.Transport so that the
+		// serverInfo name can name the group when --name is empty.
+		seen = &serverInfo{}
+		base := mcp.Server{Command: argv}
+		srv = mcp.Server{Transport: func() sdk.Transport { return seen.wrap(stdioTransport(base.Command)) }}
 	case o.url != "":
-		var err error
-		if raw, err = httpCatalog(ctx, o); err != nil {
-			return nil, err
-		}
+		srv = mcp.Server{URL: o.url}
 	default:
 		return nil, errUsage
+	}
+	raw, err := liveCatalog(ctx, o, srv, seen)
+	if err != nil {
+		return nil, err
 	}
 	// The catalog is parsed back before it is written, so that a file this
 	// command writes is one every toolshelf command reads.
@@ -73,18 +66,27 @@ func catalog(ctx context.Context, o catalogOptions) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// httpCatalog connects to a streamable HTTP server with the go-sdk client
-// through an [mcp.Manager] and returns its group as a compact catalog file.
-func httpCatalog(ctx context.Context, o catalogOptions) ([]byte, error) {
-	name := o.name
-	if name == "" {
-		name = "server"
-	}
+// liveCatalog connects srv with the go-sdk client through an
+// [mcp.Manager] and returns its group as a compact catalog file. The group
+// is --name, else the serverInfo name of a stdio server, else "server".
+func liveCatalog(ctx context.Context, o catalogOptions, srv mcp.Server, seen *serverInfo) ([]byte, error) {
+	const provisional = "server"
+	srv.Name, srv.Description, srv.Stderr = provisional, o.description, io.Discard
 	reg := registry.New(nil)
 	m := mcp.New(reg, nil)
 	defer m.Close()
-	if err := m.Connect(ctx, mcp.Server{Name: name, Description: o.description, URL: o.url, Stderr: io.Discard}); err != nil {
-		return nil, fmt.Errorf("--mcp-http %q: %w", o.url, err)
+	if err := m.Connect(ctx, srv); err != nil {
+		if o.url != "" {
+			return nil, fmt.Errorf("--mcp-http %q: %w", o.url, err)
+		}
+		return nil, fmt.Errorf("--mcp-stdio %q: %w", o.stdio, err)
+	}
+	name := o.name
+	if name == "" {
+		name = provisional
+		if seen != nil {
+			name = groupName(seen.name())
+		}
 	}
 	snap := reg.Snapshot()
 	type wireTool struct {
@@ -99,13 +101,71 @@ func httpCatalog(ctx context.Context, o catalogOptions) ([]byte, error) {
 		Description string     `json:"description"`
 		Tools       []wireTool `json:"tools"`
 	}{Server: name, Tools: []wireTool{}}
-	if g, ok := snap.Group(name); ok {
+	if g, ok := snap.Group(provisional); ok {
 		out.Description = g.Description
 	}
 	for _, t := range snap.Tools() {
-		if t.Group == name {
+		if t.Group == provisional {
 			out.Tools = append(out.Tools, wireTool{t.OriginalName, t.Description, t.RawSchema, t.Annotations, !o.resident})
 		}
 	}
-	return jsonx.Marshal(out)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// serverInfo records the serverInfo name a server gives in its initialize
+// result, read off the connection as the client receives it.
+type serverInfo struct {
+	mu sync.Mutex
+	n  string
+}
+
+func (s *serverInfo) name() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.n
+}
+
+func (s *serverInfo) wrap(t sdk.Transport) sdk.Transport { return sniffTransport{t, s} }
+
+type sniffTransport struct {
+	sdk.Transport
+	s *serverInfo
+}
+
+func (t sniffTransport) Connect(ctx context.Context) (sdk.Connection, error) {
+	c, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return sniffConn{c, t.s}, nil
+}
+
+type sniffConn struct {
+	sdk.Connection
+	s *serverInfo
+}
+
+func (c sniffConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if r, ok := msg.(*jsonrpc.Response); ok && err == nil && len(r.Result) > 0 {
+		var res struct {
+			ServerInfo *struct {
+				Name string `json:"name"`
+			} `json:"serverInfo"`
+		}
+		if json.Unmarshal(r.Result, &res) == nil && res.ServerInfo != nil {
+			c.s.mu.Lock()
+			if c.s.n == "" {
+				c.s.n = res.ServerInfo.Name
+			}
+			c.s.mu.Unlock()
+		}
+	}
+	return msg, err
 }

@@ -10,19 +10,21 @@
 //	toolshelf-mcp catalog --mcp-stdio 'npx -y @modelcontextprotocol/server-everything stdio' -o everything.tools.json
 //	toolshelf budget --catalog web.tools.json
 //
-// There is one budget command, `toolshelf budget`, and one stdio lister,
-// the core's internal/engine/mcpstdio: `toolshelf budget --mcp-stdio LINE`
-// measures a stdio server directly, and catalog --mcp-stdio lists it the
-// same way (same command splitting, same 30 s timeout, schema keys in the
-// server's order). catalog --mcp-http connects with the go-sdk client,
-// whose decoding sorts each schema's keys. The file is {"server",
-// "description", "tools": [MCP tools]}: the group name (--name; for stdio
-// the server's serverInfo name when empty, for HTTP "server"), the group
-// description (--description, else the server's instructions or
-// serverInfo), and the tools as listed, each marked "defer_loading": true
-// (unless --resident): the question asked of a live server is what
-// deferring it would save, so `toolshelf budget --catalog FILE` gives the
-// account `toolshelf budget --mcp-stdio` gives for the same server.
+// There is one budget command, `toolshelf budget`. Both transports reach
+// the server with the go-sdk client through integration/mcp's Manager — the
+// public path toolshelf-gateway takes too — so the command imports none of
+// the core's internal packages. --mcp-stdio splits its line exactly as
+// `toolshelf budget --mcp-stdio` does (shell-style quoting, no shell) and
+// lists the same tools; the go-sdk's decoding sorts each schema's keys,
+// where the core lister keeps the server's order, which moves a token count
+// by a token or two. The file is {"server", "description", "tools": [MCP
+// tools]}: the group name (--name; for stdio the server's serverInfo name
+// when empty, for HTTP "server"), the group description (--description,
+// else the server's instructions or serverInfo), and the tools as listed,
+// each marked "defer_loading": true (unless --resident): the question asked
+// of a live server is what deferring it would save, so `toolshelf budget
+// --catalog FILE` gives the account `toolshelf budget --mcp-stdio` gives
+// for the same server.
 package main
 
 import (

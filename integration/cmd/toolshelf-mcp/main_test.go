@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,24 +42,59 @@ func runCatalog(t *testing.T, args ...string) []byte {
 	return b
 }
 
-// TestCatalogStdioIsTheCoreLister checks that catalog --mcp-stdio is the
-// core's stdio lister: with --resident the file it writes is, byte for byte
-// once compacted, the catalog mcpstdio.List gives for the same command, with
-// each schema's keys in the server's order.
-func TestCatalogStdioIsTheCoreLister(t *testing.T) {
+// TestCatalogStdioSameToolsAsCoreLister checks that catalog --mcp-stdio,
+// which reaches the server with the go-sdk client through integration/mcp
+// (the path toolshelf-gateway takes), lists what the core CLI's own stdio
+// lister lists for the same command: the same group name (from serverInfo),
+// description, tools, descriptions and schemas (as JSON values: the go-sdk
+// sorts each schema's keys, the core lister keeps the server's order).
+func TestCatalogStdioSameToolsAsCoreLister(t *testing.T) {
 	argv, env := mcpstdiotest.Command(mcpstdiotest.Good)
 	line := "env " + env + " '" + argv[0] + "'"
-	got := runCatalog(t, "--mcp-stdio", line, "--resident")
-
-	l := listFake(t)
-	var compact bytes.Buffer
-	require.NoError(t, json.Compact(&compact, got))
-	assert.Equal(t, string(l.Catalog("", "")), compact.String())
-
-	c, err := registry.ParseCatalog(got)
+	got, err := registry.ParseCatalog(runCatalog(t, "--mcp-stdio", line, "--resident"))
 	require.NoError(t, err)
-	assert.Equal(t, mcpstdio.GroupName(mcpstdiotest.ServerName), c.Server, "an empty --name takes the serverInfo name, as toolshelf budget does")
-	assert.Len(t, c.Tools, 4)
+	want, err := registry.ParseCatalog(listFake(t).Catalog("", ""))
+	require.NoError(t, err)
+	assert.Equal(t, mcpstdio.GroupName(mcpstdiotest.ServerName), got.Server, "an empty --name takes the serverInfo name, as toolshelf budget does")
+	assert.Equal(t, want.Server, got.Server)
+	assert.Equal(t, want.Description, got.Description)
+	byName := func(c *registry.Catalog) map[string]registry.Tool {
+		m := map[string]registry.Tool{}
+		for _, tl := range c.Tools {
+			m[tl.Name] = tl
+		}
+		return m
+	}
+	g, w := byName(got), byName(want)
+	require.Len(t, g, 4)
+	require.Len(t, w, 4)
+	for name, wt := range w {
+		gt, ok := g[name]
+		require.True(t, ok, name)
+		assert.Equal(t, wt.Description, gt.Description, name)
+		assert.JSONEq(t, string(wt.RawSchema), string(gt.RawSchema), name)
+	}
+}
+
+// TestSplitCommandAsCore: the --mcp-stdio line is split exactly as the core
+// CLI splits `toolshelf budget --mcp-stdio`, errors included.
+func TestSplitCommandAsCore(t *testing.T) {
+	for _, line := range []string{
+		`npx -y @modelcontextprotocol/server-filesystem /tmp`,
+		`node 'my dir/s.js' "a b" c\ d`,
+		`env A=1 "x\"y" ''`,
+		"a \\\nb",
+		`node s.js | tee log`, `x "y`, `x "$HOME"`, `~/s.js`, ``, `a\`, `a 'b`,
+	} {
+		got, gotErr := splitCommand(line)
+		want, wantErr := mcpstdio.SplitCommand(line)
+		assert.Equal(t, want, got, line)
+		assert.Equal(t, wantErr == nil, gotErr == nil, line)
+		if wantErr != nil && gotErr != nil {
+			assert.ErrorIs(t, gotErr, errCommand)
+			assert.Equal(t, strings.TrimPrefix(wantErr.Error(), mcpstdio.ErrCommand.Error()), strings.TrimPrefix(gotErr.Error(), errCommand.Error()), line)
+		}
+	}
 }
 
 // TestCatalogMeasuresAsBudgetMCPStdio: the file catalog writes by default

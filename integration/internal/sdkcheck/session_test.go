@@ -267,3 +267,54 @@ func TestCheckErrors(t *testing.T) {
 func judged(i, n, at int) bool {
 	return longtest.On() || i < 10 || i%10 == 0 || (i >= at && i < at+5) || i == n-1
 }
+
+// Bodies that ask for the provider's cache diagnosis (issue 45) — the
+// first turn's and the later ones, which name the previous reply — pass
+// the provider rule book and round-trip through the official SDKs:
+// anthropic-sdk-go's MessageNewParams.Diagnostics (previous_message_id,
+// null included) and openai-go's ResponseNewParams.PromptCacheOptions
+// (comparison_response_id).
+func TestDiagnosticsBodiesDecodeInTheSDKs(t *testing.T) {
+	snap := catalogSnapshot(t)
+	for _, p := range []request.Provider{request.Anthropic, request.OpenAIResponses} {
+		t.Run(string(p), func(t *testing.T) {
+			s, err := request.NewSession(request.Config{
+				ID: "sdkcheck-diag", Snapshot: snap, Provider: p, Model: "test-model",
+				System: "You are a coding agent.", Extra: extra(p), Diagnostics: true,
+			})
+			require.NoError(t, err)
+			var named []string
+			for i, tr := range turns(10) {
+				for k := range tr.Messages {
+					if tr.Messages[k].Role == request.RoleAssistant {
+						tr.Messages[k].ReplyID = fmt.Sprintf("reply_%d", i)
+					}
+				}
+				body, err := s.BuildRequest(tr)
+				require.NoError(t, err, "turn %d", i)
+				requesttest.CheckProviderRules(t, p, body)
+				problems, err := Check(p, body)
+				require.NoError(t, err, "turn %d", i)
+				for _, pr := range problems {
+					t.Errorf("turn %d: %s", i, pr)
+				}
+				var b struct {
+					Diagnostics *struct {
+						Prev *string `json:"previous_message_id"`
+					} `json:"diagnostics"`
+					Options *struct {
+						ID string `json:"comparison_response_id"`
+					} `json:"prompt_cache_options"`
+				}
+				require.NoError(t, json.Unmarshal(body, &b))
+				switch {
+				case b.Diagnostics != nil && b.Diagnostics.Prev != nil:
+					named = append(named, *b.Diagnostics.Prev)
+				case b.Options != nil:
+					named = append(named, b.Options.ID)
+				}
+			}
+			assert.Contains(t, named, "reply_9", "the last turn names its reply")
+		})
+	}
+}

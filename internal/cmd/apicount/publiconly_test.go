@@ -47,25 +47,18 @@ func TestExamplesPublicOnly(t *testing.T) {
 	}
 }
 
-// integrationInternalAllowed lists the integration module's non-test files
-// that may import a core internal/ package, each with its reason.
-var integrationInternalAllowed = map[string]string{
-	"integration/cmd/toolshelf-mcp/catalog.go": "a command, not a library: it lists stdio servers with the core CLI's own command splitter and client, so that `toolshelf budget --mcp-stdio` and `toolshelf-mcp catalog` read a server the same way",
-}
-
-// TestIntegrationPublicOnly: the integration module's library code uses the
-// core's public API only (issue 35), so that internal/ is not an API
-// between two modules that then could only be released together.
+// TestIntegrationPublicOnly: the integration module's non-test code —
+// libraries and commands (toolshelf-mcp, toolshelf-gateway) — uses the
+// core's public API only (issues 35 and 46), so that internal/ is not an API
+// between two modules that then could only be released together. There is
+// no exception: toolshelf-mcp reaches stdio servers through integration/mcp
+// as the gateway does.
 func TestIntegrationPublicOnly(t *testing.T) {
 	found, err := internalImports(filepath.Join("..", "..", ".."), "integration")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range found {
-		file, _, _ := strings.Cut(f, ": ")
-		if _, ok := integrationInternalAllowed[file]; ok {
-			continue
-		}
 		t.Errorf("%s: the integration module uses the core's public API only", f)
 	}
 }

@@ -2,6 +2,7 @@ package toolsearch
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	deferral "github.com/toolshelf/toolshelf/defer"
+	"github.com/toolshelf/toolshelf/internal/engine/toolname"
 	"github.com/toolshelf/toolshelf/registry"
 	"github.com/toolshelf/toolshelf/search"
 )
@@ -434,6 +436,7 @@ func (s *Searcher) fuzzy(ctx context.Context, w *writer, v view, queries []strin
 		// the floor. Nothing is loaded; the candidates are listed, and the
 		// model picks one by name or searches again.
 		w.notSure = true
+		tools = closestServerFirst(kept, tools)
 		for i := range shapes {
 			shapes[i] = ShapeShort
 		}
@@ -463,6 +466,49 @@ func (s *Searcher) fuzzy(ctx context.Context, w *writer, v view, queries []strin
 		fmt.Fprintf(&w.b, "Near twins, told apart by: %s.\n", strings.Join(twins, "; "))
 	}
 	return nil
+}
+
+// closestServerFirst orders the candidates of a search that is not sure
+// by server: the tools of the server with the most evidence for the query
+// ([search.Fit.Group], its best tool's) first, each server's tools in
+// ranking order; servers tie by their best tool's rank. A tool without a
+// server is a server of its own.
+func closestServerFirst(hits []search.Hit, tools []*registry.Tool) []*registry.Tool {
+	type server struct {
+		name  string
+		best  float64
+		first int
+	}
+	var servers []server
+	key := make([]string, len(tools))
+	for i, t := range tools {
+		k, _, ok := toolname.SplitMCP(t.Name)
+		if !ok {
+			k = "\x00" + t.Name
+		}
+		key[i] = k
+		j := slices.IndexFunc(servers, func(s server) bool { return s.name == k })
+		if j < 0 {
+			servers = append(servers, server{k, hits[i].Fit.Group, i})
+			continue
+		}
+		servers[j].best = max(servers[j].best, hits[i].Fit.Group)
+	}
+	slices.SortStableFunc(servers, func(a, b server) int {
+		if a.best != b.best {
+			return cmp.Compare(b.best, a.best)
+		}
+		return a.first - b.first
+	})
+	out := make([]*registry.Tool, 0, len(tools))
+	for _, sv := range servers {
+		for i, t := range tools {
+			if key[i] == sv.name {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
 }
 
 // abstain writes the one line of a search that found no credible match:

@@ -205,27 +205,34 @@ func Eval(ctx context.Context, s *Searcher, qs []EvalQuery) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("search: evaluation tokenizer: %w", err)
 	}
-	return evaluate(ctx, qs, func(ctx context.Context, q []string) (evalRun, error) {
-		hits, _, err := s.search(ctx, q, max(evalDepth, s.opts.MaxResults), Scope{})
-		if err != nil {
-			return evalRun{}, err
-		}
-		hits10, _, err := s.search(ctx, q, 10, Scope{})
-		if err != nil {
-			return evalRun{}, err
-		}
-		ans, err := s.answerFor(ctx, q)
-		if err != nil {
-			return evalRun{}, err
-		}
-		ids, _, _ := enc.Encode(ans.text)
-		pre, err := s.Sure(ctx, strings.Join(q, " "), Scope{})
-		if err != nil {
-			return evalRun{}, err
-		}
-		return evalRun{hits: hits, hits10: hits10, schemas: len(ans.loaded), abstained: ans.abstained, notSure: ans.notSure,
-			shown: append(ans.loaded, ans.listed...), tokens: len(ids), answered: true, preloaded: pre}, nil
+	return evaluate(ctx, qs, func(ctx context.Context, _ int, q []string) (evalRun, error) {
+		return s.evalOne(ctx, enc, q)
 	})
+}
+
+// evalOne runs one query as [Eval] does: the ranking read 5 and 10 deep,
+// the answer a fuzzy tool_search would give, and what a preload would
+// attach.
+func (s *Searcher) evalOne(ctx context.Context, enc tokenizer.Codec, q []string) (evalRun, error) {
+	hits, _, err := s.search(ctx, q, max(evalDepth, s.opts.MaxResults), Scope{})
+	if err != nil {
+		return evalRun{}, err
+	}
+	hits10, _, err := s.search(ctx, q, 10, Scope{})
+	if err != nil {
+		return evalRun{}, err
+	}
+	ans, err := s.answerFor(ctx, q)
+	if err != nil {
+		return evalRun{}, err
+	}
+	ids, _, _ := enc.Encode(ans.text)
+	pre, err := s.Sure(ctx, strings.Join(q, " "), Scope{})
+	if err != nil {
+		return evalRun{}, err
+	}
+	return evalRun{hits: hits, hits10: hits10, schemas: len(ans.loaded), abstained: ans.abstained, notSure: ans.notSure,
+		shown: append(ans.loaded, ans.listed...), tokens: len(ids), answered: true, preloaded: pre}, nil
 }
 
 // anAnswer is what one fuzzy tool_search call showed the model.
@@ -268,13 +275,15 @@ type evalRun struct {
 // and loads every one of them (how a plain search tool behaves). It scores
 // baselines and other rankers on the same footing as [Eval].
 func EvalIndex(ctx context.Context, idx search.Index, limit int, qs []EvalQuery) (*Report, error) {
-	return evaluate(ctx, qs, func(ctx context.Context, q []string) (evalRun, error) {
+	return evaluate(ctx, qs, func(ctx context.Context, _ int, q []string) (evalRun, error) {
 		hits, err := idx.Search(ctx, q, limit)
 		return evalRun{hits: hits, schemas: len(hits)}, err
 	})
 }
 
-func evaluate(ctx context.Context, qs []EvalQuery, run func(context.Context, []string) (evalRun, error)) (*Report, error) {
+// evaluate runs each query of qs (run gets its index in qs) and adds up
+// the figures.
+func evaluate(ctx context.Context, qs []EvalQuery, run func(context.Context, int, []string) (evalRun, error)) (*Report, error) {
 	rep := &Report{Misses: []Miss{}, ByLang: map[string]*Figures{}, ByKind: map[string]*Figures{}, ByHalf: map[string]*Figures{}}
 	var abstained, notSure bool
 	var preloaded, preloadRight int // 1 when Config.Preload would fire, and fire right
@@ -302,8 +311,8 @@ func evaluate(ctx context.Context, qs []EvalQuery, run func(context.Context, []s
 		f.MeanSchemasLoaded += float64(schemas)
 		f.MeanResults += float64(results)
 	}
-	for _, q := range qs {
-		er, err := run(ctx, q.Query)
+	for i, q := range qs {
+		er, err := run(ctx, i, q.Query)
 		if err != nil {
 			return nil, fmt.Errorf("query %q: %w", q.ID, err)
 		}

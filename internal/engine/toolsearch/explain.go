@@ -25,6 +25,10 @@ type Explanation struct {
 	// Coverage is how much of the query the tool covers; the words' and
 	// the name's scores add up, then are multiplied by its factor.
 	Coverage CoverageScore `json:"coverage"`
+	// Group is the tool's evidence with its server counted
+	// ([search.Fit.Group]): "nothing fits" is said only when no
+	// candidate's reaches the floor.
+	Group float64 `json:"group_evidence"`
 }
 
 // CoverageScore is the query coverage of one tool: of the query's mass
@@ -49,6 +53,9 @@ type WordScore struct {
 	// covers of it.
 	Mass    float64 `json:"mass"`
 	Covered float64 `json:"covered"`
+	// Server is what the word is worth as evidence for the tool's server:
+	// a word of its name, or one most of its tools share.
+	Server float64 `json:"server_evidence,omitempty"`
 }
 
 // AltScore is one alternative of a query word.
@@ -170,6 +177,18 @@ func (ix *bm25Index) explain(queries []string, name string) (*Explanation, error
 			bestS = max(bestS, as.Score)
 			ws.Alts = append(ws.Alts, as)
 		}
+		if g := ix.group[doc]; g >= 0 {
+			for _, a := range w.alts {
+				for _, id := range a.ids {
+					for _, gt := range ix.gterms[id] {
+						if gt.group == g {
+							ws.Server = max(ws.Server, float64(min(a.w, 1)*gt.ev))
+						}
+					}
+				}
+			}
+		}
+		e.Group += max(ws.Covered/float64(ix.uniqueIDF()), ws.Server)
 		e.Score += bestS
 		e.Coverage.Mass += ws.Mass
 		e.Coverage.Covered += ws.Covered
@@ -210,7 +229,11 @@ func (e *Explanation) WriteText(w io.Writer) error {
 		if ws.Required {
 			req = " (required)"
 		}
-		fmt.Fprintf(&b, "  %q%s: covers %.3f of its mass %.3f\n", ws.Word, req, ws.Covered, ws.Mass)
+		fmt.Fprintf(&b, "  %q%s: covers %.3f of its mass %.3f", ws.Word, req, ws.Covered, ws.Mass)
+		if ws.Server > 0 {
+			fmt.Fprintf(&b, "; evidence %.3f for the tool's server", ws.Server)
+		}
+		b.WriteByte('\n')
 		for i, a := range ws.Alts {
 			mark := " "
 			if i == ws.Best {
@@ -237,6 +260,7 @@ func (e *Explanation) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "  name coverage: %.3f of %.3f IDF → %.3f\n", e.Name.Matched, e.Name.Total, e.Name.Score)
 	fmt.Fprintf(&b, "  query coverage: %.3f of %.3f → score × %.3f\n", e.Coverage.Covered, e.Coverage.Mass, e.Coverage.Factor)
+	fmt.Fprintf(&b, "  evidence with the server counted: %.3f (\"nothing fits\" when every candidate's is under %.2f)\n", e.Group, nothingFitsEvidence)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

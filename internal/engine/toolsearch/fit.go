@@ -21,5 +21,13 @@ const nothingFitsEvidence = 0.85
 // best hit is not credible and its evidence is below the floor. Otherwise
 // a search that [Abstains] answers "not sure" and lists its candidates.
 func NothingFits(hits []search.Hit) bool {
-	return Abstains(hits) && hits[0].Fit.Evidence < nothingFitsEvidence
+	if !Abstains(hits) {
+		return false
+	}
+	for _, h := range hits {
+		if h.Fit.Group >= nothingFitsEvidence {
+			return false
+		}
+	}
+	return true
 }

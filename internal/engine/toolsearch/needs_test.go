@@ -77,7 +77,7 @@ func multiNeedRows(t *testing.T) string {
 		queries := loadQueries(t, qs.queries)
 		after, err := Eval(context.Background(), s, queries)
 		require.NoError(t, err)
-		before, err := evaluate(context.Background(), queries, func(ctx context.Context, q []string) (evalRun, error) {
+		before, err := evaluate(context.Background(), queries, func(ctx context.Context, _ int, q []string) (evalRun, error) {
 			hits, _, err := rank(ctx, s.index, q, 5)
 			return evalRun{hits: hits}, err
 		})

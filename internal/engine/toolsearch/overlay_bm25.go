@@ -30,9 +30,9 @@ func (ix *bm25Index) calibrate(over search.Index) search.Index {
 	// The overlay's own tables, shared read-only; idf, postings and
 	// nameTot are computed again below.
 	c := &bm25Index{vocab: o.vocab, k1: o.k1, specs: o.specs, tools: o.tools, names: o.names, group: o.group, groups: o.groups,
-		docLen: o.docLen, avg: o.avg, dict: o.dict, disc: o.disc}
+		docLen: o.docLen, avg: o.avg, dict: o.dict, disc: o.disc, gterms: o.gterms, ngroups: o.ngroups, serverStems: o.serverStems}
 	n := len(o.names)
-	c.pool.New = func() any { return newScratch(n) }
+	c.pool.New = func() any { return newScratch(n, c.ngroups) }
 	c.idf = make([][nFields]float32, len(o.idf))
 	for term, id := range o.dict {
 		bid, inBase := ix.dict[term]

@@ -300,6 +300,10 @@ func (p *queryParser) flush() {
 		if g := groupTerm(lw.lower); g != "" {
 			if id, ok := p.id(g); ok {
 				lit.ids = append(lit.ids, id)
+			} else if id, ok := p.ix.serverStems[lw.stem]; ok {
+				// "memories" for the memory server: a server's name is
+				// a word, and its inflections name it too.
+				lit.ids = append(lit.ids, id)
 			}
 		}
 		if id, ok := p.id(exactPrefix + lw.lower); ok {

@@ -147,6 +147,20 @@ type bm25Index struct {
 	disc     map[discKey]float32
 	postings [][]posting
 	pool     sync.Pool // *scratch
+	// gterms: the servers each term is evidence for ([groupEvidence]),
+	// with its weight there; ngroups counts the servers.
+	gterms  map[int32][]groupWeight
+	ngroups int
+	// serverStems maps the stem of a server's name to its term, for a
+	// query word that inflects it ("memories").
+	serverStems map[string]int32
+}
+
+// groupWeight is what one term is worth as evidence for one server: the
+// IDF of the term over servers in units of a term exactly one server has.
+type groupWeight struct {
+	group int32
+	ev    float32
 }
 
 // docEntry is one occurrence of a term in a field of a tool.
@@ -245,7 +259,7 @@ func (r *BM25F) Index(ctx context.Context, tools []*registry.Tool) (search.Index
 		return nil, err
 	}
 	ix.score(raw, groupSize)
-	ix.pool.New = func() any { return newScratch(n) }
+	ix.pool.New = func() any { return newScratch(n, ix.ngroups) }
 	return ix, nil
 }
 
@@ -313,6 +327,21 @@ func (ix *bm25Index) analyse(ctx context.Context, sorted []*registry.Tool) ([][]
 // discounts, and the scored postings from raw.
 func (ix *bm25Index) score(raw [][]rawPosting, groupSize []int) {
 	n := len(ix.tools)
+	ix.gterms = map[int32][]groupWeight{}
+	ix.ngroups = len(groupSize)
+	ix.serverStems = map[string]int32{}
+	for server := range ix.groups {
+		g := groupTerm(server)
+		id, ok := ix.dict[g]
+		if !ok {
+			continue
+		}
+		k := stem(g[len(groupPrefix):])
+		if old, seen := ix.serverStems[k]; !seen || id < old {
+			ix.serverStems[k] = id
+		}
+	}
+	defer ix.weighGroupTerms()
 	// Document frequencies per field, IDF per field; per-server document
 	// frequencies for the boilerplate discount.
 	ix.idf = make([][nFields]float32, len(raw))
@@ -347,6 +376,17 @@ func (ix *bm25Index) score(raw [][]rawPosting, groupSize []int) {
 		}
 		slices.Sort(touchedGroups)
 		for _, g := range touchedGroups {
+			if groupSize[g] >= groupTermMin && max(perGroup[g][fDesc], perGroup[g][fHints])*2 > int32(groupSize[g]) {
+				ix.gterms[int32(id)] = append(ix.gterms[int32(id)], groupWeight{group: g})
+			}
+		}
+		for _, rp := range rps {
+			// The server's own term: evidence for the server that has it.
+			if g := ix.group[rp.doc]; rp.tf[fGroup] > 0 && g >= 0 && !slices.ContainsFunc(ix.gterms[int32(id)], func(w groupWeight) bool { return w.group == g }) {
+				ix.gterms[int32(id)] = append(ix.gterms[int32(id)], groupWeight{group: g})
+			}
+		}
+		for _, g := range touchedGroups {
 			size := float64(groupSize[g])
 			for f, c := range perGroup[g] {
 				if share := float64(c) / size; size >= boilerplateMin && share > boilerplateShare {
@@ -370,6 +410,29 @@ func (ix *bm25Index) score(raw [][]rawPosting, groupSize []int) {
 		}
 		touchedGroups = touchedGroups[:0]
 		ix.postings[id] = ps
+	}
+}
+
+// groupTermMin is the smallest server whose tools' common words are
+// evidence for it: in a server of one or two tools, a word "most of its
+// tools" share is just a word of one tool. A server's own name counts at
+// any size.
+const groupTermMin = 3
+
+// weighGroupTerms sets the weight of each term's server evidence: its IDF
+// over servers, log(1 + (G - g + 0.5)/(g + 0.5)) for a term g of the G
+// servers share, in units of that of a term exactly one server has — 1
+// for a term of one server, whether the catalog holds one server or fifty.
+func (ix *bm25Index) weighGroupTerms() {
+	G := float64(ix.ngroups)
+	unit := math.Log(1 + (G-0.5)/1.5)
+	for id, ws := range ix.gterms {
+		g := float64(len(ws))
+		ev := float32(math.Log(1+(G-g+0.5)/(g+0.5)) / unit)
+		for k := range ws {
+			ws[k].ev = ev
+		}
+		ix.gterms[id] = ws
 	}
 }
 
@@ -518,6 +581,10 @@ type scratch struct {
 	altT  []int32
 	wT    []int32
 	touch []int32
+	// Per server: the current word's server evidence (gw), the query's
+	// (gsum), and the servers either holds.
+	gw, gsum   []float32
+	gwT, gsumT []int32
 }
 
 // acc is one tool's score and covered query mass at one level, with the
@@ -525,18 +592,20 @@ type scratch struct {
 // updates sit together: one cache line per tool, not one per array.
 type acc struct {
 	s, c float32
+	e    float32 // covered mass, for [search.Fit.Group]
 	gen  uint32
 }
 
 // docAcc is one tool's accumulators for the whole query.
 type docAcc struct {
 	s, n, cov float32 // score, name IDF matched, covered mass
+	ev        float32 // evidence the tool adds to its server's ([groupEvidence])
 	seen      bool
 	mask      uint64 // required words matched
 }
 
-func newScratch(n int) *scratch {
-	return &scratch{alt: make([]acc, n), word: make([]acc, n), doc: make([]docAcc, n)}
+func newScratch(n, groups int) *scratch {
+	return &scratch{alt: make([]acc, n), word: make([]acc, n), doc: make([]docAcc, n), gw: make([]float32, groups), gsum: make([]float32, groups)}
 }
 
 // nameTerm is a term of the query and the strongest weight it has there.
@@ -649,6 +718,13 @@ func (ix *bm25Index) release(sc *scratch) {
 		sc.doc[d] = docAcc{}
 	}
 	sc.touch = sc.touch[:0]
+	for _, g := range sc.gwT {
+		sc.gw[g] = 0
+	}
+	for _, g := range sc.gsumT {
+		sc.gsum[g] = 0
+	}
+	sc.gwT, sc.gsumT = sc.gwT[:0], sc.gsumT[:0]
 	ix.pool.Put(sc)
 }
 
@@ -680,7 +756,9 @@ func (ix *bm25Index) addWord(sc *scratch, w qword, nameW float32) {
 					sc.wT = append(sc.wT, p.doc)
 				}
 				y.s = max(y.s, a.w*p.impact)
-				y.c = max(y.c, min(a.mass, a.w*(p.impact+nameW*p.nameIDF)))
+				c := min(a.mass, a.w*(p.impact+nameW*p.nameIDF))
+				y.c = max(y.c, c)
+				y.e = max(y.e, c)
 			}
 			continue
 		}
@@ -702,10 +780,14 @@ func (ix *bm25Index) addWord(sc *scratch, w qword, nameW float32) {
 				sc.wT = append(sc.wT, d)
 			}
 			y.s = max(y.s, x.s)
-			y.c = max(y.c, min(a.mass, x.c))
+			c := min(a.mass, x.c)
+			y.c = max(y.c, c)
+			y.e = max(y.e, c)
 		}
 		sc.altT = sc.altT[:0]
 	}
+	ix.groupWord(sc, w)
+	unit := ix.uniqueIDF()
 	for _, d := range sc.wT {
 		y, z := &sc.word[d], &sc.doc[d]
 		if !z.seen {
@@ -715,8 +797,41 @@ func (ix *bm25Index) addWord(sc *scratch, w qword, nameW float32) {
 		z.s += y.s
 		z.cov += y.c
 		z.mask |= w.req
+		gv := float32(0)
+		if g := ix.group[d]; g >= 0 {
+			gv = sc.gw[g]
+		}
+		z.ev += max(0, y.e/unit-gv)
 	}
 	sc.wT = sc.wT[:0]
+	for _, g := range sc.gwT {
+		if sc.gsum[g] == 0 {
+			sc.gsumT = append(sc.gsumT, g)
+		}
+		sc.gsum[g] += sc.gw[g]
+		sc.gw[g] = 0
+	}
+	sc.gwT = sc.gwT[:0]
+}
+
+// groupWord sets sc.gw to one query word's evidence for each server: the
+// best of its alternatives' weights (at most 1) × the weight of a term of
+// it the server's tools share ([groupEvidence]).
+func (ix *bm25Index) groupWord(sc *scratch, w qword) {
+	if len(ix.gterms) == 0 {
+		return
+	}
+	for _, a := range w.alts {
+		aw := min(a.w, 1)
+		for _, id := range a.ids {
+			for _, gt := range ix.gterms[id] {
+				if sc.gw[gt.group] == 0 {
+					sc.gwT = append(sc.gwT, gt.group)
+				}
+				sc.gw[gt.group] = max(sc.gw[gt.group], aw*gt.ev)
+			}
+		}
+	}
 }
 
 // topHits returns the best limit tools sc scored that have every required
@@ -731,7 +846,7 @@ func (ix *bm25Index) topHits(sc *scratch, need uint64, limit int, massAll float3
 		return a < b
 	}
 	for _, d := range sc.touch {
-		if sc.doc[d].mask&need != need || sc.doc[d].s <= 0 {
+		if sc.doc[d].mask&need != need || sc.doc[d].s <= 0 && !ix.groupMatched(sc, d) {
 			continue
 		}
 		if len(top) == limit && !better(d, top[limit-1]) {
@@ -759,8 +874,20 @@ func (ix *bm25Index) topHits(sc *scratch, need uint64, limit int, massAll float3
 		if massAll > 0 {
 			hits[i].Fit.Coverage = float64(min(z.cov/massAll, 1))
 		}
+		hits[i].Fit.Group = float64(z.ev)
+		if g := ix.group[d]; g >= 0 {
+			hits[i].Fit.Group += float64(sc.gsum[g])
+		}
 	}
 	return hits
+}
+
+// groupMatched reports whether the query's words are evidence for doc's
+// server: a tool whose server the request names or whose shared words it
+// uses is a candidate even when nothing tells it from its siblings.
+func (ix *bm25Index) groupMatched(sc *scratch, d int32) bool {
+	g := ix.group[d]
+	return g >= 0 && sc.gsum[g] > 0
 }
 
 // weakAlt: a word the catalog knows only through alternatives weighing less

@@ -55,9 +55,9 @@ func AppendOnly(p string, prev, next []byte) string {
 	if PrefixLen(prev) < 0 || PrefixLen(next) < 0 {
 		return "AssertAppendOnly: a body is not a request body (no messages, input or contents array)"
 	}
-	head, ok := bytes.CutSuffix(pv, []byte("]}"))
+	head, ok := historyHead(pv)
 	if !ok {
-		return "AssertAppendOnly: the previous body does not end its messages array with \"]}\""
+		return "AssertAppendOnly: the previous body does not end its messages array with \"]\""
 	}
 	if bytes.HasPrefix(n, head) {
 		return ""
@@ -77,6 +77,25 @@ func AppendOnly(p string, prev, next []byte) string {
 	return fmt.Sprintf("the next body does not extend the previous one: %s", d)
 }
 
+// historyHead returns body up to the last message: without the "]" that
+// closes its messages (input, contents) array and the members after it —
+// "}", or a native narrowing of tools[] such as OpenAI's tool_choice or
+// Gemini's toolConfig, which a view change moves (a moving part).
+func historyHead(body []byte) ([]byte, bool) {
+	end := -1
+	eachMember(body, skipWS(body, 0), func(key string, _, v, e int) bool {
+		if key == "messages" || key == "input" || key == "contents" {
+			end = e
+			return false
+		}
+		return true
+	})
+	if end < 1 || body[end-1] != ']' {
+		return nil, false
+	}
+	return body[:end-1], true
+}
+
 // dropLastBreakpoint removes the last cache_control member after the
 // messages key: Anthropic's latest-turn breakpoint.
 func dropLastBreakpoint(b []byte) []byte {
@@ -88,4 +107,24 @@ func dropLastBreakpoint(b []byte) []byte {
 	out := make([]byte, 0, len(b)-len(anthropicBreakpoint))
 	out = append(out, b[:i]...)
 	return append(out, b[i+len(anthropicBreakpoint):]...)
+}
+
+// Conversation returns "" when every body of bodies, the request bodies of
+// one conversation of provider p in order, extends the one before it with
+// the prefix unchanged, and else the first violation: which body, and the
+// first differing byte with its JSON path.
+func Conversation(p string, bodies ...[]byte) string {
+	for i := 1; i < len(bodies); i++ {
+		a, b := PrefixLen(bodies[i-1]), PrefixLen(bodies[i])
+		if a < 0 || b < 0 {
+			return fmt.Sprintf("body %d or %d is not a request body (no messages, input or contents array)", i-1, i)
+		}
+		if d := Diff(bodies[i-1][:a], bodies[i][:b]); d != nil {
+			return fmt.Sprintf("body %d changes the prefix (system, tools) of body %d: %s", i, i-1, d)
+		}
+		if msg := AppendOnly(p, bodies[i-1], bodies[i]); msg != "" {
+			return fmt.Sprintf("body %d does not extend body %d: %s", i, i-1, msg)
+		}
+	}
+	return ""
 }

@@ -223,6 +223,7 @@ func Check(p string, body []byte) []Violation {
 	case OpenAIChat, OpenAIResponses, Anthropic:
 	case Gemini:
 		c.gemini(req)
+		c.allowedTools(req, declaredNames(p, req))
 		return c.out
 	default:
 		c.add("provider", "", "unknown provider %q", p)
@@ -230,6 +231,7 @@ func Check(p string, body []byte) []Violation {
 	}
 	c.tools(req)
 	c.checkTokens(req)
+	c.allowedTools(req, declaredNames(p, req))
 	switch p {
 	case OpenAIChat:
 		c.chatMessages(req["messages"])
