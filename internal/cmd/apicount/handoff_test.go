@@ -135,9 +135,10 @@ func TestScanUsersClassifies(t *testing.T) {
 // the cache-miss explanation a harness alerts on (the typed causes, the
 // change log, the diagnosis): 34 more, 410; issue 48 ten a newcomer lacked
 // (mcp.StartError, sdkbridge.Call and its three constructors,
-// registry.ErrSchemaRefused and Hint, execute.ParsePermissions): 420. The
+// registry.ErrSchemaRefused and Hint, execute.ParsePermissions): 420; issue
+// 43 mcpconfig, the one reader of mcpServers files (five): 425. The
 // ceiling is a tripwire for growth nobody justified, not a target.
-const maxPublic = 420
+const maxPublic = 425
 
 // TestPublicCount keeps the public surface at or under maxPublic, counted as
 // go run ./internal/cmd/apicount counts it.
