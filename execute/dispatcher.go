@@ -276,8 +276,23 @@ func (d *Dispatcher) dispatch(ctx context.Context, c *call, params json.RawMessa
 
 func (d *Dispatcher) unknown(ctx context.Context, c *call) registry.Result {
 	d.report(ctx, c, Event{Kind: EventUnknownTool})
+	// Only what the model may call now is offered: never the name it just
+	// used (a tool the view refuses would be offered back to itself, a
+	// retry loop and an oracle for the name), nor a name the session no
+	// longer shows or the rules deny.
 	skip := func(n string) bool {
-		return c.via != "" && (n == registry.DeferExecuteName || n == registry.ToolSearchName)
+		if n == c.target {
+			return true
+		}
+		if n == registry.DeferExecuteName || n == registry.ToolSearchName {
+			return c.via != ""
+		}
+		t, _, ok := c.s.Lookup(n)
+		if !ok {
+			return true
+		}
+		_, denied := d.deniesAll(t)
+		return denied
 	}
 	return errResult(textUnknown(c.target, closest(c.target, c.s.VisibleNames(), skip)))
 }

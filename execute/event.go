@@ -45,7 +45,9 @@ import (
 //     timeout result and the handler's goroutine was left to finish on
 //     its own.
 //   - "searched": a tool_search call ran; Queries holds what it asked for
-//     and Loaded the names whose schemas it loaded.
+//     and Loaded the names whose schemas it loaded. Detail ends with what
+//     a ranking said of the search, such as search.Hybrid answering with
+//     the lexical ranking alone because its second ranking failed.
 //   - "removed_tool": the tool left the session's tool set (its server no
 //     longer offers it); the call was answered as removed. Nothing ran.
 //   - "tool_changed": a tool's definition changed under a session; the

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/toolshelf/toolshelf/internal/engine/searchnote"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -50,10 +51,14 @@ func (d *Dispatcher) search(ctx context.Context, s Session, args json.RawMessage
 			return res
 		}
 	}
-	res, loaded := run(ctx, cl.Params)
+	rctx, notes := searchnote.With(ctx)
+	res, loaded := run(rctx, cl.Params)
 	detail := fmt.Sprintf("is_error=%t bytes=%d", res.IsError, len(res.Text))
 	if reason != "" {
 		detail = reason + " " + detail
+	}
+	if n := notes.String(); n != "" {
+		detail += "; " + n // a ranking degraded (search.Hybrid's second one failed)
 	}
 	d.report(ctx, c, Event{
 		Kind:    EventSearched,

@@ -11,7 +11,8 @@ const maxSuggestions = 3
 
 // closest returns up to maxSuggestions names from visible that look like
 // name: by edit distance (case-insensitive), shared name tokens and
-// containment. The order is deterministic: best score, then name.
+// containment; skip, asked of the names that look alike only, leaves a
+// name out. The order is deterministic: best score, then name.
 func closest(name string, visible []string, skip func(string) bool) []string {
 	q := strings.ToLower(cutRunes(name, 64))
 	if q == "" {
@@ -24,9 +25,6 @@ func closest(name string, visible []string, skip func(string) bool) []string {
 	}
 	var cs []cand
 	for _, n := range visible {
-		if skip != nil && skip(n) {
-			continue
-		}
 		ln := strings.ToLower(n)
 		dist := levenshtein(q, ln)
 		shared := 0
@@ -37,7 +35,7 @@ func closest(name string, visible []string, skip func(string) bool) []string {
 		}
 		contains := len(q) >= 3 && (strings.Contains(ln, q) || strings.Contains(q, ln))
 		near := dist <= max(2, len(q)/3)
-		if !near && shared == 0 && !contains {
+		if !near && shared == 0 && !contains || skip != nil && skip(n) {
 			continue
 		}
 		score := dist - 3*shared

@@ -77,6 +77,7 @@ type geminiReply struct {
 	b     replyBuilder
 	calls int    // function calls seen, numbering those without an id
 	id    string // responseId
+	zero  bool   // candidate 0 was seen
 }
 
 // decode parses r and adds candidate 0's parts; where names r in errors.
@@ -94,16 +95,29 @@ func (g *geminiReply) add(where string, r *geminiResponse) (string, error) {
 		}
 		return "", nil
 	}
-	c := &r.Candidates[0]
-	if c.Index != 0 {
-		return "", nil // the session continues candidate 0 only
+	// The session continues candidate 0, found by its index: a reply may
+	// list its candidates in any order (candidateCount > 1).
+	at := -1
+	for i := range r.Candidates {
+		if r.Candidates[i].Index != 0 {
+			continue
+		}
+		if at >= 0 {
+			return "", replyError(where, "candidates[%d] and candidates[%d] both have index 0", at, i)
+		}
+		at = i
 	}
+	if at < 0 {
+		return "", nil // a chunk of another candidate only; a whole reply without candidate 0 is refused by decodeGemini
+	}
+	g.zero = true
+	c := &r.Candidates[at]
 	if c.Content != nil {
 		if c.Content.Role != "" && c.Content.Role != "model" {
-			return "", replyError(where, "candidates[0].content.role %.40q, want model", c.Content.Role)
+			return "", replyError(where, "candidates[%d].content.role %.40q, want model", at, c.Content.Role)
 		}
 		for i, p := range c.Content.Parts {
-			if err := g.part(fmt.Sprintf("%s.candidates[0].content.parts[%d]", where, i), p); err != nil {
+			if err := g.part(fmt.Sprintf("%s.candidates[%d].content.parts[%d]", where, at, i), p); err != nil {
 				return "", err
 			}
 		}
@@ -142,7 +156,9 @@ func (g *geminiReply) part(where string, raw json.RawMessage) error {
 	}); err != nil {
 		return replyError(where, "%v", err)
 	}
-	if n > 1 && len(g.b.m.Native)+len(g.b.m.ToolCalls) >= maxStreamParts {
+	// Every part that becomes a call or a native part counts, whatever
+	// its shape: a plain functionCall as much as a signed one.
+	if (p.FunctionCall != nil || n > 1 || p.Text == nil && n > 0) && len(g.b.m.Native)+len(g.b.m.ToolCalls) >= maxStreamParts {
 		return replyError(where, "more than %d native parts and calls", maxStreamParts)
 	}
 	switch {
@@ -228,6 +244,9 @@ func decodeGemini(body []byte) (Reply, error) {
 	}
 	if len(r.Candidates) == 0 {
 		return Reply{}, replyError("GenerateContentResponse", "no candidates")
+	}
+	if !g.zero {
+		return Reply{}, replyError("GenerateContentResponse", "no candidate with index 0 among %d: the session continues candidate 0", len(r.Candidates))
 	}
 	u, err := r.UsageMetadata.usage("GenerateContentResponse")
 	if err != nil {

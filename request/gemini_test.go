@@ -269,3 +269,55 @@ func TestFiftyTurnsAppendOnly(t *testing.T) {
 		})
 	}
 }
+
+// TestGeminiCallsBounded: a reply's calls are bounded whatever their
+// shape — plain functionCall parts (no id, no signature) count as much as
+// signed ones — whole and streamed.
+func TestGeminiCallsBounded(t *testing.T) {
+	parts := make([]string, maxStreamParts+1)
+	for i := range parts {
+		parts[i] = `{"functionCall":{"name":"Read","args":{}}}`
+	}
+	body := `{"candidates":[{"content":{"role":"model","parts":[` + strings.Join(parts, ",") + `]},"finishReason":"STOP","index":0}]}`
+	_, err := DecodeReply(Gemini, []byte(body))
+	assert.ErrorIs(t, err, ErrReply)
+	assert.ErrorContains(t, err, "more than 4096")
+
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString(`data: {"candidates":[{"content":{"role":"model","parts":[` + p + `]},"index":0}]}` + "\n\n")
+	}
+	b.WriteString(`data: {"candidates":[{"content":{"role":"model","parts":[{"text":""}]},"finishReason":"STOP","index":0}]}` + "\n\n")
+	_, err = DecodeStream(Gemini, strings.NewReader(b.String()))
+	assert.ErrorIs(t, err, ErrReply)
+	assert.ErrorContains(t, err, "more than 4096")
+
+	ok, err := DecodeReply(Gemini, []byte(strings.Replace(body, `[{"functionCall":{"name":"Read","args":{}}},`, `[`, 1)))
+	require.NoError(t, err, "the bound itself is allowed")
+	assert.Len(t, ok.Message.ToolCalls, maxStreamParts)
+}
+
+// TestGeminiCandidateByIndex: the session continues the candidate whose
+// index is 0, wherever the list puts it; a reply without one, or with two,
+// is an error rather than an empty reply.
+func TestGeminiCandidateByIndex(t *testing.T) {
+	zero := `{"content":{"role":"model","parts":[{"functionCall":{"id":"a","name":"Read","args":{}}}]},"finishReason":"STOP","index":0}`
+	one := `{"content":{"role":"model","parts":[{"text":"other"}]},"finishReason":"STOP","index":1}`
+	r, err := DecodeReply(Gemini, []byte(`{"candidates":[`+one+`,`+zero+`]}`))
+	require.NoError(t, err)
+	require.Len(t, r.Message.ToolCalls, 1, "candidate 0's call, listed second")
+	assert.Equal(t, "a", r.Message.ToolCalls[0].ID)
+	assert.Empty(t, r.Message.Text, "candidate 1's text is not the session's")
+
+	_, err = DecodeReply(Gemini, []byte(`{"candidates":[`+one+`]}`))
+	assert.ErrorIs(t, err, ErrReply)
+	assert.ErrorContains(t, err, "no candidate with index 0")
+	_, err = DecodeReply(Gemini, []byte(`{"candidates":[`+zero+`,`+zero+`]}`))
+	assert.ErrorIs(t, err, ErrReply)
+	assert.ErrorContains(t, err, "both have index 0")
+
+	stream := "data: {\"candidates\":[" + one + "]}\n\n" + "data: {\"candidates\":[" + one + "," + zero + "]}\n\n"
+	got, err := DecodeStream(Gemini, strings.NewReader(stream))
+	require.NoError(t, err)
+	assert.Equal(t, r.Message, got.Message, "streamed: candidate 0 found by index too")
+}

@@ -402,10 +402,13 @@ func (s *Session) compareDefinition(snap *registry.Snapshot, shown, t *registry.
 		p.updated = append(p.updated, t)
 		return true
 	}
+	// Each canonical definition is made once: the hashes and the diff
+	// read the same bytes.
+	oc, nc := shown.CanonicalDefinition(), t.CanonicalDefinition()
 	c := &pendingChange{def: t, PendingChange: PendingChange{
 		Tool: t.Name, Server: t.Group,
-		OldSHA256: definitionSHA256(shown), NewSHA256: definitionSHA256(t),
-		Diff: definitionDiff(shown, t),
+		OldSHA256: canonicalSHA256(oc), NewSHA256: canonicalSHA256(nc),
+		Diff: canonicalDiff(oc, nc),
 	}}
 	s.tools.liveSet().pending[t.Name] = c
 	p.raised = append(p.raised, c)

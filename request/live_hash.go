@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/toolshelf/toolshelf/registry"
@@ -19,8 +20,12 @@ const maxDiffLines = 400
 // definition ([registry.Tool.CanonicalDefinition]: name, description,
 // input schema and annotations, keys sorted): the content hash by which a session pins a tool and names a
 // [PendingChange].
-func definitionSHA256(t *registry.Tool) string {
-	sum := sha256.Sum256(t.CanonicalDefinition())
+func definitionSHA256(t *registry.Tool) string { return canonicalSHA256(t.CanonicalDefinition()) }
+
+// canonicalSHA256 is definitionSHA256 of a canonical definition already
+// made.
+func canonicalSHA256(def []byte) string {
+	sum := sha256.Sum256(def)
 	return hex.EncodeToString(sum[:])
 }
 
@@ -28,6 +33,12 @@ func definitionSHA256(t *registry.Tool) string {
 // canonical JSON indented, unchanged lines left out, removed lines marked
 // "- " and added ones "+ ".
 func definitionDiff(old, new *registry.Tool) string {
+	return canonicalDiff(old.CanonicalDefinition(), new.CanonicalDefinition())
+}
+
+// canonicalDiff is definitionDiff of two canonical definitions already
+// made.
+func canonicalDiff(old, new []byte) string {
 	a, b := indentedLines(old), indentedLines(new)
 	var out strings.Builder
 	if len(a) > maxDiffLines || len(b) > maxDiffLines {
@@ -54,41 +65,103 @@ func definitionDiff(old, new *registry.Tool) string {
 		}
 		return out.String()
 	}
-	// Longest common subsequence, then a walk that emits the differences.
-	lcs := make([]int32, (n+1)*(m+1))
-	at := func(i, j int) int32 { return lcs[i*(m+1)+j] }
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				lcs[i*(m+1)+j] = at(i+1, j+1) + 1
-			} else {
-				lcs[i*(m+1)+j] = max(at(i+1, j), at(i, j+1))
-			}
-		}
-	}
-	i, j := 0, 0
-	for i < n || j < m {
-		switch {
-		case i < n && j < m && a[i] == b[j]:
-			i, j = i+1, j+1
-		case i < n && (j == m || at(i+1, j) >= at(i, j+1)):
-			out.WriteString("- " + a[i] + "\n")
-			i++
-		default:
-			out.WriteString("+ " + b[j] + "\n")
-			j++
-		}
-	}
+	// Longest common subsequence in linear space (Hirschberg): two rows
+	// of len(b)+1 counters, reused through the recursion, where a table
+	// of every cell cost 4 bytes a cell, 85 bytes per definition byte for
+	// a Sync of 50 small changed tools (issue 43).
+	rows := make([]int32, 2*(m+1))
+	hirschberg(a, b, rows[:m+1], rows[m+1:], &out)
 	return out.String()
 }
 
-// maxDiffCells bounds the diff's table (4 bytes a cell): past it the
+// hirschberg writes the line diff of a and b to out: lines of a not in
+// their longest common subsequence as "- ", lines of b as "+ ", in order.
+// fw and bw are scratch rows of at least len(b)+1 counters.
+func hirschberg(a, b []string, fw, bw []int32, out *strings.Builder) {
+	switch {
+	case len(a) == 0:
+		for _, l := range b {
+			out.WriteString("+ " + l + "\n")
+		}
+		return
+	case len(b) == 0:
+		for _, l := range a {
+			out.WriteString("- " + l + "\n")
+		}
+		return
+	case len(a) == 1:
+		k := slices.Index(b, a[0])
+		if k < 0 {
+			out.WriteString("- " + a[0] + "\n")
+			k = len(b)
+		}
+		for _, l := range b[:k] {
+			out.WriteString("+ " + l + "\n")
+		}
+		for _, l := range b[min(k+1, len(b)):] {
+			out.WriteString("+ " + l + "\n")
+		}
+		return
+	}
+	mid := len(a) / 2
+	lcsForward(a[:mid], b, fw)
+	lcsBackward(a[mid:], b, bw)
+	k, best := 0, int32(-1)
+	for j := 0; j <= len(b); j++ {
+		if v := fw[j] + bw[j]; v > best {
+			k, best = j, v
+		}
+	}
+	hirschberg(a[:mid], b[:k], fw, bw, out)
+	hirschberg(a[mid:], b[k:], fw, bw, out)
+}
+
+// lcsForward sets row[j] to the length of the longest common subsequence
+// of a and b[:j], for j from 0 to len(b).
+func lcsForward(a, b []string, row []int32) {
+	row = row[:len(b)+1]
+	clear(row)
+	for _, x := range a {
+		diag := int32(0)
+		for j := 1; j <= len(b); j++ {
+			up := row[j]
+			if x == b[j-1] {
+				row[j] = diag + 1
+			} else {
+				row[j] = max(up, row[j-1])
+			}
+			diag = up
+		}
+	}
+}
+
+// lcsBackward sets row[j] to the length of the longest common subsequence
+// of a and b[j:], for j from 0 to len(b).
+func lcsBackward(a, b []string, row []int32) {
+	row = row[:len(b)+1]
+	clear(row)
+	for i := len(a) - 1; i >= 0; i-- {
+		diag := int32(0)
+		for j := len(b) - 1; j >= 0; j-- {
+			down := row[j]
+			if a[i] == b[j] {
+				row[j] = diag + 1
+			} else {
+				row[j] = max(down, row[j+1])
+			}
+			diag = down
+		}
+	}
+}
+
+// maxDiffCells bounds the diff's work (line comparisons): past it the
 // changed middle is shown as removed and added whole.
 const maxDiffCells = 1 << 14
 
-func indentedLines(t *registry.Tool) []string {
+func indentedLines(def []byte) []string {
 	var buf bytes.Buffer
-	if err := json.Indent(&buf, t.CanonicalDefinition(), "", "  "); err != nil {
+	buf.Grow(2 * len(def))
+	if err := json.Indent(&buf, def, "", "  "); err != nil {
 		return nil
 	}
 	return strings.Split(buf.String(), "\n")

@@ -170,7 +170,9 @@ func TestSyncNothingChanged(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	assert.Zero(t, allocs, "Sync of the session's own snapshot")
+	if !raceEnabled { // the race detector's allocations are not the code's
+		assert.Zero(t, allocs, "Sync of the session's own snapshot")
+	}
 
 	require.NoError(t, reg.SetGroup(registry.Group{Name: "files"}))
 	same := reg.Snapshot()
@@ -190,14 +192,18 @@ func TestSyncNothingChanged(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	assert.Zero(t, allocs, "Sync of a snapshot with the same tools, after an arrival")
+	if !raceEnabled {
+		assert.Zero(t, allocs, "Sync of a snapshot with the same tools, after an arrival")
+	}
 
 	f.turn(t, userMsg("hi"))
 	buf := make([]byte, 0, 1<<16)
 	allocs = testing.AllocsPerRun(10, func() {
 		buf, err = f.s.AppendRequest(buf[:0], Turn{})
 	})
-	assert.Zero(t, allocs, "a steady request after Sync")
+	if !raceEnabled {
+		assert.Zero(t, allocs, "a steady request after Sync")
+	}
 }
 
 // TestSyncLeft: a tool that leaves is announced, answers calls as removed

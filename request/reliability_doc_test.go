@@ -23,10 +23,10 @@ func TestReliabilityDocReplyBounds(t *testing.T) {
 		}
 	}
 	for bound, want := range map[string]string{
-		"whole response body":                                      textfmt.Thousands(defaultMaxReplyBytes) + " bytes",
-		"event stream, SSE framing included":                       textfmt.Thousands(defaultMaxStreamBytes) + " bytes",
-		"one server-sent event":                                    textfmt.Thousands(maxStreamEvent) + " bytes",
-		"tool calls, content blocks or output items of one stream": textfmt.Thousands(maxStreamParts),
+		"whole response body":                textfmt.Thousands(defaultMaxReplyBytes) + " bytes",
+		"event stream, SSE framing included": textfmt.Thousands(defaultMaxStreamBytes) + " bytes",
+		"one server-sent event":              textfmt.Thousands(maxStreamEvent) + " bytes",
+		"tool calls, content blocks or output items of one stream; function calls and kept parts of one Gemini reply, whole or streamed": textfmt.Thousands(maxStreamParts),
 	} {
 		assert.Equal(t, want, rows[bound], bound)
 	}

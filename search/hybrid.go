@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/toolshelf/toolshelf/internal/engine/searchnote"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -32,8 +33,14 @@ const (
 // ranking still breaks the second one's near ties and finds what it
 // misses. Set the weights equal and K to 60 for the classic fusion.
 //
-// When the second ranking fails (an endpoint down or slow), the search
-// returns the lexical ranking alone, as if there were no second one. Hits
+// Each ranking is read to Depth hits, whatever it returns, and a name
+// counts once per ranking, at its best rank there: a ranking that repeats
+// a name cannot lift it.
+//
+// When the second ranking fails (an endpoint down or slow), panics, or
+// its index could not be built, the search returns the lexical ranking
+// alone, as if there were no second one, and says so in the dispatcher's
+// "searched" event (execute.EventSearched, its Detail). Hits
 // carry the lexical ranking's [Fit] when it returned the tool; a tool only
 // the second ranking found is not judged, so tool_search abstains only when
 // the lexical ranking's best tool is also first after fusion and not
@@ -83,7 +90,14 @@ func (h *Hybrid) Index(ctx context.Context, tools []*registry.Tool) (Index, erro
 		ix.depth = fusionDepth
 	}
 	if h.Second != nil {
-		if si, err := h.Second.Index(ctx, tools); err == nil {
+		var si Index
+		err := safely(func() (err error) { si, err = h.Second.Index(ctx, tools); return err })
+		switch {
+		case err != nil:
+			ix.secondErr = err
+		case si == nil:
+			ix.secondErr = fmt.Errorf("its Index returned no index")
+		default:
 			ix.second = si
 		}
 	}
@@ -92,8 +106,29 @@ func (h *Hybrid) Index(ctx context.Context, tools []*registry.Tool) (Index, erro
 
 type hybridIndex struct {
 	lex, second Index
+	secondErr   error // why the second index is missing
 	w           fusion
 	depth       int
+}
+
+// safely runs f, turning a panic into an error.
+func safely(f func() error) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("panic: %v", v)
+		}
+	}()
+	return f()
+}
+
+// degraded notes on the search's event that the lexical ranking answered
+// alone, and why.
+func degraded(ctx context.Context, why error) {
+	msg := why.Error()
+	if len(msg) > 200 {
+		msg = msg[:200] + "..."
+	}
+	searchnote.Add(ctx, "hybrid: the second ranking failed, the lexical ranking answered alone: "+msg)
 }
 
 // fusion is each ranking's weight and k.
@@ -110,16 +145,21 @@ func (ix *hybridIndex) Search(ctx context.Context, queries []string, limit int) 
 		return nil, err
 	}
 	if ix.second == nil {
+		if ix.secondErr != nil {
+			degraded(ctx, fmt.Errorf("its index: %w", ix.secondErr))
+		}
 		return lex[:min(len(lex), limit)], nil
 	}
-	sec, err := ix.second.Search(ctx, queries, depth)
+	var sec []Hit
+	err = safely(func() (err error) { sec, err = ix.second.Search(ctx, queries, depth); return err })
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		degraded(ctx, err)
 		return lex[:min(len(lex), limit)], nil // the second ranking failed: lexical alone
 	}
-	return fuse(lex, sec, ix.w, limit), nil
+	return fuse(lex[:min(len(lex), depth)], sec[:min(len(sec), depth)], ix.w, limit), nil
 }
 
 // fuse merges two rankings by weighted reciprocal rank: score descending,
@@ -128,10 +168,18 @@ func fuse(a, b []Hit, w fusion, limit int) []Hit {
 	out := make([]Hit, 0, len(a)+len(b))
 	at := make(map[string]int, len(a)+len(b))
 	for r, h := range a {
+		if _, ok := at[h.Name]; ok {
+			continue // a name counts once per ranking, at its best rank
+		}
 		at[h.Name] = len(out)
 		out = append(out, Hit{Name: h.Name, Score: w.lexW / (w.lexK + float64(r+1)), Fit: h.Fit})
 	}
+	seen := make(map[string]bool, len(b))
 	for r, h := range b {
+		if seen[h.Name] {
+			continue
+		}
+		seen[h.Name] = true
 		s := w.secW / (w.secK + float64(r+1))
 		if i, ok := at[h.Name]; ok {
 			out[i].Score += s

@@ -254,6 +254,12 @@ func TestMCPConfigRefusesDuplicateKeys(t *testing.T) {
 		{"command", `{"mcpServers":{"a":{"command":"true","args":[],"command":"sh"}}}`, `key "command" given twice in one object (at /mcpServers/a)`},
 		{"escaped", `{"mcpServers":{"a":{"command":"true","comm\u0061nd":"sh"}}}`, `key "command" given twice`},
 		{"env", `{"mcpServers":{"a":{"command":"true","env":{"X":"1","X":"2"}}}}`, `key "X" given twice in one object (at /mcpServers/a/env)`},
+		// Issue 43: encoding/json matched "Command" to the command field
+		// (last wins), so sh ran where a reviewer read true.
+		{"case variant", `{"mcpServers":{"a":{"command":"true","Command":"sh","args":["-c","echo ran"]}}}`,
+			`keys "command" and "Command" differ only in case in one object (at /mcpServers/a): at line 1 column 21 and at line 1 column 38`},
+		{"lone case variant", `{"mcpServers":{"a":{"Command":"sh","args":["-c","echo ran"]}}}`, `unknown key "Command": keys are case-sensitive, write "command"`},
+		{"server name case variant", `{"mcpServers":{"a":{"command":"true"},"A":{"command":"sh"}}}`, `keys "a" and "A" differ only in case`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, errOut := runCLI("budget", "--mcp-config", writeFile(t, "mcp.json", tc.file))
@@ -261,7 +267,7 @@ func TestMCPConfigRefusesDuplicateKeys(t *testing.T) {
 			assert.Contains(t, errOut, tc.want)
 		})
 	}
-	code, _, errOut := runCLI("budget", "--mcp-config", writeFile(t, "big.json", `{"mcpServers":{}}`+strings.Repeat(" ", maxMCPConfig)))
+	code, _, errOut := runCLI("budget", "--mcp-config", writeFile(t, "big.json", `{"mcpServers":{}}`+strings.Repeat(" ", 1<<20)))
 	assert.NotEqual(t, exitOK, code)
 	assert.Contains(t, errOut, "the limit is 1048576")
 }

@@ -9,7 +9,15 @@
 // A tool's vector is computed once and cached by the hash of what was
 // embedded (model, dimensions and the tool's text), in memory and, when
 // Options.CacheDir is set, on disk: a changed tool is embedded again, the
-// others never. A query's vector is computed per search. Every call to the
-// endpoint is bounded by Options.Timeout; when it fails, the search fails,
-// and search.Hybrid answers with the lexical ranking alone.
+// others never. A query's vector is computed per search.
+//
+// While the endpoint is down (failing, or hung), each search tries it
+// again: it embeds the tools still missing and then the query, the two
+// together bounded by one deadline of Options.Timeout from the search's
+// start, with no lock held while it waits, so concurrent searches wait
+// side by side, each for at most its own timeout, never in line behind
+// one another. When the endpoint fails the search fails with
+// [ErrEndpoint], and search.Hybrid answers with the lexical ranking alone
+// (reporting the failure as an event); the first search after the endpoint
+// answers again embeds what is missing, and the index keeps the vectors.
 package embeddings

@@ -317,42 +317,58 @@ type index struct {
 }
 
 // vectors returns the tools' vectors, embedding those still missing; once
-// all are there they are kept.
+// all are there they are kept. No lock is held while the endpoint is
+// called: concurrent searches of an index whose tools are not embedded yet
+// each call it, each within its own deadline, rather than wait in line
+// behind one another's timeouts.
 func (ix *index) vectors(ctx context.Context) ([][]float32, error) {
 	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	if ix.vs != nil {
-		return ix.vs, nil
+	vs, missing := ix.vs, ix.err != nil
+	ix.mu.Unlock()
+	if vs != nil {
+		return vs, nil
 	}
-	if ix.err != nil {
+	if missing {
 		if err := ix.r.fill(ctx, ix.keys, ix.texts); err != nil {
+			ix.mu.Lock()
 			ix.err = err
+			ix.mu.Unlock()
 			return nil, err
 		}
-		ix.err = nil
 	}
-	vs := make([][]float32, len(ix.keys))
+	vs = make([][]float32, len(ix.keys))
 	ix.r.mu.Lock()
-	defer ix.r.mu.Unlock()
 	for i, k := range ix.keys {
 		v, ok := ix.r.cache[k]
 		if !ok {
-			ix.err = fmt.Errorf("%w: no vector for %s", ErrEndpoint, ix.names[i])
-			return nil, ix.err
+			ix.r.mu.Unlock()
+			err := fmt.Errorf("%w: no vector for %s", ErrEndpoint, ix.names[i])
+			ix.mu.Lock()
+			ix.err = err
+			ix.mu.Unlock()
+			return nil, err
 		}
 		vs[i] = v
 	}
-	ix.vs = vs
-	return vs, nil
+	ix.r.mu.Unlock()
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.vs == nil {
+		ix.vs, ix.err = vs, nil
+	}
+	return ix.vs, nil
 }
 
 // Search embeds the query (its strings joined by a space) and returns the
 // limit tools of highest cosine, ties by name. It fails when the endpoint
-// does.
+// does. One deadline, Options.Timeout from the call, bounds the whole
+// search: embedding tools still missing and the query together.
 func (ix *index) Search(ctx context.Context, queries []string, limit int) ([]search.Hit, error) {
 	if limit <= 0 || len(ix.names) == 0 {
 		return nil, nil
 	}
+	ctx, cancel := context.WithTimeout(ctx, ix.r.opts.Timeout)
+	defer cancel()
 	vs, err := ix.vectors(ctx)
 	if err != nil {
 		return nil, err

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"hash/fnv"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -181,4 +183,73 @@ func TestNewValidates(t *testing.T) {
 	assert.ErrorIs(t, err, ErrOptions)
 	_, err = New(Options{URL: "http://x/v1", Model: "m", Dimensions: -1})
 	assert.ErrorIs(t, err, ErrOptions)
+}
+
+// hungEmbedder never answers: it holds each request until the client
+// gives up, counting how many are held at once.
+type hungEmbedder struct {
+	mu            sync.Mutex
+	held, maxHeld int
+	release       chan struct{} // closed when the test ends
+}
+
+func (h *hungEmbedder) ServeHTTP(_ http.ResponseWriter, r *http.Request) {
+	_, _ = io.Copy(io.Discard, r.Body) // the server notices a client gone once the body is read
+	h.mu.Lock()
+	h.held++
+	h.maxHeld = max(h.maxHeld, h.held)
+	h.mu.Unlock()
+	select {
+	case <-r.Context().Done():
+	case <-h.release:
+	}
+	h.mu.Lock()
+	h.held--
+	h.mu.Unlock()
+}
+
+// TestHungEndpointSearchesSideBySide: issue 43 — with a 200 ms timeout,
+// six concurrent searches queued behind one another (the slowest ~1.4 s):
+// the index lock was held while the tools were embedded again. Now no
+// lock is held while the endpoint is waited on: the six requests are held
+// by the endpoint at the same time, and each search ends within its own
+// timeout, failing with ErrEndpoint.
+func TestHungEndpointSearchesSideBySide(t *testing.T) {
+	const timeout = 200 * time.Millisecond
+	h := &hungEmbedder{release: make(chan struct{})}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(h.release) }) // runs first
+	r, err := New(Options{URL: srv.URL + "/v1", Model: "fake", Key: "k", Timeout: timeout})
+	require.NoError(t, err)
+	ix, err := r.Index(context.Background(), catalog)
+	require.NoError(t, err, "the index is built; its searches fail")
+	h.mu.Lock()
+	h.maxHeld = 0 // count the searches' requests, not the index's
+	h.mu.Unlock()
+
+	const n = 6
+	var wg sync.WaitGroup
+	took := make([]time.Duration, n)
+	errs := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			start := time.Now()
+			_, errs[i] = ix.Search(context.Background(), []string{"kill the job"}, 3)
+			took[i] = time.Since(start)
+		}()
+	}
+	wg.Wait()
+	for i := range n {
+		assert.ErrorIs(t, errs[i], ErrEndpoint)
+	}
+	h.mu.Lock()
+	maxHeld := h.maxHeld
+	h.mu.Unlock()
+	assert.GreaterOrEqual(t, maxHeld, n, "every search reached the endpoint at once, none waited for another")
+	// Queued, the last would take six timeouts; side by side, one (the
+	// margin is for a loaded machine).
+	assert.Less(t, slices.Max(took), 4*timeout, "each search is bounded by its own timeout: %v", took)
 }

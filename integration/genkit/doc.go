@@ -15,7 +15,12 @@
 // bytes of the provider's cached prefix. The model hook replaces them with
 // the session's list, in the session's order, every time. It also puts the
 // session's system text first (genkit's ai.WithSystem formats its text with
-// fmt.Sprintf, which would rewrite a '%' in it): leave WithSystem out.
+// fmt.Sprintf, which would rewrite a '%' in it): leave WithSystem out. A
+// system message is handled one way wherever it is: first and equal to the
+// session's system text it is kept; anywhere else, or with another text,
+// the model call is refused with an error saying to move it into
+// request.Config.System or send it as a user message. A system message
+// never reaches the model beside the session's.
 //
 // The tools are registered in genkit without an input schema, so genkit
 // neither coerces nor validates arguments: the dispatcher validates them

@@ -53,8 +53,10 @@ func New(s *request.Session) (*Adapter, error) {
 //   - WrapModel: before every model call, the request's tools become the
 //     session's definitions in the session's order, and its first message
 //     the session's system text (added when the request has none; a request
-//     whose system message is another text is refused, since the session's
-//     system text is the one its index and instructions were frozen with);
+//     whose system message is another text, or that has a system message
+//     anywhere but first, is refused with an error naming the fix, since the
+//     session's system text is the one its index and instructions were
+//     frozen with, and is the only system text the model reads);
 //   - WrapTool: a call of a session tool carries the model's call reference
 //     to the dispatcher's hooks and events (execute.WithCallID).
 //
@@ -106,7 +108,12 @@ func (a *Adapter) wrapModel(ctx context.Context, p *ai.ModelParams, next ai.Mode
 }
 
 func (a *Adapter) withSystem(msgs []*ai.Message) ([]*ai.Message, error) {
-	if len(msgs) > 0 && msgs[0].Role == ai.RoleSystem {
+	for i, m := range msgs {
+		if i > 0 && m != nil && m.Role == ai.RoleSystem {
+			return nil, fmt.Errorf("genkit: the request's message %d is a system message: the session's system text, first, is the only one a request carries; put what it says in request.Config.System, or send it as a user message", i)
+		}
+	}
+	if len(msgs) > 0 && msgs[0] != nil && msgs[0].Role == ai.RoleSystem {
 		if msgs[0].Text() != a.system {
 			return nil, fmt.Errorf("genkit: the request's system message differs from the session's system text: leave ai.WithSystem out and set request.Config.System")
 		}

@@ -70,7 +70,7 @@ func TestParseConfigErrors(t *testing.T) {
 		"type mismatch":   {`{"mcpServers":{"a":{"type":"http","command":"x"}}}`, `type "http" with a command`},
 		"bad env key":     {`{"mcpServers":{"a":{"command":"x","env":{"A=B":"1"}}}}`, "env key"},
 		"builtin name":    {`{"mcpServers":{"builtin":{"command":"x"}}}`, "server name"},
-		"too big":         {`{"mcpServers":{"a":{"command":"` + strings.Repeat("x", maxConfig) + `"}}}`, "the limit is"},
+		"too big":         {`{"mcpServers":{"a":{"command":"` + strings.Repeat("x", 1<<20) + `"}}}`, "the limit is"},
 		"null servers":    {`{"mcpServers":null}`, "not an object of servers"},
 		"args wrong type": {`{"mcpServers":{"a":{"command":"x","args":[1]}}}`, `mcpServers["a"]`},
 	}

@@ -53,7 +53,8 @@ type Error struct {
 	// Status is the HTTP status, 0 for an error sent inside a stream.
 	Status int
 	// Type is the provider's error type or code ("rate_limit_error",
-	// "context_length_exceeded"), Message its message.
+	// "context_length_exceeded"), Message its message, cut to 64 KiB at a
+	// rune boundary whatever the provider.
 	Type, Message string
 	// RetryAfter is the wait the provider asked for (retry-after-ms, or
 	// retry-after in seconds or as an HTTP date), 0 when it sent none. It
@@ -95,9 +96,18 @@ func (e *Error) Retryable() bool {
 	return e.Kind == ErrRateLimited || e.Kind == ErrOverloaded || e.Kind == ErrServer
 }
 
-// maxErrorBody bounds how much of an error body is read: the documented
-// bodies are a few hundred bytes.
+// maxErrorBody bounds how much of an error body is read, and an error's
+// Message, whichever provider it came from: the documented bodies are a
+// few hundred bytes.
 const maxErrorBody = 64 << 10
+
+// boundMessage cuts msg to maxErrorBody bytes at a rune boundary.
+func boundMessage(msg string) string {
+	if len(msg) <= maxErrorBody {
+		return msg
+	}
+	return strings.ToValidUTF8(msg[:maxErrorBody], "")
+}
 
 // classify classifies a provider's error response: its HTTP status (0 for
 // an error event inside a stream), headers (nil for none) and body, as the
@@ -216,7 +226,8 @@ func waitOf(v string, unit time.Duration) (time.Duration, bool) {
 }
 
 // Classify classifies an error an official SDK returned: an HTTP
-// error (openai.Error, anthropic.Error, genai.APIError), an error event in a stream, or a
+// error (*openai.Error, *anthropic.Error, genai.APIError or
+// *genai.APIError, wrapped or not), an error event in a stream, or a
 // toolshelf [request.ErrReply] for a reply that reported an error. Any
 // other error (a transport failure, a cancelled context) is returned as it
 // is. The bridges' errors are classified already; Classify is for an SDK
@@ -230,15 +241,16 @@ func Classify(p request.Provider, err error) error {
 	var se *ssestream.StreamError
 	var c *Error
 	var ge genai.APIError
+	var gp *genai.APIError
 	switch {
 	case errors.As(err, &c):
 		return err
-	case errors.As(err, &ge):
+	case errors.As(err, &ge), errors.As(err, &gp) && gp != nil:
 		return classifyGemini(err, &geminiCall{})
 	case errors.As(err, &oe):
 		c = fromResponse(p, oe.StatusCode, oe.Response)
 		if c.Message == "" {
-			c.Type, c.Message = firstOf(oe.Code, oe.Type), oe.Message
+			c.Type, c.Message = firstOf(oe.Code, oe.Type), boundMessage(oe.Message)
 			c.Kind = kind(oe.StatusCode, oe.Type, oe.Code, oe.Message)
 		}
 	case errors.As(err, &ae):

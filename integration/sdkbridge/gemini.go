@@ -266,11 +266,11 @@ func classifyGemini(err error, gc *geminiCall) error {
 	h := gc.header
 	gc.mu.Unlock()
 	typ := ae.Status
-	e := &Error{Provider: request.Gemini, Status: ae.Code, Type: typ, Message: ae.Message, RetryAfter: retryAfter(h), cause: err}
+	e := &Error{Provider: request.Gemini, Status: ae.Code, Type: typ, Message: boundMessage(ae.Message), RetryAfter: retryAfter(h), cause: err}
 	if d := retryInfo(ae.Details); d > 0 {
 		e.RetryAfter = d
 	}
-	e.Kind = geminiKind(ae.Code, typ, ae.Message)
+	e.Kind = geminiKind(ae.Code, typ, e.Message)
 	return e
 }
 

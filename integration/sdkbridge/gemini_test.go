@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,7 +12,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
+	"github.com/openai/openai-go/v3"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"google.golang.org/genai"
@@ -206,4 +209,38 @@ func TestClassifyGeminiSDKError(t *testing.T) {
 	var e *Error
 	require.True(t, errors.As(got, &e))
 	assert.Equal(t, 2500*time.Millisecond, e.RetryAfter)
+}
+
+// TestClassifyBoundsEveryProvider: issue 43 — a 4 MB Gemini error message
+// was kept whole in Error.Message (the other providers' were cut at 64
+// KiB), and Classify left a *genai.APIError unclassified (only the value
+// form was matched). Every SDK error type Classify documents is
+// classified in each form it can be returned in, wrapped or not, and every
+// Message is at most 64 KiB of valid UTF-8.
+func TestClassifyBoundsEveryProvider(t *testing.T) {
+	huge := strings.Repeat("é", 2<<20) // 4 MiB
+	for name, err := range map[string]error{
+		"genai value":           genai.APIError{Code: 429, Status: "RESOURCE_EXHAUSTED", Message: huge},
+		"genai pointer":         &genai.APIError{Code: 429, Status: "RESOURCE_EXHAUSTED", Message: huge},
+		"genai pointer wrapped": fmt.Errorf("call: %w", &genai.APIError{Code: 429, Status: "RESOURCE_EXHAUSTED", Message: huge}),
+		"genai value wrapped":   fmt.Errorf("call: %w", genai.APIError{Code: 429, Status: "RESOURCE_EXHAUSTED", Message: huge}),
+		"openai":                &openai.Error{StatusCode: 429, Type: "rate_limit_exceeded", Message: huge},
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := request.Gemini
+			if name == "openai" {
+				p = request.OpenAIChat
+			}
+			got := Classify(p, err)
+			require.ErrorIs(t, got, ErrRateLimited)
+			var e *Error
+			require.True(t, errors.As(got, &e))
+			assert.LessOrEqual(t, len(e.Message), maxErrorBody)
+			assert.Greater(t, len(e.Message), maxErrorBody-4, "cut at the bound, not emptied")
+			assert.True(t, utf8.ValidString(e.Message))
+		})
+	}
+	body := `{"error":{"code":429,"message":"` + huge + `","status":"RESOURCE_EXHAUSTED"}}`
+	e := classify(request.OpenAIChat, 429, nil, []byte(body))
+	assert.LessOrEqual(t, len(e.Message), maxErrorBody, "a body is read to the bound")
 }

@@ -149,6 +149,9 @@ func TestOfStem(t *testing.T) {
 
 // TestLookupsDoNotAllocate: a query's expansion runs on every search.
 func TestLookupsDoNotAllocate(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are not the code's under the race detector")
+	}
 	load()
 	allocs := testing.AllocsPerRun(100, func() {
 		_ = Of("closed")

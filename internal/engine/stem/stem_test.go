@@ -80,6 +80,9 @@ func TestAppendStemKeepsPrefix(t *testing.T) {
 // TestStemAllocations checks the allocation promises: none when the stem
 // is a prefix of the word, none for AppendStem into a roomy buffer.
 func TestStemAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are not the code's under the race detector")
+	}
 	if testing.Short() {
 		t.Skip("allocation counts are not meaningful under -short instrumentation")
 	}

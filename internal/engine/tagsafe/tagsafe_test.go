@@ -79,5 +79,7 @@ func TestText(t *testing.T) {
 		assert.True(t, utf8.ValidString(got))
 	}
 	in := strings.Repeat("clean text ", 10)
-	assert.Zero(t, testing.AllocsPerRun(10, func() { _ = Text(in) }), "clean text is not copied")
+	if !raceEnabled { // allocation counts are not the code's under the race detector
+		assert.Zero(t, testing.AllocsPerRun(10, func() { _ = Text(in) }), "clean text is not copied")
+	}
 }

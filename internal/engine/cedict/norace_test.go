@@ -1,0 +1,5 @@
+//go:build !race
+
+package cedict
+
+const raceEnabled = false

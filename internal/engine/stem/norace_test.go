@@ -1,0 +1,5 @@
+//go:build !race
+
+package stem
+
+const raceEnabled = false

@@ -1,0 +1,5 @@
+//go:build !race
+
+package tagsafe
+
+const raceEnabled = false
