@@ -16,6 +16,7 @@ import (
 type anthropicEncoder struct{}
 
 var anthropicTraits = traits{
+	changes: anthropicChanges,
 	// cache diagnostics: platform.claude.com/docs/en/build-with-claude/cache-diagnostics
 	diagnosticsField: "diagnostics",
 	diagnostics:      `,"diagnostics":{"previous_message_id":`,
@@ -127,7 +128,14 @@ func (anthropicEncoder) appendMessage(b []byte, m *Message, last Role, c *msgCon
 		b = append(sep(b), `{"role":"user","content":[`...)
 	}
 	b = appendAnthropicBlocks(b, m, c)
-	return append(b, "]}"...)
+	b = append(b, "]}"...)
+	if m.Role == RoleUser && len(m.Native) > 0 {
+		// A live-set change (native_changes.go): one system message.
+		b = append(b, `,{"role":"system","content":[`...)
+		b = appendNative(b, m.Native)
+		b = append(b, "]}"...)
+	}
+	return b
 }
 
 // appendAnthropicBlocks appends m's content blocks.

@@ -149,6 +149,20 @@ type Config struct {
 	// rebuilds an identical session from it (with the same Provider).
 	// [OpenConversation] refuses it: a Conversation stores the messages.
 	DropMessages bool
+	// NativeToolChanges sends the live set's changes — tools that arrive
+	// through [Session.Sync] (a late server, a reconnect), come back or
+	// are updated, self-built tools, and tools that leave — in the
+	// provider's native form as well as in the announcement, on Anthropic
+	// (a {"role":"system"} message of tool_addition blocks that carry the
+	// definition and tool_removal blocks) and OpenAI Responses (an
+	// additional_tools input item, role developer): the model then calls
+	// such a tool directly by its name, and the dispatcher governs the
+	// call as it governs defer_execute's. The native parts ride on the
+	// user message that carries the announcements ([Message.Native]).
+	// Anthropic needs the betas [Session.NativeBetas] returns. Off, and
+	// on the other providers, the announcement and defer_execute are the
+	// only path.
+	NativeToolChanges bool
 	// Preload attaches the schemas of the deferred tools a user message is
 	// sure to need to the request that carries it, so that the model calls
 	// without a tool_search turn (issue 38). On each turn with a user

@@ -15,9 +15,12 @@ import (
 // form kept for saving and restoring the session.
 type history struct {
 	provider Provider
-	enc      encoder   // provider's
-	buf      []byte    // encoded messages (or input items)
-	entries  []Message // the neutral form of what buf holds, unless dropped
+	enc      encoder // provider's
+	// userNative: a user message may carry native parts, a live-set
+	// change (Config.NativeToolChanges on a provider with a native form).
+	userNative bool
+	buf        []byte    // encoded messages (or input items)
+	entries    []Message // the neutral form of what buf holds, unless dropped
 	// stored are JSON arrays of the first nStored messages, as a [Store]
 	// kept them, decoded on first need (see all); entries follow them.
 	stored  [][]byte
@@ -69,7 +72,7 @@ func (h *history) check(msgs []Message) error {
 		if err != nil {
 			return err
 		}
-		last = m.Role
+		last = lastRole(m)
 	}
 	if len(pending) > 0 {
 		// Every provider refuses a request whose last assistant message
@@ -99,7 +102,12 @@ func (h *history) checkTurnStart(msgs []Message) error {
 // with the calls of pending still unanswered.
 func (h *history) checkUser(m *Message, last Role, at int, pending []string) error {
 	if len(m.Native) > 0 {
-		return fmt.Errorf("%w: messages[%d]: native parts belong to assistant messages", ErrInvalidMessage, at)
+		if !h.userNative {
+			return fmt.Errorf("%w: messages[%d]: native parts belong to assistant messages (on a user message only with Config.NativeToolChanges on Anthropic and OpenAI Responses)", ErrInvalidMessage, at)
+		}
+		if err := h.checkNative(m.Native); err != nil {
+			return fmt.Errorf("%w: messages[%d].native%v", ErrInvalidMessage, at, err)
+		}
 	}
 	if m.Text == "" && len(m.Blocks) == 0 {
 		return fmt.Errorf("%w: messages[%d]: user message has no text", ErrInvalidMessage, at)
@@ -271,7 +279,16 @@ func (h *history) follow(m *Message) {
 	if h.msg.client != nil {
 		h.msg.client.follow(m)
 	}
-	h.last = m.Role
+	h.last = lastRole(m)
+}
+
+// lastRole is the role a message after m follows: m's, or
+// [roleNativeAfter] after a user message with native parts.
+func lastRole(m *Message) Role {
+	if m.Role == RoleUser && len(m.Native) > 0 {
+		return roleNativeAfter
+	}
+	return m.Role
 }
 
 // reserve grows buf ahead of encoding m, by an eighth rather than append's

@@ -46,7 +46,11 @@ type Message struct {
 	// Each is one JSON object. OpenAI Chat Completions has none.
 	// [DecodeReply] and [DecodeStream] keep every part of a reply that is
 	// not text or a tool call here (thinking blocks and reasoning items
-	// too), in the order the provider sent them.
+	// too), in the order the provider sent them. On a user message (on
+	// Anthropic and OpenAI Responses only) they are a live-set change in
+	// the provider's native form, sent right after the message: the
+	// blocks of one Anthropic {"role":"system"} message, or Responses
+	// input items ([Config.NativeToolChanges] fills them).
 	Native []json.RawMessage `json:"native,omitempty"`
 	// ReplyID is, on an assistant message decoded from a provider's reply,
 	// the provider's id of that response ([Reply.ID]). It is not sent: a

@@ -18,6 +18,7 @@ import (
 type responsesEncoder struct{}
 
 var responsesTraits = traits{
+	changes: responsesChanges,
 	// developers.openai.com/api/docs/guides/prompt-caching/diagnostics
 	diagnosticsField: "prompt_cache_options",
 	diagnostics:      `,"prompt_cache_options":{"comparison_response_id":`,
@@ -111,7 +112,12 @@ func (responsesEncoder) appendMessage(b []byte, m *Message, _ Role, c *msgContex
 	case RoleUser:
 		b = append(b, `{"type":"message","role":"user","content":[`...)
 		b = appendTextParts(b, "input_text", m)
-		return append(b, "]}"...)
+		b = append(b, "]}"...)
+		if len(m.Native) > 0 {
+			// A live-set change (native_changes.go): its input items.
+			b = appendNative(append(b, ','), m.Native)
+		}
+		return b
 	case RoleAssistant:
 		b = appendNative(b, m.Native)
 		text := assistantText(m)

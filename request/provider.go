@@ -51,6 +51,9 @@ type encoder interface {
 // traits are a provider's fixed facts, as data: each provider's file
 // declares its own.
 type traits struct {
+	// changes is the provider's native form of a live-set change
+	// ([Config.NativeToolChanges]), nil when it has none.
+	changes *nativeChanges
 	// native: assistant messages may carry native parts.
 	native bool
 	// capsDescriptions: the provider limits a tool description to

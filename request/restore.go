@@ -212,6 +212,10 @@ func checkEncodedHistory(enc encoder, buf []byte, count int, last Role, pending 
 	}
 	switch last {
 	case "", RoleUser, RoleAssistant, RoleTool:
+	case roleNativeAfter:
+		if enc.traits().changes == nil {
+			return fmt.Errorf("last role %q: provider has no native tool changes", last)
+		}
 	default:
 		return fmt.Errorf("last role %.40q: want user, assistant or tool", last)
 	}

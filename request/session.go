@@ -110,7 +110,7 @@ func NewSession(cfg Config) (*Session, error) {
 		tools:  newToolState(),
 		view:   cfg.View,
 		frozen: f,
-		hist:   history{provider: cfg.Provider, enc: enc},
+		hist:   history{provider: cfg.Provider, enc: enc, userNative: cfg.NativeToolChanges && enc.traits().changes != nil},
 	}
 	s.deny = denial(&s.cfg)
 	if cfg.Dispatcher != nil {
@@ -340,6 +340,7 @@ func (s *Session) build(ctx context.Context, dst []byte, turn Turn, alloc bool) 
 	if block != "" {
 		turn.Inject = append(slices.Clip(turn.Inject), block)
 	}
+	_, nativeNames := s.nativeParts()
 	msgs, consumed, err := s.place(turn)
 	if err != nil {
 		return dst, err
@@ -356,6 +357,8 @@ func (s *Session) build(ctx context.Context, dst []byte, turn Turn, alloc bool) 
 	s.hist.add(msgs)
 	s.tools.markLoaded(preloaded...)
 	if consumed {
+		// Tools added natively are loaded: their definitions were sent.
+		s.tools.markLoaded(nativeNames...)
 		s.countSent()
 		s.notes, s.turnPass = nil, nil
 	}
@@ -384,15 +387,19 @@ func (s *Session) place(turn Turn) ([]Message, bool, error) {
 	for _, n := range s.notes {
 		blocks = append(blocks, n.text)
 	}
+	native, _ := s.nativeParts()
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if msgs[i].Role == RoleUser {
 			msgs = slices.Clone(msgs)
 			msgs[i].Blocks = append(blocks, msgs[i].Blocks...)
+			if len(native) > 0 {
+				msgs[i].Native = append(slices.Clip(msgs[i].Native), native...)
+			}
 			return msgs, true, nil
 		}
 	}
 	if n := len(msgs); n > 0 && msgs[n-1].Role == RoleTool {
-		msgs = append(slices.Clip(msgs), Message{Role: RoleUser, Blocks: blocks})
+		msgs = append(slices.Clip(msgs), Message{Role: RoleUser, Blocks: blocks, Native: native})
 		return msgs, true, nil
 	}
 	if len(turn.Inject) > 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/anthropics/anthropic-sdk-go"
 	aoption "github.com/anthropics/anthropic-sdk-go/option"
@@ -44,6 +45,21 @@ func Anthropic(ctx context.Context, c *anthropic.Client, body []byte, opts ...ao
 		return request.Reply{}, Classify(request.Anthropic, err)
 	}
 	return decode(request.Anthropic, http.StatusOK, raw)
+}
+
+// Betas returns the request option that names betas — a session's
+// request.Session.NativeBetas, needed by request.Config.NativeToolChanges
+// on Anthropic — in the anthropic-beta header, after those the request
+// already names. With none it changes nothing. Pass it to [Anthropic] or
+// [AnthropicStream].
+func Betas(betas []string) aoption.RequestOption {
+	betas = append([]string(nil), betas...)
+	return aoption.WithMiddleware(func(r *http.Request, next aoption.MiddlewareNext) (*http.Response, error) {
+		if len(betas) > 0 {
+			r.Header.Set("anthropic-beta", strings.Join(append(r.Header.Values("anthropic-beta"), betas...), ","))
+		}
+		return next(r)
+	})
 }
 
 // decode decodes a reply body; one that carries an error object instead

@@ -30,6 +30,7 @@ import (
 type fake struct {
 	mu     sync.Mutex
 	got    [][]byte
+	betas  []string // the anthropic-beta header of each request
 	status int
 	header map[string]string
 	reply  string
@@ -39,6 +40,7 @@ func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	b, _ := io.ReadAll(r.Body)
 	f.mu.Lock()
 	f.got = append(f.got, b)
+	f.betas = append(f.betas, r.Header.Get("anthropic-beta"))
 	f.mu.Unlock()
 	for k, v := range f.header {
 		w.Header().Set(k, v)
@@ -238,4 +240,21 @@ func TestOnEvent(t *testing.T) {
 	})
 	require.NoError(t, err)
 	assert.Equal(t, []string{`{"id":"c`, `{"id":"c`, "[DONE]"}, seen)
+}
+
+// TestBetas: the betas a session with NativeToolChanges reports reach the
+// server in the anthropic-beta header, after the harness's own, and the
+// body is unchanged.
+func TestBetas(t *testing.T) {
+	f := &fake{reply: replies[request.Anthropic]}
+	_, ac := serve(t, f)
+	b := body(t, request.Anthropic, false)
+	betas := []string{"mid-conversation-tool-changes-2026-07-01", "inline-tools-2026-09-15"}
+	_, err := Anthropic(context.Background(), ac, b, aoption.WithHeader("anthropic-beta", "own-beta"), Betas(betas))
+	require.NoError(t, err)
+	_, err = Anthropic(context.Background(), ac, b, Betas(nil))
+	require.NoError(t, err)
+	require.Len(t, f.got, 2)
+	assert.Equal(t, []string{"own-beta,mid-conversation-tool-changes-2026-07-01,inline-tools-2026-09-15", ""}, f.betas)
+	assert.True(t, bytes.Equal(b, f.got[0]))
 }

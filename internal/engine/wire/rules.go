@@ -72,6 +72,10 @@ var rules = []Rule{
 		"(no API error; the model reads an empty failure)", "https://github.com/microsoft/vscode/pull/330709",
 		"An empty or whitespace-only failed result is sent as the fixed placeholder text."},
 
+	{"additional-tools", OpenAIResponses, "input[] (additional_tools)", `role "developer"; each tool a function tool as tools[] takes it`,
+		"The role of the additional tools item. Always `developer`. (openai-go ResponseInputItemAdditionalToolsParam; its tools are ToolUnionParam, the type of tools[])",
+		"https://github.com/openai/openai-go/blob/main/responses/response.go",
+		"With Config.NativeToolChanges a session sends an arrived tool's definition as tools[] would carry it (strict explicit, the description capped)."},
 	{"tool-name", OpenAIResponses, "tools[].name", "^[a-zA-Z0-9_-]{1,64}$",
 		"Must be a-z, A-Z, 0-9, or contain underscores and dashes, with a maximum length of 64.",
 		"https://platform.openai.com/docs/api-reference/responses/create",
@@ -150,6 +154,10 @@ var rules = []Rule{
 		"messages.N.content.M.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$' (many reports of ids replayed from other providers: \"functions.Bash:0\", ids with | or .)",
 		"https://github.com/maximhq/bifrost/issues/5097",
 		"An id outside the pattern is sent as its alias, as for Chat Completions, in the tool_use and in its tool_result alike."},
+	{"tool-change", Anthropic, `messages[] (role "system")`, "tool_addition carries a named definition with an object input_schema or names a known tool; tool_removal names a tools[] entry or an earlier addition",
+		"`tool` is a reference to a tool (or MCP toolset) declared in the request's `tools`. Under the `inline-tools-2026-09-15` beta it may instead be a reference to a tool defined earlier in `messages`, or a `tool_definition` object that carries an inline tool definition in `definition` (anthropic-sdk-go BetaRequestToolAdditionBlockParam)",
+		"https://github.com/anthropics/anthropic-sdk-go/blob/main/betamessage.go",
+		"With Config.NativeToolChanges a session adds a tool by value, and removes by reference only a tool of tools[] or one it added; without it no system message is sent."},
 	{"calls-answered", Anthropic, "messages[]", "every tool_use answered by a tool_result in the next message",
 		"tool_use ids were found without tool_result blocks immediately after",
 		"https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use",
@@ -252,6 +260,8 @@ type checker struct {
 	out      []Violation
 	// deferred are the tools[] names sent with "defer_loading": true.
 	deferred map[string]bool
+	// known are the tools[] names, then those of tool changes so far.
+	known map[string]bool
 }
 
 func (c *checker) add(rule, path, format string, a ...any) {
@@ -338,6 +348,10 @@ func (c *checker) tools(req map[string]json.RawMessage) {
 		} else {
 			seen[name] = i
 		}
+		if c.known == nil {
+			c.known = map[string]bool{}
+		}
+		c.known[name] = true
 		if bytes.Equal(fn["defer_loading"], []byte("true")) {
 			if c.deferred == nil {
 				c.deferred = map[string]bool{}
@@ -496,6 +510,9 @@ func (c *checker) responsesInput(raw json.RawMessage) {
 				c.searchOutput(m, at, &p)
 			}
 			continue
+		case typ == "additional_tools":
+			c.additionalTools(m, at)
+			continue
 		case typ == "function_call_output":
 			id, _ := str(m["call_id"])
 			c.callID(id, at+".call_id")
@@ -553,6 +570,9 @@ func (c *checker) anthropicMessages(raw json.RawMessage) {
 			continue
 		}
 		blocks := c.array(m["content"], at+".content")
+		if role == "system" {
+			c.toolChanges(blocks, at)
+		}
 		if role == "user" {
 			for j, br := range blocks {
 				b := object(br)
@@ -647,6 +667,66 @@ func (c *checker) references(raw json.RawMessage, path string) {
 		}
 		if n, _ := str(b["tool_name"]); !c.deferred[n] {
 			c.add("tool-reference", fmt.Sprintf("%s[%d].tool_name", path, k), "%.80q is not a tools[] entry with \"defer_loading\": true", n)
+		}
+	}
+}
+
+// toolChanges checks the tool_addition and tool_removal blocks of an
+// Anthropic system message at path at.
+func (c *checker) toolChanges(blocks []json.RawMessage, at string) {
+	if c.known == nil {
+		c.known = map[string]bool{}
+	}
+	for j, br := range blocks {
+		b := object(br)
+		bp := fmt.Sprintf("%s.content[%d]", at, j)
+		typ, _ := str(b["type"])
+		tool := object(b["tool"])
+		ttyp, _ := str(tool["type"])
+		switch {
+		case (typ == "tool_addition" || typ == "tool_removal") && ttyp == "tool_reference":
+			if n, _ := str(tool["name"]); !c.known[n] {
+				c.add("tool-change", bp+".tool.name", "%.80q is neither a tools[] entry nor added earlier", n)
+			}
+		case typ == "tool_addition" && ttyp == "tool_definition":
+			def := object(tool["definition"])
+			name, _ := str(def["name"])
+			if !toolname.Valid(name) {
+				c.add("tool-change", bp+".tool.definition.name", "%.80q must match ^[a-zA-Z0-9_-]{1,64}$", name)
+			}
+			c.toolSchema(def, bp+".tool.definition", name)
+			c.known[name] = true
+		case typ == "tool_addition" || typ == "tool_removal":
+			c.add("tool-change", bp+".tool", "want a tool_reference or (in an addition) a tool_definition")
+		}
+	}
+}
+
+// additionalTools checks a Responses additional_tools item at path at.
+func (c *checker) additionalTools(m map[string]json.RawMessage, at string) {
+	if role, _ := str(m["role"]); role != "developer" {
+		c.add("additional-tools", at+".role", "want \"developer\", got %s", m["role"])
+	}
+	if c.known == nil {
+		c.known = map[string]bool{}
+	}
+	for k, raw := range c.array(m["tools"], at+".tools") {
+		tp := fmt.Sprintf("%s.tools[%d]", at, k)
+		t := object(raw)
+		if typ, _ := str(t["type"]); typ != "function" {
+			continue // a hosted tool
+		}
+		name, _ := str(t["name"])
+		if !toolname.Valid(name) {
+			c.add("tool-name", tp+".name", "%.80q must match ^[a-zA-Z0-9_-]{1,64}$", name)
+		}
+		c.known[name] = true
+		c.toolSchema(t, tp, name)
+		if d, _ := str(t["description"]); utf8.RuneCountInString(d) > MaxDescription {
+			c.add("description-length", tp+".description", "%q: %d characters, the limit is %d", name, utf8.RuneCountInString(d), MaxDescription)
+		}
+		if s := t["strict"]; !bytes.Equal(s, []byte("false")) && !bytes.Equal(s, []byte("true")) {
+			c.add("strict-explicit", tp+".strict", "%q: strict is missing; the API would normalize the schema into strict mode", name)
 		}
 	}
 }
