@@ -211,7 +211,7 @@ func viewNote(d *viewNoteState) string {
 	if d.Elevated {
 		b.WriteString(", elevated")
 	}
-	b.WriteString(". Your tool list is unchanged; what you may call changed.")
+	b.WriteString(". What you may call changed.")
 	line := func(label string, names []string) {
 		if len(names) == 0 {
 			return
