@@ -20,7 +20,7 @@
 // requires (§2 Conformance), 17.0 here, where Go's tables are older (15.0.0
 // in Go 1.26). A class whose members differ between the two is written
 // out as ranges of code points (unicode_delta.go, generated from node's
-// RegExp by ./unicodegen), so U+2EBF0 (CJK Extension I, Unicode 15.1) is a
+// RegExp by internal/cmd/unicodegen), so U+2EBF0 (CJK Extension I, Unicode 15.1) is a
 // letter of Script=Han here as in a current engine; one whose members are
 // the same keeps RE2's own name.
 // \d, \w, \b and their negations are ASCII in both and pass through.

@@ -37,7 +37,7 @@ func TestUnicodeDeltaCurrent(t *testing.T) {
 	if got := strings.TrimSpace(string(v)); got != ecmaUnicode {
 		t.Skipf("node's Unicode is %s, the file's %s", got, ecmaUnicode)
 	}
-	out, err := exec.Command("go", "run", "./unicodegen", "-check", "-o", "unicode_delta.go").CombinedOutput()
+	out, err := exec.Command("go", "run", "../../cmd/unicodegen", "-check", "-o", "unicode_delta.go").CombinedOutput()
 	assert.NoError(t, err, "%s", out)
 }
 
