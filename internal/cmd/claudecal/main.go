@@ -187,7 +187,7 @@ func claudeCounts(dir string, texts []string) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command("node", filepath.Join("internal", "claudecal", "count.js"))
+	cmd := exec.Command("node", filepath.Join("internal", "cmd", "claudecal", "count.js"))
 	cmd.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(dir, "node_modules"))
 	cmd.Stdin, cmd.Stderr = bytes.NewReader(in), os.Stderr
 	outb, err := cmd.Output()
