@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/toolshelf/toolshelf/mcpconfig"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -34,9 +35,9 @@ type mcpServerJSON struct {
 // server's serverInfo name), deferred by default. Errors are one line
 // naming the command and what failed.
 func addMCPServer(reg *registry.Registry, line, name string, timeout time.Duration) (*mcpServerJSON, error) {
-	argv, err := mcpstdio.SplitCommand(line)
+	argv, err := mcpconfig.SplitCommand(line)
 	if err != nil {
-		return nil, fmt.Errorf("--mcp-stdio: %s", strings.TrimPrefix(err.Error(), "mcpstdio: "))
+		return nil, fmt.Errorf("--mcp-stdio: %s", strings.TrimPrefix(err.Error(), "mcpconfig: "))
 	}
 	return addStdioServer(reg, argv, nil, "", fmt.Sprintf("--mcp-stdio %q", line), name, timeout)
 }
@@ -54,7 +55,7 @@ func addStdioServer(reg *registry.Registry, argv, env []string, dir, what, name 
 	defer cancel()
 	l, err := mcpstdio.List(ctx, argv, &mcpstdio.Options{ClientVersion: version(), Env: env, Dir: dir})
 	if err != nil {
-		msg := strings.TrimPrefix(err.Error(), "mcpstdio: ")
+		msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), "mcpstdio: "), "mcpconfig: ")
 		switch {
 		case errors.Is(err, mcpstdio.ErrTimeout):
 			msg += fmt.Sprintf(" (--timeout %s; a first npx run downloads the package: raise it)", timeout)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/toolshelf/toolshelf/mcpconfig"
 	"os"
 	"strings"
 	"testing"
@@ -65,7 +66,7 @@ func TestBudgetMCPStdioIsTheCatalogAccount(t *testing.T) {
 	require.Equal(t, exitOK, code, errOut)
 	live := budgetMap(t, out)
 
-	group := mcpstdio.GroupName(mcpstdiotest.ServerName)
+	group := mcpconfig.GroupName(mcpstdiotest.ServerName)
 	rules := writeFile(t, "rules.txt", "Defer(mcp__*)\n")
 	code, out, errOut = runCLI("budget", "--catalog", fakeCatalog(t, group), "--rules", rules, "--json", "--window", "100000")
 	require.Equal(t, exitOK, code, errOut)
@@ -116,7 +117,7 @@ func TestBudgetMCPStdioFlags(t *testing.T) {
 	code, out, errOut = runCLI("budget", "--mcp-stdio", line, "--window", "200000")
 	require.Equal(t, exitOK, code, errOut)
 	first, _, _ := strings.Cut(out, "\n")
-	assert.Equal(t, "MCP server "+mcpstdio.GroupName(mcpstdiotest.ServerName)+": "+mcpstdiotest.ServerName+" 1.2.3, protocol "+mcpstdio.ProtocolVersion+", 4 tools in 3 pages, deferred unless --rules keep them", first)
+	assert.Equal(t, "MCP server "+mcpconfig.GroupName(mcpstdiotest.ServerName)+": "+mcpstdiotest.ServerName+" 1.2.3, protocol "+mcpstdio.ProtocolVersion+", 4 tools in 3 pages, deferred unless --rules keep them", first)
 	assert.Contains(t, out, "deferrable                  4 tools")
 	assert.Contains(t, out, "/ 200,000 tokens")
 }

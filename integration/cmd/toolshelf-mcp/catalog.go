@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/toolshelf/toolshelf/mcpconfig"
 	"io"
 	"sync"
 	"time"
@@ -34,7 +35,7 @@ func catalog(ctx context.Context, o catalogOptions) ([]byte, error) {
 	case o.stdio != "" && o.url != "":
 		return nil, fmt.Errorf("%w: give --mcp-stdio or --mcp-http, not both", errUsage)
 	case o.stdio != "":
-		argv, err := splitCommand(o.stdio)
+		argv, err := mcpconfig.SplitCommand(o.stdio)
 		if err != nil {
 			return nil, fmt.Errorf("--mcp-stdio: %w", err)
 		}
@@ -85,7 +86,7 @@ func liveCatalog(ctx context.Context, o catalogOptions, srv mcp.Server, seen *se
 	if name == "" {
 		name = provisional
 		if seen != nil {
-			name = groupName(seen.name())
+			name = mcpconfig.GroupName(seen.name())
 		}
 	}
 	snap := reg.Snapshot()

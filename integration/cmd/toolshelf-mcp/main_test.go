@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/toolshelf/toolshelf/mcpconfig"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -55,7 +55,7 @@ func TestCatalogStdioSameToolsAsCoreLister(t *testing.T) {
 	require.NoError(t, err)
 	want, err := registry.ParseCatalog(listFake(t).Catalog("", ""))
 	require.NoError(t, err)
-	assert.Equal(t, mcpstdio.GroupName(mcpstdiotest.ServerName), got.Server, "an empty --name takes the serverInfo name, as toolshelf budget does")
+	assert.Equal(t, mcpconfig.GroupName(mcpstdiotest.ServerName), got.Server, "an empty --name takes the serverInfo name, as toolshelf budget does")
 	assert.Equal(t, want.Server, got.Server)
 	assert.Equal(t, want.Description, got.Description)
 	byName := func(c *registry.Catalog) map[string]registry.Tool {
@@ -73,27 +73,6 @@ func TestCatalogStdioSameToolsAsCoreLister(t *testing.T) {
 		require.True(t, ok, name)
 		assert.Equal(t, wt.Description, gt.Description, name)
 		assert.JSONEq(t, string(wt.RawSchema), string(gt.RawSchema), name)
-	}
-}
-
-// TestSplitCommandAsCore: the --mcp-stdio line is split exactly as the core
-// CLI splits `toolshelf budget --mcp-stdio`, errors included.
-func TestSplitCommandAsCore(t *testing.T) {
-	for _, line := range []string{
-		`npx -y @modelcontextprotocol/server-filesystem /tmp`,
-		`node 'my dir/s.js' "a b" c\ d`,
-		`env A=1 "x\"y" ''`,
-		"a \\\nb",
-		`node s.js | tee log`, `x "y`, `x "$HOME"`, `~/s.js`, ``, `a\`, `a 'b`,
-	} {
-		got, gotErr := splitCommand(line)
-		want, wantErr := mcpstdio.SplitCommand(line)
-		assert.Equal(t, want, got, line)
-		assert.Equal(t, wantErr == nil, gotErr == nil, line)
-		if wantErr != nil && gotErr != nil {
-			assert.ErrorIs(t, gotErr, errCommand)
-			assert.Equal(t, strings.TrimPrefix(wantErr.Error(), mcpstdio.ErrCommand.Error()), strings.TrimPrefix(gotErr.Error(), errCommand.Error()), line)
-		}
 	}
 }
 

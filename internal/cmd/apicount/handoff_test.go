@@ -136,11 +136,13 @@ func TestScanUsersClassifies(t *testing.T) {
 // change log, the diagnosis): 34 more, 410; issue 48 ten a newcomer lacked
 // (mcp.StartError, sdkbridge.Call and its three constructors,
 // registry.ErrSchemaRefused and Hint, execute.ParsePermissions): 420; issue
-// 43 mcpconfig, the one reader of mcpServers files (five): 425; issue 44's
+// 43 mcpconfig, the one reader of mcpServers files (five): 425. issue 44's
 // native live tools the betas a harness sends with them
-// (Session.NativeBetas, sdkbridge.Betas): 427. The ceiling is a tripwire
-// for growth nobody justified, not a target.
-const maxPublic = 427
+// (Session.NativeBetas, sdkbridge.Betas): 427; mcpconfig.SplitCommand,
+// GroupName and ErrCommand, one public home for the command-line rules the
+// core CLI and integration/cmd/toolshelf-mcp had as two copies: 430. The
+// ceiling is a tripwire for growth nobody justified, not a target.
+const maxPublic = 430
 
 // TestPublicCount keeps the public surface at or under maxPublic, counted as
 // go run ./internal/cmd/apicount counts it.

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/toolshelf/toolshelf/mcpconfig"
 	"io"
 	"os"
 	"os/exec"
@@ -100,8 +101,8 @@ type Listing struct {
 }
 
 // GroupName is the registry group name the server's tools take by default:
-// [GroupName] of its serverInfo name.
-func (l *Listing) GroupName() string { return GroupName(l.ServerName) }
+// [mcpconfig.GroupName] of its serverInfo name.
+func (l *Listing) GroupName() string { return mcpconfig.GroupName(l.ServerName) }
 
 // Description describes the server for the tool_search index, by
 // [ServerDescription].

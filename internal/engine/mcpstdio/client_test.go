@@ -3,6 +3,7 @@ package mcpstdio_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/toolshelf/toolshelf/mcpconfig"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -88,7 +89,7 @@ func TestListingImportsKeepingSchemaKeyOrder(t *testing.T) {
 	require.NoError(t, err)
 	c, err := registry.ParseCatalog(l.Catalog("", ""))
 	require.NoError(t, err)
-	group := mcpstdio.GroupName(mcpstdiotest.ServerName)
+	group := mcpconfig.GroupName(mcpstdiotest.ServerName)
 	assert.Equal(t, group, c.Server)
 	assert.Equal(t, mcpstdiotest.Instructions, c.Description)
 	reg := registry.New(nil)

@@ -1,12 +1,16 @@
 package mcpstdio
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/toolshelf/toolshelf/mcpconfig"
+)
 
 // Errors returned by [List] and [SplitCommand]. Each failure wraps exactly
 // one of them, with the command and the stage that failed in the message.
 var (
 	// ErrCommand reports a command line that cannot be split or is empty.
-	ErrCommand = errors.New("mcpstdio: bad command line")
+	ErrCommand = mcpconfig.ErrCommand
 	// ErrStart reports a command that could not be started (not found, not
 	// executable).
 	ErrStart = errors.New("mcpstdio: cannot start the server")

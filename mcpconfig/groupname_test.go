@@ -1,10 +1,10 @@
-package mcpstdio_test
+package mcpconfig_test
 
 import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/toolshelf/toolshelf/internal/engine/mcpstdio"
+	"github.com/toolshelf/toolshelf/mcpconfig"
 	"github.com/toolshelf/toolshelf/registry"
 )
 
@@ -27,7 +27,7 @@ func TestGroupName(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			got := mcpstdio.GroupName(tt.in)
+			got := mcpconfig.GroupName(tt.in)
 			assert.Equal(t, tt.want, got)
 			// Whatever the input, the result is a group the registry takes.
 			assert.NoError(t, registry.New(nil).AddGroup(registry.Group{Name: got}))
@@ -39,7 +39,7 @@ func FuzzGroupName(f *testing.F) {
 	f.Add("mcp-servers/everything")
 	f.Add("__/__")
 	f.Fuzz(func(t *testing.T, s string) {
-		assert.NoError(t, registry.New(nil).AddGroup(registry.Group{Name: mcpstdio.GroupName(s)}), "%q", s)
+		assert.NoError(t, registry.New(nil).AddGroup(registry.Group{Name: mcpconfig.GroupName(s)}), "%q", s)
 	})
 }
 

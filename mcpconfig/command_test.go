@@ -1,4 +1,4 @@
-package mcpstdio_test
+package mcpconfig_test
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/toolshelf/toolshelf/internal/engine/mcpstdio"
+	"github.com/toolshelf/toolshelf/mcpconfig"
 )
 
 func TestSplitCommand(t *testing.T) {
@@ -34,7 +34,7 @@ func TestSplitCommand(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.line, func(t *testing.T) {
-			got, err := mcpstdio.SplitCommand(tt.line)
+			got, err := mcpconfig.SplitCommand(tt.line)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
 		})
@@ -59,10 +59,10 @@ func TestSplitCommandErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.line, func(t *testing.T) {
-			got, err := mcpstdio.SplitCommand(tt.line)
+			got, err := mcpconfig.SplitCommand(tt.line)
 			require.Error(t, err)
 			assert.Nil(t, got)
-			assert.ErrorIs(t, err, mcpstdio.ErrCommand)
+			assert.ErrorIs(t, err, mcpconfig.ErrCommand)
 			assert.Contains(t, err.Error(), tt.want)
 		})
 	}
@@ -73,9 +73,9 @@ func FuzzSplitCommand(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, line string) {
-		args, err := mcpstdio.SplitCommand(line)
+		args, err := mcpconfig.SplitCommand(line)
 		if err != nil {
-			assert.ErrorIs(t, err, mcpstdio.ErrCommand)
+			assert.ErrorIs(t, err, mcpconfig.ErrCommand)
 			return
 		}
 		require.NotEmpty(t, args)
@@ -84,7 +84,7 @@ func FuzzSplitCommand(f *testing.F) {
 		for _, a := range args {
 			requoted += " " + singleQuote(a)
 		}
-		again, err := mcpstdio.SplitCommand(requoted)
+		again, err := mcpconfig.SplitCommand(requoted)
 		require.NoError(t, err, "%q", requoted)
 		assert.Equal(t, args, again)
 	})
@@ -103,12 +103,12 @@ func singleQuote(s string) string {
 }
 
 func ExampleSplitCommand() {
-	argv, err := mcpstdio.SplitCommand(`node "/srv/my server/index.js" --name 'it'\''s mine' stdio`)
+	argv, err := mcpconfig.SplitCommand(`node "/srv/my server/index.js" --name 'it'\''s mine' stdio`)
 	fmt.Println(len(argv), err)
 	for _, a := range argv {
 		fmt.Println(a)
 	}
-	_, err = mcpstdio.SplitCommand(`cd /srv && node index.js`)
+	_, err = mcpconfig.SplitCommand(`cd /srv && node index.js`)
 	fmt.Println(err)
 	// Output:
 	// 5 <nil>
@@ -117,12 +117,12 @@ func ExampleSplitCommand() {
 	// --name
 	// it's mine
 	// stdio
-	// mcpstdio: bad command line: "cd /srv && node index.js": & is shell syntax and no shell is run: quote it to pass it literally, or run sh -c '...'
+	// mcpconfig: bad command line: "cd /srv && node index.js": & is shell syntax and no shell is run: quote it to pass it literally, or run sh -c '...'
 }
 
 func ExampleGroupName() {
-	fmt.Println(mcpstdio.GroupName("mcp-servers/everything"))
-	fmt.Println(mcpstdio.GroupName("My Server (beta)"))
+	fmt.Println(mcpconfig.GroupName("mcp-servers/everything"))
+	fmt.Println(mcpconfig.GroupName("My Server (beta)"))
 	// Output:
 	// everything
 	// My-Server-beta

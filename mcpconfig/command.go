@@ -1,6 +1,7 @@
-package mcpstdio
+package mcpconfig
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -102,3 +103,6 @@ func indexRune(rs []rune, from int, r rune) int {
 	}
 	return -1
 }
+
+// ErrCommand reports a command line that cannot be split or is empty.
+var ErrCommand = errors.New("mcpconfig: bad command line")
