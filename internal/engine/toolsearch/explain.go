@@ -182,7 +182,7 @@ func (ix *bm25Index) explain(queries []string, name string) (*Explanation, error
 				for _, id := range a.ids {
 					for _, gt := range ix.gterms[id] {
 						if gt.group == g {
-							ws.Server = max(ws.Server, float64(min(a.w, 1)*gt.ev))
+							ws.Server = max(ws.Server, float64(serverWeight(a, w.alts[0].w)*gt.ev))
 						}
 					}
 				}

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/toolshelf/toolshelf/internal/engine/filekind"
 	"github.com/toolshelf/toolshelf/internal/engine/lexicon"
 	"github.com/toolshelf/toolshelf/internal/engine/neighbours"
 )
@@ -72,6 +73,24 @@ type qalt struct {
 	// the query a tool covers by matching this alternative (see
 	// [coverageShare]).
 	mass float32
+	// meaning is set on an alternative that says what the word means
+	// rather than what it is near: the word's abbreviation expansions,
+	// and WordNet's derivations and synonyms through its most frequent
+	// sense. For a server's evidence it counts as the word ([serverWeight]).
+	meaning bool
+}
+
+// serverWeight is the weight an alternative's terms carry as evidence for
+// a server ([search.Fit.Group]): its own weight, or the word's when it
+// says what the word means. Which server a request is for is a coarser
+// question than which tool: "remember" names the memory server's domain
+// as plainly as "memory" does, while it tells its tools apart no better
+// than a relation does.
+func serverWeight(a qalt, word float32) float32 {
+	if a.meaning {
+		return min(max(a.w, word), 1)
+	}
+	return min(a.w, 1)
 }
 
 // qword is one word of the query with its alternatives, the literal form
@@ -120,9 +139,16 @@ func (ix *bm25Index) parseQuery(queries []string) ([]qword, uint64) {
 				cw = weightValue
 			}
 			p.chunk(chunk, req, cw)
+			if kind, ok := filekind.Of(chunk); ok && !slices.Contains(p.files, kind) {
+				if kind == filekind.Text {
+					kind = filekind.File
+				}
+				p.files = append(p.files, kind)
+			}
 		}
 		p.flush()
 	}
+	p.fileWords()
 	// An expansion never re-adds a term the query says literally.
 	for i := range p.words {
 		alts := p.words[i].alts
@@ -158,6 +184,52 @@ type queryParser struct {
 	need    uint64
 	nreq    int
 	seq     []latinWord // Latin words since the last CJK run or query
+	files   []string    // the kinds of the file names the query wrote
+}
+
+// File names as words (package internal/engine/filekind): "report.pdf"
+// says "file" as plainly as the word does, so it counts as that word,
+// weightFileName; the medium the extension names ("meeting.mp3": audio,
+// "photo.png": image) is a word of the request too, at weightFileKind, a
+// derivation's weight: the extension says it, the request does not. A
+// text file is what "file" means when nothing else is said, so "text" is
+// not added: on the everyday set's tune half it pulled read_text_file's
+// name over get_file_info for "when was notes.txt last changed?" and
+// every request naming a text file for another task.
+const (
+	weightFileName = 1.0
+	weightFileKind = 0.6
+	// viaFileName names these words in explanations.
+	viaFileName = "file name"
+)
+
+// fileWords adds the words the query's file names stand for: "file",
+// and the kind of each ("audio", "image", "text", ...), unless the query
+// wrote them itself.
+func (p *queryParser) fileWords() {
+	for i, k := range append([]string{filekind.File}, p.files...) {
+		if i == 0 && len(p.files) == 0 || i > 0 && k == filekind.File {
+			continue
+		}
+		w := weightFileName
+		if i > 0 {
+			w = weightFileKind
+		}
+		s := stem(k)
+		wi, dup := p.word(s, k, 0)
+		if dup {
+			continue
+		}
+		a := qalt{w: float32(w), via: viaFileName}
+		if id, ok := p.id(s); ok {
+			a.ids = append(a.ids, id)
+			p.literal[id] = true
+		}
+		if id, ok := p.ix.serverStems[s]; ok {
+			a.ids = append(a.ids, id)
+		}
+		p.words[wi].alts = append(p.words[wi].alts, a)
+	}
 }
 
 // word returns the index of the qword for key, creating it; dup reports an
@@ -189,7 +261,8 @@ func (p *queryParser) lexicon(wi int, s string, w float64) {
 		if wl <= 0 {
 			continue
 		}
-		p.words[wi].alts = append(p.words[wi].alts, qalt{ids: []int32{id}, w: float32(wl * w), via: "wordnet " + r.Kind.String()})
+		p.words[wi].alts = append(p.words[wi].alts, qalt{ids: []int32{id}, w: float32(wl * w), via: "wordnet " + r.Kind.String(),
+			meaning: r.Rank == 1 && (r.Kind == lexicon.Derivation || r.Kind == lexicon.Synonym)})
 	}
 }
 
@@ -321,6 +394,7 @@ func (p *queryParser) flush() {
 			}
 			for _, e := range exps {
 				if a, ok := p.alt(e, float32(ws*lw.w), "synonym"); ok {
+					a.meaning = true
 					p.words[wi].alts = append(p.words[wi].alts, a)
 				}
 			}

@@ -123,6 +123,10 @@ type posting struct {
 	doc     int32
 	impact  float32
 	nameIDF float32
+	// said: the tool says the term in its name, description or hints,
+	// undiscounted: the term is the tool's own word, not its server's
+	// boilerplate ([search.Fit.Group] counts it in full).
+	said bool
 }
 
 // discKey names one (server, term, field) whose weight is discounted.
@@ -447,7 +451,11 @@ func (ix *bm25Index) scorePosting(id int32, rp rawPosting, disc *[nFields]float3
 		sum += contrib[f]
 	}
 	ix.nameTot[rp.doc] += float32(contrib[fName])
-	return posting{doc: rp.doc, impact: float32(sum), nameIDF: float32(contrib[fName])}
+	said := false
+	for _, f := range []int{fName, fNameJoined, fDesc, fHints} {
+		said = said || rp.tf[f] > 0 && (disc == nil || disc[f] >= 1)
+	}
+	return posting{doc: rp.doc, impact: float32(sum), nameIDF: float32(contrib[fName]), said: said}
 }
 
 // noDiscount is the boilerplate factor of a term no server repeats.
@@ -759,6 +767,9 @@ func (ix *bm25Index) addWord(sc *scratch, w qword, nameW float32) {
 				c := min(a.mass, a.w*(p.impact+nameW*p.nameIDF))
 				y.c = max(y.c, c)
 				y.e = max(y.e, c)
+				if p.said {
+					y.e = max(y.e, a.mass)
+				}
 			}
 			continue
 		}
@@ -815,14 +826,15 @@ func (ix *bm25Index) addWord(sc *scratch, w qword, nameW float32) {
 }
 
 // groupWord sets sc.gw to one query word's evidence for each server: the
-// best of its alternatives' weights (at most 1) × the weight of a term of
-// it the server's tools share ([groupEvidence]).
+// best of its alternatives' weights for a server ([serverWeight], at most
+// 1) × the weight of a term of it the server's tools share
+// ([groupEvidence]).
 func (ix *bm25Index) groupWord(sc *scratch, w qword) {
 	if len(ix.gterms) == 0 {
 		return
 	}
 	for _, a := range w.alts {
-		aw := min(a.w, 1)
+		aw := serverWeight(a, w.alts[0].w)
 		for _, id := range a.ids {
 			for _, gt := range ix.gterms[id] {
 				if sc.gw[gt.group] == 0 {
