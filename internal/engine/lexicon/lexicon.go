@@ -41,13 +41,20 @@ const (
 	VerbGroup
 	// AlsoSee marks a word of an "also see" pointer ("^"): modern -> new.
 	AlsoSee
+	// Gloss marks a content word of the definition of one of the
+	// looked-up word's senses (the gloss text before the first quoted
+	// example: WordNet glosses are "definition; definition; \"example\""),
+	// lemmatised to a WordNet lemma: remember -> memory, from "recall
+	// knowledge from memory; have a recollection".
+	Gloss
 )
 
 // kindLetters are the kinds' letters in the data file, by Kind.
-const kindLetters = "?sdhoctge"
+const kindLetters = "?sdhoctgel"
 
 // String returns the kind's name: "synonym", "derivation", "hypernym",
-// "hyponym", "co-hyponym", "similar", "verb group" or "also see".
+// "hyponym", "co-hyponym", "similar", "verb group", "also see" or
+// "gloss".
 func (k Kind) String() string {
 	switch k {
 	case Synonym:
@@ -66,6 +73,8 @@ func (k Kind) String() string {
 		return "verb group"
 	case AlsoSee:
 		return "also see"
+	case Gloss:
+		return "gloss"
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
@@ -101,11 +110,12 @@ type tables struct {
 var load = gztext.Embedded("lexicon", packed, parse)
 
 // Related returns the words related to word, a WordNet lemma in lower
-// case (delete, notification), best first: by Rank, then derivations
-// before synonyms, then alphabetically; relations of further kinds (a file
-// generated with -further; the embedded one has none) follow, kind by
-// kind in the generator's order, by Rank, then the more frequent word
-// first. It returns nil for a word
+// case (delete, notification), best first: synonyms and derivations by
+// Rank, then derivations before synonyms, then alphabetically; then the
+// Gloss relations, by Rank, then in gloss order; relations of further
+// kinds (a file generated with -further; the embedded one has none)
+// follow, kind by kind in the generator's order, by Rank, then the more
+// frequent word first. It returns nil for a word
 // WordNet does not list or that has no kept relation. The result is
 // shared: do not modify it.
 func Related(word string) []Relation {
@@ -130,7 +140,7 @@ func index(es []entry) map[string][]Relation {
 
 // parse reads the gzipped relation file written by internal/gen.
 func parse(gz []byte) (*tables, error) {
-	text, err := gztext.Gunzip(gz, 2<<20)
+	text, err := gztext.Gunzip(gz, 5<<19)
 	if err != nil {
 		return nil, err
 	}
