@@ -124,8 +124,9 @@ func Related(word string) []Relation {
 
 // RelatedStem returns the relations of the head lemma of the Snowball
 // stem s (package internal/engine/stem): the shortest WordNet lemma with that
-// stem, so "deleting" and "deletion", both stemmed to "delet", reach the
-// relations of delete. Order and sharing are as for [Related].
+// stem and synonyms or derivations (else the shortest with Gloss
+// relations), so "deleting" and "deletion", both stemmed to "delet",
+// reach the relations of delete. Order and sharing are as for [Related].
 func RelatedStem(s string) []Relation {
 	return load().stem[s]
 }
@@ -199,20 +200,26 @@ func parse(gz []byte) (*tables, error) {
 // rather than stops, delete rather than deletion, branch rather than
 // branched). Merging all lemmas of a stem was tried and brought in the
 // senses of derived words (stops, the card game: boodle; purchasable:
-// venal), so the base word speaks for its stem.
+// venal), so the base word speaks for its stem. A lemma with synonyms or
+// derivations comes before one with only Gloss relations, whatever their
+// lengths, so that a stem keeps WordNet's word-to-word links when a
+// shorter lemma has only its definitions (327 stems: warm, whose gloss
+// words would hide warmly's cordially and heartily).
 func byStem(byWord []entry) []entry {
 	type keyed struct {
-		stem string
-		i    int
+		stem   string
+		glossy bool // only Gloss relations
+		i      int
 	}
 	ks := make([]keyed, len(byWord))
 	for i, e := range byWord {
-		ks[i] = keyed{stem.Stem(e.key), i}
+		ks[i] = keyed{stem.Stem(e.key), e.rels[0].Kind == Gloss, i}
 	}
 	// byWord is sorted, so among equal stems and lengths the lower index
 	// is the alphabetically first lemma.
 	slices.SortFunc(ks, func(a, b keyed) int {
-		return cmp.Or(strings.Compare(a.stem, b.stem), len(byWord[a.i].key)-len(byWord[b.i].key), a.i-b.i)
+		return cmp.Or(strings.Compare(a.stem, b.stem), cmpBool(a.glossy, b.glossy),
+			len(byWord[a.i].key)-len(byWord[b.i].key), a.i-b.i)
 	})
 	out := make([]entry, 0, len(ks))
 	for i, k := range ks {
@@ -221,4 +228,15 @@ func byStem(byWord []entry) []entry {
 		}
 	}
 	return out
+}
+
+// cmpBool orders false before true.
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }

@@ -149,6 +149,13 @@ func TestRelatedStemHead(t *testing.T) {
 	require.NotEmpty(t, Related("stops"))
 	require.NotEqual(t, Related("stop"), Related("stops"))
 	assert.Equal(t, Related("stop"), RelatedStem("stop"))
+
+	// warm has only gloss words (its synonyms share its stem), so warmly,
+	// which has synonyms, still heads the stem "warm".
+	require.Equal(t, "warm", stem.Stem("warmly"))
+	require.NotEmpty(t, Related("warm"))
+	require.Equal(t, Gloss, Related("warm")[0].Kind, "%v", Related("warm"))
+	assert.Equal(t, Related("warmly"), RelatedStem("warm"))
 }
 
 // TestInvariants checks every entry of both tables against the rules the
@@ -196,11 +203,15 @@ func TestInvariants(t *testing.T) {
 	}
 	// Each stem speaks through one of its lemmas, so the word checks above
 	// cover its relations; here only that the lemma exists and is the
-	// shortest.
+	// shortest, lemmas with synonyms or derivations first.
 	heads := map[string]string{}
+	glossOnly := func(key string) bool { return tb.word[key][0].Kind == Gloss }
 	for key := range tb.word {
 		s := stem.Stem(key)
-		if h, ok := heads[s]; !ok || len(key) < len(h) || len(key) == len(h) && key < h {
+		h, ok := heads[s]
+		better := !ok || glossOnly(h) && !glossOnly(key) ||
+			glossOnly(h) == glossOnly(key) && (len(key) < len(h) || len(key) == len(h) && key < h)
+		if better {
 			heads[s] = key
 		}
 	}
