@@ -16,4 +16,5 @@ func ExampleRelated() {
 	// advise synonym 1
 	// apprise synonym 1
 	// apprize synonym 1
+	// inform gloss 1
 }

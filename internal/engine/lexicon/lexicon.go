@@ -41,13 +41,20 @@ const (
 	VerbGroup
 	// AlsoSee marks a word of an "also see" pointer ("^"): modern -> new.
 	AlsoSee
+	// Gloss marks a content word of the definition of one of the
+	// looked-up word's senses (the gloss text before the first quoted
+	// example: WordNet glosses are "definition; definition; \"example\""),
+	// lemmatised to a WordNet lemma: remember -> memory, from "recall
+	// knowledge from memory; have a recollection".
+	Gloss
 )
 
 // kindLetters are the kinds' letters in the data file, by Kind.
-const kindLetters = "?sdhoctge"
+const kindLetters = "?sdhoctgel"
 
 // String returns the kind's name: "synonym", "derivation", "hypernym",
-// "hyponym", "co-hyponym", "similar", "verb group" or "also see".
+// "hyponym", "co-hyponym", "similar", "verb group", "also see" or
+// "gloss".
 func (k Kind) String() string {
 	switch k {
 	case Synonym:
@@ -66,6 +73,8 @@ func (k Kind) String() string {
 		return "verb group"
 	case AlsoSee:
 		return "also see"
+	case Gloss:
+		return "gloss"
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
@@ -101,11 +110,12 @@ type tables struct {
 var load = gztext.Embedded("lexicon", packed, parse)
 
 // Related returns the words related to word, a WordNet lemma in lower
-// case (delete, notification), best first: by Rank, then derivations
-// before synonyms, then alphabetically; relations of further kinds (a file
-// generated with -further; the embedded one has none) follow, kind by
-// kind in the generator's order, by Rank, then the more frequent word
-// first. It returns nil for a word
+// case (delete, notification), best first: synonyms and derivations by
+// Rank, then derivations before synonyms, then alphabetically; then the
+// Gloss relations, by Rank, then in gloss order; relations of further
+// kinds (a file generated with -further; the embedded one has none)
+// follow, kind by kind in the generator's order, by Rank, then the more
+// frequent word first. It returns nil for a word
 // WordNet does not list or that has no kept relation. The result is
 // shared: do not modify it.
 func Related(word string) []Relation {
@@ -114,8 +124,9 @@ func Related(word string) []Relation {
 
 // RelatedStem returns the relations of the head lemma of the Snowball
 // stem s (package internal/engine/stem): the shortest WordNet lemma with that
-// stem, so "deleting" and "deletion", both stemmed to "delet", reach the
-// relations of delete. Order and sharing are as for [Related].
+// stem and synonyms or derivations (else the shortest with Gloss
+// relations), so "deleting" and "deletion", both stemmed to "delet",
+// reach the relations of delete. Order and sharing are as for [Related].
 func RelatedStem(s string) []Relation {
 	return load().stem[s]
 }
@@ -130,7 +141,7 @@ func index(es []entry) map[string][]Relation {
 
 // parse reads the gzipped relation file written by internal/gen.
 func parse(gz []byte) (*tables, error) {
-	text, err := gztext.Gunzip(gz, 2<<20)
+	text, err := gztext.Gunzip(gz, 5<<19)
 	if err != nil {
 		return nil, err
 	}
@@ -189,20 +200,26 @@ func parse(gz []byte) (*tables, error) {
 // rather than stops, delete rather than deletion, branch rather than
 // branched). Merging all lemmas of a stem was tried and brought in the
 // senses of derived words (stops, the card game: boodle; purchasable:
-// venal), so the base word speaks for its stem.
+// venal), so the base word speaks for its stem. A lemma with synonyms or
+// derivations comes before one with only Gloss relations, whatever their
+// lengths, so that a stem keeps WordNet's word-to-word links when a
+// shorter lemma has only its definitions (327 stems: warm, whose gloss
+// words would hide warmly's cordially and heartily).
 func byStem(byWord []entry) []entry {
 	type keyed struct {
-		stem string
-		i    int
+		stem   string
+		glossy bool // only Gloss relations
+		i      int
 	}
 	ks := make([]keyed, len(byWord))
 	for i, e := range byWord {
-		ks[i] = keyed{stem.Stem(e.key), i}
+		ks[i] = keyed{stem.Stem(e.key), e.rels[0].Kind == Gloss, i}
 	}
 	// byWord is sorted, so among equal stems and lengths the lower index
 	// is the alphabetically first lemma.
 	slices.SortFunc(ks, func(a, b keyed) int {
-		return cmp.Or(strings.Compare(a.stem, b.stem), len(byWord[a.i].key)-len(byWord[b.i].key), a.i-b.i)
+		return cmp.Or(strings.Compare(a.stem, b.stem), cmpBool(a.glossy, b.glossy),
+			len(byWord[a.i].key)-len(byWord[b.i].key), a.i-b.i)
 	})
 	out := make([]entry, 0, len(ks))
 	for i, k := range ks {
@@ -211,4 +228,15 @@ func byStem(byWord []entry) []entry {
 		}
 	}
 	return out
+}
+
+// cmpBool orders false before true.
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }

@@ -101,6 +101,42 @@ func TestWellKnownPairs(t *testing.T) {
 	assert.Nil(t, RelatedStem("xyzzy"))
 }
 
+// TestGlossPairs checks gloss relations against WordNet 3.0's glosses
+// (wn WORD -over): remember sense 1 (tag count 106) "recall knowledge
+// from memory; have a recollection", sense 2 (53) "keep in mind for
+// attention or consideration"; big (adjective, 107) "above average in
+// size or number or quantity or magnitude or extent"; notify (10)
+// "inform (somebody) of something"; erase (5) "remove from memory or
+// existence". memorize (6) is "commit to memory; learn by heart", but
+// memory is already its derivation, so it is not repeated as a gloss
+// word, and recall, a synonym of remember, is not one either.
+func TestGlossPairs(t *testing.T) {
+	for _, c := range []struct {
+		word, related string
+		rank          uint8
+	}{
+		{"remember", "knowledge", 1},
+		{"remember", "memory", 1},
+		{"remember", "attention", 2},
+		{"big", "size", 1},
+		{"big", "quantity", 1},
+		{"notify", "inform", 1},
+		{"erase", "memory", 1},
+		{"erase", "existence", 1},
+		{"memorize", "commit", 1},
+	} {
+		rels := Related(c.word)
+		assert.Contains(t, rels, Relation{Word: c.related, Kind: Gloss, Rank: c.rank}, "Related(%q) = %v", c.word, rels)
+		assert.Equal(t, rels, RelatedStem(stem.Stem(c.word)), c.word)
+	}
+	assert.True(t, has(Related("memorize"), "memory", Derivation))
+	assert.False(t, has(Related("memorize"), "memory", Gloss))
+	assert.True(t, has(Related("remember"), "recall", Synonym))
+	assert.False(t, has(Related("remember"), "recall", Gloss))
+	// "(somebody)" is parenthesised and "something" a stop word.
+	assert.False(t, has(Related("notify"), "somebody", Gloss))
+}
+
 // TestRelatedStemHead checks that a stem speaks through its shortest
 // lemma: "delet" through delete, not deletion (whose synset 06428216 adds
 // excision), and "stop" through stop, not stops (a card game in WordNet).
@@ -113,37 +149,69 @@ func TestRelatedStemHead(t *testing.T) {
 	require.NotEmpty(t, Related("stops"))
 	require.NotEqual(t, Related("stop"), Related("stops"))
 	assert.Equal(t, Related("stop"), RelatedStem("stop"))
+
+	// warm has only gloss words (its synonyms share its stem), so warmly,
+	// which has synonyms, still heads the stem "warm".
+	require.Equal(t, "warm", stem.Stem("warmly"))
+	require.NotEmpty(t, Related("warm"))
+	require.Equal(t, Gloss, Related("warm")[0].Kind, "%v", Related("warm"))
+	assert.Equal(t, Related("warmly"), RelatedStem("warm"))
 }
 
 // TestInvariants checks every entry of both tables against the rules the
-// generator promises: valid words, ranks 1..3, best-first order, no
-// relation sharing the key's stem.
+// generator promises: valid words, ranks 1..3 (gloss words 1..2), synonyms
+// and derivations best first, then at most 6 gloss words by rank, no
+// relation sharing the key's stem and no gloss word sharing a synonym's,
+// a derivation's or another gloss word's stem.
 func TestInvariants(t *testing.T) {
 	tb := load()
+	opt := wordnet.DefaultOptions
 	require.Greater(t, len(tb.word), 30000)
 	require.Greater(t, len(tb.stem), 25000)
 	for key, rels := range tb.word {
 		require.NotEmpty(t, rels, key)
-		require.True(t, slices.IsSortedFunc(rels, compare), "%s: %v", key, rels)
+		n := slices.IndexFunc(rels, func(r Relation) bool { return r.Kind == Gloss })
+		if n < 0 {
+			n = len(rels)
+		}
+		syn, gloss := rels[:n], rels[n:]
+		require.True(t, slices.IsSortedFunc(syn, compare), "%s: %v", key, rels)
+		if !slices.IsSortedFunc(gloss, func(a, b Relation) int { return cmp.Compare(a.Rank, b.Rank) }) || len(gloss) > opt.MaxGloss {
+			t.Fatalf("%s: gloss words out of order or too many: %v", key, rels)
+		}
 		keyStem := stem.Stem(key)
-		for _, r := range rels {
+		stems := map[string]bool{keyStem: true}
+		for i, r := range rels {
 			// Plain checks: testify per relation costs seconds here.
-			if r.Kind != Synonym && r.Kind != Derivation || r.Rank < 1 || int(r.Rank) > wordnet.DefaultOptions.Senses ||
+			maxRank, kindOK := opt.Senses, r.Kind == Synonym || r.Kind == Derivation
+			if i >= n {
+				maxRank, kindOK = opt.GlossSenses, r.Kind == Gloss
+			}
+			if !kindOK || r.Rank < 1 || int(r.Rank) > maxRank ||
 				len(r.Word) < 3 || strings.IndexFunc(r.Word, func(c rune) bool { return c < 'a' || c > 'z' }) >= 0 {
 				t.Fatalf("%s: bad relation %+v", key, r)
 			}
-			if keyStem == stem.Stem(r.Word) {
+			s := stem.Stem(r.Word)
+			if keyStem == s {
 				t.Fatalf("%s: %s shares its stem %q", key, r.Word, keyStem)
 			}
+			if r.Kind == Gloss && stems[s] {
+				t.Fatalf("%s: gloss word %s shares the stem %q of an earlier relation: %v", key, r.Word, s, rels)
+			}
+			stems[s] = true
 		}
 	}
 	// Each stem speaks through one of its lemmas, so the word checks above
 	// cover its relations; here only that the lemma exists and is the
-	// shortest.
+	// shortest, lemmas with synonyms or derivations first.
 	heads := map[string]string{}
+	glossOnly := func(key string) bool { return tb.word[key][0].Kind == Gloss }
 	for key := range tb.word {
 		s := stem.Stem(key)
-		if h, ok := heads[s]; !ok || len(key) < len(h) || len(key) == len(h) && key < h {
+		h, ok := heads[s]
+		better := !ok || glossOnly(h) && !glossOnly(key) ||
+			glossOnly(h) == glossOnly(key) && (len(key) < len(h) || len(key) == len(h) && key < h)
+		if better {
 			heads[s] = key
 		}
 	}
@@ -197,6 +265,7 @@ func TestParseErrors(t *testing.T) {
 	for name, text := range map[string]string{
 		"no tab":       "delete\n",
 		"bad kind":     "delete\tx1:erase\n",
+		"kind past l":  "delete\tm1:erase\n",
 		"kind 0":       "delete\t?1:erase\n",
 		"bad rank":     "delete\ts0:erase\n",
 		"empty word":   "delete\ts1:erase,\n",
@@ -219,12 +288,19 @@ func TestParseErrors(t *testing.T) {
 	assert.Equal(t, []Relation{{"flat", Synonym, 1}, {"housing", Hypernym, 1}, {"penthouse", Hyponym, 1}, {"condominium", CoHyponym, 1}}, tb.word["apartment"])
 	assert.Equal(t, []Relation{{"close", VerbGroup, 1}, {"bolt", AlsoSee, 1}}, tb.word["shut"])
 	assert.Equal(t, []Relation{{"current", Similar, 1}}, tb.word["latest"])
+
+	// Gloss words, which the embedded file has, follow the synonyms and
+	// derivations.
+	tb, err = parse(gz("remember\td1:remembrance\ts1:recall\tl1:knowledge,memory\tl2:mind\n"))
+	require.NoError(t, err)
+	assert.Equal(t, []Relation{{"remembrance", Derivation, 1}, {"recall", Synonym, 1}, {"knowledge", Gloss, 1}, {"memory", Gloss, 1}, {"mind", Gloss, 2}}, tb.word["remember"])
+
 	var names []string
-	for k := Synonym; k <= AlsoSee; k++ {
+	for k := Synonym; k <= Gloss; k++ {
 		names = append(names, k.String())
 	}
-	assert.Equal(t, []string{"synonym", "derivation", "hypernym", "hyponym", "co-hyponym", "similar", "verb group", "also see"}, names)
-	assert.Equal(t, "Kind(9)", Kind(9).String())
+	assert.Equal(t, []string{"synonym", "derivation", "hypernym", "hyponym", "co-hyponym", "similar", "verb group", "also see", "gloss"}, names)
+	assert.Equal(t, "Kind(10)", Kind(10).String())
 }
 
 // compare orders relations best first, as the generator writes them: by

@@ -23,6 +23,9 @@ func main() {
 	opt := wordnet.DefaultOptions
 	flag.StringVar(&opt.Further, "further", opt.Further, "further relation kinds to follow, closest first (h hypernym, o hyponym, c co-hyponym, t similar, g verb group, e also see)")
 	flag.IntVar(&opt.MaxPerKind, "maxperkind", opt.MaxPerKind, "relations of each further kind kept per lemma")
+	flag.IntVar(&opt.GlossSenses, "glosssenses", opt.GlossSenses, "best ranked senses whose definitions give gloss relations (0 for none)")
+	flag.IntVar(&opt.GlossMinCount, "glossmincount", opt.GlossMinCount, "least tag count (cntlist.rev) of a sense whose definition counts")
+	flag.IntVar(&opt.MaxGloss, "maxgloss", opt.MaxGloss, "gloss relations kept per lemma")
 	flag.Parse()
 	if err := run(*dir, *out, opt); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)

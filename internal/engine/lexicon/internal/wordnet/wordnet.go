@@ -39,10 +39,19 @@ type Options struct {
 	Further string
 	// MaxPerKind caps the relations of each further kind kept per lemma.
 	MaxPerKind int
+	// GlossSenses is how many of a lemma's best ranked senses give gloss
+	// relations (content words of their definitions); 0 for none.
+	GlossSenses int
+	// MaxGloss caps the gloss relations kept per lemma, best ranked
+	// sense first, in gloss order.
+	MaxGloss int
+	// GlossMinCount is the least tag count (cntlist.rev) of a sense
+	// whose gloss counts.
+	GlossMinCount int
 }
 
 // DefaultOptions are the options the embedded file is built with.
-var DefaultOptions = Options{Senses: 3, MinLen: 3, MaxPerWord: 16}
+var DefaultOptions = Options{Senses: 3, MinLen: 3, MaxPerWord: 16, GlossSenses: 2, MaxGloss: 6, GlossMinCount: 1}
 
 // ErrFormat reports a database line Build cannot read.
 var ErrFormat = errors.New("wordnet: malformed line")
@@ -56,6 +65,7 @@ var ErrOptions = errors.New("wordnet: bad options")
 var Files = []string{
 	"cntlist.rev", "index.noun", "index.verb", "index.adj", "index.adv",
 	"data.noun", "data.verb", "data.adj", "data.adv",
+	"noun.exc", "verb.exc", "adj.exc", "adv.exc",
 }
 
 // posFiles maps a part-of-speech letter of index and pointer fields to
@@ -72,6 +82,7 @@ type pointer struct {
 type synset struct {
 	words []string // as in the data file, adjective markers removed
 	ptrs  []pointer
+	gloss string // the text after " | ": definitions and quoted examples
 }
 
 // Relation kinds as written to the output.
@@ -177,7 +188,8 @@ func Build(dir string, opt Options) ([]byte, error) {
 		return nil, err
 	}
 	b := &builder{opt: opt, data: map[string]*synset{}, rels: map[string]map[string]relation{},
-		further: map[string]map[string]relation{}, senses: map[string][]sense{}}
+		further: map[string]map[string]relation{}, senses: map[string][]sense{},
+		gloss: map[string][]relation{}, pos: map[string]uint8{}}
 	if err := b.load(dir); err != nil {
 		return nil, err
 	}
@@ -197,6 +209,9 @@ func writeHeader(out *bytes.Buffer, dir string, opt Options) error {
 	fmt.Fprintf(out, "# options: senses=%d minlen=%d maxperword=%d\n", opt.Senses, opt.MinLen, opt.MaxPerWord)
 	if opt.Further != "" {
 		fmt.Fprintf(out, "# further: kinds=%s maxperkind=%d\n", opt.Further, opt.MaxPerKind)
+	}
+	if opt.GlossSenses > 0 {
+		fmt.Fprintf(out, "# gloss: senses=%d mincount=%d maxperword=%d\n", opt.GlossSenses, opt.GlossMinCount, opt.MaxGloss)
 	}
 	for _, name := range Files {
 		sum, err := digest(filepath.Join(dir, name))
@@ -218,6 +233,13 @@ type builder struct {
 	// of opt.Further), then the best rank, then the most frequent sense.
 	further map[string]map[string]relation
 	senses  map[string][]sense
+	// gloss[lemma]: the gloss words of its senses, by rank, in gloss
+	// order, repeats included.
+	gloss map[string][]relation
+	// exc[pos][form]: the base forms of WordNet's exception lists.
+	exc [4]map[string][]string
+	// pos[lemma]: bit i set if lemma is in the index of posLetters[i].
+	pos map[string]uint8
 }
 
 func (b *builder) valid(w string) bool { return validWord(w, b.opt.MinLen) }
@@ -229,6 +251,9 @@ func (b *builder) load(dir string) error {
 			return err
 		}
 	}
+	if err := b.readExc(dir); err != nil {
+		return err
+	}
 	counts, err := readCounts(filepath.Join(dir, "cntlist.rev"))
 	if err != nil {
 		return err
@@ -238,6 +263,7 @@ func (b *builder) load(dir string) error {
 			if !b.valid(lemma) {
 				return nil
 			}
+			b.pos[lemma] |= 1 << pi
 			for i, off := range offsets {
 				num := i + 1
 				b.senses[lemma] = append(b.senses[lemma], sense{
@@ -364,6 +390,7 @@ func (b *builder) relateSense(lemma string, sn sense, ss *synset, num, rank int)
 			b.add(lemma, relation{w, kindDerivation, rank, 0})
 		}
 	}
+	b.addGloss(lemma, sn, ss, rank)
 	for _, k := range []byte(b.opt.Further) {
 		for _, p := range ss.ptrs {
 			if k == kindCoHyponym && slices.Contains(furtherSymbols[kindHypernym], p.symbol) {
@@ -410,6 +437,11 @@ func (b *builder) write(out *bytes.Buffer) {
 			lemmas = append(lemmas, l)
 		}
 	}
+	for l := range b.gloss {
+		if b.rels[l] == nil && b.further[l] == nil {
+			lemmas = append(lemmas, l)
+		}
+	}
 	slices.Sort(lemmas)
 	for _, lemma := range lemmas {
 		list := b.kept(lemma)
@@ -453,6 +485,7 @@ func (b *builder) kept(lemma string) []relation {
 	if len(list) > b.opt.MaxPerWord {
 		list = list[:b.opt.MaxPerWord]
 	}
+	list = append(list, b.keptGloss(lemma, ls, list)...)
 	// Further kinds follow, each capped on its own, in opt.Further's
 	// order; a word already a synonym or derivation (kept or capped
 	// off) or of the lemma's stem is not repeated.
@@ -539,7 +572,7 @@ func readData(path, suffix string, into map[string]*synset) error {
 	name := filepath.Base(path)
 	return lines(path, func(line string, n int) error {
 		bad := func(what string) error { return fmt.Errorf("%w: %s:%d: %s", ErrFormat, name, n, what) }
-		head, _, _ := strings.Cut(line, " | ")
+		head, gloss, _ := strings.Cut(line, " | ")
 		f := strings.Fields(head)
 		if len(f) < 4 {
 			return bad("too few fields")
@@ -549,7 +582,7 @@ func readData(path, suffix string, into map[string]*synset) error {
 			return bad("word count")
 		}
 		i := 4
-		ss := &synset{}
+		ss := &synset{gloss: strings.TrimSpace(gloss)}
 		for range wc {
 			if i+1 >= len(f) {
 				return bad("words")

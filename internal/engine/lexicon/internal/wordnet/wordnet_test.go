@@ -48,6 +48,10 @@ run v 3 0 3 2 00000600 00000700 00000800
 `,
 	"data.adj": ``,
 	"data.adv": ``,
+	"noun.exc": "children child\n",
+	"verb.exc": "ran run\n",
+	"adj.exc":  ``,
+	"adv.exc":  ``,
 }
 
 func writeMini(t *testing.T, edit map[string]string) string {
@@ -116,6 +120,7 @@ func TestBuildErrors(t *testing.T) {
 		"missing synset":   {"index.adv": "well r 1 0 1 0 00000999\n"},
 		"counts fields":    {"cntlist.rev": "run%2:38:00:: 1\n"},
 		"counts sense":     {"cntlist.rev": "run%9:38:00:: 1 3\n"},
+		"exception":        {"verb.exc": "lonely\n"},
 		"dangling pointer": {"data.verb": strings.Replace(mini["data.verb"], "+ 00000200 n 0101", "+ 00000900 n 0101", 1)},
 	} {
 		_, err := Build(writeMini(t, edit), DefaultOptions)
@@ -202,4 +207,73 @@ func TestBuildFurther(t *testing.T) {
 	got, err = Build(writeMini(t, further), DefaultOptions)
 	require.NoError(t, err)
 	assert.Equal(t, "apartment\ts1:flat\nbolt\ts1:lock\nflat\ts1:apartment\ts2:housing,lodging\nhousing\ts1:flat,lodging\nlock\ts1:bolt\nlodging\ts1:flat,housing\n", body(got))
+}
+
+// gloss is a miniature WordNet for the gloss relations. remember's first
+// sense (tag count 9) is defined "recall knowledge (especially facts)
+// from memories; have a recollection of children", then examples; its
+// second (count 3) "keep in mind or memory; bear in heart; think of
+// remembering"; its third (count 2) is past the two senses that count;
+// memory's only sense is untagged (count 0).
+var gloss = map[string]string{
+	"cntlist.rev": "remember%2:31:00:: 1 9\nremember%2:31:01:: 2 3\nremember%2:40:00:: 3 2\n",
+	"index.noun": `child n 1 0 1 0 00000100  
+fact n 1 0 1 0 00000200  
+friend n 1 0 1 0 00000300  
+heart n 1 0 1 0 00000400  
+knowledge n 1 0 1 0 00000500  
+memory n 1 0 1 0 00000600  
+mind n 1 0 1 0 00000700  
+recollection n 1 0 1 0 00000800  
+`,
+	"index.verb": `recall v 1 0 1 0 00000100  
+remember v 3 0 3 3 00000100 00000200 00000300  
+`,
+	"data.noun": `00000100 18 n 01 child 0 000 | a young person  
+00000200 09 n 01 fact 0 000 | a piece of information  
+00000300 18 n 01 friend 0 000 | a person you know  
+00000400 08 n 01 heart 0 000 | the organ  
+00000500 03 n 01 knowledge 0 000 | cognition  
+00000600 09 n 01 memory 0 000 | something that is remembered; "a memory of the war"  
+00000700 09 n 01 mind 0 000 | intellect  
+00000800 09 n 01 recollection 0 000 | the ability to recall  
+`,
+	"data.verb": `00000100 31 v 02 remember 0 recall 0 000 | recall knowledge (especially facts) from memories; have a recollection of children; "I can't remember her name"; "fact or friend"  
+00000200 31 v 01 remember 0 000 | keep in mind or memory; bear in heart; think of remembering  
+00000300 40 v 01 remember 0 000 | show appreciation to a friend  
+`,
+}
+
+// TestBuildGloss checks the gloss rules on the miniature WordNet: only
+// the definitions of remember's two best senses count, and only tagged
+// ones (memory gets none); the quoted examples and the parenthesised
+// "facts" are left out; stop words (from, have, of, or) go; memories and
+// children are lemmatised by a detachment rule and by noun.exc; recall
+// shares the stem of a synonym, remembering is remember itself, memory
+// repeats and keep, bear and think are no lemma, so none of them is kept;
+// rank-1 words come first, in gloss order, and MaxGloss caps them.
+func TestBuildGloss(t *testing.T) {
+	got, err := Build(writeMini(t, gloss), DefaultOptions)
+	require.NoError(t, err)
+	assert.Equal(t, "recall\ts1:remember\n"+
+		"remember\ts1:recall\tl1:knowledge,memory,recollection,child\tl2:mind,heart\n", body(got))
+	assert.Contains(t, string(got), "# gloss: senses=2 mincount=1 maxperword=6\n")
+	assert.Contains(t, string(got), "# sha256 noun.exc ")
+
+	opt := DefaultOptions
+	opt.MaxGloss = 5
+	got, err = Build(writeMini(t, gloss), opt)
+	require.NoError(t, err)
+	assert.Contains(t, body(got), "remember\ts1:recall\tl1:knowledge,memory,recollection,child\tl2:mind\n")
+
+	opt.GlossSenses = 0
+	got, err = Build(writeMini(t, gloss), opt)
+	require.NoError(t, err)
+	assert.Equal(t, "recall\ts1:remember\nremember\ts1:recall\n", body(got))
+	assert.NotContains(t, string(got), "# gloss:")
+}
+
+func TestDefinition(t *testing.T) {
+	assert.Equal(t, "a b  c ; d", definition(`a b (x (y) z) c; d; "e (f)"; g`))
+	assert.Equal(t, "", definition(`"only an example"`))
 }
