@@ -11,11 +11,13 @@ func Abstains(hits []search.Hit) bool {
 }
 
 // nothingFitsEvidence is the floor below which a search that is not sure
-// says that nothing fits: a best hit whose evidence is below it (less than
-// 0.85 of one word found in exactly one tool). Chosen on the tune halves
-// (docs/search-quality.md): the floor with the most no-match queries told
-// "nothing fits" while at most 2% of any positive set's queries are.
-const nothingFitsEvidence = 0.85
+// says that nothing fits: no candidate's evidence with its server counted
+// ([search.Fit.Group]) reaches it (0.8 of one word found in exactly one
+// tool). Chosen on the tune halves at every catalog size
+// (docs/search-quality.md, TestNothingFitsFloor): the highest floor at
+// which every positive set says "nothing fits" on at most 2% of its
+// requests, with one step of the grid to spare.
+const nothingFitsEvidence = 0.80
 
 // NothingFits reports whether tool_search answers that no tool fits: the
 // best hit is not credible and its evidence is below the floor. Otherwise

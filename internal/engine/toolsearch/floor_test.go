@@ -87,7 +87,8 @@ func floorSets(t *testing.T) ([]string, []floorQuery) {
 // catalog size (long runs): on a grid of floors over Fit.Group, the
 // highest at which every set's tune half — unions of 2–4 servers by size,
 // the dev set over 293 tools, MetaTool, BFCL, Seal-Tools — says "nothing
-// fits" on at most 2% of the requests a tool serves; a set no floor of the
+// fits" on at most 2% of the requests a tool serves, and still does one
+// step of the grid higher (a margin against requests the sets lack); a set no floor of the
 // grid brings under the bar (the everyday set: its misses are vocabulary,
 // not evidence) is reported and not counted. The grid's tune figures go to
 // docs/search-quality.md.
@@ -132,8 +133,8 @@ func TestNothingFitsFloor(t *testing.T) {
 			}
 		}
 	}
-	best := 0.0
-	for _, f := range grid {
+	passes := make([]bool, len(grid))
+	for i, f := range grid {
 		fmt.Fprintf(&b, "| %.2f |", f)
 		ok := true
 		for _, n := range names {
@@ -142,8 +143,15 @@ func TestNothingFitsFloor(t *testing.T) {
 			ok = ok && (fnf <= 0.02 || !reachable[n])
 		}
 		b.WriteString("\n")
-		if ok {
-			best = f
+		passes[i] = ok
+	}
+	// The floor keeps one step of the grid between it and the first floor
+	// that fails a tune half: at the edge, one request the sets lack
+	// tips it over (issue 47's check halves did, at 0.85).
+	best := 0.0
+	for i := range grid[:len(grid)-1] {
+		if passes[i] && passes[i+1] {
+			best = grid[i]
 		}
 	}
 	t.Logf("floor %.2f\n%s", best, b.String())

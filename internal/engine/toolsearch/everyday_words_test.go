@@ -1,0 +1,130 @@
+package toolsearch
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/toolshelf/toolshelf/registry"
+)
+
+// everydaySearcher is a searcher over the filesystem and memory servers.
+func everydaySearcher(t *testing.T) *Searcher {
+	t.Helper()
+	plan, err := PlanCatalogs(everydayCatalogs...)
+	require.NoError(t, err)
+	s, err := New(plan, nil)
+	require.NoError(t, err)
+	return s
+}
+
+// queryWords returns each query word with the ways it was found.
+func queryWords(t *testing.T, s *Searcher, q string) map[string][]string {
+	t.Helper()
+	v, err := s.view(context.Background(), Scope{})
+	require.NoError(t, err)
+	ix, ok := v.index.(*bm25Index)
+	require.True(t, ok)
+	words, _ := ix.parseQuery([]string{q})
+	out := map[string][]string{}
+	for _, w := range words {
+		for _, a := range w.alts {
+			if len(a.ids) > 0 {
+				out[w.key] = append(out[w.key], a.via)
+			}
+		}
+	}
+	return out
+}
+
+// TestFileNamesAreWords: a file name says "file" as plainly as the word
+// (issue 47: "how big is report.pdf?" was told "nothing fits" over the
+// filesystem server), and a media file's extension says its medium.
+func TestFileNamesAreWords(t *testing.T) {
+	s := everydaySearcher(t)
+	w := queryWords(t, s, "how big is report.pdf?")
+	assert.Contains(t, w["file"], viaFileName, "%v", w)
+	w = queryWords(t, s, "listen to the recording meeting.mp3 for me")
+	assert.Contains(t, w["file"], viaFileName, "%v", w)
+	assert.Contains(t, w["audio"], viaFileName, "%v", w)
+	// A text file is what "file" means: no "text" word, which would pull
+	// read_text_file's name over every other file tool.
+	w = queryWords(t, s, "when was notes.txt last changed?")
+	assert.NotContains(t, w, "text", "%v", w)
+	// The query's own word is not doubled, and a host is not a file.
+	w = queryWords(t, s, "open the file notes.md")
+	assert.Equal(t, []string{"word"}, w["file"], "%v", w)
+	w = queryWords(t, s, "open example.com in the browser")
+	assert.NotContains(t, w, "file", "%v", w)
+
+	hits, err := s.Search(context.Background(), []string{"listen to the recording meeting.mp3 for me"}, 5, Scope{})
+	require.NoError(t, err)
+	require.NotEmpty(t, hits)
+	assert.Equal(t, "mcp__filesystem__read_media_file", hits[0].Name)
+	assert.False(t, NothingFits(hits))
+	hits, err = s.Search(context.Background(), []string{"show me holiday.jpg"}, 5, Scope{})
+	require.NoError(t, err)
+	assert.Positive(t, rankOf(hits, []string{"mcp__filesystem__read_media_file"}), "%+v", hits)
+	assert.False(t, NothingFits(hits))
+	hits, err = s.Search(context.Background(), []string{"how big is report.pdf?"}, 5, Scope{})
+	require.NoError(t, err)
+	assert.False(t, NothingFits(hits), "a file name is the filesystem server's word: %+v", hits)
+}
+
+// TestSaidWordCountsForNothingFits: a rare word of the request that a
+// tool says in its own description is evidence that the tool addresses
+// the request, however long the description (BM25's length
+// normalisation ranks; it does not decide "nothing fits").
+func TestSaidWordCountsForNothingFits(t *testing.T) {
+	long := "Lists the notifications of the signed-in account, newest first, with their reason, subject, repository, " +
+		"state, update time and a link; use it when someone asks what needs their attention today, and page through the rest " +
+		"with the cursor it returns, filtering by repository, reason, participating or all, and by date when asked."
+	tools := []*registry.Tool{{Name: "list_notifications", Description: long}}
+	for i := range 12 {
+		tools = append(tools, &registry.Tool{Name: fmt.Sprintf("op_%02d", i), Description: fmt.Sprintf("Operation %d on record %d of the ledger, by id.", i, i)})
+	}
+	ix, err := (&BM25F{}).Index(context.Background(), tools)
+	require.NoError(t, err)
+	hits, err := ix.Search(context.Background(), []string{"attention"}, 5)
+	require.NoError(t, err)
+	require.NotEmpty(t, hits)
+	assert.Equal(t, "list_notifications", hits[0].Name)
+	assert.Less(t, hits[0].Fit.Evidence, nothingFitsEvidence, "the long description dilutes the ranking's evidence: %+v", hits[0].Fit)
+	assert.InDelta(t, 1, hits[0].Fit.Group, 0.01, "one word only this tool says: %+v", hits[0].Fit)
+	assert.False(t, NothingFits(hits))
+	// A word the tool does not say is still no evidence.
+	hits, err = ix.Search(context.Background(), []string{"weather forecast"}, 5)
+	require.NoError(t, err)
+	assert.True(t, len(hits) == 0 || NothingFits(hits), "%+v", hits)
+}
+
+// TestGlossNamesAServer: a word whose dictionary definition names a
+// server ("remember": "recall knowledge from memory") is evidence for
+// that server, so the answer lists its tools rather than "answer without
+// a tool"; a definition that only reaches a server's boilerplate ("book":
+// "a written work", the filesystem tools' "only works within allowed
+// directories") is not.
+func TestGlossNamesAServer(t *testing.T) {
+	s := everydaySearcher(t)
+	for _, q := range []string{"remember that the dog's vet is Dr Silva", "erase Lisbon"} {
+		hits, err := s.Search(context.Background(), []string{q}, 5, Scope{})
+		require.NoError(t, err)
+		require.NotEmpty(t, hits, q)
+		assert.False(t, NothingFits(hits), "%q: %+v", q, hits)
+		ans, err := s.answerFor(context.Background(), []string{q})
+		require.NoError(t, err)
+		assert.NotContains(t, ans.text, "answer without a tool", q)
+		// Not sure: the memory server's tools are listed first.
+		require.NotEmpty(t, ans.listed, ans.text)
+		assert.True(t, strings.HasPrefix(ans.listed[0], "mcp__memory__"), "%q: %s", q, ans.text)
+	}
+	hits, err := s.Search(context.Background(), []string{"book a flight to Madrid"}, 5, Scope{})
+	require.NoError(t, err)
+	assert.True(t, len(hits) == 0 || NothingFits(hits), "%+v", hits)
+	// The gloss decides nothing among tools: it adds no score.
+	w := queryWords(t, s, "remember that the dog's vet is Dr Silva")
+	assert.Contains(t, w["rememb"], "wordnet gloss", "%v", w)
+}
