@@ -127,7 +127,10 @@ func TestReadQueriesNoMatchRows(t *testing.T) {
 func TestEvalAbstention(t *testing.T) {
 	s := devSearcher(t)
 	qs := []EvalQuery{
-		{ID: "a", Query: []string{"good night"}, Expect: []string{}},
+		// ("good night" was the example until issue 47: night is "the time
+		// after sunset", which names the time server, so the answer is now
+		// "not sure" with its tools first.)
+		{ID: "a", Query: []string{"what's a good name for my cat?"}, Expect: []string{}},
 		{ID: "b", Query: []string{"take a screenshot of the page"}, Expect: []string{"mcp__playwright__browser_take_screenshot"}},
 	}
 	rep, err := Eval(context.Background(), s, qs)

@@ -426,6 +426,9 @@ func (s *Searcher) fuzzy(ctx context.Context, w *writer, v view, queries []strin
 		w.miss(queries)
 		return nil
 	}
+	if Abstains(kept) {
+		kept, tools = withNamedServers(v, queries, kept, tools, deep)
+	}
 	if NothingFits(kept) {
 		w.abstain(queries, tools)
 		return nil
@@ -466,6 +469,38 @@ func (s *Searcher) fuzzy(ctx context.Context, w *writer, v view, queries []strin
 		fmt.Fprintf(&w.b, "Near twins, told apart by: %s.\n", strings.Join(twins, "; "))
 	}
 	return nil
+}
+
+// withNamedServers adds to the hits of a search that is not sure the
+// deeper candidates (the ranking to listDepth) of the servers the request
+// names with evidence at the floor of "nothing fits"
+// ([bm25Index.serverNameEvidence]), as many as the hits at most: "forget
+// my locker code" names the
+// memory server through what "forget" means, while "code" fills the first
+// hits with filesystem tools.
+func withNamedServers(v view, queries []string, kept []search.Hit, tools []*registry.Tool, deep []search.Hit) ([]search.Hit, []*registry.Tool) {
+	ix, ok := v.index.(*bm25Index)
+	if !ok {
+		return kept, tools
+	}
+	named := ix.serverNameEvidence(queries)
+	if len(named) == 0 {
+		return kept, tools
+	}
+	n := len(kept)
+	for _, h := range deep {
+		if len(kept) == 2*n {
+			break // as many again: the list stays a list
+		}
+		if named[ix.serverOf(h.Name)] < nothingFitsEvidence || slices.ContainsFunc(kept, func(k search.Hit) bool { return k.Name == h.Name }) {
+			continue
+		}
+		if t, ok := v.lookup(h.Name); ok {
+			kept = append(kept, h)
+			tools = append(tools, t)
+		}
+	}
+	return kept, tools
 }
 
 // closestServerFirst orders the candidates of a search that is not sure

@@ -109,11 +109,9 @@ func TestSaidWordCountsForNothingFits(t *testing.T) {
 // directories") is not.
 func TestGlossNamesAServer(t *testing.T) {
 	s := everydaySearcher(t)
-	for _, q := range []string{"remember that the dog's vet is Dr Silva", "erase Lisbon"} {
-		hits, err := s.Search(context.Background(), []string{q}, 5, Scope{})
-		require.NoError(t, err)
-		require.NotEmpty(t, hits, q)
-		assert.False(t, NothingFits(hits), "%q: %+v", q, hits)
+	// "forget" reaches the memory server in two steps: its definition
+	// says "stop remembering", and remembering is a synonym of memory.
+	for _, q := range []string{"remember that the dog's vet is Dr Silva", "erase Lisbon", "forget my locker code"} {
 		ans, err := s.answerFor(context.Background(), []string{q})
 		require.NoError(t, err)
 		assert.NotContains(t, ans.text, "answer without a tool", q)
@@ -121,9 +119,9 @@ func TestGlossNamesAServer(t *testing.T) {
 		require.NotEmpty(t, ans.listed, ans.text)
 		assert.True(t, strings.HasPrefix(ans.listed[0], "mcp__memory__"), "%q: %s", q, ans.text)
 	}
-	hits, err := s.Search(context.Background(), []string{"book a flight to Madrid"}, 5, Scope{})
+	ans, err := s.answerFor(context.Background(), []string{"book a flight to Madrid"})
 	require.NoError(t, err)
-	assert.True(t, len(hits) == 0 || NothingFits(hits), "%+v", hits)
+	assert.True(t, ans.abstained, ans.text)
 	// The gloss decides nothing among tools: it adds no score.
 	w := queryWords(t, s, "remember that the dog's vet is Dr Silva")
 	assert.Contains(t, w["rememb"], "wordnet gloss", "%v", w)

@@ -41,6 +41,13 @@ func floorSets(t *testing.T) ([]string, []floorQuery) {
 			for _, h := range hits {
 				g = max(g, h.Fit.Group)
 			}
+			// tool_search also reads deeper for a server the request
+			// names (withNamedServers).
+			if ix, ok := s.index.(*bm25Index); ok {
+				for _, v := range ix.serverNameEvidence(q.Query) {
+					g = max(g, float64(v))
+				}
+			}
 			out = append(out, floorQuery{set, len(q.Expect) > 0, len(hits) == 0 || Abstains(hits), g, Half(q)})
 		}
 	}

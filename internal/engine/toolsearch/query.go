@@ -256,9 +256,7 @@ func (p *queryParser) lexicon(wi int, s string, w float64, known bool) {
 	for _, r := range lexicon.RelatedStem(s) {
 		if r.Kind == lexicon.Gloss {
 			if r.Rank == 1 && !known {
-				if id, ok := p.ix.serverStems[stem(r.Word)]; ok && !p.words[wi].has(id) {
-					p.words[wi].alts = append(p.words[wi].alts, qalt{ids: []int32{id}, via: "wordnet gloss", meaning: true})
-				}
+				p.glossServer(wi, r.Word)
 			}
 			continue
 		}
@@ -272,6 +270,28 @@ func (p *queryParser) lexicon(wi int, s string, w float64, known bool) {
 		}
 		p.words[wi].alts = append(p.words[wi].alts, qalt{ids: []int32{id}, w: float32(wl * w), via: "wordnet " + r.Kind.String(),
 			meaning: r.Rank == 1 && (r.Kind == lexicon.Derivation || r.Kind == lexicon.Synonym || r.Kind == lexicon.Gloss)})
+	}
+}
+
+// glossServer adds gloss word g of query word wi as evidence for a server
+// it names, or, when it names none, the first-sense synonyms and
+// derivations of g that do ("forget": "stop remembering"; remembering:
+// memory).
+func (p *queryParser) glossServer(wi int, g string) {
+	add := func(w string) bool {
+		id, ok := p.ix.serverStems[stem(w)]
+		if ok && !p.words[wi].has(id) {
+			p.words[wi].alts = append(p.words[wi].alts, qalt{ids: []int32{id}, via: "wordnet gloss", meaning: true})
+		}
+		return ok
+	}
+	if add(g) {
+		return
+	}
+	for _, r := range lexicon.Related(g) {
+		if r.Rank == 1 && (r.Kind == lexicon.Synonym || r.Kind == lexicon.Derivation) {
+			add(r.Word)
+		}
 	}
 }
 

@@ -158,6 +158,8 @@ type bm25Index struct {
 	// serverStems maps the stem of a server's name to its term, for a
 	// query word that inflects it ("memories").
 	serverStems map[string]int32
+	// serverNames holds the terms of servers' names.
+	serverNames map[int32]bool
 }
 
 // groupWeight is what one term is worth as evidence for one server: the
@@ -334,12 +336,14 @@ func (ix *bm25Index) score(raw [][]rawPosting, groupSize []int) {
 	ix.gterms = map[int32][]groupWeight{}
 	ix.ngroups = len(groupSize)
 	ix.serverStems = map[string]int32{}
+	ix.serverNames = map[int32]bool{}
 	for server := range ix.groups {
 		g := groupTerm(server)
 		id, ok := ix.dict[g]
 		if !ok {
 			continue
 		}
+		ix.serverNames[id] = true
 		k := stem(g[len(groupPrefix):])
 		if old, seen := ix.serverStems[k]; !seen || id < old {
 			ix.serverStems[k] = id
@@ -935,3 +939,51 @@ func (ix *bm25Index) unseenIDF() float32 {
 // MetaTool's a little (its multi-intent questions favour tools with long
 // descriptions that touch both intents), and kept R@5.
 const coverageShare = 0.5
+
+// serverNameEvidence returns, for each server a request names, its
+// evidence counted from server names alone ([search.Fit.Group]'s unit):
+// the name written, inflected, or reached through what a word means (a
+// synonym, a derivation, its definition). A request that names a server
+// is about it even when its tools score nothing and other servers' tools,
+// matching incidental words, fill the first hits; a word a server's tools
+// merely share ("name", "allowed") does not name it.
+func (ix *bm25Index) serverNameEvidence(queries []string) map[int32]float32 {
+	if len(ix.serverNames) == 0 {
+		return nil
+	}
+	words, _ := ix.parseQuery(queries)
+	var sum map[int32]float32
+	for _, w := range words {
+		var best map[int32]float32
+		for _, a := range w.alts {
+			for _, id := range a.ids {
+				if !ix.serverNames[id] {
+					continue
+				}
+				for _, gt := range ix.gterms[id] {
+					if best == nil {
+						best = map[int32]float32{}
+					}
+					best[gt.group] = max(best[gt.group], serverWeight(a, w.alts[0].w)*gt.ev)
+				}
+			}
+		}
+		for g, v := range best {
+			if sum == nil {
+				sum = map[int32]float32{}
+			}
+			sum[g] += v
+		}
+	}
+	return sum
+}
+
+// serverOf returns the server of tool name, -1 for none or an unknown
+// name.
+func (ix *bm25Index) serverOf(name string) int32 {
+	d, ok := slices.BinarySearch(ix.names, name)
+	if !ok {
+		return -1
+	}
+	return ix.group[d]
+}

@@ -160,7 +160,6 @@ func TestTopRightNeverNothingFits(t *testing.T) {
 	assert.Greater(t, checked, 10, "requests whose top-ranked tool is right")
 }
 
-
 // TestGroupEvidenceSameAtEverySize: words every tool of a server shares
 // are evidence for that server — 1 a word for a server alone, beside one
 // other, or beside twenty — while they tell its tools apart by nothing;
