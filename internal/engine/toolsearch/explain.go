@@ -239,7 +239,13 @@ func (e *Explanation) WriteText(w io.Writer) error {
 			if i == ws.Best {
 				mark = "*"
 			}
-			fmt.Fprintf(&b, "   %s %s ×%.2f: %.3f outside the name, %.3f IDF of the name\n", mark, a.Via, a.Weight, a.Score, a.NameIDF)
+			if a.Weight == 0 {
+				// A definition naming a server: evidence for the server
+				// only, no score.
+				fmt.Fprintf(&b, "   %s %s, for the server only:\n", mark, a.Via)
+			} else {
+				fmt.Fprintf(&b, "   %s %s ×%.2f: %.3f outside the name, %.3f IDF of the name\n", mark, a.Via, a.Weight, a.Score, a.NameIDF)
+			}
 			for _, t := range a.Terms {
 				if len(t.Fields) == 0 {
 					fmt.Fprintf(&b, "       %s: not in this tool\n", t.Term)
