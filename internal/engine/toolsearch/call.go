@@ -483,7 +483,7 @@ func withNamedServers(v view, queries []string, kept []search.Hit, tools []*regi
 	if !ok {
 		return kept, tools
 	}
-	named := ix.serverNameEvidence(queries)
+	named := ix.serverNameEvidence(queries, false)
 	if len(named) == 0 {
 		return kept, tools
 	}

@@ -126,3 +126,25 @@ func TestGlossNamesAServer(t *testing.T) {
 	w := queryWords(t, s, "remember that the dog's vet is Dr Silva")
 	assert.Contains(t, w["rememb"], "wordnet gloss", "%v", w)
 }
+
+// TestMeantServerFirst: when the search is not sure, the tools of a
+// server the request names through what its words mean rank first — they
+// score nothing, and an incidental word ("code") would otherwise fill the
+// ranking with another server's tools. A server named by its own name
+// ("everything", also a word) keeps the ranking's order: its tools score
+// through the name.
+func TestMeantServerFirst(t *testing.T) {
+	s := everydaySearcher(t)
+	hits, err := s.Search(context.Background(), []string{"forget my locker code"}, 5, Scope{})
+	require.NoError(t, err)
+	require.NotEmpty(t, hits)
+	require.True(t, Abstains(hits))
+	for _, h := range hits {
+		assert.True(t, strings.HasPrefix(h.Name, "mcp__memory__"), "%s", h.Name)
+	}
+	ds := devSearcher(t)
+	hits, err = ds.Search(context.Background(), []string{"Unstage everything I added by mistake."}, 5, Scope{})
+	require.NoError(t, err)
+	require.NotEmpty(t, hits)
+	assert.Equal(t, "mcp__git__git_reset", hits[0].Name)
+}

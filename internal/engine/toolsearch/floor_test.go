@@ -44,7 +44,7 @@ func floorSets(t *testing.T) ([]string, []floorQuery) {
 			// tool_search also reads deeper for a server the request
 			// names (withNamedServers).
 			if ix, ok := s.index.(*bm25Index); ok {
-				for _, v := range ix.serverNameEvidence(q.Query) {
+				for _, v := range ix.serverNameEvidence(q.Query, false) {
 					g = max(g, float64(v))
 				}
 			}

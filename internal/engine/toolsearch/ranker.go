@@ -943,11 +943,12 @@ const coverageShare = 0.5
 // serverNameEvidence returns, for each server a request names, its
 // evidence counted from server names alone ([search.Fit.Group]'s unit):
 // the name written, inflected, or reached through what a word means (a
-// synonym, a derivation, its definition). A request that names a server
+// synonym, a derivation, its definition); with meaningOnly, only through
+// what a word means. A request that names a server
 // is about it even when its tools score nothing and other servers' tools,
 // matching incidental words, fill the first hits; a word a server's tools
 // merely share ("name", "allowed") does not name it.
-func (ix *bm25Index) serverNameEvidence(queries []string) map[int32]float32 {
+func (ix *bm25Index) serverNameEvidence(queries []string, meaningOnly bool) map[int32]float32 {
 	if len(ix.serverNames) == 0 {
 		return nil
 	}
@@ -956,6 +957,9 @@ func (ix *bm25Index) serverNameEvidence(queries []string) map[int32]float32 {
 	for _, w := range words {
 		var best map[int32]float32
 		for _, a := range w.alts {
+			if meaningOnly && !a.meaning {
+				continue
+			}
 			for _, id := range a.ids {
 				if !ix.serverNames[id] {
 					continue

@@ -288,6 +288,9 @@ func (s *Searcher) assembleDeep(ctx context.Context, v view, queries []string, l
 	if err != nil || len(hits) == 0 {
 		return hits, heads, note, nil, deep, err
 	}
+	if Abstains(hits) {
+		hits = meantServerFirst(v, queries, hits, deep, limit)
+	}
 	hits, heads, group := withTwins(hits, heads, deep, limit, v.lookup, s.twinWordsOf)
 	if len(group) > 0 && wantNotes {
 		best, _ := v.lookup(hits[0].Name)
@@ -332,3 +335,32 @@ const (
 	ShapeShort                  // name and the description's first line
 	ShapeName                   // name only
 )
+
+// meantServerFirst ranks an uncertain search's candidates with the tools
+// of the servers the request names only through what its words mean
+// first ("remember …", "forget …": the memory server, through WordNet's
+// definitions), in ranking order, then the rest. Such a server's tools
+// score nothing — the request's words are not the catalog's — so without
+// this they rank below any tool an incidental word matches. A server
+// named by its name scores through its name and keeps its place. hits is
+// returned unchanged when no such server has a tool in deep.
+func meantServerFirst(v view, queries []string, hits, deep []search.Hit, limit int) []search.Hit {
+	ix, ok := v.index.(*bm25Index)
+	if !ok {
+		return hits
+	}
+	meant := ix.serverNameEvidence(queries, true)
+	var first, rest []search.Hit
+	for _, h := range deep {
+		if meant[ix.serverOf(h.Name)] >= nothingFitsEvidence {
+			first = append(first, h)
+		} else {
+			rest = append(rest, h)
+		}
+	}
+	if len(first) == 0 {
+		return hits
+	}
+	out := append(first, rest...)
+	return out[:min(len(out), limit)]
+}
