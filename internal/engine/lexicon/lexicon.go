@@ -47,14 +47,17 @@ const (
 	// lemmatised to a WordNet lemma: remember -> memory, from "recall
 	// knowledge from memory; have a recollection".
 	Gloss
+	// Attribute marks the noun an adjective is a value of ("="): big ->
+	// size, old -> age; and for such a noun, its adjectives.
+	Attribute
 )
 
 // kindLetters are the kinds' letters in the data file, by Kind.
-const kindLetters = "?sdhoctgel"
+const kindLetters = "?sdhoctgela"
 
 // String returns the kind's name: "synonym", "derivation", "hypernym",
-// "hyponym", "co-hyponym", "similar", "verb group", "also see" or
-// "gloss".
+// "hyponym", "co-hyponym", "similar", "verb group", "also see", "gloss"
+// or "attribute".
 func (k Kind) String() string {
 	switch k {
 	case Synonym:
@@ -75,6 +78,8 @@ func (k Kind) String() string {
 		return "also see"
 	case Gloss:
 		return "gloss"
+	case Attribute:
+		return "attribute"
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
@@ -204,21 +209,31 @@ func parse(gz []byte) (*tables, error) {
 // derivations comes before one with only Gloss relations, whatever their
 // lengths, so that a stem keeps WordNet's word-to-word links when a
 // shorter lemma has only its definitions (327 stems: warm, whose gloss
-// words would hide warmly's cordially and heartily).
+// words would hide warmly's cordially and heartily), and one with Gloss
+// relations before one with only an Attribute.
 func byStem(byWord []entry) []entry {
 	type keyed struct {
-		stem   string
-		glossy bool // only Gloss relations
-		i      int
+		stem string
+		// tier: 0 with synonyms or derivations, 1 with Gloss relations
+		// first, 2 with only further kinds (an Attribute).
+		tier int
+		i    int
 	}
 	ks := make([]keyed, len(byWord))
 	for i, e := range byWord {
-		ks[i] = keyed{stem.Stem(e.key), e.rels[0].Kind == Gloss, i}
+		tier := 0
+		switch k := e.rels[0].Kind; {
+		case k == Gloss:
+			tier = 1
+		case k != Synonym && k != Derivation:
+			tier = 2
+		}
+		ks[i] = keyed{stem.Stem(e.key), tier, i}
 	}
 	// byWord is sorted, so among equal stems and lengths the lower index
 	// is the alphabetically first lemma.
 	slices.SortFunc(ks, func(a, b keyed) int {
-		return cmp.Or(strings.Compare(a.stem, b.stem), cmpBool(a.glossy, b.glossy),
+		return cmp.Or(strings.Compare(a.stem, b.stem), a.tier-b.tier,
 			len(byWord[a.i].key)-len(byWord[b.i].key), a.i-b.i)
 	})
 	out := make([]entry, 0, len(ks))
@@ -230,13 +245,3 @@ func byStem(byWord []entry) []entry {
 	return out
 }
 
-// cmpBool orders false before true.
-func cmpBool(a, b bool) int {
-	switch {
-	case a == b:
-		return 0
-	case a:
-		return 1
-	}
-	return -1
-}

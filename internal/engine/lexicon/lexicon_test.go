@@ -170,6 +170,20 @@ func TestInvariants(t *testing.T) {
 	require.Greater(t, len(tb.stem), 25000)
 	for key, rels := range tb.word {
 		require.NotEmpty(t, rels, key)
+		// Attributes, the one further kind the embedded file has, end
+		// the line.
+		a := slices.IndexFunc(rels, func(r Relation) bool { return r.Kind == Attribute })
+		if a < 0 {
+			a = len(rels)
+		}
+		attrs := rels[a:]
+		if len(attrs) > opt.MaxPerKind || slices.ContainsFunc(attrs, func(r Relation) bool { return r.Kind != Attribute || int(r.Rank) > opt.Senses }) {
+			t.Fatalf("%s: attributes out of place or too many: %v", key, rels)
+		}
+		rels = rels[:a]
+		if len(rels) == 0 {
+			continue
+		}
 		n := slices.IndexFunc(rels, func(r Relation) bool { return r.Kind == Gloss })
 		if n < 0 {
 			n = len(rels)
@@ -205,12 +219,20 @@ func TestInvariants(t *testing.T) {
 	// cover its relations; here only that the lemma exists and is the
 	// shortest, lemmas with synonyms or derivations first.
 	heads := map[string]string{}
-	glossOnly := func(key string) bool { return tb.word[key][0].Kind == Gloss }
+	tier := func(key string) int {
+		switch tb.word[key][0].Kind {
+		case Synonym, Derivation:
+			return 0
+		case Gloss:
+			return 1
+		}
+		return 2
+	}
 	for key := range tb.word {
 		s := stem.Stem(key)
 		h, ok := heads[s]
-		better := !ok || glossOnly(h) && !glossOnly(key) ||
-			glossOnly(h) == glossOnly(key) && (len(key) < len(h) || len(key) == len(h) && key < h)
+		better := !ok || tier(key) < tier(h) ||
+			tier(h) == tier(key) && (len(key) < len(h) || len(key) == len(h) && key < h)
 		if better {
 			heads[s] = key
 		}
@@ -296,11 +318,16 @@ func TestParseErrors(t *testing.T) {
 	assert.Equal(t, []Relation{{"remembrance", Derivation, 1}, {"recall", Synonym, 1}, {"knowledge", Gloss, 1}, {"memory", Gloss, 1}, {"mind", Gloss, 2}}, tb.word["remember"])
 
 	var names []string
-	for k := Synonym; k <= Gloss; k++ {
+	for k := Synonym; k <= Attribute; k++ {
 		names = append(names, k.String())
 	}
-	assert.Equal(t, []string{"synonym", "derivation", "hypernym", "hyponym", "co-hyponym", "similar", "verb group", "also see", "gloss"}, names)
-	assert.Equal(t, "Kind(10)", Kind(10).String())
+	assert.Equal(t, []string{"synonym", "derivation", "hypernym", "hyponym", "co-hyponym", "similar", "verb group", "also see", "gloss", "attribute"}, names)
+	assert.Equal(t, "Kind(11)", Kind(11).String())
+
+	// Attributes, which the embedded file has too, end the line.
+	tb, err = parse(gz("big\ts1:large\tl1:size\ta1:size\n"))
+	require.NoError(t, err)
+	assert.Equal(t, []Relation{{"large", Synonym, 1}, {"size", Gloss, 1}, {"size", Attribute, 1}}, tb.word["big"])
 }
 
 // compare orders relations best first, as the generator writes them: by

@@ -46,8 +46,8 @@ func TestREADMEFigures(t *testing.T) {
 	}
 	for _, want := range []string{
 		fmt.Sprintf("| lemmas kept | %s |", textfmt.Thousands(len(tb.word))),
-		fmt.Sprintf("| relations | %s (%s synonyms, %s derivations, %s gloss words) |", textfmt.Thousands(total),
-			textfmt.Thousands(kinds[Synonym]), textfmt.Thousands(kinds[Derivation]), textfmt.Thousands(kinds[Gloss])),
+		fmt.Sprintf("| relations | %s (%s synonyms, %s derivations, %s gloss words, %s attributes) |", textfmt.Thousands(total),
+			textfmt.Thousands(kinds[Synonym]), textfmt.Thousands(kinds[Derivation]), textfmt.Thousands(kinds[Gloss]), textfmt.Thousands(kinds[Attribute])),
 		fmt.Sprintf("| lemmas with gloss words | %s (%s at the cap of %d; %s gloss words from rank-2 senses) |",
 			textfmt.Thousands(glossLemmas), textfmt.Thousands(glossCapped), opt.MaxGloss, textfmt.Thousands(glossRank2)),
 		fmt.Sprintf("the definitions of a lemma's first **%d** senses", opt.GlossSenses),

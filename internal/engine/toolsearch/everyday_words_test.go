@@ -22,13 +22,13 @@ func everydaySearcher(t *testing.T) *Searcher {
 }
 
 // queryWords returns each query word with the ways it was found.
-func queryWords(t *testing.T, s *Searcher, q string) map[string][]string {
+func queryWords(t *testing.T, s *Searcher, q ...string) map[string][]string {
 	t.Helper()
 	v, err := s.view(context.Background(), Scope{})
 	require.NoError(t, err)
 	ix, ok := v.index.(*bm25Index)
 	require.True(t, ok)
-	words, _ := ix.parseQuery([]string{q})
+	words, _ := ix.parseQuery(q)
 	out := map[string][]string{}
 	for _, w := range words {
 		for _, a := range w.alts {
@@ -147,4 +147,22 @@ func TestMeantServerFirst(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, hits)
 	assert.Equal(t, "mcp__git__git_reset", hits[0].Name)
+}
+
+// TestHowAsksForTheAttribute: "how big" asks for a size, so the adjective
+// right after "how" has its WordNet attribute as an alternative; "a big
+// file" describes and asks nothing, so it has none.
+func TestHowAsksForTheAttribute(t *testing.T) {
+	s := everydaySearcher(t)
+	w := queryWords(t, s, "how big is report.pdf?")
+	assert.Contains(t, w["big"], "wordnet attribute", "%v", w)
+	w = queryWords(t, s, "find a big file")
+	assert.NotContains(t, w["big"], "wordnet attribute", "%v", w)
+	w = queryWords(t, s, "how", "big") // each query string starts afresh
+	assert.NotContains(t, w["big"], "wordnet attribute", "%v", w)
+	hits, err := s.Search(context.Background(), []string{"how big is report.pdf?"}, 5, Scope{})
+	require.NoError(t, err)
+	require.NotEmpty(t, hits)
+	// The two tools whose text says "size".
+	assert.Contains(t, []string{"mcp__filesystem__get_file_info", "mcp__filesystem__list_directory_with_sizes"}, hits[0].Name)
 }

@@ -118,6 +118,7 @@ type latinWord struct {
 	lower, stem string
 	req         uint64
 	w           float64
+	afterHow    bool // the word right after "how": "how big"
 }
 
 // parseQuery turns the strings of one call into query words and the mask
@@ -125,6 +126,7 @@ type latinWord struct {
 func (ix *bm25Index) parseQuery(queries []string) ([]qword, uint64) {
 	p := queryParser{ix: ix, byKey: map[string]int{}, literal: map[int32]bool{}}
 	for _, qs := range queries {
+		p.how = false
 		for _, chunk := range strings.Fields(qs) {
 			var req uint64
 			if word, ok := cutRequired(chunk); ok {
@@ -186,6 +188,7 @@ type queryParser struct {
 	nreq    int
 	seq     []latinWord // Latin words since the last CJK run or query
 	files   []string    // the kinds of the file names the query wrote
+	how     bool        // the last word was "how"
 }
 
 // File names as words (package internal/engine/filekind): "report.pdf"
@@ -270,6 +273,25 @@ func (p *queryParser) lexicon(wi int, s string, w float64, known bool) {
 		}
 		p.words[wi].alts = append(p.words[wi].alts, qalt{ids: []int32{id}, w: float32(wl * w), via: "wordnet " + r.Kind.String(),
 			meaning: r.Rank == 1 && (r.Kind == lexicon.Derivation || r.Kind == lexicon.Synonym || r.Kind == lexicon.Gloss)})
+	}
+}
+
+// weightAttribute: "how big" asks for a size. The adjective right after
+// "how" has its WordNet attribute (big → size, old → age, long → length)
+// as an alternative at a derivation's weight; elsewhere ("a big file")
+// the adjective describes and is not asked about, so it has none.
+const weightAttribute = 0.6
+
+// attributes adds the attributes of the adjective with stem s, written
+// right after "how", to query word wi.
+func (p *queryParser) attributes(wi int, s string, w float64) {
+	for _, r := range lexicon.RelatedStem(s) {
+		if r.Kind != lexicon.Attribute || r.Rank != 1 {
+			continue
+		}
+		if id, ok := p.id(stem(r.Word)); ok && !p.words[wi].has(id) {
+			p.words[wi].alts = append(p.words[wi].alts, qalt{ids: []int32{id}, w: float32(weightAttribute * w), via: "wordnet attribute", meaning: true})
+		}
 	}
 }
 
@@ -370,14 +392,17 @@ func (p *queryParser) chunk(chunk string, req uint64, cw float64) {
 				if l == len(w) {
 					parts = parts[:len(parts)-n]
 				}
-				parts = append(parts, latinWord{w, stem(w), req, cw})
+				parts = append(parts, latinWord{w, stem(w), req, cw, false})
 			}
+			p.how = false
 			return
 		}
+		how := p.how
+		p.how = w == "how"
 		if req == 0 && (isStop(w) || allDigits(w)) || len(w) < 2 {
 			return
 		}
-		parts = append(parts, latinWord{w, stem(w), req, cw})
+		parts = append(parts, latinWord{w, stem(w), req, cw, how})
 	})
 	p.seq = append(p.seq, parts...)
 }
@@ -431,6 +456,9 @@ func (p *queryParser) flush() {
 		// General English through WordNet: synonyms and derivations of
 		// the word's lemmas, each an alternative below the word.
 		p.lexicon(wi, lw.stem, lw.w, known)
+		if lw.afterHow {
+			p.attributes(wi, lw.stem, lw.w)
+		}
 		// Distributional neighbours, below WordNet's relations, for a
 		// word the catalog lacks.
 		if !known {

@@ -21,7 +21,7 @@ func main() {
 	dir := flag.String("wordnet", "/usr/share/wordnet", "directory holding WordNet's cntlist.rev, index.* and data.* files")
 	out := flag.String("out", "data/wordnet-syn.txt.gz", "file to write")
 	opt := wordnet.DefaultOptions
-	flag.StringVar(&opt.Further, "further", opt.Further, "further relation kinds to follow, closest first (h hypernym, o hyponym, c co-hyponym, t similar, g verb group, e also see)")
+	flag.StringVar(&opt.Further, "further", opt.Further, "further relation kinds to follow, closest first (h hypernym, o hyponym, c co-hyponym, t similar, g verb group, e also see, a attribute)")
 	flag.IntVar(&opt.MaxPerKind, "maxperkind", opt.MaxPerKind, "relations of each further kind kept per lemma")
 	flag.IntVar(&opt.GlossSenses, "glosssenses", opt.GlossSenses, "best ranked senses whose definitions give gloss relations (0 for none)")
 	flag.IntVar(&opt.GlossMinCount, "glossmincount", opt.GlossMinCount, "least tag count (cntlist.rev) of a sense whose definition counts")

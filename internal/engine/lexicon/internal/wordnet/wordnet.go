@@ -51,7 +51,7 @@ type Options struct {
 }
 
 // DefaultOptions are the options the embedded file is built with.
-var DefaultOptions = Options{Senses: 3, MinLen: 3, MaxPerWord: 16, GlossSenses: 2, MaxGloss: 6, GlossMinCount: 1}
+var DefaultOptions = Options{Senses: 3, MinLen: 3, MaxPerWord: 16, Further: "a", MaxPerKind: 4, GlossSenses: 2, MaxGloss: 6, GlossMinCount: 1}
 
 // ErrFormat reports a database line Build cannot read.
 var ErrFormat = errors.New("wordnet: malformed line")
@@ -96,6 +96,7 @@ const (
 	kindSimilar   = 't' // "&": an adjective's similar satellites or head
 	kindVerbGroup = 'g' // "$": verbs of the same group
 	kindAlsoSee   = 'e' // "^": "also see"
+	kindAttribute = 'a' // "=": an adjective's attribute noun, a noun's adjectives
 )
 
 // furtherSymbols are the pointer symbols each directly linked further
@@ -107,6 +108,7 @@ var furtherSymbols = map[byte][]string{
 	kindSimilar:   {"&"},
 	kindVerbGroup: {"$"},
 	kindAlsoSee:   {"^"},
+	kindAttribute: {"="},
 }
 
 // A sense is one entry of a lemma in an index file.
@@ -180,7 +182,7 @@ func Build(dir string, opt Options) ([]byte, error) {
 	for i := 0; i < len(opt.Further); i++ {
 		k := opt.Further[i]
 		if (furtherSymbols[k] == nil && k != kindCoHyponym) || strings.IndexByte(opt.Further[:i], k) >= 0 {
-			return nil, fmt.Errorf("%w: further kind %q (want each of h, o, c, t, g, e at most once)", ErrOptions, k)
+			return nil, fmt.Errorf("%w: further kind %q (want each of h, o, c, t, g, e, a at most once)", ErrOptions, k)
 		}
 	}
 	var out bytes.Buffer
