@@ -244,4 +244,3 @@ func byStem(byWord []entry) []entry {
 	}
 	return out
 }
-
