@@ -111,7 +111,9 @@ func TestGlossNamesAServer(t *testing.T) {
 	s := everydaySearcher(t)
 	// "forget" reaches the memory server in two steps: its definition
 	// says "stop remembering", and remembering is a synonym of memory.
-	for _, q := range []string{"remember that the dog's vet is Dr Silva", "erase Lisbon", "forget my locker code"} {
+	// "memorise" names it through its derivation, memory, which no tool
+	// says.
+	for _, q := range []string{"remember that the dog's vet is Dr Silva", "erase Lisbon", "forget my locker code", "please memorise the wifi password"} {
 		ans, err := s.answerFor(context.Background(), []string{q})
 		require.NoError(t, err)
 		assert.NotContains(t, ans.text, "answer without a tool", q)

@@ -264,6 +264,12 @@ func (p *queryParser) lexicon(wi int, s string, w float64, known bool) {
 			continue
 		}
 		id, ok := p.id(stem(r.Word))
+		if !ok && r.Rank == 1 && (r.Kind == lexicon.Derivation || r.Kind == lexicon.Synonym) {
+			// A first-sense derivation or synonym no tool says may still
+			// name a server: memorise → memory.
+			p.serverOnly(wi, r.Word, "wordnet "+r.Kind.String())
+			continue
+		}
 		if !ok || p.words[wi].has(id) {
 			continue // relations come best first: the first one counts
 		}
@@ -300,21 +306,25 @@ func (p *queryParser) attributes(wi int, s string, w float64) {
 // derivations of g that do ("forget": "stop remembering"; remembering:
 // memory).
 func (p *queryParser) glossServer(wi int, g string) {
-	add := func(w string) bool {
-		id, ok := p.ix.serverStems[stem(w)]
-		if ok && !p.words[wi].has(id) {
-			p.words[wi].alts = append(p.words[wi].alts, qalt{ids: []int32{id}, via: "wordnet gloss", meaning: true})
-		}
-		return ok
-	}
-	if add(g) {
+	if p.serverOnly(wi, g, "wordnet gloss") {
 		return
 	}
 	for _, r := range lexicon.Related(g) {
 		if r.Rank == 1 && (r.Kind == lexicon.Synonym || r.Kind == lexicon.Derivation) {
-			add(r.Word)
+			p.serverOnly(wi, r.Word, "wordnet gloss")
 		}
 	}
+}
+
+// serverOnly adds word w, related to query word wi by via, as evidence
+// for the server it names, with no score, and reports whether it names
+// one.
+func (p *queryParser) serverOnly(wi int, w, via string) bool {
+	id, ok := p.ix.serverStems[stem(w)]
+	if ok && !p.words[wi].has(id) {
+		p.words[wi].alts = append(p.words[wi].alts, qalt{ids: []int32{id}, via: via, meaning: true})
+	}
+	return ok
 }
 
 // GloVe neighbours (package internal/engine/neighbours) of a query word the
