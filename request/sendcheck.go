@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/toolshelf/toolshelf/internal/engine/jsonx"
 )
 
 // ErrEdited is wrapped by the error a request build returns when the body
@@ -146,110 +148,16 @@ func memberParts(dst []string, path string, v []byte) []string {
 	return append(dst, path+"="+digest(v))
 }
 
-// eachMember calls f with each member of the JSON object b, key unquoted
-// as written; false when b is not an object.
+// eachMember calls f with each member of the JSON object b
+// ([jsonx.EachMember]); false when b is not an object.
 func eachMember(b []byte, f func(k, v []byte)) bool {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return false
-	}
-	i = skipSpace(b, i+1)
-	for i < len(b) && b[i] != '}' {
-		if b[i] != '"' {
-			return false
-		}
-		ke := valueEnd(b, i)
-		if ke < 0 {
-			return false
-		}
-		j := skipSpace(b, ke)
-		if j >= len(b) || b[j] != ':' {
-			return false
-		}
-		vs := skipSpace(b, j+1)
-		ve := valueEnd(b, vs)
-		if ve < 0 {
-			return false
-		}
-		f(b[i+1:ke-1], b[vs:ve])
-		i = skipSpace(b, ve)
-		if i < len(b) && b[i] == ',' {
-			i = skipSpace(b, i+1)
-		}
-	}
-	return i < len(b)
+	return jsonx.EachMember(b, func(k, v []byte) error { f(k, v); return nil }) == nil
 }
 
-// eachElem calls f with each element of the JSON array b; false when b
-// is not an array.
+// eachElem calls f with each element of the JSON array b
+// ([jsonx.EachElement]); false when b is not an array.
 func eachElem(b []byte, f func(e []byte)) bool {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '[' {
-		return false
-	}
-	i = skipSpace(b, i+1)
-	for i < len(b) && b[i] != ']' {
-		e := valueEnd(b, i)
-		if e < 0 {
-			return false
-		}
-		f(b[i:e])
-		i = skipSpace(b, e)
-		if i < len(b) && b[i] == ',' {
-			i = skipSpace(b, i+1)
-		}
-	}
-	return i < len(b)
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// valueEnd returns the end of the JSON value at b[i:], or -1.
-func valueEnd(b []byte, i int) int {
-	if i >= len(b) {
-		return -1
-	}
-	depth, inString, escaped := 0, false, false
-	for j := i; j < len(b); j++ {
-		c := b[j]
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-				if depth == 0 {
-					return j + 1
-				}
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			depth++
-		case c == '}' || c == ']':
-			if depth == 0 {
-				return j // the end of a number or literal in its container
-			}
-			depth--
-			if depth == 0 {
-				return j + 1
-			}
-		case depth == 0 && (c == ',' || c == ' ' || c == '\n' || c == '\t' || c == '\r'):
-			return j
-		}
-	}
-	if depth == 0 && !inString {
-		return len(b)
-	}
-	return -1
+	return jsonx.EachElement(b, func(e []byte) error { f(e); return nil }) == nil
 }
 
 // firstEdit compares the chain of the body a session would send (now)
