@@ -10,6 +10,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -88,7 +89,7 @@ func Build(mimeTypes, linguistDir string) ([]byte, error) {
 	fmt.Fprintf(&b, "# Sources: %s (media types; public domain), GitHub Linguist's languages from npm linguist-languages %s (MIT).\n", "mime.types", lingVersion(linguistDir))
 	fmt.Fprintf(&b, "# sha256 mime.types %x\n", sha256.Sum256(mt))
 	fmt.Fprintf(&b, "# sha256 linguist %x\n", sha256.Sum256(lingJSON))
-	for _, e := range slices.Sorted(mapsKeys(kind)) {
+	for _, e := range slices.Sorted(maps.Keys(kind)) {
 		fmt.Fprintf(&b, "%s\t%s\n", e, kind[e])
 	}
 	return b.Bytes(), nil
@@ -145,12 +146,3 @@ func lingVersion(dir string) string {
 	return p.Version
 }
 
-func mapsKeys(m map[string]string) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
-}
