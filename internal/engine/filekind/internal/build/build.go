@@ -145,4 +145,3 @@ func lingVersion(dir string) string {
 	}
 	return p.Version
 }
-
