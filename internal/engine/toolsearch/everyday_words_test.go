@@ -14,11 +14,7 @@ import (
 // everydaySearcher is a searcher over the filesystem and memory servers.
 func everydaySearcher(t *testing.T) *Searcher {
 	t.Helper()
-	plan, err := PlanCatalogs(everydayCatalogs...)
-	require.NoError(t, err)
-	s, err := New(plan, nil)
-	require.NoError(t, err)
-	return s
+	return searcherOf(t, everydayCatalogs...)
 }
 
 // queryWords returns each query word with the ways it was found.
