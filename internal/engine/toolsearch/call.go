@@ -475,9 +475,8 @@ func (s *Searcher) fuzzy(ctx context.Context, w *writer, v view, queries []strin
 // deeper candidates (the ranking to listDepth) of the servers the request
 // names with evidence at the floor of "nothing fits"
 // ([bm25Index.serverNameEvidence]), as many as the hits at most: "forget
-// my locker code" names the
-// memory server through what "forget" means, while "code" fills the first
-// hits with filesystem tools.
+// my locker code" names the memory server through what "forget" means,
+// while "code" fills the first hits with filesystem tools.
 func withNamedServers(v view, queries []string, kept []search.Hit, tools []*registry.Tool, deep []search.Hit) ([]search.Hit, []*registry.Tool) {
 	ix, ok := v.index.(*bm25Index)
 	if !ok {
