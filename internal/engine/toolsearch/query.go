@@ -61,8 +61,13 @@ const (
 	lexSyn     = 0.45
 	lexSynStep = 0.1
 	lexMaxRank = 3
-	lexGloss   = 0.3
 )
+
+// firstSenseMeaning reports whether r says what the word means: a
+// synonym or derivation through its most frequent sense.
+func firstSenseMeaning(r lexicon.Relation) bool {
+	return r.Rank == 1 && (r.Kind == lexicon.Derivation || r.Kind == lexicon.Synonym)
+}
 
 // qalt is one alternative of a query word: index terms whose contributions
 // add up (a phrase's words, or a word and its server term), with a weight.
@@ -208,32 +213,36 @@ const (
 )
 
 // fileWords adds the words the query's file names stand for: "file",
-// and the kind of each ("audio", "image", "text", ...), unless the query
-// wrote them itself.
+// and the medium of each media file ("audio", "image", ...), unless the
+// query wrote them itself.
 func (p *queryParser) fileWords() {
-	for i, k := range append([]string{filekind.File}, p.files...) {
-		if i == 0 && len(p.files) == 0 || i > 0 && k == filekind.File {
-			continue
-		}
-		w := weightFileName
-		if i > 0 {
-			w = weightFileKind
-		}
-		s := stem(k)
-		wi, dup := p.word(s, k, 0)
-		if dup {
-			continue
-		}
-		a := qalt{w: float32(w), via: viaFileName}
-		if id, ok := p.id(s); ok {
-			a.ids = append(a.ids, id)
-			p.literal[id] = true
-		}
-		if id, ok := p.ix.serverStems[s]; ok {
-			a.ids = append(a.ids, id)
-		}
-		p.words[wi].alts = append(p.words[wi].alts, a)
+	if len(p.files) == 0 {
+		return
 	}
+	p.fileWord(filekind.File, weightFileName)
+	for _, k := range p.files {
+		if k != filekind.File {
+			p.fileWord(k, weightFileKind)
+		}
+	}
+}
+
+// fileWord adds word k at weight w, unless the query has it.
+func (p *queryParser) fileWord(k string, w float64) {
+	s := stem(k)
+	wi, dup := p.word(s, k, 0)
+	if dup {
+		return
+	}
+	a := qalt{w: float32(w), via: viaFileName}
+	if id, ok := p.id(s); ok {
+		a.ids = append(a.ids, id)
+		p.literal[id] = true
+	}
+	if id, ok := p.ix.serverStems[s]; ok {
+		a.ids = append(a.ids, id)
+	}
+	p.words[wi].alts = append(p.words[wi].alts, a)
 }
 
 // word returns the index of the qword for key, creating it; dup reports an
@@ -264,7 +273,7 @@ func (p *queryParser) lexicon(wi int, s string, w float64, known bool) {
 			continue
 		}
 		id, ok := p.id(stem(r.Word))
-		if !ok && r.Rank == 1 && (r.Kind == lexicon.Derivation || r.Kind == lexicon.Synonym) {
+		if !ok && firstSenseMeaning(r) {
 			// A first-sense derivation or synonym no tool says may still
 			// name a server: memorise → memory.
 			p.serverOnly(wi, r.Word, "wordnet "+r.Kind.String())
@@ -277,8 +286,7 @@ func (p *queryParser) lexicon(wi int, s string, w float64, known bool) {
 		if wl <= 0 {
 			continue
 		}
-		p.words[wi].alts = append(p.words[wi].alts, qalt{ids: []int32{id}, w: float32(wl * w), via: "wordnet " + r.Kind.String(),
-			meaning: r.Rank == 1 && (r.Kind == lexicon.Derivation || r.Kind == lexicon.Synonym || r.Kind == lexicon.Gloss)})
+		p.words[wi].alts = append(p.words[wi].alts, qalt{ids: []int32{id}, w: float32(wl * w), via: "wordnet " + r.Kind.String(), meaning: firstSenseMeaning(r)})
 	}
 }
 
@@ -310,7 +318,7 @@ func (p *queryParser) glossServer(wi int, g string) {
 		return
 	}
 	for _, r := range lexicon.Related(g) {
-		if r.Rank == 1 && (r.Kind == lexicon.Synonym || r.Kind == lexicon.Derivation) {
+		if firstSenseMeaning(r) {
 			p.serverOnly(wi, r.Word, "wordnet gloss")
 		}
 	}
