@@ -156,9 +156,9 @@ func definition(gloss string) string {
 }
 
 // glossWords returns the lemmas of the content words of gloss's
-// definition, in order, without repeats: lower-case ASCII words, stop
-// words dropped, each lemmatised by morphy, kept if the lemma is a valid
-// word and no stop word.
+// definition, in order: lower-case ASCII words, stop words dropped, each
+// lemmatised by morphy, kept if the lemma is a valid word and no stop
+// word. Repeats are dropped later, by stem ([builder.keptGloss]).
 func (b *builder) glossWords(gloss string) []string {
 	words := strings.FieldsFunc(strings.ToLower(definition(gloss)), func(c rune) bool { return c < 'a' || c > 'z' })
 	var out []string
